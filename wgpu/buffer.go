@@ -1,0 +1,140 @@
+package wgpu
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// Usage says what a buffer may be used for (WebGPU's GPUBufferUsage).
+type Usage uint32
+
+const (
+	UsageMapRead      = Usage(wgpu.BufferUsageMapRead)
+	UsageCopySrc      = Usage(wgpu.BufferUsageCopySrc)
+	UsageCopyDst      = Usage(wgpu.BufferUsageCopyDst)
+	UsageUniform      = Usage(wgpu.BufferUsageUniform)
+	UsageStorage      = Usage(wgpu.BufferUsageStorage)
+	UsageIndirect     = Usage(wgpu.BufferUsageIndirect)
+	UsageQueryResolve = Usage(wgpu.BufferUsageQueryResolve)
+)
+
+// Buffer is one native wgpu buffer.
+//
+// Release drops softgraph's handle; wgpu-native keeps the memory alive until
+// the GPU has finished every submitted command that uses it. softgraph never
+// calls wgpuBufferDestroy on a buffer that encoded or in-flight work may use:
+// submitting work that uses a destroyed buffer aborts the process inside
+// wgpu-native, and no error scope catches it.
+type Buffer struct {
+	dev      *Device
+	buf      *wgpu.Buffer // owned; released by Release
+	size     uint64
+	usage    Usage
+	released atomic.Bool
+}
+
+// NewBuffer creates a buffer of size bytes (a multiple of 4, at most the
+// device's MaxBufferSize) with the given usage. Allocation failures are
+// returned as a *DeviceError wrapping ErrOutOfMemory.
+func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, error) {
+	if err := d.enter("NewBuffer"); err != nil {
+		return nil, err
+	}
+	defer d.leave()
+	if size == 0 || size%4 != 0 {
+		return nil, opError("NewBuffer", ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
+	}
+	if size > d.info.Limits.MaxBufferSize {
+		return nil, opError("NewBuffer", ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, d.info.Limits.MaxBufferSize)
+	}
+	var buf *wgpu.Buffer
+	var berr error
+	typ, msg := scopedError(d.dev, func() {
+		buf, berr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
+	})
+	if berr != nil {
+		return nil, validationError("NewBuffer", berr)
+	}
+	if typ != ErrorNone {
+		if buf != nil {
+			buf.Release()
+		}
+		return nil, &DeviceError{Op: "NewBuffer", Type: typ, Message: fmt.Sprintf("size=%d: %s", size, msg)}
+	}
+	d.live.buffers.Add(1)
+	return &Buffer{dev: d, buf: buf, size: size, usage: usage}, nil
+}
+
+// Size is the buffer's size in bytes.
+func (b *Buffer) Size() uint64 { return b.size }
+
+// Usage is what the buffer was created for.
+func (b *Buffer) Usage() Usage { return b.usage }
+
+// Device is the device that made the buffer.
+func (b *Buffer) Device() *Device { return b.dev }
+
+// Released reports whether Release was called.
+func (b *Buffer) Released() bool { return b.released.Load() }
+
+// Release drops the handle (see Buffer). It is idempotent.
+func (b *Buffer) Release() {
+	if b == nil || !b.released.CompareAndSwap(false, true) {
+		return
+	}
+	b.buf.Release()
+	b.dev.live.buffers.Add(-1)
+}
+
+// ReadMapped maps size bytes of a MapRead buffer at offset after the
+// submission s has completed, copies them into dst, and unmaps. The buffer
+// must not be used by any submitted-but-unfinished work; callers wait for the
+// submission that wrote it (Wait) or pass it here.
+func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst []byte, s Submission) error {
+	if err := d.Wait(ctx, s); err != nil {
+		return err
+	}
+	if err := d.enter("ReadMapped"); err != nil {
+		return err
+	}
+	defer d.leave()
+	if err := d.owns("ReadMapped", b); err != nil {
+		return err
+	}
+	size := uint64(len(dst))
+	if offset%8 != 0 || size%4 != 0 || offset+size > b.size {
+		return opError("ReadMapped", ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (offset must be a multiple of 8, size of 4)", offset, size, b.size)
+	}
+	if size == 0 {
+		return nil
+	}
+	status := wgpu.BufferMapAsyncStatus(0xffff)
+	var merr error
+	typ, msg := scopedError(d.dev, func() {
+		merr = b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status = st })
+	})
+	if merr != nil {
+		return validationError("ReadMapped", merr)
+	}
+	if typ != ErrorNone {
+		return &DeviceError{Op: "ReadMapped", Type: typ, Message: msg}
+	}
+	// The map callback runs inside Poll once the GPU is done with the buffer.
+	for status == wgpu.BufferMapAsyncStatus(0xffff) {
+		d.dev.Poll(true, nil)
+		if err := d.usable("ReadMapped"); err != nil {
+			return err
+		}
+	}
+	if status != wgpu.BufferMapAsyncStatusSuccess {
+		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + status.String()}
+	}
+	copy(dst, b.buf.GetMappedRange(uint(offset), uint(size)))
+	if err := b.buf.Unmap(); err != nil {
+		return validationError("ReadMapped", err)
+	}
+	return nil
+}

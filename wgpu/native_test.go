@@ -1,0 +1,50 @@
+package wgpu
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/cogentcore/webgpu/wgpu"
+)
+
+// TestNativeHandleLayout pins the cogentcore v0.23.0 struct layouts that
+// native.go reads and builds through unsafe. If a cogentcore upgrade changes
+// them, this fails before anything dereferences a wrong field.
+func TestNativeHandleLayout(t *testing.T) {
+	ptr := unsafe.Sizeof(uintptr(0))
+	one := map[string]uintptr{
+		"Instance":  unsafe.Sizeof(wgpu.Instance{}),
+		"Adapter":   unsafe.Sizeof(wgpu.Adapter{}),
+		"Device":    unsafe.Sizeof(wgpu.Device{}),
+		"QuerySet":  unsafe.Sizeof(wgpu.QuerySet{}),
+		"BindGroup": unsafe.Sizeof(wgpu.BindGroup{}),
+	}
+	for name, size := range one {
+		if size != ptr {
+			t.Errorf("wgpu.%s is %d bytes; native.go assumes one pointer (%d)", name, size, ptr)
+		}
+	}
+	two := map[string]uintptr{
+		"CommandEncoder":     unsafe.Sizeof(wgpu.CommandEncoder{}),
+		"ComputePassEncoder": unsafe.Sizeof(wgpu.ComputePassEncoder{}),
+	}
+	for name, size := range two {
+		if size != 2*ptr {
+			t.Errorf("wgpu.%s is %d bytes; native.go assumes {device, ref} (%d)", name, size, 2*ptr)
+		}
+	}
+}
+
+// TestDeviceIsOpenedWithTheAdapterLimits: requesting a device without limits
+// gets the WebGPU defaults; Open asks for the adapter's own, and the device
+// reports them back.
+func TestDeviceIsOpenedWithTheAdapterLimits(t *testing.T) {
+	d, err := Open(Options{})
+	if err != nil {
+		t.Skipf("no adapter: %v", err)
+	}
+	defer d.Close()
+	if got, want := deviceLimits(d.dev), adapterLimits(d.adapter); got != want {
+		t.Fatalf("device limits %+v differ from the adapter's %+v", got, want)
+	}
+}
