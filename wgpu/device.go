@@ -1,5 +1,8 @@
 package wgpu
 
+// #include "native.h"
+import "C"
+
 import (
 	"context"
 	"fmt"
@@ -67,7 +70,8 @@ type Device struct {
 		err  error
 	}
 
-	live liveCounters
+	live       liveCounters
+	lastSubmit atomic.Uint64 // the highest submission index handed out
 }
 
 // NativeLogLevel is how verbose wgpu-native's own log is. The zero value
@@ -271,48 +275,31 @@ func (d *Device) TakeErrors() []error {
 // Submission identifies one queue submission, for Wait.
 type Submission uint64
 
-// Submit submits the command buffers in order and releases them. It refuses
-// a nil or already-submitted command buffer (cogentcore would dereference a
-// nil one), and a closed or lost device.
-func (d *Device) Submit(cbs ...*CommandBuffer) (Submission, error) {
+// Submit submits a finished command buffer (an empty one is a no-op that
+// returns the last submission index) and releases it. It refuses a closed
+// or lost device, releasing the command buffer unsubmitted.
+func (d *Device) Submit(cb CommandBuffer) (Submission, error) {
 	if err := d.enter("Submit"); err != nil {
-		releaseAll(cbs)
+		cb.Release()
 		return 0, err
 	}
 	defer d.leave()
-	native := make([]*wgpu.CommandBuffer, 0, len(cbs))
-	for i, cb := range cbs {
-		if cb == nil || cb.cb == nil {
-			releaseAll(cbs)
-			return 0, opError("Submit", ErrInvalidArgument, "command buffer %d is nil or already submitted", i)
+	if cb.cb == nil {
+		return Submission(d.lastSubmit.Load()), nil
+	}
+	if cb.dev != d {
+		cb.Release()
+		return 0, opError("Submit", ErrForeignDevice, "command buffer")
+	}
+	idx := uint64(C.sg_submit(rawQueue(d.queue), cb.cb))
+	d.live.commandBuffers.Add(-1)
+	for {
+		old := d.lastSubmit.Load()
+		if idx <= old || d.lastSubmit.CompareAndSwap(old, idx) {
+			break
 		}
-		native = append(native, cb.cb)
 	}
-	idx := d.queue.Submit(native...)
-	releaseAll(cbs)
 	return Submission(idx), nil
-}
-
-// SubmitOne is Submit for one command buffer without the variadic slice, for
-// hot loops.
-func (d *Device) SubmitOne(cb *CommandBuffer) (Submission, error) {
-	if err := d.enter("Submit"); err != nil {
-		cb.Release()
-		return 0, err
-	}
-	defer d.leave()
-	if cb == nil || cb.cb == nil {
-		return 0, opError("Submit", ErrInvalidArgument, "command buffer is nil or already submitted")
-	}
-	idx := d.queue.Submit(cb.cb)
-	cb.Release()
-	return Submission(idx), nil
-}
-
-func releaseAll(cbs []*CommandBuffer) {
-	for _, cb := range cbs {
-		cb.Release()
-	}
 }
 
 // Write copies data into b at offset through the queue. Queue writes take

@@ -94,14 +94,14 @@ func runAddOne(t *testing.T, d *wgpu.Device, in []float32) []float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, err := enc.BeginPass(nil)
-	if err != nil {
+	defer enc.Release()
+	if err := enc.BeginPass(nil); err != nil {
 		t.Fatal(err)
 	}
-	pass.SetKernel(k)
-	pass.SetBindGroup(bg)
-	pass.Dispatch(uint32((len(in)+63)/64), 1, 1)
-	if err := pass.End(); err != nil {
+	enc.SetKernel(k)
+	enc.SetBindGroup(bg)
+	enc.Dispatch(uint32((len(in)+63)/64), 1, 1)
+	if err := enc.EndPass(); err != nil {
 		t.Fatal(err)
 	}
 	if err := enc.Copy(dst, 0, staging, 0, size); err != nil {
@@ -368,18 +368,12 @@ func TestTimestampedPassRecordsTicks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer buf.Release()
-	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: buf, Size: 2048}, {Buffer: buf, Offset: 2048, Size: 2048}})
-	if err == nil {
-		// One buffer bound read and read_write in one dispatch is a usage
-		// conflict in wgpu; use two buffers instead.
-		bg.Release()
-	}
 	buf2, err := d.NewBuffer(4096, wgpu.UsageStorage, "buf2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer buf2.Release()
-	bg, err = d.NewBindGroup(k, []wgpu.Binding{{Buffer: buf, Size: 4096}, {Buffer: buf2, Size: 4096}})
+	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: buf, Size: 4096}, {Buffer: buf2, Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,16 +382,16 @@ func TestTimestampedPassRecordsTicks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pass, err := enc.BeginPass(&wgpu.Timestamps{Set: qs, Begin: 0, End: 1})
-	if err != nil {
+	defer enc.Release()
+	if err := enc.BeginPass(&wgpu.Timestamps{Set: qs, Begin: 0, End: 1}); err != nil {
 		t.Fatal(err)
 	}
-	pass.SetKernel(k)
-	pass.SetBindGroup(bg)
+	enc.SetKernel(k)
+	enc.SetBindGroup(bg)
 	for range 50 {
-		pass.Dispatch(16, 1, 1)
+		enc.Dispatch(16, 1, 1)
 	}
-	if err := pass.End(); err != nil {
+	if err := enc.EndPass(); err != nil {
 		t.Fatal(err)
 	}
 	if err := enc.ResolveQueries(qs, 0, 2, res, 0); err != nil {
@@ -437,5 +431,121 @@ func TestNativeLogGoesThroughTheLogger(t *testing.T) {
 	_ = d.Close()
 	if !strings.Contains(sb.String(), `"component":"wgpu-native"`) {
 		t.Fatalf("no wgpu-native line reached the logger; got:\n%.500s", sb.String())
+	}
+}
+
+// TestOneBadDispatchIsReportedAndTheEncoderRecovers: a dispatch over the
+// workgroup limit poisons its native encoder (hazard 4). The error comes back
+// from Finish with the device's diagnostic, no command buffer is handed out,
+// and the same Encoder then encodes valid work.
+func TestOneBadDispatchIsReportedAndTheEncoderRecovers(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	k, err := d.Kernel(addOne, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := d.NewBuffer(256, wgpu.UsageStorage, "a")
+	b, _ := d.NewBuffer(256, wgpu.UsageStorage, "b")
+	defer a.Release()
+	defer b.Release()
+	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: a, Size: 256}, {Buffer: b, Size: 256}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Release()
+	enc, err := d.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Release()
+	if err := enc.BeginPass(nil); err != nil {
+		t.Fatal(err)
+	}
+	enc.SetKernel(k)
+	enc.SetBindGroup(bg)
+	enc.Dispatch(d.Info().Limits.MaxComputeWorkgroupsPerDimension+1, 1, 1)
+	cb, err := enc.Finish()
+	var de *wgpu.DeviceError
+	if !errors.As(err, &de) || !errors.Is(err, wgpu.ErrValidation) || !cb.Empty() {
+		t.Fatalf("an over-limit dispatch must fail Finish with a validation *DeviceError and no command buffer; got cb.Empty=%v err=%v", cb.Empty(), err)
+	}
+	if err := enc.BeginPass(nil); err != nil {
+		t.Fatal(err)
+	}
+	enc.SetKernel(k)
+	enc.SetBindGroup(bg)
+	enc.Dispatch(1, 1, 1)
+	cb, err = enc.Finish()
+	if err != nil || cb.Empty() {
+		t.Fatalf("after a failed Finish the encoder must encode valid work: %v", err)
+	}
+	sub, err := d.Submit(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Wait(t.Context(), sub); err != nil {
+		t.Fatal(err)
+	}
+	if live := d.Live(); live.Encoders != 0 || live.CommandBuffers != 0 {
+		t.Fatalf("nothing may leak: %+v", live)
+	}
+}
+
+// TestTaskListEncodesLikeSingleCalls: the C replay loop computes what the
+// same dispatches issued one by one compute.
+func TestTaskListEncodesLikeSingleCalls(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	k, err := d.Kernel(addOne, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := wgpu.UsageStorage | wgpu.UsageCopySrc | wgpu.UsageCopyDst
+	x, _ := d.NewBuffer(64, usage, "x")
+	y, _ := d.NewBuffer(64, usage, "y")
+	st, _ := d.NewBuffer(64, wgpu.UsageMapRead|wgpu.UsageCopyDst, "st")
+	defer x.Release()
+	defer y.Release()
+	defer st.Release()
+	xy, _ := d.NewBindGroup(k, []wgpu.Binding{{Buffer: x, Size: 64}, {Buffer: y, Size: 64}})
+	yx, _ := d.NewBindGroup(k, []wgpu.Binding{{Buffer: y, Size: 64}, {Buffer: x, Size: 64}})
+	defer xy.Release()
+	defer yx.Release()
+	l := wgpu.NewTaskList(2)
+	defer l.Free()
+	for i := range 10 {
+		if i%2 == 0 {
+			l.Append(k, xy, 1, 1, 1)
+		} else {
+			l.Append(k, yx, 1, 1, 1)
+		}
+	}
+	enc, _ := d.NewEncoder()
+	defer enc.Release()
+	if err := enc.BeginPass(nil); err != nil {
+		t.Fatal(err)
+	}
+	enc.EncodeTasks(l, 0, 4)
+	enc.EncodeTasks(l, 4, 10)
+	if err := enc.Copy(x, 0, st, 0, 64); err != nil {
+		t.Fatal(err)
+	}
+	cb, err := enc.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := d.Submit(cb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]byte, 64)
+	if err := d.ReadMapped(t.Context(), st, 0, out, sub); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]float32, 16)
+	for i := range want {
+		want[i] = 10 // ten ping-pong steps of +1 from zero land in x
+	}
+	if diff := cmp.Diff(want, bytesf32(out)); diff != "" {
+		t.Fatalf("ten chained add-one tasks (-want +got):\n%s", diff)
 	}
 }

@@ -1,5 +1,8 @@
 package wgpu
 
+// #include "native.h"
+import "C"
+
 import (
 	"fmt"
 	"sync/atomic"
@@ -73,34 +76,57 @@ func (g *BindGroup) Release() {
 	g.dev.live.bindGroups.Add(-1)
 }
 
-// Encoder records commands into one command buffer. It is not safe for
-// concurrent use. Finish turns it into a CommandBuffer; Release abandons it.
+// Encoder records commands into command buffers, one at a time. It is not
+// safe for concurrent use. The same Encoder is reused: Finish ends the
+// current native encoder and the next command starts a fresh one, so a
+// stream keeps one Encoder for its whole life and the encoding path
+// allocates nothing in Go.
+//
+// At most one compute pass is open; commands that cannot run inside a pass
+// (Copy, ResolveQueries, Finish) end it first.
 type Encoder struct {
 	dev  *Device
-	enc  *wgpu.CommandEncoder // owned until Finish or Release
-	pass Pass                 // the open pass, if pass.open
+	raw  C.WGPUDevice
+	enc  C.WGPUCommandEncoder     // the native encoder; nil until the first command
+	pass C.WGPUComputePassEncoder // the open pass; nil when none
+	last C.WGPUComputePipeline    // pipeline set last in the open pass
+	cerr nativeErr                // C-allocated error slot, reused
+	dead bool                     // Release was called
+
+	// Commands counts the dispatches encoded since the last Finish.
+	Commands int
 }
 
-// NewEncoder starts a command encoder.
+// NewEncoder returns an Encoder for d. It holds no native encoder until the
+// first command.
 func (d *Device) NewEncoder() (*Encoder, error) {
 	if err := d.enter("NewEncoder"); err != nil {
 		return nil, err
 	}
 	defer d.leave()
-	var enc *wgpu.CommandEncoder
-	var eerr error
-	typ, msg := scopedError(d.dev, func() { enc, eerr = d.dev.CreateCommandEncoder(nil) })
-	if eerr != nil {
-		return nil, validationError("NewEncoder", eerr)
+	return &Encoder{dev: d, raw: rawDevice(d.dev), cerr: newNativeErr()}, nil
+}
+
+func (e *Encoder) begin(op string) error {
+	if e.dead {
+		return opError(op, ErrReleased, "encoder")
 	}
-	if typ != ErrorNone {
-		enc.Release()
-		return nil, &DeviceError{Op: "NewEncoder", Type: typ, Message: msg}
+	if e.enc != nil {
+		return nil
 	}
-	d.live.encoders.Add(1)
-	e := &Encoder{dev: d, enc: enc}
-	e.pass.enc = e
-	return e, nil
+	if err := e.dev.enter(op); err != nil {
+		return err
+	}
+	defer e.dev.leave()
+	e.enc = C.sg_encoder(e.raw, e.cerr.c)
+	if e.enc == nil {
+		if e.cerr.failed() {
+			return e.cerr.err(op)
+		}
+		return &DeviceError{Op: op, Type: ErrorInternal, Message: "wgpu-native returned no command encoder"}
+	}
+	e.dev.live.encoders.Add(1)
+	return nil
 }
 
 // Timestamps asks a pass to write GPU timestamps at its beginning and end,
@@ -110,98 +136,95 @@ type Timestamps struct {
 	Begin, End uint32
 }
 
-// Pass is an open compute pass. Its methods are the replay loop's hot path:
-// thin calls into wgpu-native that neither allocate nor validate. Errors from
-// the commands are reported by End.
-type Pass struct {
-	enc  *Encoder
-	pass *wgpu.ComputePassEncoder
-	open bool
-	last *Kernel // the pipeline set last, to skip a redundant SetPipeline
-}
-
 // BeginPass opens a compute pass, with timestamp writes when ts is not nil
-// (the device must have Info().Timestamps). Only one pass is open at a time.
-func (e *Encoder) BeginPass(ts *Timestamps) (*Pass, error) {
-	if e.enc == nil {
-		return nil, opError("BeginPass", ErrReleased, "encoder")
+// (the device must have Info().Timestamps). An open pass is ended first.
+func (e *Encoder) BeginPass(ts *Timestamps) error {
+	if err := e.begin("BeginPass"); err != nil {
+		return err
 	}
-	if e.pass.open {
-		return nil, opError("BeginPass", ErrInvalidArgument, "a pass is already open on this encoder")
+	if err := e.EndPass(); err != nil {
+		return err
 	}
-	if err := e.dev.enter("BeginPass"); err != nil {
-		return nil, err
-	}
-	defer e.dev.leave()
-	var p *wgpu.ComputePassEncoder
+	var set C.WGPUQuerySet
+	var b, en uint32
 	if ts != nil {
 		if !e.dev.info.Timestamps {
-			return nil, opError("BeginPass", ErrInvalidArgument, "timestamps requested but the adapter has no timestamp-query feature")
+			return opError("BeginPass", ErrInvalidArgument, "timestamps requested but the adapter has no timestamp-query feature")
 		}
-		if ts.Set == nil || ts.Set.dev != e.dev {
-			return nil, opError("BeginPass", ErrInvalidArgument, "timestamps need a query set of this device")
+		if ts.Set == nil || ts.Set.dev != e.dev || ts.Begin >= ts.Set.count || ts.End >= ts.Set.count {
+			return opError("BeginPass", ErrInvalidArgument, "timestamps need a query set of this device with indices in range")
 		}
-		p = beginTimedPass(e.dev.dev, e.enc, ts.Set.qs, ts.Begin, ts.End)
-		if p == nil {
-			return nil, &DeviceError{Op: "BeginPass", Type: ErrorInternal, Message: "wgpu-native returned no pass"}
-		}
-	} else {
-		p = e.enc.BeginComputePass(nil)
+		set, b, en = rawQuerySet(ts.Set.qs), ts.Begin, ts.End
 	}
-	e.pass = Pass{enc: e, pass: p, open: true}
-	return &e.pass, nil
-}
-
-// SetKernel sets k's pipeline unless it is already the one set in this pass.
-func (p *Pass) SetKernel(k *Kernel) {
-	if p.last == k {
-		return
-	}
-	p.pass.SetPipeline(k.pipeline)
-	p.last = k
-}
-
-// SetBindGroup sets group 0.
-func (p *Pass) SetBindGroup(g *BindGroup) { p.pass.SetBindGroup(0, g.bg, nil) }
-
-// Dispatch dispatches x×y×z workgroups.
-func (p *Pass) Dispatch(x, y, z uint32) { p.pass.DispatchWorkgroups(x, y, z) }
-
-// DispatchIndirect dispatches the workgroup counts stored in b at offset
-// (three u32), read by the GPU when the dispatch executes.
-func (p *Pass) DispatchIndirect(b *Buffer, offset uint64) {
-	p.pass.DispatchWorkgroupsIndirect(b.buf, offset)
-}
-
-// End closes the pass and releases it (wgpu-native wants the pass released
-// after End and before Finish). A command the device refused anywhere in the
-// pass is reported here; the encoder is then invalid and Finish fails too.
-func (p *Pass) End() error {
-	if !p.open {
-		return nil
-	}
-	p.open = false
-	err := p.pass.End()
-	p.pass.Release()
-	p.pass = nil
-	if err != nil {
-		return validationError("Pass.End", err)
+	e.pass = C.sg_pass(e.enc, set, C.uint32_t(b), C.uint32_t(en))
+	e.last = nil
+	if e.pass == nil {
+		return &DeviceError{Op: "BeginPass", Type: ErrorInternal, Message: "wgpu-native returned no compute pass"}
 	}
 	return nil
 }
 
-// Open reports whether the pass is still open.
-func (p *Pass) Open() bool { return p.open }
+// PassOpen reports whether a compute pass is open.
+func (e *Encoder) PassOpen() bool { return e.pass != nil }
+
+// SetKernel sets k's pipeline unless it is the one set last in this pass.
+// A pass must be open (BeginPass); SetKernel, SetBindGroup and Dispatch are
+// the hot path and do not check.
+func (e *Encoder) SetKernel(k *Kernel) {
+	p := rawPipeline(k.pipeline)
+	if p != e.last {
+		C.wgpuComputePassEncoderSetPipeline(e.pass, p)
+		e.last = p
+	}
+}
+
+// SetBindGroup sets group 0.
+func (e *Encoder) SetBindGroup(g *BindGroup) {
+	C.wgpuComputePassEncoderSetBindGroup(e.pass, 0, rawBindGroup(g.bg), 0, nil)
+}
+
+// Dispatch dispatches x×y×z workgroups.
+func (e *Encoder) Dispatch(x, y, z uint32) {
+	C.wgpuComputePassEncoderDispatchWorkgroups(e.pass, C.uint32_t(x), C.uint32_t(y), C.uint32_t(z))
+	e.Commands++
+}
+
+// DispatchIndirect dispatches the three u32 workgroup counts stored in b at
+// offset, read by the GPU when the dispatch executes.
+func (e *Encoder) DispatchIndirect(b *Buffer, offset uint64) {
+	C.wgpuComputePassEncoderDispatchWorkgroupsIndirect(e.pass, rawBuffer(b.buf), C.uint64_t(offset))
+	e.Commands++
+}
+
+// EncodeTasks encodes tasks [from, to) of l into the open pass with one cgo
+// call. The caller guarantees the range and keeps what the tasks reference
+// alive.
+func (e *Encoder) EncodeTasks(l *TaskList, from, to int) {
+	if to <= from {
+		return
+	}
+	C.sg_encode(e.pass, l.tasks, C.size_t(from), C.size_t(to), &e.last)
+	e.Commands += to - from
+}
+
+// EndPass ends the open pass, if any. A command the device refused anywhere
+// in the pass is reported here as a *DeviceError; the native encoder is then
+// invalid, and Finish will fail and discard it.
+func (e *Encoder) EndPass() error {
+	if e.pass == nil {
+		return nil
+	}
+	C.sg_pass_end(e.raw, e.pass, e.cerr.c)
+	e.pass, e.last = nil, nil
+	if e.cerr.failed() {
+		return e.cerr.err("Pass.End")
+	}
+	return nil
+}
 
 // Copy copies size bytes from src at srcOffset to dst at dstOffset. Offsets
-// and size must be multiples of 4. A pass must not be open.
+// and size must be multiples of 4 and in range.
 func (e *Encoder) Copy(src *Buffer, srcOffset uint64, dst *Buffer, dstOffset, size uint64) error {
-	if e.enc == nil {
-		return opError("Copy", ErrReleased, "encoder")
-	}
-	if e.pass.open {
-		return opError("Copy", ErrInvalidArgument, "a compute pass is open; End it first")
-	}
 	if srcOffset%4 != 0 || dstOffset%4 != 0 || size%4 != 0 {
 		return opError("Copy", ErrInvalidArgument, "srcOffset=%d dstOffset=%d size=%d (multiples of 4)", srcOffset, dstOffset, size)
 	}
@@ -211,11 +234,18 @@ func (e *Encoder) Copy(src *Buffer, srcOffset uint64, dst *Buffer, dstOffset, si
 	if err := e.dev.owns("Copy", dst); err != nil {
 		return err
 	}
-	if srcOffset+size > src.size || dstOffset+size > dst.size {
+	if srcOffset > src.size || size > src.size-srcOffset || dstOffset > dst.size || size > dst.size-dstOffset {
 		return opError("Copy", ErrInvalidArgument, "size=%d past the end (src %d bytes at %d, dst %d bytes at %d)", size, src.size, srcOffset, dst.size, dstOffset)
 	}
-	if err := e.enc.CopyBufferToBuffer(src.buf, srcOffset, dst.buf, dstOffset, size); err != nil {
-		return validationError("Copy", err)
+	if err := e.begin("Copy"); err != nil {
+		return err
+	}
+	if err := e.EndPass(); err != nil {
+		return err
+	}
+	C.sg_copy(e.raw, e.enc, rawBuffer(src.buf), C.uint64_t(srcOffset), rawBuffer(dst.buf), C.uint64_t(dstOffset), C.uint64_t(size), e.cerr.c)
+	if e.cerr.failed() {
+		return e.cerr.err("Copy")
 	}
 	return nil
 }
@@ -223,78 +253,104 @@ func (e *Encoder) Copy(src *Buffer, srcOffset uint64, dst *Buffer, dstOffset, si
 // ResolveQueries writes count timestamps from set, starting at first, into
 // dst at offset (a multiple of 256) as little-endian u64 ticks.
 func (e *Encoder) ResolveQueries(set *QuerySet, first, count uint32, dst *Buffer, offset uint64) error {
-	if e.enc == nil {
-		return opError("ResolveQueries", ErrReleased, "encoder")
+	if set == nil || set.dev != e.dev || first+count > set.count {
+		return opError("ResolveQueries", ErrInvalidArgument, "first=%d count=%d", first, count)
 	}
-	if e.pass.open {
-		return opError("ResolveQueries", ErrInvalidArgument, "a compute pass is open; End it first")
+	if err := e.dev.owns("ResolveQueries", dst); err != nil {
+		return err
 	}
-	if err := e.enc.ResolveQuerySet(set.qs, first, count, dst.buf, offset); err != nil {
-		return validationError("ResolveQueries", err)
+	if err := e.begin("ResolveQueries"); err != nil {
+		return err
+	}
+	if err := e.EndPass(); err != nil {
+		return err
+	}
+	C.sg_resolve(e.raw, e.enc, rawQuerySet(set.qs), C.uint32_t(first), C.uint32_t(count), rawBuffer(dst.buf), C.uint64_t(offset), e.cerr.c)
+	if e.cerr.failed() {
+		return e.cerr.err("ResolveQueries")
 	}
 	return nil
 }
 
-// Finish ends the encoder and returns its command buffer. On failure the
-// encoder is released and no command buffer is returned, so a failed Finish
-// can never reach Submit. An open pass is ended first.
-func (e *Encoder) Finish() (*CommandBuffer, error) {
-	if e.enc == nil {
-		return nil, opError("Finish", ErrReleased, "encoder")
+// Empty reports whether no native encoder is open (nothing to finish).
+func (e *Encoder) Empty() bool { return e.enc == nil }
+
+// CommandBuffer is a finished native command buffer, submitted once by
+// Device.Submit. The zero value is empty.
+type CommandBuffer struct {
+	cb  C.WGPUCommandBuffer
+	dev *Device
+}
+
+// Finish ends the open pass and the native encoder and returns its command
+// buffer; the Encoder is ready for new commands afterwards. On failure the
+// native encoder is discarded and no command buffer is returned, so a failed
+// Finish can never reach Submit: the error says what the device refused.
+// Finishing an empty Encoder returns an empty CommandBuffer.
+func (e *Encoder) Finish() (CommandBuffer, error) {
+	if e.dead {
+		return CommandBuffer{}, opError("Finish", ErrReleased, "encoder")
 	}
-	passErr := e.pass.End()
-	var cb *wgpu.CommandBuffer
-	var ferr error
-	typ, msg := scopedError(e.dev.dev, func() { cb, ferr = e.enc.Finish(nil) })
-	e.Release()
+	if e.enc == nil {
+		return CommandBuffer{}, nil
+	}
+	passErr := e.EndPass()
+	cb := C.sg_finish(e.raw, e.enc, e.cerr.c)
+	e.enc = nil
+	e.Commands = 0
+	e.dev.live.encoders.Add(-1)
 	if passErr != nil {
 		if cb != nil {
-			cb.Release()
+			C.wgpuCommandBufferRelease(cb)
 		}
-		return nil, passErr
+		return CommandBuffer{}, passErr
 	}
-	if ferr != nil {
-		return nil, validationError("Finish", ferr)
-	}
-	if typ != ErrorNone {
-		cb.Release()
-		return nil, &DeviceError{Op: "Finish", Type: typ, Message: msg}
+	if cb == nil {
+		if e.cerr.failed() {
+			return CommandBuffer{}, e.cerr.err("Finish")
+		}
+		return CommandBuffer{}, &DeviceError{Op: "Finish", Type: ErrorInternal, Message: "wgpu-native returned no command buffer"}
 	}
 	e.dev.live.commandBuffers.Add(1)
-	return &CommandBuffer{dev: e.dev, cb: cb}, nil
+	return CommandBuffer{cb: cb, dev: e.dev}, nil
 }
 
-// Release abandons the encoder (and its open pass); idempotent.
+// Release abandons the open native encoder and frees the Encoder's C
+// memory; idempotent. The Encoder cannot be used afterwards.
 func (e *Encoder) Release() {
-	if e == nil || e.enc == nil {
+	if e == nil || e.dead {
 		return
 	}
-	if e.pass.open {
-		e.pass.open = false
-		_ = e.pass.pass.End()
-		e.pass.pass.Release()
-		e.pass.pass = nil
-	}
-	e.enc.Release()
-	e.enc = nil
-	e.dev.live.encoders.Add(-1)
+	e.Discard()
+	e.dead = true
+	freeNativeErr(e.cerr)
+	e.cerr = nativeErr{}
 }
 
-// CommandBuffer is a finished encoder, to be submitted once.
-type CommandBuffer struct {
-	dev *Device
-	cb  *wgpu.CommandBuffer // owned until submitted or released
+// Discard drops the commands encoded since the last Finish (the native
+// encoder and its pass) and leaves the Encoder ready for new commands.
+func (e *Encoder) Discard() {
+	if e.pass != nil {
+		C.sg_pass_end(e.raw, e.pass, e.cerr.c)
+		e.pass, e.last = nil, nil
+	}
+	if e.enc != nil {
+		C.wgpuCommandEncoderRelease(e.enc)
+		e.enc = nil
+		e.dev.live.encoders.Add(-1)
+	}
+	e.Commands = 0
 }
 
-// Release drops an unsubmitted command buffer; Submit releases the ones it
-// submits. Idempotent.
-func (c *CommandBuffer) Release() {
-	if c == nil || c.cb == nil {
-		return
+// Empty reports whether the command buffer holds nothing to submit.
+func (c CommandBuffer) Empty() bool { return c.cb == nil }
+
+// Release drops a command buffer that will not be submitted.
+func (c CommandBuffer) Release() {
+	if c.cb != nil {
+		C.wgpuCommandBufferRelease(c.cb)
+		c.dev.live.commandBuffers.Add(-1)
 	}
-	c.cb.Release()
-	c.cb = nil
-	c.dev.live.commandBuffers.Add(-1)
 }
 
 // QuerySet holds GPU timestamps.

@@ -50,7 +50,7 @@ type Kernel struct {
 	bindings []BindingKind
 	wgSize   [3]uint32
 
-	module   *wgpu.ShaderModule   // owned
+	module   *wgpu.ShaderModule    // owned
 	layout   *wgpu.BindGroupLayout // owned
 	pipeline *wgpu.ComputePipeline // owned
 	playout  *wgpu.PipelineLayout  // owned

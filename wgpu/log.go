@@ -13,7 +13,7 @@ import (
 // never writes to stderr on its own.
 var nativeSinks struct {
 	sync.Mutex
-	stack     []nativeSink
+	stack []nativeSink
 }
 
 type nativeSink struct {
