@@ -70,6 +70,7 @@ type Device struct {
 		err  error
 	}
 
+	flush      flushers
 	live       liveCounters
 	lastSubmit atomic.Uint64 // the highest submission index handed out
 }

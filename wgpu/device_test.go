@@ -549,3 +549,18 @@ func TestTaskListEncodesLikeSingleCalls(t *testing.T) {
 		t.Fatalf("ten chained add-one tasks (-want +got):\n%s", diff)
 	}
 }
+
+func TestTimestampPeriodIsMeasured(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	p, err := d.TimestampPeriod()
+	if !d.Info().Timestamps {
+		if !errors.Is(err, wgpu.ErrInvalidArgument) {
+			t.Fatalf("without timestamp queries TimestampPeriod must refuse, got %v", err)
+		}
+		return
+	}
+	if err != nil || !(p > 0.001 && p < 1000) {
+		t.Fatalf("period %v ns/tick, err %v: want a plausible positive period", p, err)
+	}
+	t.Logf("%s: %.4f ns/tick", d.Info(), p)
+}
