@@ -1,0 +1,105 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// The recorder's errors wrap the device layer's sentinels, so one
+// errors.Is test works whichever layer refused:
+//
+//   - wgpu.ErrInvalidArgument: a bad argument, refused before anything was enqueued
+//   - wgpu.ErrReleased: a released Buffer or Graph
+//   - wgpu.ErrClosed: a closed Stream (or its Device)
+//   - wgpu.ErrForeignDevice: a Buffer or Kernel of another device
+//   - wgpu.ErrDeviceLost, wgpu.ErrValidation, wgpu.ErrOutOfMemory: from the device
+//   - lifecycle.ErrGraphState: refused because of the capture lifecycle
+var (
+	ErrInvalidArgument = wgpu.ErrInvalidArgument
+	ErrReleased        = wgpu.ErrReleased
+	ErrClosed          = wgpu.ErrClosed
+	ErrForeignDevice   = wgpu.ErrForeignDevice
+)
+
+// Error is a refused stream operation: what was attempted, on which argument
+// and why (a wrapped sentinel). It is returned on the spot; nothing was
+// enqueued.
+type Error struct {
+	Op  string // "Launch", "Write", "Read", "Upload", ...
+	Arg string // the offending argument and its value; may be empty
+	Err error  // wraps a sentinel
+}
+
+func (e *Error) Error() string {
+	if e.Arg == "" {
+		return "recorder: " + e.Op + ": " + e.Err.Error()
+	}
+	return "recorder: " + e.Op + ": " + e.Arg + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func argError(op string, sentinel error, format string, args ...any) error {
+	return &Error{Op: op, Arg: fmt.Sprintf(format, args...), Err: sentinel}
+}
+
+// DeferredError is a device error that surfaced after the call that caused
+// it returned: at a flush, when the device validated a batch of launches. It
+// is queued on the stream and returned by the next Sync, Read, EndProfile or
+// EndCapture. Lost says how many launches of the failed batch were dropped
+// with it: a command the device refuses invalidates its whole command
+// encoder.
+type DeferredError struct {
+	Op   string // where it surfaced: "flush", "seal"
+	Lost int    // launches dropped with the failed batch
+	Err  error  // the device's error (a *wgpu.DeviceError)
+}
+
+func (e *DeferredError) Error() string {
+	if e.Lost > 0 {
+		return fmt.Sprintf("recorder: %s: %d launch(es) lost: %v", e.Op, e.Lost, e.Err)
+	}
+	return fmt.Sprintf("recorder: %s: %v", e.Op, e.Err)
+}
+
+func (e *DeferredError) Unwrap() error { return e.Err }
+
+// CaptureError is a capture that failed to open (BeginCapture: the warmup
+// reported errors) or to seal (EndCapture: an error was queued inside the
+// window, such as a write rejected while recording, or the recorded launches
+// failed device validation). The stream is back in NoCapture and usable.
+// It matches lifecycle.ErrGraphState and each of its causes with errors.Is.
+type CaptureError struct {
+	Op     string  // "begin_capture" or "end_capture"
+	Causes []error // what was queued, oldest first
+}
+
+func (e *CaptureError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: capture failed; stream is back in %s: ", e.Op, lifecycle.NoCapture)
+	for i, c := range e.Causes {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(c.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns lifecycle.ErrGraphState followed by the causes.
+func (e *CaptureError) Unwrap() []error {
+	return append([]error{lifecycle.ErrGraphState}, e.Causes...)
+}
+
+// joinErrors returns nil, the only error, or errors.Join of them (oldest
+// first), so a single deferred error reaches the caller unwrapped.
+func joinErrors(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,110 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// MemoryStats is where a stream's GPU memory is.
+type MemoryStats struct {
+	Reserved      uint64 // bytes of all pool pages (wgpu buffers) the stream holds
+	InUse         uint64 // bytes of pages held by live Buffers, graphs or unsubmitted work
+	Free          uint64 // bytes of pages on free lists, ready for reuse
+	Persistent    uint64 // bytes of pages from the persistent (capture) pool
+	Pages         int    // number of pool pages
+	GraphPinned   uint64 // bytes pinned by live graphs (a page shared by two graphs counts once)
+	Graphs        int    // live graphs
+	PerGraph      []GraphMemory
+	Params        uint64 // bytes of the metadata cache's uniform pages
+	ParamsEntries int    // cached params blobs
+	ParamsHits    uint64
+	ParamsMisses  uint64
+	BindGroups    int // cached bind groups
+}
+
+// GraphMemory is one live graph's share of MemoryStats.
+type GraphMemory struct {
+	Dispatches int
+	Pinned     uint64 // bytes of pages and params slots the graph pins
+}
+
+func (m MemoryStats) String() string {
+	return fmt.Sprintf("reserved=%d in_use=%d free=%d persistent=%d pages=%d graph_pinned=%d graphs=%d params=%d",
+		m.Reserved, m.InUse, m.Free, m.Persistent, m.Pages, m.GraphPinned, m.Graphs, m.Params)
+}
+
+// MemoryStats reports the stream's memory: pools, graphs and caches.
+func (s *Stream) MemoryStats() MemoryStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.memoryStatsLocked()
+}
+
+func (s *Stream) memoryStatsLocked() MemoryStats {
+	ps := s.mem.stats()
+	m := MemoryStats{
+		Reserved:   ps.reserved,
+		InUse:      ps.inUse,
+		Free:       ps.reserved - ps.inUse,
+		Persistent: ps.persistent,
+		Pages:      ps.pages,
+		Graphs:     len(s.graphs),
+		BindGroups: len(s.groups.m),
+	}
+	if s.meta != nil {
+		m.Params, m.ParamsEntries = s.meta.bytes, len(s.meta.entries)
+		m.ParamsHits, m.ParamsMisses = s.meta.hits, s.meta.misses
+	}
+	seen := map[*page]bool{}
+	for g := range s.graphs {
+		m.PerGraph = append(m.PerGraph, GraphMemory{Dispatches: g.stats.Dispatches, Pinned: g.stats.RetainedBytes})
+		for _, pg := range g.pages {
+			if !seen[pg] {
+				seen[pg] = true
+				m.GraphPinned += pg.cap
+			}
+		}
+	}
+	return m
+}
+
+func (s *Stream) logPool(event string, p *pool) {
+	if !s.log.Debug().Enabled() {
+		return
+	}
+	st := p.stats()
+	s.log.Debug().Uint64("reserved", st.reserved).Uint64("in_use", st.inUse).
+		Uint64("persistent", st.persistent).Int("pages", st.pages).Msg(event)
+}
+
+// OutOfMemoryError is an allocation the device could not satisfy, with the
+// stream's memory accounting at that moment. It wraps the device's error
+// (matching wgpu.ErrOutOfMemory or wgpu.ErrValidation).
+type OutOfMemoryError struct {
+	Op    string
+	Size  uint64
+	Stats MemoryStats
+	Err   error
+}
+
+func (e *OutOfMemoryError) Error() string {
+	return fmt.Sprintf("recorder: %s: cannot allocate %d bytes (%s): %v", e.Op, e.Size, e.Stats, e.Err)
+}
+
+func (e *OutOfMemoryError) Unwrap() error { return e.Err }
+
+func (s *Stream) allocError(op string, size uint64, err error) error {
+	if errors.Is(err, ErrClosed) {
+		return &Error{Op: op, Err: err}
+	}
+	var de *wgpu.DeviceError
+	if errors.As(err, &de) {
+		ps := s.mem.stats()
+		return &OutOfMemoryError{Op: op, Size: size, Err: err, Stats: MemoryStats{
+			Reserved: ps.reserved, InUse: ps.inUse, Free: ps.reserved - ps.inUse, Persistent: ps.persistent, Pages: ps.pages,
+		}}
+	}
+	return &Error{Op: op, Arg: fmt.Sprintf("size=%d", size), Err: err}
+}
