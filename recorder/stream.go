@@ -40,11 +40,11 @@ type Stream struct {
 	mem    *pool
 	meta   *metaCache
 	groups groupCache
-	rec    *recording        // non-nil only while recording
-	graphs map[*Graph]bool   // live graphs made on this stream
-	prof   *profile          // the running profile, if any
-	stage  []*wgpu.Buffer    // map-read staging buffers not in use
-	unreg  func()            // removes the stream from the device's flushers
+	rec    *recording      // non-nil only while recording
+	graphs map[*Graph]bool // live graphs made on this stream
+	prof   *profile        // the running profile, if any
+	stage  []*wgpu.Buffer  // map-read staging buffers not in use
+	unreg  func()          // removes the stream from the device's flushers
 }
 
 // batch is what the open (unsubmitted) command encoder holds on to.
