@@ -25,9 +25,10 @@ func (Params) isArg() {}
 // fixed now, or Indirect(buf, offset) counts the GPU reads from a buffer
 // when the dispatch executes (also when a graph replays it).
 type Dispatch struct {
-	x, y, z  uint32
-	indirect *Buffer
-	offset   uint64
+	x, y, z    uint32
+	isIndirect bool
+	indirect   *Buffer
+	offset     uint64
 }
 
 // Groups dispatches x×y×z workgroups; each must be between 1 and the
@@ -36,11 +37,13 @@ func Groups(x, y, z uint32) Dispatch { return Dispatch{x: x, y: y, z: z} }
 
 // Indirect dispatches the three little-endian u32 counts stored in buf at
 // offset (a multiple of 4).
-func Indirect(buf *Buffer, offset uint64) Dispatch { return Dispatch{indirect: buf, offset: offset} }
+func Indirect(buf *Buffer, offset uint64) Dispatch {
+	return Dispatch{isIndirect: true, indirect: buf, offset: offset}
+}
 
 func (d Dispatch) String() string {
-	if d.indirect != nil {
-		return fmt.Sprintf("indirect(%d bytes @%d)", d.indirect.size, d.offset)
+	if d.isIndirect {
+		return fmt.Sprintf("indirect(%v @%d)", d.indirect, d.offset)
 	}
 	return fmt.Sprintf("groups(%d,%d,%d)", d.x, d.y, d.z)
 }
@@ -243,7 +246,7 @@ func (s *Stream) validate(k *wgpu.Kernel, d Dispatch, args []Arg, r *resolved) e
 			}
 		}
 	}
-	if d.indirect != nil {
+	if d.isIndirect {
 		b := d.indirect
 		if err := b.usable("Launch", "indirect buffer", s); err != nil {
 			return err

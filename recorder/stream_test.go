@@ -1,10 +1,35 @@
 package recorder_test
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/wgpu"
 )
+
+// copyWGSL: dst = src (element-wise, arrayLength(dst) elements).
+const copyWGSL = `
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&dst)) { dst[id.x] = src[id.x]; }
+}
+`
+
+// fixedWGSL binds a fixed-size struct: a binding of less than 256 bytes
+// passes every host check and fails device validation when the dispatch is
+// encoded (wgpu checks the shader's minimum binding size late, per dispatch).
+const fixedWGSL = `
+struct S { a: array<f32, 64> }
+@group(0) @binding(0) var<storage, read_write> s: S;
+@compute @workgroup_size(1)
+fn main() { s.a[0] = s.a[63]; }
+`
 
 // TestChainComputesEagerly: 150 dependent launches ping-pong between two
 // buffers; the result is the input plus 150.
@@ -21,44 +46,334 @@ func TestChainComputesEagerly(t *testing.T) {
 	wantEqual(t, "150 chained add-ones", plus(in, 150), read(t, s, out))
 }
 
-// TestCaptureReplaysExactly is the capture issue's done-criterion: a
-// 150-launch ping-pong with params metadata; warmup + 2 replays = 3 passes
-// of results; then an input rewrite feeds the next replay.
-func TestCaptureReplaysExactly(t *testing.T) {
+// TestWriteIsOrderedWithLaunches: WebGPU's queue writes overtake
+// unsubmitted encoder work; the stream must not let them. A launch enqueued
+// before a Write sees the old contents, one after it the new.
+func TestWriteIsOrderedWithLaunches(t *testing.T) {
 	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	in := iota(100, 0)
-	a := upload(t, s, in)
-	b, err := s.Empty(a.Size())
+	k := kernel(t, d, copyWGSL)
+	x := upload(t, s, fill(64, 1))
+	before, _ := s.Empty(x.Size())
+	after, _ := s.Empty(x.Size())
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, before); err != nil {
+		t.Fatal(err)
+	}
+	if err := recorder.WriteSlice(s, x, 0, fill(64, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, after); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "a launch enqueued before the write sees the old contents", fill(64, 1), read(t, s, before))
+	wantEqual(t, "a launch enqueued after the write sees the new contents", fill(64, 2), read(t, s, after))
+	// A partial write at an offset.
+	if err := recorder.WriteSlice(s, x, 8, []float32{7, 8}); err != nil {
+		t.Fatal(err)
+	}
+	want := fill(64, 2)
+	want[2], want[3] = 7, 8
+	wantEqual(t, "partial write at byte offset 8", want, read(t, s, x))
+}
+
+// TestArrayLengthIsTheBufferSize: pooled pages are larger than asked for; a
+// Buffer binds exactly its size, so arrayLength is Size()/4.
+func TestArrayLengthIsTheBufferSize(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, lenWGSL)
+	out, _ := s.Empty(4)
+	for _, n := range []uint64{1, 5, 63, 65, 1000} {
+		a, err := s.Empty(4 * n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out); err != nil {
+			t.Fatal(err)
+		}
+		got, err := recorder.ReadSlice[uint32](s, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantEqual(t, fmt.Sprintf("arrayLength of a %d-element buffer", n), []uint32{uint32(n)}, got)
+		a.Release()
+	}
+}
+
+// TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted: a released page
+// comes back for reuse, but not while an unsubmitted launch still uses it:
+// the new owner's upload (a queue write) would overtake that launch.
+func TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, copyWGSL)
+	src := upload(t, s, fill(64, 5))
+	a, _ := s.Empty(256)
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), src, a); err != nil { // enqueued, not submitted
+		t.Fatal(err)
+	}
+	pagesBefore := s.MemoryStats().Pages
+	a.Release()
+	b := upload(t, s, fill(64, 9)) // same size class
+	if got := s.MemoryStats().Pages; got != pagesBefore+1 {
+		t.Fatalf("a page used by unsubmitted work must not be reused: pages %d → %d", pagesBefore, got)
+	}
+	wantEqual(t, "the new buffer keeps its own upload", fill(64, 9), read(t, s, b))
+	b.Release()
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := s.Empty(256)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.GraphPrepare(); err != nil {
-		t.Fatal(err)
+	defer c.Release()
+	if got := s.MemoryStats().Pages; got != pagesBefore+1 {
+		t.Fatalf("after submission, released pages must be reused: pages %d, want %d", got, pagesBefore+1)
 	}
-	chain(t, s, k, a, b, 150, 100) // warmup: a = in + 150
-	if err := s.BeginCapture(); err != nil {
-		t.Fatal(err)
-	}
-	chain(t, s, k, a, b, 150, 100) // recorded, not run
-	g, err := s.EndCapture()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.Release()
-	wantEqual(t, "after warmup only (the capture must not run)", plus(in, 150), read(t, s, a))
-	for range 2 {
-		if err := g.Replay(); err != nil {
+}
+
+// TestParamsAreUploadedOncePerContent: the metadata cache serves a loop of
+// launches with the same params from one uniform slice.
+func TestParamsAreUploadedOncePerContent(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	x := upload(t, s, fill(64, 1))
+	for range 10 {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "warmup + 2 replays", plus(in, 450), read(t, s, a))
-	if err := recorder.WriteSlice(s, a, 0, fill(100, -1000)); err != nil {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(0.5)); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Replay(); err != nil {
+	wantEqual(t, "2^10 * 0.5", fill(64, 512), read(t, s, x))
+	m := s.MemoryStats()
+	wantEqual(t, "params cache (hits, misses)", [2]uint64{9, 2}, [2]uint64{m.ParamsHits, m.ParamsMisses})
+}
+
+// TestParamsCacheEvictsInNormalModeWithoutCorruptingQueuedLaunches: with a
+// tiny cache every launch evicts; evicted slots must not be rewritten before
+// the launches that read them are submitted.
+func TestParamsCacheEvictsInNormalModeWithoutCorruptingQueuedLaunches(t *testing.T) {
+	d, s := openStream(t, recorder.WithMetadataCache(2), recorder.WithSubmitChunks(1000, 1000))
+	k := kernel(t, d, scaleWGSL)
+	x := upload(t, s, fill(64, 1))
+	want := float32(1)
+	for i := range 40 {
+		f := float32(1 + i%5) // 5 distinct params through a 2-entry cache
+		want *= f
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantEqual(t, "product of 40 scales", fill(64, want), read(t, s, x))
+	if m := s.MemoryStats(); m.ParamsEntries > 2 {
+		t.Fatalf("normal mode is bounded: %d entries in a 2-entry cache", m.ParamsEntries)
+	}
+}
+
+// TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers: a binding
+// smaller than the kernel's fixed-size array passes the host checks and
+// fails device validation at submission. The error (with the lost-launch
+// count) is queued and returned by the next Sync; then the stream works.
+func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
+	d, s := openStream(t)
+	bad := kernel(t, d, fixedWGSL)
+	small, _ := s.Empty(16)
+	if err := s.Launch(bad, recorder.Groups(1, 1, 1), small); err != nil {
+		t.Fatalf("the host cannot see this error; Launch must accept it: %v", err)
+	}
+	err := s.Sync()
+	var de *recorder.DeferredError
+	if !errors.As(err, &de) || !errors.Is(err, wgpu.ErrValidation) || de.Lost != 1 {
+		t.Fatalf("Sync must return the deferred validation error with Lost=1, got %v", err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("the queue is cleared once returned, got %v", err)
+	}
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(10, 1))
+	b, _ := s.Empty(40)
+	wantEqual(t, "the stream computes after the failure", fill(10, 4), read(t, s, chain(t, s, k, a, b, 3, 10)))
+}
+
+// TestBadLaunchArgumentsAreRefusedOnTheSpot: every host-visible mistake is
+// refused by Launch with a specific error naming the argument, nothing is
+// enqueued, and the stream still computes.
+func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	other, err := wgpu.Open(wgpu.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "a rewritten input feeds the next replay", fill(100, -850), read(t, s, a))
-	wantEqual(t, "Len", 150, g.Len())
+	defer other.Close()
+	os, err := recorder.New(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.Close()
+	foreign, _ := os.Empty(64)
+	foreignK := kernel(t, other, addOneWGSL)
+	a, _ := s.Empty(64)
+	b, _ := s.Empty(64)
+	released, _ := s.Empty(64)
+	released.Release()
+	ind, _ := s.Empty(16)
+	max := d.Info().Limits.MaxComputeWorkgroupsPerDimension
+	p := u32params(16)
+	cases := []struct {
+		name string
+		err  error
+		msg  string
+		do   func() error
+	}{
+		{"nil kernel", wgpu.ErrInvalidArgument, "kernel is nil", func() error { return s.Launch(nil, recorder.Groups(1, 1, 1), a, b, p) }},
+		{"foreign kernel", wgpu.ErrForeignDevice, "another device", func() error { return s.Launch(foreignK, recorder.Groups(1, 1, 1), a, b, p) }},
+		{"too few args", wgpu.ErrInvalidArgument, "2 argument(s)", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b) }},
+		{"too many args", wgpu.ErrInvalidArgument, "4 argument(s)", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, p, p) }},
+		{"nil buffer", wgpu.ErrInvalidArgument, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), (*recorder.Buffer)(nil), b, p) }},
+		{"nil arg", wgpu.ErrInvalidArgument, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, nil, p) }},
+		{"released buffer", wgpu.ErrReleased, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, released, p) }},
+		{"foreign buffer", wgpu.ErrForeignDevice, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), foreign, b, p) }},
+		{"params to storage", wgpu.ErrInvalidArgument, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), p, b, p) }},
+		{"empty params", wgpu.ErrInvalidArgument, "Params of 0 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{}) }},
+		{"odd params", wgpu.ErrInvalidArgument, "Params of 3 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{1, 2, 3}) }},
+		{"usage conflict", wgpu.ErrInvalidArgument, "same buffer", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, a, p) }},
+		{"zero groups", wgpu.ErrInvalidArgument, "workgroups=(0,1,1)", func() error { return s.Launch(k, recorder.Groups(0, 1, 1), a, b, p) }},
+		{"over-limit groups", wgpu.ErrInvalidArgument, fmt.Sprintf("workgroups=(1,%d,1)", max+1), func() error { return s.Launch(k, recorder.Groups(1, max+1, 1), a, b, p) }},
+		{"misaligned indirect", wgpu.ErrInvalidArgument, "indirect offset=2", func() error { return s.Launch(k, recorder.Indirect(ind, 2), a, b, p) }},
+		{"short indirect", wgpu.ErrInvalidArgument, "indirect offset=8", func() error { return s.Launch(k, recorder.Indirect(ind, 8), a, b, p) }},
+		{"nil indirect", wgpu.ErrInvalidArgument, "indirect buffer is nil", func() error { return s.Launch(k, recorder.Indirect(nil, 0), a, b, p) }},
+		{"indirect written", wgpu.ErrInvalidArgument, "indirect buffer is also argument 1", func() error { return s.Launch(k, recorder.Indirect(b, 0), a, b, p) }},
+		{"write past end", wgpu.ErrInvalidArgument, "past the end", func() error { return s.Write(a, 60, make([]byte, 8)) }},
+		{"misaligned write", wgpu.ErrInvalidArgument, "offset=2", func() error { return s.Write(a, 2, make([]byte, 4)) }},
+		{"write released", wgpu.ErrReleased, "was released", func() error { return s.Write(released, 0, make([]byte, 4)) }},
+		{"empty size 0", wgpu.ErrInvalidArgument, "size=0", func() error { _, err := s.Empty(0); return err }},
+		{"empty size 6", wgpu.ErrInvalidArgument, "size=6", func() error { _, err := s.Empty(6); return err }},
+		{"upload 3 bytes", wgpu.ErrInvalidArgument, "size=3", func() error { _, err := s.Upload([]byte{1, 2, 3}); return err }},
+		{"read nil", wgpu.ErrInvalidArgument, "buffer is nil", func() error { _, err := s.Read(nil); return err }},
+		{"read foreign", wgpu.ErrForeignDevice, "another device", func() error { _, err := s.Read(foreign); return err }},
+	}
+	for _, c := range cases {
+		err := c.do()
+		if !errors.Is(err, c.err) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: want an error wrapping %v mentioning %q, got %v", c.name, c.err, c.msg, err)
+		}
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("refused calls enqueue nothing, so nothing fails later: %v", err)
+	}
+	in := upload(t, s, fill(16, 1))
+	wantEqual(t, "the stream still computes", fill(16, 3), read(t, s, chain(t, s, k, in, b, 2, 16)))
+}
+
+// TestConcurrentLaunchesFromManyGoroutines: a Stream serialises callers;
+// each goroutine's chain must come out exact (run under -race).
+func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := fill(32, float32(100*g))
+			a, err := recorder.UploadSlice(s, in)
+			if err != nil {
+				errs <- err
+				return
+			}
+			b, _ := s.Empty(a.Size())
+			src, dst := a, b
+			for range 40 {
+				if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, u32params(32)); err != nil {
+					errs <- err
+					return
+				}
+				src, dst = dst, src
+			}
+			got, err := recorder.ReadSlice[float32](s, src)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if fmt.Sprint(got) != fmt.Sprint(plus(in, 40)) {
+				errs <- fmt.Errorf("goroutine %d: got %v", g, got[:4])
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// TestProfileMeasuresPositiveGPUTime: a profile around real work returns a
+// positive duration and says how it was measured.
+func TestProfileMeasuresPositiveGPUTime(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(1<<16, 0))
+	b, _ := s.Empty(a.Size())
+	tok, err := s.StartProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartProfile(); !errors.Is(err, wgpu.ErrInvalidArgument) {
+		t.Fatalf("a second profile on the stream must be refused, got %v", err)
+	}
+	chain(t, s, k, a, b, 20, 1<<16)
+	p, err := s.EndProfile(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recorder.ProfileWallClock
+	if d.Info().Timestamps {
+		want = recorder.ProfileTimestamps
+	}
+	if p.GPU <= 0 || p.Method != want {
+		t.Fatalf("profile %+v: want a positive duration measured by %v", p, want)
+	}
+	t.Logf("20 add-ones over 64k floats: %v by %v (%d passes)", p.GPU, p.Method, p.Passes)
+	if _, err := s.EndProfile(tok); !errors.Is(err, wgpu.ErrInvalidArgument) {
+		t.Fatalf("ending a profile twice must be refused, got %v", err)
+	}
+}
+
+// TestClosedStreamRefusesEverything: after Close every call returns
+// ErrClosed, buffers of the stream too, and Close is idempotent.
+func TestClosedStreamRefusesEverything(t *testing.T) {
+	d, err := wgpu.Open(wgpu.Options{})
+	if err != nil {
+		t.Skip(err)
+	}
+	defer d.Close()
+	s, err := recorder.New(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := kernel(t, d, addOneWGSL)
+	a, _ := s.Empty(64)
+	b, _ := s.Empty(64)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, e1 := s.Empty(64)
+	e2 := s.Launch(k, recorder.Groups(1, 1, 1), a, b, u32params(1))
+	_, e3 := s.Read(a)
+	e4 := s.Sync()
+	e5 := s.GraphPrepare()
+	for i, err := range []error{e1, e2, e3, e4, e5} {
+		if !errors.Is(err, wgpu.ErrClosed) {
+			t.Errorf("call %d after Close: want ErrClosed, got %v", i, err)
+		}
+	}
+	a.Release() // releasing after Close is harmless
+	if live := d.Live(); live.Buffers != 0 || live.BindGroups != 0 || live.Encoders != 0 {
+		t.Fatalf("Close releases every native object of the stream: %+v", live)
+	}
 }
