@@ -478,7 +478,7 @@ func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Release()
-	g.Release() // idempotent
+	g.Release()   // idempotent
 	for range 4 { // reuse whatever the graph freed
 		b, _ := s.Empty(256)
 		if err := recorder.WriteSlice(s, b, 0, fill(64, 99)); err != nil {
