@@ -418,3 +418,10 @@ func (d *Device) Live() LiveObjects {
 		Kernels:        d.live.kernels.Load(),
 	}
 }
+
+// Native returns the cogentcore/webgpu device and queue behind d, for
+// interop and for hand-written baselines (examples/graphbench's raw path).
+// They stay owned by d: do not release them, and do not use them after
+// Close. softgraph's ordering and error guarantees do not cover work
+// submitted through them.
+func (d *Device) Native() (*wgpu.Device, *wgpu.Queue) { return d.dev, d.queue }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// TestQuickRunWritesCompleteJSONAndEveryPathComputed runs the benchmark as
+// a user would with -quick -configs tiny_x150, and checks that the JSON has
+// every field for every path and that every path's result buffer held the
+// expected value (the paths computed, they were not just timed).
+func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
+	d, err := wgpu.Open(wgpu.Options{})
+	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Close()
+	dir := t.TempDir()
+	jsonPath, svgPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.svg")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-quick", "-configs", "tiny_x150", "-json", jsonPath, "-svg", svgPath}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "adapter: ") || !strings.Contains(stdout.String(), "tiny_x150") {
+		t.Fatalf("the table starts with the adapter and lists the config:\n%s", stdout.String())
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	if rep.Adapter == "" || len(rep.Rows) != 1 {
+		t.Fatalf("want the adapter and one row, got adapter=%q rows=%d", rep.Adapter, len(rep.Rows))
+	}
+	r := rep.Rows[0]
+	if r.Config != "tiny_x150" || r.Elems != 64 || r.Kernels != 150 || r.Rounds < 3 {
+		t.Fatalf("row identity: %+v", r)
+	}
+	for _, p := range paths {
+		if !(r.E2E[p] > 0) || !(r.E2EMin[p] > 0) || r.E2EMax[p] < r.E2E[p] {
+			t.Errorf("path %s: e2e median %v, min %v, max %v must be positive and ordered", p, r.E2E[p], r.E2EMin[p], r.E2EMax[p])
+		}
+	}
+	for _, p := range []string{"eager", "replay"} {
+		if !(r.Enqueue[p] > 0) {
+			t.Errorf("enqueue µs/pass of %s must be positive, got %v", p, r.Enqueue[p])
+		}
+	}
+	if !(r.Share > 0) || !(r.CaptureMS > 0) || len(r.Ratios) != 3 {
+		t.Errorf("share %v, capture_ms %v, ratios %v", r.Share, r.CaptureMS, r.Ratios)
+	}
+	want := map[string]bool{"eager": true, "replay": true, "raw": true, "gpu": true}
+	if d := cmp.Diff(want, r.Verified); d != "" {
+		t.Fatalf("every path's result buffer must hold passes×kernels (-want +got):\n%s\n%v", d, r.VerifyError)
+	}
+	svg, err := os.ReadFile(svgPath)
+	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("tiny_x150")) {
+		t.Fatalf("the SVG chart is missing or empty: %v", err)
+	}
+}
+
+func TestUnknownConfigIsRefusedWithTheList(t *testing.T) {
+	err := run([]string{"-configs", "nope"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "tiny_x150") {
+		t.Fatalf("an unknown config must be refused listing the known ones, got %v", err)
+	}
+}

@@ -1,0 +1,65 @@
+package recorder_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/softgraph/softgraph/recorder"
+)
+
+// BenchmarkEagerLaunch is one eager launch of a tiny kernel (add-one over 64
+// floats, with params), the normal launch path: validation, params and bind
+// group cache lookups, encoding. The stream submits in chunks by itself; a
+// sync every 1000 launches keeps the GPU from falling far behind.
+func BenchmarkEagerLaunch(b *testing.B) {
+	d, s := openStream(b)
+	k := kernel(b, d, addOneWGSL)
+	x := upload(b, s, fill(64, 0))
+	y, _ := s.Empty(256)
+	p := u32params(64)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		src, dst := x, y
+		if i%2 == 1 {
+			src, dst = y, x
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, p); err != nil {
+			b.Fatal(err)
+		}
+		if i%1000 == 999 {
+			if err := s.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := s.Sync(); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkReplay is one replay of an add-one ping-pong graph of len
+// dispatches, then a sync, reported per dispatch. allocs/op must not grow
+// with len: the replay loop allocates nothing, and Sync a constant amount.
+func BenchmarkReplay(b *testing.B) {
+	for _, n := range []int{150, 1000, 5000} {
+		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
+			d, s := openStream(b)
+			k := kernel(b, d, addOneWGSL)
+			x := upload(b, s, fill(64, 0))
+			y, _ := s.Empty(256)
+			g := capture(b, s, func() { chain(b, s, k, x, y, n, 64) })
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := g.Replay(); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/dispatch")
+		})
+	}
+}
