@@ -29,7 +29,8 @@ type Graph struct {
 	pages    []*page
 	metas    []*metaEntry
 	stats    GraphStats
-	released bool // guarded by s.mu
+	released bool        // guarded by s.mu
+	pre      *preencoder // the next replay, encoded ahead; nil until the first replay
 }
 
 // GraphStats describes a sealed graph.
@@ -87,6 +88,9 @@ func (g *Graph) Stream() *Stream { return g.s }
 // prebuilt pipelines, bind groups and counts, skips redundant pipeline
 // changes, and submits in chunks (small first, so the GPU starts while the
 // rest is encoded). The last chunk is submitted before Replay returns.
+// From the second replay on, the command buffer was already encoded on a
+// background goroutine while the previous replay ran (see
+// WithPreEncode), and Replay only submits it.
 //
 // Called while the graph's stream is recording, Replay appends the graph's
 // dispatches to that recording instead (a child graph): the new graph pins
@@ -112,7 +116,35 @@ func (g *Graph) Replay() error {
 		s.rec.include(g)
 		return nil
 	}
-	return s.replayLocked(g.tasks)
+	if s.prof == nil && g.pre != nil {
+		if r, ok := g.pre.take(); ok {
+			if r.err == nil && !r.cb.Empty() {
+				// Everything enqueued before the replay goes first.
+				s.flushLocked()
+				sub, err := s.dev.Submit(r.cb)
+				if err != nil {
+					return &Error{Op: "Replay", Err: err}
+				}
+				s.lastSub, s.submitted = sub, true
+				g.pre.request()
+				return nil
+			}
+			r.cb.Release()
+		}
+	}
+	if err := s.replayLocked(g.tasks); err != nil {
+		return err
+	}
+	if s.cfg.preEncode {
+		if g.pre == nil {
+			var err error
+			if g.pre, err = startPreencoder(s.dev, g.tasks); err != nil {
+				return nil // pre-encoding is an optimisation; the replay itself is enqueued
+			}
+		}
+		g.pre.request()
+	}
+	return nil
 }
 
 // replayLocked encodes tasks in submission chunks. The caller holds s.mu.
@@ -184,6 +216,10 @@ func (g *Graph) releaseLocked() {
 	}
 	g.released = true
 	s := g.s
+	if g.pre != nil {
+		g.pre.stop()
+		g.pre = nil
+	}
 	if !s.closed.Load() || !s.enc.Empty() {
 		s.flushLocked()
 	}

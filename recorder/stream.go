@@ -61,6 +61,7 @@ type config struct {
 	maxChunk   int
 	metaLimit  int
 	groupLimit int
+	preEncode  bool
 }
 
 // Option configures New.
@@ -99,6 +100,13 @@ func WithMetadataCache(entries int) Option {
 	}
 }
 
+// WithPreEncode sets whether a graph's next replay is encoded ahead of time
+// on a background goroutine while the current one runs (default true), so
+// that from the second replay on, Replay only submits. It costs one extra
+// command buffer per replayed graph and host time on another core; turn it
+// off where cores are scarce or graphs are replayed once.
+func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }
+
 var streamIDs atomic.Uint64
 
 // New returns a stream on dev. It fails with an error wrapping
@@ -110,7 +118,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	if err := dev.Err(); err != nil {
 		return nil, &Error{Op: "New", Err: err}
 	}
-	cfg := config{log: dev.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024}
+	cfg := config{log: dev.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024, preEncode: true}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -4,13 +4,17 @@
 // One pass is a chain of dependent kernels ping-ponging between two buffers
 // (dst = src + 1), issued then synced, as a decode step is. For each config
 // (elements per kernel × kernels per pass) it runs four paths on the same
-// device with the same WGSL, in interleaved rounds (eager, replay, raw, gpu,
-// eager, replay, ...), never all of one path then the next:
+// device with the same WGSL, in interleaved rounds (eager, replay, replay_inline,
+// raw, gpu, eager, ...), never all of one path then the next:
 //
 //	eager   the recorder's normal Launch path, then Sync
 //	replay  a graph captured from the same pass, Replay then Sync
 //	raw     hand-written cogentcore/webgpu: bind groups made once, one pass, one submit, wait
 //	gpu     the floor: a command buffer encoded before the clock, then submit and wait
+//
+// and, to show where replay's time goes, replay_inline: the same replay with
+// pre-encoding off (recorder.WithPreEncode(false)), encoding every dispatch
+// on the caller's goroutine in submission chunks.
 //
 // A warm-up round per path is not counted. It reports the median over
 // rounds and the min–max spread, the enqueue time of eager and replay (until
@@ -175,6 +179,13 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		return row{}, err
 	}
 	defer sg.close()
+	// The same replay with pre-encoding off: what the replay loop costs when
+	// it encodes inline, chunk by chunk, on the caller's goroutine.
+	inline, err := newSoftgraphPaths(dev, append(slices.Clone(ropts), recorder.WithPreEncode(false)), c.Elems, c.Kernels)
+	if err != nil {
+		return row{}, err
+	}
+	defer inline.close()
 	raw, err := newRawPaths(dev, c.Elems, c.Kernels)
 	if err != nil {
 		return row{}, err
@@ -197,6 +208,10 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		if err != nil {
 			return row{}, fmt.Errorf("replay: %w", err)
 		}
+		qi, ti, err := inline.replay()
+		if err != nil {
+			return row{}, fmt.Errorf("replay_inline: %w", err)
+		}
 		tw, err := raw.raw()
 		if err != nil {
 			return row{}, fmt.Errorf("raw: %w", err)
@@ -211,10 +226,12 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		rounds++
 		e2e["eager"] = append(e2e["eager"], te)
 		e2e["replay"] = append(e2e["replay"], tr)
+		e2e["replay_inline"] = append(e2e["replay_inline"], ti)
 		e2e["raw"] = append(e2e["raw"], tw)
 		e2e["gpu"] = append(e2e["gpu"], tg)
 		enq["eager"] = append(enq["eager"], qe)
 		enq["replay"] = append(enq["replay"], qr)
+		enq["replay_inline"] = append(enq["replay_inline"], qi)
 	}
 	r := row{
 		Config:    c.Name,
@@ -245,6 +262,7 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	}
 	errs := map[string]error{}
 	errs["eager"], errs["replay"] = sg.verify()
+	_, errs["replay_inline"] = inline.verify()
 	errs["raw"], errs["gpu"] = raw.verify(0), raw.verify(1)
 	r.VerifyError = map[string]string{}
 	for path, err := range errs {

@@ -56,7 +56,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 			t.Errorf("path %s: e2e median %v, min %v, max %v must be positive and ordered", p, r.E2E[p], r.E2EMin[p], r.E2EMax[p])
 		}
 	}
-	for _, p := range []string{"eager", "replay"} {
+	for _, p := range []string{"eager", "replay", "replay_inline"} {
 		if !(r.Enqueue[p] > 0) {
 			t.Errorf("enqueue µs/pass of %s must be positive, got %v", p, r.Enqueue[p])
 		}
@@ -64,7 +64,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	if !(r.Share > 0) || !(r.CaptureMS > 0) || len(r.Ratios) != 3 {
 		t.Errorf("share %v, capture_ms %v, ratios %v", r.Share, r.CaptureMS, r.Ratios)
 	}
-	want := map[string]bool{"eager": true, "replay": true, "raw": true, "gpu": true}
+	want := map[string]bool{"eager": true, "replay": true, "replay_inline": true, "raw": true, "gpu": true}
 	if d := cmp.Diff(want, r.Verified); d != "" {
 		t.Fatalf("every path's result buffer must hold passes×kernels (-want +got):\n%s\n%v", d, r.VerifyError)
 	}

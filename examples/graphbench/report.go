@@ -36,11 +36,11 @@ type row struct {
 	VerifyError map[string]string  `json:"verify_error,omitempty"`
 }
 
-var paths = []string{"eager", "replay", "raw", "gpu"}
+var paths = []string{"eager", "replay", "replay_inline", "raw", "gpu"}
 
 func (r report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\trounds\teager µs/k\treplay µs/k\traw µs/k\tgpu µs/k\teager enq µs\treplay enq µs\tshare\tcapture ms\teager/replay\treplay/raw\treplay/gpu\tverified\t")
+	fmt.Fprintln(tw, "config\trounds\teager µs/k\treplay µs/k\tinline µs/k\traw µs/k\tgpu µs/k\teager enq µs\treplay enq µs\tshare\tcapture ms\teager/replay\treplay/raw\treplay/gpu\tverified\t")
 	for _, x := range r.Rows {
 		cell := func(p string) string {
 			return fmt.Sprintf("%.2f [%.2f–%.2f]", x.E2E[p], x.E2EMin[p], x.E2EMax[p])
@@ -51,8 +51,8 @@ func (r report) writeTable(w io.Writer) {
 				ok = "NO: " + p
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t\n",
-			x.Config, x.Rounds, cell("eager"), cell("replay"), cell("raw"), cell("gpu"),
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t\n",
+			x.Config, x.Rounds, cell("eager"), cell("replay"), cell("replay_inline"), cell("raw"), cell("gpu"),
 			x.Enqueue["eager"], x.Enqueue["replay"], x.Share, x.CaptureMS,
 			x.Ratios["eager/replay"], x.Ratios["replay/raw"], x.Ratios["replay/gpu"], ok)
 	}
@@ -70,7 +70,7 @@ func (r report) writeJSON(path string) error {
 // writeSVG draws grouped bars: one group per config, one bar per path,
 // µs/kernel on a log scale, with min–max whiskers.
 func (r report) writeSVG(path string) error {
-	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "raw": "#ff7f0e", "gpu": "#2ca02c"}
+	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "raw": "#ff7f0e", "gpu": "#2ca02c"}
 	const (
 		left, right, top, bottom = 70.0, 20.0, 60.0, 70.0
 		barW, gap                = 16.0, 24.0
@@ -116,12 +116,12 @@ func (r report) writeSVG(path string) error {
 			cx := bx + (barW-2)/2
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>`+"\n", cx, cx, y(x.E2EMin[p]), y(x.E2EMax[p]))
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", gx+barW*2, top+height+18, x.Config)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">×%.2f</text>`+"\n", gx+barW*2, top+height+34, x.Ratios["eager/replay"])
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", gx+barW*2.5, top+height+18, x.Config)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">×%.2f</text>`+"\n", gx+barW*2.5, top+height+34, x.Ratios["eager/replay"])
 	}
 	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="#555">×: eager/replay</text>`+"\n", left, top+height+54)
 	for j, p := range paths {
-		lx := left + 140 + float64(j)*90
+		lx := left + 140 + float64(j)*110
 		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="12" height="12" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx, top+height+44, colors[p], lx+16, top+height+54, p)
 	}
 	b.WriteString("</svg>\n")
