@@ -514,3 +514,21 @@ func TestRule11ReplayDoesNotAllocatePerDispatch(t *testing.T) {
 		t.Fatalf("Replay must not allocate: %v allocs per replay by length", allocs)
 	}
 }
+
+// TestReleaseRightAfterAReplayNeverHangs: the first replay starts the
+// background pre-encoder; releasing the graph at once must not wait for a
+// command buffer the worker never started (a hang seen on the H200).
+func TestReleaseRightAfterAReplayNeverHangs(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(64, 0))
+	b, _ := s.Empty(256)
+	for range 50 {
+		g := capture(t, s, func() { chain(t, s, k, a, b, 2, 64) })
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		g.Release()
+	}
+	wantEqual(t, "50 × (warmup 2 + replay 2) add-ones", fill(64, 200), read(t, s, a))
+}

@@ -87,12 +87,17 @@ func (p *preencoder) take() (encoded, bool) {
 	return <-p.ready, true
 }
 
-// stop ends the worker and releases what it holds.
+// stop ends the worker and releases what it holds. The worker may exit
+// with a request still unserved (select chose quit), so the result is
+// drained without waiting: once it has exited nothing more is sent.
 func (p *preencoder) stop() {
 	close(p.quit)
 	<-p.exited
-	if r, ok := p.take(); ok {
+	select {
+	case r := <-p.ready:
 		r.cb.Release()
+	default:
 	}
+	p.pending = false
 	p.enc.Release()
 }

@@ -11,9 +11,9 @@
 // recorder.Stream with buffers of their own.
 //
 // Every kernel reads its sizes from its Params uniform, never from
-// arrayLength, so one compiled kernel serves slices of any length inside
-// larger buffers, and a captured graph can be replayed unchanged. Invocations
-// past the sizes write nothing.
+// arrayLength, so one compiled kernel serves slices of any length, including
+// prefixes of larger (pooled) buffers. Invocations past the sizes read and
+// write nothing.
 //
 // Bindings are all in @group(0), numbered from 0 in the order a launch passes
 // its arguments; every buffer holds f32. Every Params uniform is 16 bytes of

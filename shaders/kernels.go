@@ -231,7 +231,7 @@ func BiasReLUParams(rows, cols uint32) recorder.Params {
 //
 //	gelu(v) = 0.5 * v * (1 + tanh(sqrt(2/π) * (v + 0.044715 * v³)))
 //
-// It differs from the exact v * Φ(v) by less than 1e-3. The tanh argument is
+// It differs from the exact v * Φ(v) by less than 5e-4. The tanh argument is
 // clamped to [-10, 10], where tanh is already ±1 in f32, because some drivers
 // compute tanh through exp and return NaN for large arguments.
 //

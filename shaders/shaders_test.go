@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -381,6 +382,12 @@ func TestSumOfNothingIsZero(t *testing.T) {
 	wantClose(t, "sum of zero elements", []float32{0}, read(t, s, out))
 }
 
+// garbage is n NaNs: a kernel that reads one, even to multiply it by zero,
+// turns its result into NaN.
+func garbage(n int) []float32 {
+	return slices.Repeat([]float32{float32(math.NaN())}, n)
+}
+
 func matMulRef(a, b []float32, m, n, k int) []float32 {
 	c := make([]float32, m*n)
 	for i := range m {
@@ -408,13 +415,14 @@ func TestMatMulMatchesReference(t *testing.T) {
 		{40, 1, 300},
 		{5, 3, 0},
 	} {
-		c := c
 		t.Run("", func(t *testing.T) {
 			a := random(uint64(100+i), c.m*c.k, 1)
 			b := random(uint64(200+i), c.k*c.n, 1)
-			// An empty A or B still needs a buffer to bind.
-			ab := upload(t, s, append(a, 0))
-			bb := upload(t, s, append(b, 0))
+			// A and B lie at the start of larger buffers whose slack holds
+			// garbage: the kernel must stop at k from its params, not at the
+			// end of the buffer, even where tiles hang past the matrices.
+			ab := upload(t, s, append(a, garbage(16)...))
+			bb := upload(t, s, append(b, garbage(16*(c.n+1))...))
 			cb := upload(t, s, random(uint64(300+i), c.m*c.n, 100)) // garbage every element must overwrite
 			launch(t, s, k, shaders.MatMulGroups(uint32(c.m), uint32(c.n)), ab, bb, cb,
 				shaders.MatMulParams(uint32(c.m), uint32(c.n), uint32(c.k)))
@@ -503,9 +511,21 @@ func TestRowKernelsFoldPastTheDimensionLimit(t *testing.T) {
 	d, s := openStream(t)
 	const rows, cols = 70000, 2
 	x := random(700, rows*cols, 5)
-	in, out := upload(t, s, x), empty(t, s, len(x))
+	in := upload(t, s, x)
+
+	out := empty(t, s, len(x))
 	launch(t, s, compile(t, d, shaders.Softmax), shaders.RowGroups(rows), in, out, shaders.SoftmaxParams(rows, cols))
 	wantClose(t, "softmax over 70000 rows", softmaxRef(x, rows, cols), read(t, s, out))
+
+	// With w = 1, every row of the result has a mean square of 1 (eps = 0).
+	w := upload(t, s, []float32{1, 1})
+	launch(t, s, compile(t, d, shaders.RMSNorm), shaders.RowGroups(rows), in, w, out, shaders.RMSNormParams(rows, cols, 0))
+	got := read(t, s, out)
+	ms := make([]float32, rows)
+	for r := range rows {
+		ms[r] = (got[2*r]*got[2*r] + got[2*r+1]*got[2*r+1]) / 2
+	}
+	wantClose(t, "mean square of each rms_norm row over 70000 rows", slices.Repeat([]float32{1}, rows), ms, cmpopts.EquateApprox(1e-5, 0))
 }
 
 func biasRef(x, bias []float32, cols int, act func(float64) float64) []float32 {
@@ -528,7 +548,8 @@ func TestBiasReLUMatchesReference(t *testing.T) {
 }
 
 // TestBiasGELUMatchesReference: y = gelu_tanh(x + bias) over 13×77, with
-// inputs out to ±60 where an unclamped tanh can turn into NaN.
+// inputs out to ±60, where drivers that compute tanh through exp return NaN
+// unless the kernel clamps its argument.
 func TestBiasGELUMatchesReference(t *testing.T) {
 	d, s := openStream(t)
 	const rows, cols = 13, 77
