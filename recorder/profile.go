@@ -209,3 +209,168 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	out.GPU = time.Duration(float64(ticks) * period)
 	return out, nil
 }
+
+// DispatchTime is one dispatch of a profiled replay.
+type DispatchTime struct {
+	Index    int           // position in the graph
+	Kernel   string        // entry point
+	Dispatch string        // "groups 4×1×1" or "indirect @0"
+	GPU      time.Duration // GPU time between the dispatch's pass timestamps
+}
+
+// ReplayProfile is what ProfileReplay measured.
+type ReplayProfile struct {
+	Method     ProfileMethod
+	Total      time.Duration  // sum of the dispatches (timestamps) or the replay's wall time
+	Dispatches []DispatchTime // per dispatch, in graph order; empty for ProfileWallClock
+}
+
+// dispatchesPerSet is how many dispatches one timestamp query set times.
+const dispatchesPerSet = 2048
+
+// ProfileReplay runs one replay of g (g's work executes, as with Replay)
+// and returns its GPU time per dispatch, with kernel names, and in total.
+// Per-dispatch timing gives each dispatch a compute pass of its own with
+// timestamp writes at its beginning and end; a graph's dispatches already
+// run one after another, so the figures are the graph's, plus pass
+// boundaries. Where the adapter has no timestamp queries it falls back to
+// the whole replay's wall time between two idle points, and says so in
+// Method.
+//
+// g must belong to s. Refused with lifecycle.ErrGraphState while recording,
+// and with ErrInvalidArgument while a StartProfile profile runs on s.
+// Errors queued since the last sync point are returned first.
+func (s *Stream) ProfileReplay(g *Graph) (ReplayProfile, error) {
+	if err := s.check("ProfileReplay"); err != nil {
+		return ReplayProfile{}, err
+	}
+	if g == nil {
+		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "graph is nil")
+	}
+	if g.s != s {
+		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "the graph belongs to another stream; profile it there")
+	}
+	s.mu.Lock()
+	if g.released {
+		s.mu.Unlock()
+		return ReplayProfile{}, argError("ProfileReplay", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+	}
+	if s.state.IsRecording() {
+		s.mu.Unlock()
+		return ReplayProfile{}, s.state.Refuse("profile", "profiling a replay is refused while recording")
+	}
+	if s.prof != nil {
+		s.mu.Unlock()
+		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "profile %d is running on this stream; end it first", s.prof.id)
+	}
+	s.flushLocked()
+	if err := s.takeErrors(); err != nil {
+		s.mu.Unlock()
+		return ReplayProfile{}, err
+	}
+	if !s.dev.Info().Timestamps {
+		return s.profileReplayWall(g) // unlocks
+	}
+	defer s.mu.Unlock()
+	period, err := s.dev.TimestampPeriod()
+	if err != nil {
+		return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+	}
+	n := g.tasks.Len()
+	var sets []*wgpu.QuerySet
+	defer func() {
+		for _, q := range sets {
+			q.Release()
+		}
+	}()
+	for i := 0; i < n; i += dispatchesPerSet {
+		q, err := s.dev.NewTimestampQueries(uint32(2 * min(dispatchesPerSet, n-i)))
+		if err != nil {
+			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		}
+		sets = append(sets, q)
+	}
+	for i := range n {
+		set, j := sets[i/dispatchesPerSet], uint32(i%dispatchesPerSet)
+		if err := s.enc.BeginPass(&wgpu.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}); err != nil {
+			s.enc.Discard()
+			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		}
+		s.enc.EncodeTasks(g.tasks, i, i+1)
+		if s.enc.Commands >= s.nextSubmit {
+			s.flushLocked()
+		}
+	}
+	s.flushLocked()
+	raw := make([]byte, 16*n)
+	for k, set := range sets {
+		count := set.Count()
+		size := uint64(count) * 8
+		res, err := s.dev.NewBuffer((size+255)&^255, wgpu.UsageQueryResolve|wgpu.UsageCopySrc, "softgraph replay profile")
+		if err != nil {
+			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		}
+		st, err := s.staging(size)
+		if err == nil {
+			if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
+				err = s.enc.Copy(res, 0, st, 0, size)
+			}
+			if err != nil {
+				s.enc.Discard()
+			} else {
+				s.flushLocked()
+				err = s.dev.ReadMapped(context.Background(), st, 0, raw[16*dispatchesPerSet*k:][:size], s.lastSub)
+			}
+			s.stage = append(s.stage, st)
+		}
+		res.Release()
+		if err != nil {
+			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		}
+	}
+	if err := s.takeErrors(); err != nil {
+		return ReplayProfile{}, err
+	}
+	out := ReplayProfile{Method: ProfileTimestamps, Dispatches: make([]DispatchTime, n)}
+	for i, nd := range g.nodes {
+		b := binary.LittleEndian.Uint64(raw[16*i:])
+		e := binary.LittleEndian.Uint64(raw[16*i+8:])
+		var d time.Duration
+		if e > b {
+			d = time.Duration(float64(e-b) * period)
+		}
+		out.Dispatches[i] = DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d}
+		out.Total += d
+	}
+	return out, nil
+}
+
+// profileReplayWall times one replay between two idle points. It is
+// called with s.mu held and releases it.
+func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
+	sub, any := s.lastSub, s.submitted
+	s.mu.Unlock()
+	if any {
+		if err := s.dev.Wait(context.Background(), sub); err != nil {
+			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		}
+	}
+	s.mu.Lock()
+	start := time.Now()
+	err := s.replayLocked(g.tasks)
+	sub = s.lastSub
+	s.mu.Unlock()
+	if err != nil {
+		return ReplayProfile{}, err
+	}
+	if err := s.dev.Wait(context.Background(), sub); err != nil {
+		return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+	}
+	total := time.Since(start)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.takeErrors(); err != nil {
+		return ReplayProfile{}, err
+	}
+	return ReplayProfile{Method: ProfileWallClock, Total: total}, nil
+}

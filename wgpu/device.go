@@ -190,6 +190,12 @@ func (d *Device) Close() error {
 	registry.Unlock()
 	popNativeSink(d.id)
 	if d.lost.Load() == nil {
+		// Submit the queue's pending writes before dropping the device:
+		// wgpu-native v22 dropping a device with queue writes never
+		// submitted corrupts the next device created in the process (its
+		// first submission fails "a resource with a different device" and
+		// aborts). An empty submission flushes them.
+		d.queue.Submit()
 		d.dev.Poll(true, nil)
 	}
 	d.kernelsMu.Lock()
@@ -209,6 +215,9 @@ func (d *Device) Close() error {
 // fails with ErrClosed or ErrDeviceLost. On success the caller must call
 // d.leave() when done with the native handles.
 func (d *Device) enter(op string) error {
+	if d == nil {
+		return opError(op, ErrInvalidArgument, "device is nil")
+	}
 	d.closing.RLock()
 	if err := d.usable(op); err != nil {
 		d.closing.RUnlock()

@@ -564,3 +564,32 @@ func TestTimestampPeriodIsMeasured(t *testing.T) {
 	}
 	t.Logf("%s: %.4f ns/tick", d.Info(), p)
 }
+
+// TestClosingWithUnsubmittedWritesLeavesTheNextDeviceWorking: wgpu-native
+// v22 dropping a device whose queue writes were never submitted corrupts the
+// next device of the process (its first submission aborts with "a resource
+// with a different device"). Close submits pending writes first; without
+// that this test aborts the test binary.
+func TestClosingWithUnsubmittedWritesLeavesTheNextDeviceWorking(t *testing.T) {
+	for range 3 {
+		d, err := wgpu.Open(wgpu.Options{})
+		if err != nil {
+			t.Skip(err)
+		}
+		b, err := d.NewBuffer(64, wgpu.UsageStorage|wgpu.UsageCopyDst, "b")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Write(b, 0, make([]byte, 64)); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d := openDevice(t, wgpu.Options{})
+	if diff := cmp.Diff([]float32{2, 3}, runAddOne(t, d, []float32{1, 2})); diff != "" {
+		t.Fatalf("the next device computes (-want +got):\n%s", diff)
+	}
+}

@@ -104,6 +104,21 @@ func (l *TaskList) AppendIndirect(k *Kernel, g *BindGroup, b *Buffer, offset uin
 	t.offset = C.uint64_t(offset)
 }
 
+// Set replaces task i (0 ≤ i < Len) with a dispatch of k using g, with
+// either fixed counts (indirect nil) or counts read from indirect at offset.
+func (l *TaskList) Set(i int, k *Kernel, g *BindGroup, x, y, z uint32, indirect *Buffer, offset uint64) {
+	t := &unsafe.Slice(l.tasks, l.cap)[i]
+	*t = C.sg_task{}
+	t.pipeline = rawPipeline(k.pipeline)
+	t.group = rawBindGroup(g.bg)
+	if indirect != nil {
+		t.indirect = rawBuffer(indirect.buf)
+		t.offset = C.uint64_t(offset)
+	} else {
+		t.x, t.y, t.z = C.uint32_t(x), C.uint32_t(y), C.uint32_t(z)
+	}
+}
+
 // Free releases the C array; the list is empty afterwards. Idempotent.
 func (l *TaskList) Free() {
 	if l.tasks != nil {

@@ -1,0 +1,391 @@
+package recorder_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// TestGraphKeepsCallerBuffersAliveAfterTheirRelease: a graph holds a
+// reference to every buffer it binds, whoever allocated it. Releasing the
+// caller's in/out after capture must not hand their memory to new buffers:
+// sentinels stay untouched and the replay still computes into its own (now
+// graph-owned) memory, as a second graph reading that memory shows.
+func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
+	d, s := openStream(t)
+	add := kernel(t, d, addOneWGSL)
+	cp := kernel(t, d, copyWGSL)
+	in := upload(t, s, fill(64, 1))
+	out, _ := s.Empty(256)
+	result, _ := s.Empty(256)
+	compute := capture(t, s, func() {
+		if err := s.Launch(add, recorder.Groups(1, 1, 1), in, out, u32params(64)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	observe := capture(t, s, func() {
+		if err := s.Launch(cp, recorder.Groups(1, 1, 1), out, result); err != nil {
+			t.Fatal(err)
+		}
+	})
+	in.Release()
+	out.Release()
+	var sentinels []*recorder.Buffer
+	for range 6 {
+		sentinels = append(sentinels, upload(t, s, fill(64, -5)))
+	}
+	if err := compute.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	if err := observe.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	for _, sb := range sentinels {
+		wantEqual(t, "a sentinel allocated after the release", fill(64, -5), read(t, s, sb))
+	}
+	wantEqual(t, "the replay computed into the graph-owned out", fill(64, 2), read(t, s, result))
+}
+
+// TestRebindSwapsDoubleBufferedInputsWithoutRecapture: one captured step
+// reads from input A; rebinding A→B makes the same graph read B, then back.
+func TestRebindSwapsDoubleBufferedInputsWithoutRecapture(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(64, 10))
+	b := upload(t, s, fill(64, 20))
+	out, _ := s.Empty(256)
+	g := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, u32params(64)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := g.Replay(); err != nil { // also starts the pre-encoder, which Rebind must invalidate
+		t.Fatal(err)
+	}
+	wantEqual(t, "bound to a", fill(64, 11), read(t, s, out))
+	if err := g.Rebind(a, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "rebound to b", fill(64, 21), read(t, s, out))
+	if err := g.Rebind(b, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "rebound back to a", fill(64, 11), read(t, s, out))
+}
+
+// TestRebindServesTwoRequestsWithOneCapturedStep: the same graph serves two
+// requests by rebinding both its input and its output.
+func TestRebindServesTwoRequestsWithOneCapturedStep(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	cp := kernel(t, d, copyWGSL)
+	req1, out1 := upload(t, s, fill(64, 3)), upload(t, s, fill(64, 0))
+	req2, out2 := upload(t, s, fill(64, 7)), upload(t, s, fill(64, 0))
+	g := capture(t, s, func() {
+		if err := s.Launch(cp, recorder.Groups(1, 1, 1), req1, out1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), out1, f32params(2)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	serve := func(in, out *recorder.Buffer) []float32 {
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		return read(t, s, out)
+	}
+	wantEqual(t, "request 1", fill(64, 6), serve(req1, out1))
+	if err := g.Rebind(req1, req2); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Rebind(out1, out2); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "request 2 through the same graph", fill(64, 14), serve(req2, out2))
+	wantEqual(t, "request 1's output is no longer written", fill(64, 6), read(t, s, out1))
+}
+
+// TestRebindRefusesWhatWouldBreakTheGraph: size mismatch, a buffer the graph
+// does not bind, a released or nil new buffer, a usage conflict and a
+// recording stream are each refused, and the graph is unchanged.
+func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(64, 1))
+	out, _ := s.Empty(256)
+	other, _ := s.Empty(256)
+	small, _ := s.Empty(128)
+	gone, _ := s.Empty(256)
+	gone.Release()
+	g := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, u32params(64)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	cases := []struct {
+		name     string
+		old, new *recorder.Buffer
+		want     error
+		msg      string
+	}{
+		{"size", a, small, wgpu.ErrInvalidArgument, "128 bytes"},
+		{"not bound", other, small, wgpu.ErrInvalidArgument, "old is 256"},
+		{"not bound same size", other, gone, wgpu.ErrReleased, "new buffer"},
+		{"unbound old", other, upload(t, s, fill(64, 0)), wgpu.ErrInvalidArgument, "does not bind the old buffer"},
+		{"nil new", a, nil, wgpu.ErrInvalidArgument, "new buffer is nil"},
+		{"nil old", nil, a, wgpu.ErrInvalidArgument, "old buffer is nil"},
+		{"conflict", a, out, wgpu.ErrInvalidArgument, "read-write and read-only"},
+	}
+	for _, c := range cases {
+		err := g.Rebind(c.old, c.new)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: want %v mentioning %q, got %v", c.name, c.want, c.msg, err)
+		}
+	}
+	if err := s.GraphPrepare(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Rebind(a, other); !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Errorf("Rebind while recording must be refused with ErrGraphState, got %v", err)
+	}
+	g2, err := s.EndCapture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2.Release()
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "after refused rebinds the graph is unchanged (warmup + replay)", fill(64, 2), read(t, s, out))
+}
+
+// TestCaptureScopeRecordsAStepAndAbortsCleanly: s.Capture runs the step as
+// warmup and as the recording; a step error (either run) is returned
+// wrapped and leaves the stream in NoCapture, usable and re-capturable.
+func TestCaptureScopeRecordsAStepAndAbortsCleanly(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	x := upload(t, s, fill(16, 1))
+	step := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)) }
+	g, err := s.Capture(step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "warmup ×2, replay ×2", fill(16, 4), read(t, s, x))
+
+	boom := errors.New("boom")
+	for _, failOn := range []int{1, 2} {
+		calls := 0
+		_, err := s.Capture(func() error {
+			calls++
+			if err := step(); err != nil {
+				return err
+			}
+			if calls == failOn {
+				return boom
+			}
+			return recorder.WriteSlice(s, x, 0, fill(16, 1)) // rejected lazily while recording
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("a step failing on run %d: want the step's error wrapped, got %v", failOn, err)
+		}
+		wantEqual(t, "state after the aborted scope", lifecycle.NoCapture, s.State())
+		if err := s.Sync(); err != nil {
+			t.Fatalf("the aborted window's rejected writes must not leak into the next sync: %v", err)
+		}
+	}
+	if _, err := s.Capture(nil); !errors.Is(err, wgpu.ErrInvalidArgument) {
+		t.Fatalf("Capture(nil) must be refused, got %v", err)
+	}
+}
+
+// TestReplayWhileRecordingAppendsAChildGraph: replaying a sealed graph on
+// its recording stream appends its dispatches; the new graph pins what the
+// child pins, so it still works after the child is released.
+func TestReplayWhileRecordingAppendsAChildGraph(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	x := upload(t, s, fill(16, 1))
+	child := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(3)); err != nil {
+			t.Fatal(err)
+		}
+	}) // x = 3
+	parent := capture(t, s, func() {
+		if err := child.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+			t.Fatal(err)
+		}
+	}) // warmup: x = 3·3·2 = 18
+	if parent.Len() != 2 {
+		t.Fatalf("the parent holds the child's dispatch and its own: Len %d, want 2", parent.Len())
+	}
+	child.Release()
+	if err := parent.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "parent replay after the child's release", fill(16, 108), read(t, s, x))
+}
+
+// TestSeveralGraphsReplayOnlyTheirOwnDispatches: two workloads captured on
+// one stream, replays interleaved; each replays only itself.
+func TestSeveralGraphsReplayOnlyTheirOwnDispatches(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	x := upload(t, s, fill(16, 1))
+	y := upload(t, s, fill(16, 1))
+	gx := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	gy := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, f32params(3)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, f32params(3)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, g := range []*recorder.Graph{gx, gy, gx, gx, gy} {
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantEqual(t, "x: warmup ×2, 3 replays ×2", fill(16, 16), read(t, s, x))
+	wantEqual(t, "y: warmup ×9, 2 replays ×9", fill(16, 729), read(t, s, y))
+	wantEqual(t, "live graphs in MemoryStats", 2, s.MemoryStats().Graphs)
+}
+
+// TestGraphDescribesItselfAsTextAndDOT: a 3-kernel chain a→b→c→a shows its
+// kernels, buffers and read-after-write edges.
+func TestGraphDescribesItselfAsTextAndDOT(t *testing.T) {
+	d, s := openStream(t)
+	add := kernel(t, d, addOneWGSL)
+	scale := kernel(t, d, scaleWGSL)
+	a := upload(t, s, fill(64, 1))
+	b, _ := s.Empty(256)
+	c, _ := s.Empty(1024)
+	g := capture(t, s, func() {
+		for _, err := range []error{
+			s.Launch(add, recorder.Groups(1, 1, 1), a, b, u32params(64)),
+			s.Launch(scale, recorder.Groups(4, 1, 1), b, f32params(2)),
+			s.Launch(add, recorder.Groups(1, 1, 1), b, c, u32params(64)),
+		} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	var dot bytes.Buffer
+	if err := g.WriteDOT(&dot); err != nil {
+		t.Fatal(err)
+	}
+	want := `digraph softgraph {
+  node [shape=box, fontname="monospace"];
+  d0 [label="0: main\ngroups 1×1×1"];
+  d1 [label="1: main\ngroups 4×1×1"];
+  d0 -> d1 [label="b1"];
+  d2 [label="2: main\ngroups 1×1×1"];
+  d1 -> d2 [label="b1"];
+}
+`
+	wantEqual(t, "DOT of a 3-kernel chain", want, dot.String())
+	str := g.String()
+	for _, part := range []string{"3 dispatches", "main ×2", "main#2 ×1", "b0 256 B", "b1 256 B", "b2 1024 B", "params: 2 (32 B)"} {
+		if !strings.Contains(str, part) {
+			t.Errorf("String() = %q, want it to contain %q", str, part)
+		}
+	}
+}
+
+// TestProfileReplayTimesEveryDispatch: per-dispatch GPU times with kernel
+// names where timestamps exist, the whole replay otherwise.
+func TestProfileReplayTimesEveryDispatch(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, addOneWGSL)
+	a := upload(t, s, fill(4096, 0))
+	b, _ := s.Empty(a.Size())
+	g := capture(t, s, func() { chain(t, s, k, a, b, 6, 4096) })
+	p, err := s.ProfileReplay(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(p.Total > 0) {
+		t.Fatalf("total GPU time must be positive: %+v", p)
+	}
+	if d.Info().Timestamps {
+		if p.Method != recorder.ProfileTimestamps || len(p.Dispatches) != 6 {
+			t.Fatalf("with timestamps: want 6 timed dispatches, got %v with %d", p.Method, len(p.Dispatches))
+		}
+		for i, dt := range p.Dispatches {
+			if dt.Index != i || dt.Kernel != "main" || dt.Dispatch != "groups 64×1×1" {
+				t.Errorf("dispatch %d described as %+v", i, dt)
+			}
+		}
+	} else if p.Method != recorder.ProfileWallClock {
+		t.Fatalf("without timestamps the fallback must say so: %v", p.Method)
+	}
+	wantEqual(t, "the profiled replay computed (warmup 6 + replay 6)", fill(4096, 12), read(t, s, a))
+}
+
+// TestMemoryStatsAccountForPoolsGraphsAndParams: the numbers add up and the
+// pool-growth debug line carries them.
+func TestMemoryStatsAccountForPoolsGraphsAndParams(t *testing.T) {
+	var logs bytes.Buffer
+	d, s := openStream(t, recorder.WithLogger(zerolog.New(&logs).Level(zerolog.DebugLevel)))
+	k := kernel(t, d, scaleWGSL)
+	x, _ := s.Empty(4096)
+	y, _ := s.Empty(100)
+	m := s.MemoryStats()
+	if m.Pages != 2 || m.Reserved != 4096+256 || m.InUse != m.Reserved || m.Free != 0 {
+		t.Fatalf("two live buffers (4096 B and a 256 B class): %+v", m)
+	}
+	y.Release()
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	m = s.MemoryStats()
+	if m.Free != 256 || m.InUse != 4096 {
+		t.Fatalf("a released buffer is free memory: %+v", m)
+	}
+	g := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	m = s.MemoryStats()
+	if m.Graphs != 1 || m.GraphPinned != 4096 || len(m.PerGraph) != 1 || m.PerGraph[0].Pinned < 4096 || m.ParamsEntries != 1 || m.Params == 0 {
+		t.Fatalf("one graph pinning x and one params slot: %+v", m)
+	}
+	g.Release()
+	if m := s.MemoryStats(); m.Graphs != 0 || m.GraphPinned != 0 {
+		t.Fatalf("a released graph pins nothing: %+v", m)
+	}
+	if !strings.Contains(logs.String(), `"message":"pool grew"`) || !strings.Contains(logs.String(), `"reserved":`) {
+		t.Fatalf("pool growth must be logged with the accounting; log:\n%s", logs.String())
+	}
+}
