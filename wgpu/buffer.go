@@ -52,7 +52,7 @@ func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, err
 	}
 	var buf *wgpu.Buffer
 	var berr error
-	typ, msg := scopedError(d.dev, func() {
+	typ, msg := scopedError(d, func() {
 		buf, berr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
 	})
 	if berr != nil {
@@ -113,7 +113,7 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 	}
 	status := wgpu.BufferMapAsyncStatus(0xffff)
 	var merr error
-	typ, msg := scopedError(d.dev, func() {
+	typ, msg := scopedError(d, func() {
 		merr = b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status = st })
 	})
 	if merr != nil {
@@ -133,8 +133,10 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + status.String()}
 	}
 	copy(dst, b.buf.GetMappedRange(uint(offset), uint(size)))
-	if err := b.buf.Unmap(); err != nil {
-		return validationError("ReadMapped", err)
+	var uerr error
+	scopedError(d, func() { uerr = b.buf.Unmap() })
+	if uerr != nil {
+		return validationError("ReadMapped", uerr)
 	}
 	return nil
 }

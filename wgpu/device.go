@@ -61,6 +61,13 @@ type Device struct {
 	kernelsMu sync.Mutex
 	kernels   map[kernelKey]*Kernel // owned; released by Close
 
+	// scopeMu serialises WebGPU error scopes. wgpu-native keeps one scope
+	// stack per device, not per thread: a push…pop on two goroutines at
+	// once would swap their errors, and a Finish whose error landed in
+	// another goroutine's scope would hand out an invalid command buffer,
+	// whose submission aborts the process. Every scoped call holds it.
+	scopeMu sync.Mutex
+
 	errMu      sync.Mutex
 	uncaptured []error // device errors no scope caught, oldest first; drained by TakeErrors
 
@@ -334,7 +341,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 		return nil
 	}
 	var werr error
-	typ, msg := scopedError(d.dev, func() { werr = d.queue.WriteBuffer(b.buf, offset, data) })
+	typ, msg := scopedError(d, func() { werr = d.queue.WriteBuffer(b.buf, offset, data) })
 	if werr != nil {
 		return validationError("Write", werr)
 	}

@@ -53,7 +53,7 @@ func (d *Device) NewBindGroup(k *Kernel, bindings []Binding) (*BindGroup, error)
 	}
 	var bg *wgpu.BindGroup
 	var berr error
-	typ, msg := scopedError(d.dev, func() {
+	typ, msg := scopedError(d, func() {
 		bg, berr = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: entries})
 	})
 	if berr != nil {
@@ -118,7 +118,9 @@ func (e *Encoder) begin(op string) error {
 		return err
 	}
 	defer e.dev.leave()
+	e.dev.scopeMu.Lock()
 	e.enc = C.sg_encoder(e.raw, e.cerr.c)
+	e.dev.scopeMu.Unlock()
 	if e.enc == nil {
 		if e.cerr.failed() {
 			return e.cerr.err(op)
@@ -214,7 +216,9 @@ func (e *Encoder) EndPass() error {
 	if e.pass == nil {
 		return nil
 	}
+	e.dev.scopeMu.Lock()
 	C.sg_pass_end(e.raw, e.pass, e.cerr.c)
+	e.dev.scopeMu.Unlock()
 	e.pass, e.last = nil, nil
 	if e.cerr.failed() {
 		return e.cerr.err("Pass.End")
@@ -243,7 +247,9 @@ func (e *Encoder) Copy(src *Buffer, srcOffset uint64, dst *Buffer, dstOffset, si
 	if err := e.EndPass(); err != nil {
 		return err
 	}
+	e.dev.scopeMu.Lock()
 	C.sg_copy(e.raw, e.enc, rawBuffer(src.buf), C.uint64_t(srcOffset), rawBuffer(dst.buf), C.uint64_t(dstOffset), C.uint64_t(size), e.cerr.c)
+	e.dev.scopeMu.Unlock()
 	if e.cerr.failed() {
 		return e.cerr.err("Copy")
 	}
@@ -265,7 +271,9 @@ func (e *Encoder) ResolveQueries(set *QuerySet, first, count uint32, dst *Buffer
 	if err := e.EndPass(); err != nil {
 		return err
 	}
+	e.dev.scopeMu.Lock()
 	C.sg_resolve(e.raw, e.enc, rawQuerySet(set.qs), C.uint32_t(first), C.uint32_t(count), rawBuffer(dst.buf), C.uint64_t(offset), e.cerr.c)
+	e.dev.scopeMu.Unlock()
 	if e.cerr.failed() {
 		return e.cerr.err("ResolveQueries")
 	}
@@ -295,7 +303,9 @@ func (e *Encoder) Finish() (CommandBuffer, error) {
 		return CommandBuffer{}, nil
 	}
 	passErr := e.EndPass()
+	e.dev.scopeMu.Lock()
 	cb := C.sg_finish(e.raw, e.enc, e.cerr.c)
+	e.dev.scopeMu.Unlock()
 	e.enc = nil
 	e.Commands = 0
 	e.dev.live.encoders.Add(-1)
@@ -331,7 +341,9 @@ func (e *Encoder) Release() {
 // encoder and its pass) and leaves the Encoder ready for new commands.
 func (e *Encoder) Discard() {
 	if e.pass != nil {
+		e.dev.scopeMu.Lock()
 		C.sg_pass_end(e.raw, e.pass, e.cerr.c)
+		e.dev.scopeMu.Unlock()
 		e.pass, e.last = nil, nil
 	}
 	if e.enc != nil {
@@ -376,7 +388,7 @@ func (d *Device) NewTimestampQueries(count uint32) (*QuerySet, error) {
 	}
 	var qs *wgpu.QuerySet
 	var qerr error
-	typ, msg := scopedError(d.dev, func() {
+	typ, msg := scopedError(d, func() {
 		qs, qerr = d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: count})
 	})
 	if qerr != nil {

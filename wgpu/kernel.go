@@ -142,7 +142,7 @@ func (d *Device) compile(source, entry string) (_ *Kernel, err error) {
 		}
 	}()
 	var cerr error
-	typ, msg := scopedError(d.dev, func() {
+	typ, msg := scopedError(d, func() {
 		k.module, cerr = d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 			Label:          entry,
 			WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: source},
@@ -171,13 +171,13 @@ func (d *Device) compile(source, entry string) (_ *Kernel, err error) {
 			Buffer:     wgpu.BufferBindingLayout{Type: t},
 		}
 	}
-	typ, msg = scopedError(d.dev, func() {
+	typ, msg = scopedError(d, func() {
 		k.layout, cerr = d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: entry, Entries: entries})
 	})
 	if err := compileFailure(entry, cerr, typ, msg); err != nil {
 		return nil, err
 	}
-	typ, msg = scopedError(d.dev, func() {
+	typ, msg = scopedError(d, func() {
 		k.playout, cerr = d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{
 			Label:            entry,
 			BindGroupLayouts: []*wgpu.BindGroupLayout{k.layout},
@@ -186,7 +186,7 @@ func (d *Device) compile(source, entry string) (_ *Kernel, err error) {
 	if err := compileFailure(entry, cerr, typ, msg); err != nil {
 		return nil, err
 	}
-	typ, msg = scopedError(d.dev, func() {
+	typ, msg = scopedError(d, func() {
 		k.pipeline, cerr = d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 			Label:   entry,
 			Layout:  k.playout,

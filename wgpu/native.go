@@ -104,10 +104,13 @@ func requestDevice(a *wgpu.Adapter, features []wgpu.FeatureName, id uintptr) (*w
 }
 
 // scopedError runs f inside an out-of-memory error scope and returns what
-// it caught (validation is caught by cogentcore's scope inside f). It turns errors that would otherwise reach the uncaptured handler into
+// it caught (validation is caught by cogentcore's scope inside f). It holds
+// the device's scope lock throughout (see Device.scopeMu). It turns errors that would otherwise reach the uncaptured handler into
 // an error at the call that caused them.
-func scopedError(d *wgpu.Device, f func()) (ErrorType, string) {
-	ref := deviceRef(d)
+func scopedError(d *Device, f func()) (ErrorType, string) {
+	d.scopeMu.Lock()
+	defer d.scopeMu.Unlock()
+	ref := deviceRef(d.dev)
 	C.sg_push_oom(ref)
 	f()
 	e := newNativeErr()
