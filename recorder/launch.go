@@ -21,6 +21,14 @@ type Params []byte
 
 func (Params) isArg() {}
 
+// ParamsOf packs values as a Params uniform, little-endian, in order: the
+// layout of a WGSL struct whose fields are all 4-byte scalars (u32, i32,
+// f32) — ParamsOf[uint32](n, 0, 0, 0) for struct { n: u32, ... }. Mixed
+// types go through the byte form: Params(b).
+func ParamsOf[T ~int32 | ~uint32 | ~float32](v ...T) Params {
+	return append(Params(nil), asBytes(v)...)
+}
+
 // Dispatch is how many workgroups a launch runs: Groups(x, y, z) counts
 // fixed now, or Indirect(buf, offset) counts the GPU reads from a buffer
 // when the dispatch executes (also when a graph replays it).

@@ -377,3 +377,8 @@ func TestClosedStreamRefusesEverything(t *testing.T) {
 		t.Fatalf("Close releases every native object of the stream: %+v", live)
 	}
 }
+
+func TestParamsOfPacksLittleEndianWords(t *testing.T) {
+	wantEqual(t, "ParamsOf[uint32](1, 258)", recorder.Params{1, 0, 0, 0, 2, 1, 0, 0}, recorder.ParamsOf[uint32](1, 258))
+	wantEqual(t, "ParamsOf[float32](1)", recorder.Params{0, 0, 0x80, 0x3f}, recorder.ParamsOf[float32](1))
+}

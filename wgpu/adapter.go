@@ -134,7 +134,7 @@ type AdapterInfo struct {
 }
 
 // String is a one-line description fit for a benchmark header, e.g.
-// "NVIDIA H200 (vulkan, discrete, driver 565.57.01, timestamps)".
+// "NVIDIA H200 [vulkan, discrete, timestamps]".
 func (a AdapterInfo) String() string {
 	var extra []string
 	extra = append(extra, a.Backend.String(), a.Type.String())
@@ -144,7 +144,7 @@ func (a AdapterInfo) String() string {
 	if a.Timestamps {
 		extra = append(extra, "timestamps")
 	}
-	return fmt.Sprintf("%s (%s)", a.Name, strings.Join(extra, ", "))
+	return fmt.Sprintf("%s [%s]", a.Name, strings.Join(extra, ", "))
 }
 
 func infoOf(a *wgpu.Adapter) AdapterInfo {
