@@ -44,7 +44,10 @@ type Dispatch struct {
 func Groups(x, y, z uint32) Dispatch { return Dispatch{x: x, y: y, z: z} }
 
 // Indirect dispatches the three little-endian u32 counts stored in buf at
-// offset (a multiple of 4).
+// offset (a multiple of 4). The counts are read by the GPU when the
+// dispatch runs; WebGPU does not check them against the device's limits,
+// so keeping them within maxComputeWorkgroupsPerDimension is the caller's
+// job.
 func Indirect(buf *Buffer, offset uint64) Dispatch {
 	return Dispatch{isIndirect: true, indirect: buf, offset: offset}
 }

@@ -16,7 +16,7 @@
 // pre-encoding off (recorder.WithPreEncode(false)), encoding every dispatch
 // on the caller's goroutine in submission chunks.
 //
-// A warm-up round per path is not counted. It reports the median over
+// Three warm-up rounds per path are not counted. It reports the median over
 // rounds and the min–max spread, the enqueue time of eager and replay (until
 // the call returns, before the sync), share = eager enqueue / eager e2e, the
 // capture time, and the ratios eager/replay, replay/raw, replay/gpu. Every
@@ -196,7 +196,10 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	var enq = map[string][]time.Duration{}
 	start := time.Now()
 	rounds := 0
-	for round := -1; round < o.rounds; round++ {
+	// Three uncounted warm-up rounds: the first passes on a GPU also pay for
+	// clock ramp-up and first-use allocations.
+	const warmup = 3
+	for round := -warmup; round < o.rounds; round++ {
 		if round >= 3 && time.Since(start) > o.budget {
 			break
 		}

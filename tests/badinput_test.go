@@ -1,0 +1,799 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// matrixRig is the world the bad-input matrix runs in: the stream under
+// test, the known-good buffers its proof computes with, and one of every
+// kind of bad argument (released, closed, foreign, oversized).
+type matrixRig struct {
+	d         *wgpu.Device     // the device under test
+	other     *wgpu.Device     // a second open device: the source of foreign objects
+	closedDev *wgpu.Device     // closed before the cases run
+	lostDev   *wgpu.Device     // lost (InjectLoss) before the cases run
+	s         *recorder.Stream // the stream under test
+	s2        *recorder.Stream // a second live stream on d
+	closedS   *recorder.Stream // a closed stream on d
+
+	k, foreignK, closedDevK, copyK *wgpu.Kernel
+
+	a, b      *recorder.Buffer // the proof's ping-pong pair (64 floats)
+	x, y      *recorder.Buffer // 64-byte arguments
+	ind       *recorder.Buffer // a 16-byte indirect buffer holding (1,1,1)
+	odd       *recorder.Buffer // 12 bytes: not a whole number of float64s
+	released  *recorder.Buffer
+	foreign   *recorder.Buffer // from a stream of other
+	closedBuf *recorder.Buffer // from closedS
+	orphan    *recorder.Buffer // from closedS, released by a case
+	bigUni    *recorder.Buffer // one word over maxUniformBufferBindingSize
+	bigStore  *recorder.Buffer // one word over maxStorageBufferBindingSize
+
+	releasedGraph, closedGraph, s2Graph *recorder.Graph
+	staleTok, otherTok, runningTok      recorder.ProfileToken
+
+	elems uint32
+}
+
+// copyWGSL: dst = src (both 64 bytes in the matrix).
+const copyWGSL = `
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&dst)) { dst[id.x] = src[id.x]; }
+}
+`
+
+func newMatrixRig(t *testing.T) *matrixRig {
+	r := &matrixRig{elems: 64}
+	r.d = openDevice(t)
+	r.s = newStream(t, r.d)
+	r.s2 = newStream(t, r.d)
+	r.other = openDevice(t)
+	otherS := newStream(t, r.other)
+	r.closedDev = openDevice(t)
+	r.closedDevK = kernel(t, r.closedDev, addOneWGSL)
+	if err := r.closedDev.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r.lostDev = openDevice(t)
+	r.lostDev.InjectLoss("bad-input matrix")
+
+	r.k = kernel(t, r.d, addOneWGSL)
+	r.copyK = kernel(t, r.d, copyWGSL)
+	r.foreignK = kernel(t, r.other, addOneWGSL)
+	r.a = upload(t, r.s, fill(64, 0))
+	r.b = empty(t, r.s, 256)
+	r.x = upload(t, r.s, fill(16, 1))
+	r.y = empty(t, r.s, 64)
+	ind, err := r.s.Upload(u32params(1, 1, 1, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ind = ind
+	r.odd = empty(t, r.s, 12)
+	r.released = empty(t, r.s, 64)
+	r.released.Release()
+	r.foreign = empty(t, otherS, 64)
+	lim := r.d.Info().Limits
+	r.bigUni = empty(t, r.s, lim.MaxUniformBufferBindingSize+4)
+	r.bigStore = empty(t, r.s, lim.MaxStorageBufferBindingSize+4)
+
+	r.closedS = newStream(t, r.d)
+	r.closedBuf = empty(t, r.closedS, 64)
+	r.orphan = empty(t, r.closedS, 64)
+	cx := upload(t, r.closedS, fill(16, 0))
+	r.closedGraph = capture(t, r.closedS, func() {
+		if err := r.closedS.Launch(r.copyK, recorder.Groups(1, 1, 1), cx, r.closedBuf); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := r.closedS.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	sx := upload(t, r.s2, fill(16, 0))
+	r.s2Graph = capture(t, r.s2, func() {
+		if err := r.s2.Launch(r.copyK, recorder.Groups(1, 1, 1), sx, empty(t, r.s2, 64)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.releasedGraph = capture(t, r.s, func() {
+		if err := r.s.Launch(r.copyK, recorder.Groups(1, 1, 1), r.x, r.y); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.releasedGraph.Release()
+
+	for _, p := range []struct {
+		s   *recorder.Stream
+		tok *recorder.ProfileToken
+	}{{r.s, &r.staleTok}, {r.s2, &r.otherTok}} {
+		tok, err := p.s.StartProfile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.s.EndProfile(tok); err != nil {
+			t.Fatal(err)
+		}
+		*p.tok = tok
+	}
+	// The stream has submitted work before the first case, so a cancelled
+	// context meets a real wait.
+	r.enter(t, lifecycle.NoCapture, 0)
+	r.prove(t, lifecycle.NoCapture, 0, false)
+	return r
+}
+
+// enter writes the proof's input and moves the stream into st. In Capture
+// the warmup has run and the window is open.
+func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
+	t.Helper()
+	if err := recorder.WriteSlice(r.s, r.a, 0, ramp(int(r.elems), base)); err != nil {
+		t.Fatalf("writing the proof's input: %v", err)
+	}
+	if st == lifecycle.NoCapture {
+		return
+	}
+	if err := r.s.GraphPrepare(); err != nil {
+		t.Fatalf("GraphPrepare: %v", err)
+	}
+	if st == lifecycle.Capture {
+		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+			t.Fatalf("warmup: %v", err)
+		}
+		if err := r.s.BeginCapture(); err != nil {
+			t.Fatalf("BeginCapture: %v", err)
+		}
+	}
+}
+
+// prove finishes what enter started and checks the stream still computes:
+// in NoCapture an add-one chain runs eagerly; in Prepare the warmup runs
+// and a capture of it is sealed and replayed; in Capture the window records
+// the chain, seals (or, poisoned by a write inside the window, fails to
+// seal) and replays. The chain adds 2 per run, so a reads base+2 or base+4.
+func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poisoned bool) {
+	t.Helper()
+	runs := float32(1)
+	if st == lifecycle.Prepare {
+		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+			t.Fatalf("warmup after the refused call: %v", err)
+		}
+		if err := r.s.BeginCapture(); err != nil {
+			t.Fatalf("BeginCapture after the refused call: %v", err)
+		}
+	}
+	if st != lifecycle.NoCapture {
+		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+			t.Fatalf("recording after the refused call: %v", err)
+		}
+		g, err := r.s.EndCapture()
+		if poisoned {
+			wantErr(t, "a write inside the window makes EndCapture fail", err, []error{lifecycle.ErrGraphState}, "write")
+			if g != nil {
+				t.Fatalf("a failed EndCapture must return no graph")
+			}
+		} else {
+			if err != nil {
+				t.Fatalf("a refused call must not poison the capture: EndCapture: %v", err)
+			}
+			if g.Len() != 2 {
+				g.Release()
+				t.Fatalf("a refused call must record nothing: the graph holds %d dispatches, want the proof's 2", g.Len())
+			}
+			err = g.Replay()
+			g.Release() // the enqueued replay still computes
+			if err != nil {
+				t.Fatalf("Replay: %v", err)
+			}
+			runs++
+		}
+	} else if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+		t.Fatalf("launching after the refused call: %v", err)
+	}
+	got, err := recorder.ReadSlice[float32](r.s, r.a)
+	if err != nil {
+		t.Fatalf("a refused call must leave nothing queued: Read: %v", err)
+	}
+	wantEqual(t, "the stream still computes after the refused call", plus(ramp(int(r.elems), base), 2*runs), got)
+	wantState(t, "after the proof", r.s, lifecycle.NoCapture)
+	if n := r.s.MemoryStats().Graphs; n != 0 {
+		t.Fatalf("a refused call must leave no graph behind: %d live graphs", n)
+	}
+}
+
+// reset brings the stream back to NoCapture after a subtest that failed
+// half-way, so one failure does not cascade through the matrix.
+func (r *matrixRig) reset() {
+	if r.runningTok != (recorder.ProfileToken{}) {
+		_, _ = r.s.EndProfile(r.runningTok)
+		r.runningTok = recorder.ProfileToken{}
+	}
+	switch r.s.State() {
+	case lifecycle.Prepare:
+		_ = r.s.BeginCapture()
+		fallthrough
+	case lifecycle.Capture:
+		if g, err := r.s.EndCapture(); err == nil {
+			g.Release()
+		}
+	}
+	_ = r.s.Sync()
+}
+
+// expect is what one call must return: nil when is is empty, else an error
+// wrapping each of is, matching as (when set) and naming each fragment of
+// msg. poisons: the call returns nil inside the window but EndCapture must
+// then fail.
+type expect struct {
+	is      []error
+	msg     []string
+	as      func(error) bool
+	asName  string
+	poisons bool
+}
+
+func errorAs[T error]() (func(error) bool, string) {
+	var zero T
+	return func(err error) bool { var target T; return errors.As(err, &target) }, fmt.Sprintf("%T", zero)
+}
+
+func wantIs(is error, msg ...string) expect { return expect{is: []error{is}, msg: msg} }
+
+var (
+	noError    = expect{}
+	poisonsEnd = expect{poisons: true}
+)
+
+// badCase is one row of the matrix: a call with a bad argument (or in a
+// state that refuses it), and what it must return.
+type badCase struct {
+	entry string
+	name  string
+	// states the call is made in; nil means all three. Calls that do not
+	// involve a stream (Open, New, Device) run once.
+	states []lifecycle.State
+	do     func(t *testing.T, r *matrixRig) error
+	want   expect
+	// inCapture, when set, replaces want while recording.
+	inCapture *expect
+	// before runs in NoCapture before the stream enters the state; after
+	// runs once the proof has brought it back.
+	before, after func(t *testing.T, r *matrixRig)
+	// bug, when set, names an open library bug that makes this case fail;
+	// the case is skipped with it (see bugs_test.go).
+	bug string
+}
+
+var (
+	allStates    = []lifecycle.State{lifecycle.NoCapture, lifecycle.Prepare, lifecycle.Capture}
+	once         = []lifecycle.State{lifecycle.NoCapture}
+	onlyCapture  = []lifecycle.State{lifecycle.Capture}
+	notRecording = []lifecycle.State{lifecycle.NoCapture, lifecycle.Prepare}
+	notNoCapture = []lifecycle.State{lifecycle.Prepare, lifecycle.Capture}
+	errPanicked  = errors.New("panicked")
+)
+
+func graphState(msg ...string) *expect {
+	e := wantIs(lifecycle.ErrGraphState, msg...)
+	return &e
+}
+
+func badCases() []badCase {
+	const huge = math.MaxUint64
+	const hugeAligned = math.MaxUint64 &^ 3
+	var nilStream *recorder.Stream
+	var nilDevice *wgpu.Device
+	var nilGraph *recorder.Graph
+	var nilBuffer *recorder.Buffer
+	launch := func(r *matrixRig, d recorder.Dispatch, args ...recorder.Arg) error {
+		return r.s.Launch(r.k, d, args...)
+	}
+	g1 := recorder.Groups(1, 1, 1)
+	p := u32params(16)
+	openErr := func(d *wgpu.Device, err error) error {
+		if d != nil {
+			_ = d.Close()
+			return fmt.Errorf("Open returned a device with its error %v", err)
+		}
+		return err
+	}
+	adapterErr, adapterName := errorAs[*wgpu.AdapterError]()
+	compileErr, compileName := errorAs[*wgpu.CompileError]()
+	noAdapter := func(msg ...string) expect {
+		return expect{is: []error{wgpu.ErrNoAdapter}, msg: msg, as: adapterErr, asName: adapterName}
+	}
+	compile := func(msg ...string) expect {
+		return expect{is: []error{wgpu.ErrCompile}, msg: msg, as: compileErr, asName: compileName}
+	}
+	kernelOf := func(src, entry string) func(*testing.T, *matrixRig) error {
+		return func(_ *testing.T, r *matrixRig) error { _, err := r.d.Kernel(src, entry); return err }
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	return []badCase{
+		// wgpu.Open
+		{entry: "wgpu.Open", name: "adapter matching nothing", states: once, want: noAdapter(`adapter="no-such-adapter-7f3a"`),
+			do: func(_ *testing.T, _ *matrixRig) error {
+				return openErr(wgpu.Open(wgpu.Options{Adapter: "no-such-adapter-7f3a", IgnoreEnv: true}))
+			}},
+		{entry: "wgpu.Open", name: "backend out of range", states: once, want: noAdapter("Backend(200)"),
+			do: func(_ *testing.T, _ *matrixRig) error {
+				return openErr(wgpu.Open(wgpu.Options{Backend: wgpu.Backend(200), IgnoreEnv: true}))
+			}},
+		{entry: "wgpu.Open", name: "fallback adapter matching nothing", states: once, want: noAdapter("fallback=true", `adapter="no-such-adapter-7f3a"`),
+			do: func(_ *testing.T, _ *matrixRig) error {
+				return openErr(wgpu.Open(wgpu.Options{Adapter: "no-such-adapter-7f3a", ForceFallback: true, IgnoreEnv: true}))
+			}},
+		{entry: "wgpu.Open", name: "SOFTGRAPH_BACKEND unknown", states: once, want: wantIs(wgpu.ErrInvalidArgument, `SOFTGRAPH_BACKEND="bogus"`),
+			do: func(t *testing.T, _ *matrixRig) error {
+				t.Setenv("SOFTGRAPH_BACKEND", "bogus")
+				return openErr(wgpu.Open(wgpu.Options{}))
+			}},
+
+		// wgpu.Device
+		{entry: "wgpu.Device", name: "Err of nil device", states: once, want: wantIs(wgpu.ErrInvalidArgument, "device is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilDevice.Err() }},
+		{entry: "wgpu.Device", name: "Close of nil device", states: once, want: noError, bug: bugNilDeviceClose,
+			do: func(_ *testing.T, _ *matrixRig) error { return nilDevice.Close() }},
+		{entry: "wgpu.Device", name: "Err of closed device", states: once, want: wantIs(wgpu.ErrClosed),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedDev.Err() }},
+		{entry: "wgpu.Device", name: "second Close", states: once, want: noError,
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedDev.Close() }},
+		{entry: "wgpu.Device", name: "Err of lost device", states: once, want: wantIs(wgpu.ErrDeviceLost, "bad-input matrix"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.lostDev.Err() }},
+
+		// Device.Kernel
+		{entry: "Device.Kernel", name: "nil device", want: wantIs(wgpu.ErrInvalidArgument, "Kernel", "device is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilDevice.Kernel(addOneWGSL, "main"); return err }},
+		{entry: "Device.Kernel", name: "closed device", want: wantIs(wgpu.ErrClosed, "Kernel"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedDev.Kernel(addOneWGSL, "main"); return err }},
+		{entry: "Device.Kernel", name: "lost device", want: wantIs(wgpu.ErrDeviceLost, "Kernel"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.lostDev.Kernel(addOneWGSL, "main"); return err }},
+		{entry: "Device.Kernel", name: "empty source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf("", "main")},
+		{entry: "Device.Kernel", name: "blank source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf(" \n\t", "main")},
+		{entry: "Device.Kernel", name: "empty entry", want: wantIs(wgpu.ErrInvalidArgument, `entry=""`), do: kernelOf(addOneWGSL, "")},
+		{entry: "Device.Kernel", name: "syntax error", want: compile(`entry "main"`, "expected"), do: kernelOf("fn main( {", "main")},
+		{entry: "Device.Kernel", name: "missing entry point", want: compile(`no @compute entry point named "nope"`), do: kernelOf(addOneWGSL, "nope")},
+		{entry: "Device.Kernel", name: "binding outside group 0", want: compile("@group(1)"),
+			do: kernelOf("@group(1) @binding(0) var<storage, read_write> a: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = 1.0; }", "main")},
+		{entry: "Device.Kernel", name: "binding numbers with a gap", want: compile("@binding(1) is missing"),
+			do: kernelOf("@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n@group(0) @binding(2) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = b[0]; }", "main")},
+		{entry: "Device.Kernel", name: "texture binding", want: compile("not a storage or uniform buffer"),
+			do: kernelOf("@group(0) @binding(0) var t: texture_2d<f32>;\n@compute @workgroup_size(1) fn main() { _ = t; }", "main")},
+		{entry: "Device.Kernel", name: "workgroup over the invocation limit", want: compile("2048"),
+			do: kernelOf("@compute @workgroup_size(1024, 2, 1) fn main() {}", "main")},
+		{entry: "Device.Kernel", name: "zero workgroup size", want: compile("Workgroup size"),
+			do: kernelOf("@compute @workgroup_size(0) fn main() {}", "main")},
+
+		// recorder.New
+		{entry: "recorder.New", name: "nil device", states: once, want: wantIs(wgpu.ErrInvalidArgument, "New", "device is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := recorder.New(nil); return err }},
+		{entry: "recorder.New", name: "closed device", states: once, want: wantIs(wgpu.ErrClosed, "New"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.New(r.closedDev); return err }},
+		{entry: "recorder.New", name: "lost device", states: once, want: wantIs(wgpu.ErrDeviceLost, "New"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.New(r.lostDev); return err }},
+
+		// Stream.Empty
+		{entry: "Stream.Empty", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Empty", "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(0); return err }},
+		{entry: "Stream.Empty", name: "size 2", want: wantIs(wgpu.ErrInvalidArgument, "size=2"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(2); return err }},
+		{entry: "Stream.Empty", name: "size 6", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(6); return err }},
+		{entry: "Stream.Empty", name: "size MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551615"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(huge); return err }},
+		{entry: "Stream.Empty", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551612", "maxBufferSize"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(hugeAligned); return err }},
+		{entry: "Stream.Empty", name: "one word over maxBufferSize", want: wantIs(wgpu.ErrInvalidArgument, "maxBufferSize"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				_, err := r.s.Empty((r.d.Info().Limits.MaxBufferSize + 4) &^ 3)
+				return err
+			}},
+		{entry: "Stream.Empty", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Empty", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Empty(64); return err }},
+		{entry: "Stream.Empty", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Empty"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Empty(64); return err }},
+
+		// Stream.Upload
+		{entry: "Stream.Upload", name: "nil data", want: wantIs(wgpu.ErrInvalidArgument, "Upload", "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Upload(nil); return err }},
+		{entry: "Stream.Upload", name: "empty data", want: wantIs(wgpu.ErrInvalidArgument, "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Upload([]byte{}); return err }},
+		{entry: "Stream.Upload", name: "3 bytes", want: wantIs(wgpu.ErrInvalidArgument, "size=3"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Upload([]byte{1, 2, 3}); return err }},
+		{entry: "Stream.Upload", name: "UploadSlice of 3 uint16", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				_, err := recorder.UploadSlice(r.s, []uint16{1, 2, 3})
+				return err
+			}},
+		{entry: "Stream.Upload", name: "UploadSlice of nil", want: wantIs(wgpu.ErrInvalidArgument, "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.UploadSlice[float32](r.s, nil); return err }},
+		{entry: "Stream.Upload", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Upload", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Upload(make([]byte, 4)); return err }},
+		{entry: "Stream.Upload", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Upload"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Upload(make([]byte, 4)); return err }},
+		{entry: "Stream.Upload", name: "valid upload inside the window", states: onlyCapture, want: poisonsEnd,
+			do: func(_ *testing.T, r *matrixRig) error {
+				b, err := r.s.Upload(make([]byte, 16))
+				if err == nil && b == nil {
+					return errors.New("Upload returned neither a buffer nor an error")
+				}
+				b.Release()
+				return err
+			}},
+
+		// Stream.Launch
+		{entry: "Stream.Launch", name: "nil kernel", want: wantIs(wgpu.ErrInvalidArgument, "Launch", "kernel is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Launch(nil, g1, r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "kernel of another device", want: wantIs(wgpu.ErrForeignDevice, "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Launch(r.foreignK, g1, r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "kernel of a closed device", want: wantIs(wgpu.ErrForeignDevice, "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Launch(r.closedDevK, g1, r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "no arguments", want: wantIs(wgpu.ErrInvalidArgument, "0 argument(s)", "declares 3"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1) }},
+		{entry: "Stream.Launch", name: "too few arguments", want: wantIs(wgpu.ErrInvalidArgument, "2 argument(s)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y) }},
+		{entry: "Stream.Launch", name: "too many arguments", want: wantIs(wgpu.ErrInvalidArgument, "4 argument(s)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y, p, p) }},
+		{entry: "Stream.Launch", name: "typed nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "argument 0", "is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, nilBuffer, r.y, p) }},
+		{entry: "Stream.Launch", name: "nil argument", want: wantIs(wgpu.ErrInvalidArgument, "argument 1", "is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, nil, p) }},
+		{entry: "Stream.Launch", name: "nil params", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "Params of 0 bytes"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y, recorder.Params(nil)) }},
+		{entry: "Stream.Launch", name: "released buffer", want: wantIs(wgpu.ErrReleased, "argument 1", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.released, p) }},
+		{entry: "Stream.Launch", name: "buffer of another device", want: wantIs(wgpu.ErrForeignDevice, "argument 0", "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.foreign, r.y, p) }},
+		{entry: "Stream.Launch", name: "buffer of a closed stream", want: wantIs(wgpu.ErrClosed, "argument 1", "closed stream"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.closedBuf, p) }},
+		{entry: "Stream.Launch", name: "params for a storage binding", want: wantIs(wgpu.ErrInvalidArgument, "argument 0", "is Params"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, p, r.y, p) }},
+		{entry: "Stream.Launch", name: "params of 3 bytes", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "Params of 3 bytes"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y, recorder.Params{1, 2, 3}) }},
+		{entry: "Stream.Launch", name: "params over maxUniformBufferBindingSize", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "Params of 65540 bytes"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, g1, r.x, r.y, make(recorder.Params, r.d.Info().Limits.MaxUniformBufferBindingSize+4))
+			}},
+		{entry: "Stream.Launch", name: "uniform buffer over maxUniformBufferBindingSize", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "maxUniformBufferBindingSize"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y, r.bigUni) }},
+		{entry: "Stream.Launch", name: "storage buffer over maxStorageBufferBindingSize", want: wantIs(wgpu.ErrInvalidArgument, "argument 1", "maxStorageBufferBindingSize"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.bigStore, p) }},
+		{entry: "Stream.Launch", name: "one buffer read-only and read-write", want: wantIs(wgpu.ErrInvalidArgument, "same buffer"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.x, p) }},
+		{entry: "Stream.Launch", name: "zero workgroups in x", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(0,1,1)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Groups(0, 1, 1), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "zero workgroups in y", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(1,0,1)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Groups(1, 0, 1), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "zero workgroups in z", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(1,1,0)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Groups(1, 1, 0), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "zero Dispatch value", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(0,0,0)"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Dispatch{}, r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "MaxUint32 workgroups in x", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(4294967295,1,1)"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Groups(math.MaxUint32, 1, 1), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "MaxUint32 workgroups in z", want: wantIs(wgpu.ErrInvalidArgument, "workgroups=(1,1,4294967295)"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Groups(1, 1, math.MaxUint32), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "one over maxComputeWorkgroupsPerDimension", want: wantIs(wgpu.ErrInvalidArgument, "maxComputeWorkgroupsPerDimension"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Groups(1, r.d.Info().Limits.MaxComputeWorkgroupsPerDimension+1, 1), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "nil indirect buffer", want: wantIs(wgpu.ErrInvalidArgument, "indirect buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(nil, 0), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "misaligned indirect offset", want: wantIs(wgpu.ErrInvalidArgument, "indirect offset=2"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.ind, 2), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "indirect offset leaving under 12 bytes", want: wantIs(wgpu.ErrInvalidArgument, "indirect offset=8"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.ind, 8), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "indirect offset MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "indirect offset=18446744073709551615"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.ind, huge), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "indirect offset MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "indirect offset=18446744073709551612"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Indirect(r.ind, hugeAligned), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "released indirect buffer", want: wantIs(wgpu.ErrReleased, "indirect buffer"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Indirect(r.released, 0), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "indirect buffer of another device", want: wantIs(wgpu.ErrForeignDevice, "indirect buffer"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.foreign, 0), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "indirect buffer of a closed stream", want: wantIs(wgpu.ErrClosed, "indirect buffer"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				return launch(r, recorder.Indirect(r.closedBuf, 0), r.x, r.y, p)
+			}},
+		{entry: "Stream.Launch", name: "indirect buffer bound read-write", want: wantIs(wgpu.ErrInvalidArgument, "indirect buffer is also argument 1"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.y, 0), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Launch", "stream is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return nilStream.Launch(r.k, g1, r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Launch"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Launch(r.k, g1, r.x, r.y, p) }},
+
+		// Stream.Write
+		{entry: "Stream.Write", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Write", "buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(nil, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "released buffer", want: wantIs(wgpu.ErrReleased, "Write", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.released, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "buffer of another device", want: wantIs(wgpu.ErrForeignDevice, "Write", "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.foreign, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "buffer of a closed stream", want: wantIs(wgpu.ErrClosed, "Write", "closed stream"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.closedBuf, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "misaligned offset", want: wantIs(wgpu.ErrInvalidArgument, "offset=2"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, 2, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "misaligned length", want: wantIs(wgpu.ErrInvalidArgument, "len=3"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, 0, make([]byte, 3)) }},
+		{entry: "Stream.Write", name: "WriteSlice of one uint16", want: wantIs(wgpu.ErrInvalidArgument, "len=2"),
+			do: func(_ *testing.T, r *matrixRig) error { return recorder.WriteSlice(r.s, r.y, 0, []uint16{1}) }},
+		{entry: "Stream.Write", name: "offset MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "offset=18446744073709551615"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, huge, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "offset MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "offset=18446744073709551612", "past the end"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, hugeAligned, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "data running past the end", want: wantIs(wgpu.ErrInvalidArgument, "offset=60 len=8", "past the end of a 64-byte buffer"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, 60, make([]byte, 8)) }},
+		{entry: "Stream.Write", name: "empty write past the end", want: wantIs(wgpu.ErrInvalidArgument, "offset=68 len=0", "past the end"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(r.y, 68, nil) }},
+		{entry: "Stream.Write", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Write", "stream is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return nilStream.Write(r.y, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Write"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Write(r.y, 0, make([]byte, 4)) }},
+		{entry: "Stream.Write", name: "valid write inside the window", states: onlyCapture, want: poisonsEnd,
+			do: func(_ *testing.T, r *matrixRig) error { return recorder.WriteSlice(r.s, r.a, 0, fill(4, 1e6)) }},
+
+		// Stream.Read
+		{entry: "Stream.Read", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Read", "buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Read(nil); return err }},
+		{entry: "Stream.Read", name: "released buffer", want: wantIs(wgpu.ErrReleased, "Read", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Read(r.released); return err }},
+		{entry: "Stream.Read", name: "buffer of another device", want: wantIs(wgpu.ErrForeignDevice, "Read", "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Read(r.foreign); return err }},
+		{entry: "Stream.Read", name: "buffer of a closed stream", want: wantIs(wgpu.ErrClosed, "Read", "closed stream"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Read(r.closedBuf); return err }},
+		{entry: "Stream.Read", name: "ReadSlice of a nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.ReadSlice[float32](r.s, nil); return err }},
+		{entry: "Stream.Read", name: "ReadSlice of a partial element", want: wantIs(wgpu.ErrInvalidArgument, "ReadSlice", "12 bytes", "8-byte elements"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.ReadSlice[float64](r.s, r.odd); return err }},
+		{entry: "Stream.Read", name: "cancelled context", want: wantIs(context.Canceled, "Read"), inCapture: graphState("read"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.ReadContext(cancelled, r.y); return err }},
+		{entry: "Stream.Read", name: "valid read inside the window", states: onlyCapture, want: *graphState("read", "recording"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Read(r.y); return err }},
+		{entry: "Stream.Read", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Read", "stream is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := nilStream.Read(r.y); return err }},
+		{entry: "Stream.Read", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Read"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Read(r.closedBuf); return err }},
+
+		// Stream.Sync
+		{entry: "Stream.Sync", name: "cancelled context", want: wantIs(context.Canceled, "Sync"), inCapture: graphState("sync"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.SyncContext(cancelled) }},
+		{entry: "Stream.Sync", name: "sync inside the window", states: onlyCapture, want: *graphState("sync", "recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Sync() }},
+		{entry: "Stream.Sync", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Sync", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.Sync() }},
+		{entry: "Stream.Sync", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Sync"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Sync() }},
+
+		// Stream.StartProfile / EndProfile
+		{entry: "Stream.StartProfile", name: "second profile on the stream", want: wantIs(wgpu.ErrInvalidArgument, "StartProfile", "still running"), inCapture: graphState("profil"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				tok, err := r.s.StartProfile()
+				if err != nil {
+					return err
+				}
+				_, err2 := r.s.StartProfile()
+				if _, err := r.s.EndProfile(tok); err != nil {
+					return fmt.Errorf("ending the first profile: %v", err)
+				}
+				return err2
+			}},
+		{entry: "Stream.StartProfile", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "StartProfile", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.StartProfile(); return err }},
+		{entry: "Stream.StartProfile", name: "closed stream", want: wantIs(wgpu.ErrClosed, "StartProfile"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.StartProfile(); return err }},
+		{entry: "Stream.EndProfile", name: "zero token", want: wantIs(wgpu.ErrInvalidArgument, "EndProfile", "token 0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.EndProfile(recorder.ProfileToken{}); return err }},
+		{entry: "Stream.EndProfile", name: "token of an ended profile", want: wantIs(wgpu.ErrInvalidArgument, "EndProfile", "not the profile running"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.EndProfile(r.staleTok); return err }},
+		{entry: "Stream.EndProfile", name: "token of another stream", want: wantIs(wgpu.ErrInvalidArgument, "EndProfile", "not the profile running"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.EndProfile(r.otherTok); return err }},
+		{entry: "Stream.EndProfile", name: "running profile inside the window", states: onlyCapture, want: *graphState("profile", "recording"),
+			before: func(t *testing.T, r *matrixRig) {
+				tok, err := r.s.StartProfile()
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.runningTok = tok
+			},
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.EndProfile(r.runningTok); return err },
+			after: func(t *testing.T, r *matrixRig) {
+				_, err := r.s.EndProfile(r.runningTok)
+				r.runningTok = recorder.ProfileToken{}
+				if err != nil {
+					t.Fatalf("a profile refused its end inside the window keeps running and ends afterwards: %v", err)
+				}
+			}},
+		{entry: "Stream.EndProfile", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "EndProfile", "stream is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := nilStream.EndProfile(r.staleTok); return err }},
+		{entry: "Stream.EndProfile", name: "closed stream", want: wantIs(wgpu.ErrClosed, "EndProfile"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.EndProfile(r.staleTok); return err }},
+
+		// Stream.GraphPrepare / BeginCapture / EndCapture
+		{entry: "Stream.GraphPrepare", name: "out of order", states: notNoCapture, want: *graphState("graph_prepare", "already prepared"), inCapture: graphState("graph_prepare", "already recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.GraphPrepare() }},
+		{entry: "Stream.GraphPrepare", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "GraphPrepare", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.GraphPrepare() }},
+		{entry: "Stream.GraphPrepare", name: "closed stream", want: wantIs(wgpu.ErrClosed, "GraphPrepare"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.GraphPrepare() }},
+		{entry: "Stream.BeginCapture", name: "without GraphPrepare", states: once, want: *graphState("begin_capture", "graph_prepare"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},
+		{entry: "Stream.BeginCapture", name: "while recording", states: onlyCapture, want: *graphState("begin_capture", "already recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},
+		{entry: "Stream.BeginCapture", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "BeginCapture", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.BeginCapture() }},
+		{entry: "Stream.BeginCapture", name: "closed stream", want: wantIs(wgpu.ErrClosed, "BeginCapture"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.BeginCapture() }},
+		{entry: "Stream.EndCapture", name: "nothing recording", states: notRecording, want: *graphState("end_capture", "no graph capture is recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return endCaptureErr(r.s) }},
+		{entry: "Stream.EndCapture", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "EndCapture", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return endCaptureErr(nilStream) }},
+		{entry: "Stream.EndCapture", name: "closed stream", want: wantIs(wgpu.ErrClosed, "EndCapture"),
+			do: func(_ *testing.T, r *matrixRig) error { return endCaptureErr(r.closedS) }},
+
+		// Graph.Replay / Graph.Release
+		{entry: "Graph.Replay", name: "nil graph", want: wantIs(wgpu.ErrInvalidArgument, "Replay", "graph is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilGraph.Replay() }},
+		{entry: "Graph.Replay", name: "released graph", want: wantIs(wgpu.ErrReleased, "Replay", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.releasedGraph.Replay() }},
+		{entry: "Graph.Replay", name: "graph of a closed stream", want: wantIs(wgpu.ErrClosed, "Replay"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedGraph.Replay() }},
+		{entry: "Graph.Replay", name: "graph of another stream replays there, not into this window", want: noError,
+			do: func(_ *testing.T, r *matrixRig) error { return r.s2Graph.Replay() }},
+		{entry: "Graph.Release", name: "nil graph, then Replay", want: wantIs(wgpu.ErrInvalidArgument, "graph is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { nilGraph.Release(); return nilGraph.Replay() }},
+		{entry: "Graph.Release", name: "twice, then Replay", want: wantIs(wgpu.ErrReleased, "Replay"),
+			do: func(t *testing.T, r *matrixRig) error {
+				g := capture(t, r.s2, func() {
+					if err := r.s2.Launch(r.copyK, g1, r.s2Buf(t), r.s2Buf(t)); err != nil {
+						t.Fatal(err)
+					}
+				})
+				g.Release()
+				g.Release()
+				return g.Replay()
+			}},
+
+		// Buffer.Release
+		{entry: "Buffer.Release", name: "nil buffer", want: noError,
+			do: func(_ *testing.T, _ *matrixRig) error { nilBuffer.Release(); return nil }},
+		{entry: "Buffer.Release", name: "twice, then Write", want: wantIs(wgpu.ErrReleased, "Write", "released"),
+			do: func(_ *testing.T, r *matrixRig) error {
+				b, err := r.s.Empty(16)
+				if err != nil {
+					return err
+				}
+				b.Release()
+				b.Release()
+				return r.s.Write(b, 0, make([]byte, 4))
+			}},
+		{entry: "Buffer.Release", name: "buffer of a closed stream, then Read", want: wantIs(wgpu.ErrReleased, "Read", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { r.orphan.Release(); _, err := r.s.Read(r.orphan); return err }},
+
+		// Stream.Close
+		{entry: "Stream.Close", name: "nil stream", want: noError,
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.Close() }},
+		{entry: "Stream.Close", name: "second Close", want: noError,
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Close() }},
+	}
+}
+
+// s2Buf is a fresh 64-byte buffer on the second stream, released with the
+// test.
+func (r *matrixRig) s2Buf(t *testing.T) *recorder.Buffer {
+	b := empty(t, r.s2, 64)
+	t.Cleanup(b.Release)
+	return b
+}
+
+func endCaptureErr(s *recorder.Stream) error {
+	g, err := s.EndCapture()
+	if g != nil {
+		g.Release()
+		if err != nil {
+			return fmt.Errorf("EndCapture returned a graph with its error %v", err)
+		}
+		return errors.New("EndCapture returned a graph")
+	}
+	return err
+}
+
+func safely(t *testing.T, r *matrixRig, do func(*testing.T, *matrixRig) error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", errPanicked, p)
+		}
+	}()
+	return do(t, r)
+}
+
+// TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes: every
+// public entry point, given nil, zero, huge, misaligned, out-of-range,
+// released, closed or foreign arguments, in every lifecycle state where the
+// call can be made, returns an error wrapping the specific sentinel (or
+// type) and naming the argument or operation, enqueues and records nothing,
+// leaves the lifecycle state where it was, and the stream then computes a
+// known result (eagerly, or through a capture sealed and replayed). Without
+// it, a bad argument can panic, poison a batch of good launches, wedge the
+// lifecycle or slip a half-made launch into a graph.
+func TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes(t *testing.T) {
+	r := newMatrixRig(t)
+	n := 0
+	perEntry := map[string]int{}
+	for _, st := range allStates {
+		for i, c := range badCases() {
+			states := c.states
+			if states == nil {
+				states = allStates
+			}
+			if !containsState(states, st) {
+				continue
+			}
+			n++
+			perEntry[c.entry]++
+			w := c.want
+			if st == lifecycle.Capture && c.inCapture != nil {
+				w = *c.inCapture
+			}
+			t.Run(fmt.Sprintf("%v/%s/%s", st, c.entry, c.name), func(t *testing.T) {
+				if c.bug != "" {
+					t.Skip(c.bug)
+				}
+				defer r.reset()
+				base := float32(i * 8)
+				if c.before != nil {
+					c.before(t, r)
+				}
+				r.enter(t, st, base)
+				err := safely(t, r, c.do)
+				t.Logf("returned: %v", err)
+				if errors.Is(err, errPanicked) {
+					t.Fatalf("%s must return an error, never panic: %v", c.entry, err)
+				}
+				if problem := checkErr(err, w.is, w.msg); problem != "" {
+					t.Fatalf("%s (%s) in %v: %s", c.entry, c.name, st, problem)
+				}
+				if w.as != nil && !w.as(err) {
+					t.Fatalf("%s (%s): the error must be a %s, got %T: %v", c.entry, c.name, w.asName, err, err)
+				}
+				wantState(t, "a refused call leaves the lifecycle state unchanged", r.s, st)
+				r.prove(t, st, base, w.poisons)
+				if c.after != nil {
+					c.after(t, r)
+				}
+			})
+		}
+	}
+	t.Logf("bad-input matrix: %d cases over %d entry points", n, len(perEntry))
+	for e, k := range perEntry {
+		t.Logf("  %-20s %3d", e, k)
+	}
+}
+
+func containsState(l []lifecycle.State, s lifecycle.State) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
