@@ -104,7 +104,9 @@ func (s *Stream) GraphPrepare() error {
 	if err := s.check("GraphPrepare"); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	if err := s.lock("GraphPrepare"); err != nil {
+		return err
+	}
 	defer s.mu.Unlock()
 	// The state moves first, so a refused call runs none of the work.
 	if err := s.state.Prepare(); err != nil {
@@ -129,7 +131,9 @@ func (s *Stream) BeginCapture() error {
 	if err := s.check("BeginCapture"); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	if err := s.lock("BeginCapture"); err != nil {
+		return err
+	}
 	defer s.mu.Unlock()
 	// The state moves before the work (the seed's order): a rejected call on
 	// a recording stream must not flush into the live capture.
@@ -163,7 +167,9 @@ func (s *Stream) EndCapture() (*Graph, error) {
 	if err := s.check("EndCapture"); err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
+	if err := s.lock("EndCapture"); err != nil {
+		return nil, err
+	}
 	defer s.mu.Unlock()
 	if err := s.state.End(); err != nil {
 		return nil, err

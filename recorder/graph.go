@@ -69,11 +69,21 @@ func seal(s *Stream, rec *recording) *Graph {
 	return g
 }
 
-// Len is the number of recorded dispatches.
-func (g *Graph) Len() int { return g.stats.Dispatches }
+// Len is the number of recorded dispatches (0 for a nil graph).
+func (g *Graph) Len() int {
+	if g == nil {
+		return 0
+	}
+	return g.stats.Dispatches
+}
 
-// Stats describes the graph.
-func (g *Graph) Stats() GraphStats { return g.stats }
+// Stats describes the graph (zero for a nil graph).
+func (g *Graph) Stats() GraphStats {
+	if g == nil {
+		return GraphStats{}
+	}
+	return g.stats
+}
 
 // Stream is the stream that captured the graph.
 func (g *Graph) Stream() *Stream { return g.s }
@@ -104,13 +114,14 @@ func (g *Graph) Replay() error {
 	if err := s.check("Replay"); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	// Closed before released: Close releases the stream's graphs, and a
+	// Replay racing it must say the stream was closed.
+	if err := s.lock("Replay"); err != nil {
+		return err
+	}
 	defer s.mu.Unlock()
 	if g.released {
 		return argError("Replay", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
-	}
-	if s.closed.Load() {
-		return &Error{Op: "Replay", Err: ErrClosed}
 	}
 	if s.state.IsRecording() {
 		s.rec.include(g)

@@ -38,13 +38,13 @@ func (s *Stream) write(op string, b *Buffer, offset uint64, data []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
-		return &Error{Op: op, Err: ErrClosed}
+		return closedError(op)
+	}
+	if n == 0 {
+		return nil // nothing to order, apply or record
 	}
 	if s.state.IsRecording() {
 		s.errs = append(s.errs, s.state.Refuse("write", "a write was issued while recording; graphs record launches only, so the graph would replay without it (write before BeginCapture or between replays)"))
-		return nil
-	}
-	if n == 0 {
 		return nil
 	}
 	// Queue writes run before any command submitted after them: if the open
@@ -84,7 +84,7 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	s.mu.Lock()
 	if s.closed.Load() {
 		s.mu.Unlock()
-		return nil, &Error{Op: "Read", Err: ErrClosed}
+		return nil, closedError("Read")
 	}
 	if s.state.IsRecording() {
 		s.mu.Unlock()

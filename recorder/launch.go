@@ -153,7 +153,7 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed.Load() {
-		return &Error{Op: "Launch", Err: ErrClosed}
+		return closedError("Launch")
 	}
 	if err := s.resolveParams(args, &r); err != nil {
 		return err

@@ -91,7 +91,9 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 	if err := s.check("StartProfile"); err != nil {
 		return ProfileToken{}, err
 	}
-	s.mu.Lock()
+	if err := s.lock("StartProfile"); err != nil {
+		return ProfileToken{}, err
+	}
 	defer s.mu.Unlock()
 	if s.state.IsRecording() {
 		return ProfileToken{}, s.state.Refuse("profile", "profiling is refused while recording; nothing executes in the window")
@@ -129,7 +131,9 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	if err := s.check("EndProfile"); err != nil {
 		return Profile{}, err
 	}
-	s.mu.Lock()
+	if err := s.lock("EndProfile"); err != nil {
+		return Profile{}, err
+	}
 	if tok.s != s || s.prof == nil || s.prof.id != tok.id {
 		s.mu.Unlock()
 		return Profile{}, argError("EndProfile", ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
@@ -189,7 +193,11 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st != nil {
-		s.stage = append(s.stage, st)
+		if s.closed.Load() {
+			st.Release()
+		} else {
+			s.stage = append(s.stage, st)
+		}
 	}
 	if qerr := s.takeErrors(); qerr != nil {
 		return Profile{}, qerr
@@ -250,7 +258,9 @@ func (s *Stream) ProfileReplay(g *Graph) (ReplayProfile, error) {
 	if g.s != s {
 		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "the graph belongs to another stream; profile it there")
 	}
-	s.mu.Lock()
+	if err := s.lock("ProfileReplay"); err != nil {
+		return ReplayProfile{}, err
+	}
 	if g.released {
 		s.mu.Unlock()
 		return ReplayProfile{}, argError("ProfileReplay", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)

@@ -35,8 +35,12 @@ func (m MemoryStats) String() string {
 		m.Reserved, m.InUse, m.Free, m.Persistent, m.Pages, m.GraphPinned, m.Graphs, m.Params)
 }
 
-// MemoryStats reports the stream's memory: pools, graphs and caches.
+// MemoryStats reports the stream's memory: pools, graphs and caches (zero
+// for a nil stream).
 func (s *Stream) MemoryStats() MemoryStats {
+	if s == nil {
+		return MemoryStats{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.memoryStatsLocked()

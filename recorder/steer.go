@@ -39,7 +39,9 @@ func (g *Graph) Rebind(old, new *Buffer) error {
 	if new.size != old.size {
 		return argError("Rebind", ErrInvalidArgument, "new buffer is %d bytes, old is %d; a rebinding keeps sizes", new.size, old.size)
 	}
-	s.mu.Lock()
+	if err := s.lock("Rebind"); err != nil {
+		return err
+	}
 	defer s.mu.Unlock()
 	if g.released {
 		return argError("Rebind", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)

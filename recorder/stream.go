@@ -139,15 +139,19 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	s.mem = newPool(dev, s.logPool)
 	s.meta = newMetaCache(dev, cfg.metaLimit)
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
-	s.unreg = dev.AddFlusher(s)
+	s.unreg = dev.AddDependent(s)
 	return s, nil
 }
 
 // Device is the stream's device.
 func (s *Stream) Device() *wgpu.Device { return s.dev }
 
-// State is where the stream is in the capture lifecycle.
+// State is where the stream is in the capture lifecycle (NoCapture for a
+// nil or closed stream).
 func (s *Stream) State() lifecycle.State {
+	if s == nil {
+		return lifecycle.NoCapture
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.state
@@ -162,10 +166,24 @@ func (s *Stream) check(op string) error {
 		return argError(op, ErrInvalidArgument, "stream is nil")
 	}
 	if s.closed.Load() {
-		return &Error{Op: op, Err: ErrClosed}
+		return closedError(op)
 	}
 	if err := s.dev.Err(); err != nil {
 		return &Error{Op: op, Err: err}
+	}
+	return nil
+}
+
+func closedError(op string) error { return &Error{Op: op, Arg: "stream", Err: ErrClosed} }
+
+// lock takes the stream's mutex for op and re-checks, under it, that the
+// stream was not closed meanwhile (Close may have run between check and
+// lock). On error the mutex is not held.
+func (s *Stream) lock(op string) error {
+	s.mu.Lock()
+	if s.closed.Load() {
+		s.mu.Unlock()
+		return closedError(op)
 	}
 	return nil
 }
@@ -187,7 +205,7 @@ func (s *Stream) touch(pg *page) {
 
 // Flush submits what the stream has encoded and not yet submitted. Streams
 // flush themselves when a batch is full and at every sync point; Flush is
-// for a Read on another stream of the device (wgpu.Flusher). Device errors
+// for a Read on another stream of the device (wgpu.Dependent). Device errors
 // it meets are queued on this stream, not returned.
 func (s *Stream) Flush() error {
 	s.mu.Lock()
@@ -268,10 +286,16 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	if err := s.check("Sync"); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	if err := s.lock("Sync"); err != nil {
+		return err
+	}
 	if s.state.IsRecording() {
 		s.mu.Unlock()
 		return s.state.Refuse("sync", "a sync is refused while recording; it would wait for work that was recorded, not executed")
+	}
+	if err := ctx.Err(); err != nil {
+		s.mu.Unlock()
+		return &Error{Op: "Sync", Err: err}
 	}
 	s.flushLocked()
 	sub, any := s.lastSub, s.submitted

@@ -48,43 +48,18 @@ func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string)
 	}
 }
 
-// readGate keeps bugReadMappedRace out of the race detector's sight: in a
-// -race build a Read takes it exclusively and every other call shares it,
-// so no other goroutine submits or polls (and so runs the read's map
-// callback) while a read waits. Without -race it does nothing, so reads run
-// concurrently with everything, as they should; remove it with the bug.
-type readGate struct{ mu sync.RWMutex }
-
-func (g *readGate) work(f func() error) error {
-	if raceDetector {
-		g.mu.RLock()
-		defer g.mu.RUnlock()
-	}
-	return f()
-}
-
-func (g *readGate) read(f func() error) error {
-	if raceDetector {
-		g.mu.Lock()
-		defer g.mu.Unlock()
-	}
-	return f()
-}
-
 // TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice: several
 // goroutines on several streams of one device at once: eager chains on
 // shared streams (each goroutine on its own buffers), capture → replay →
 // release cycles on streams of their own, and concurrent replays of two
 // graphs of one stream. Every result is exact and the run is clean under
-// -race (where, until bugReadMappedRace is fixed, reads take turns with the
-// other calls; see readGate). Without it, a data race between streams sharing the device's
+// -race. Without it, a data race between streams sharing the device's
 // queue, flushers and kernel cache, or between a Replay and a Read, goes
 // unseen.
 func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	d := openDevice(t)
 	k := kernel(t, d, addOneWGSL)
 	add := kernel(t, d, addConstWGSL)
-	var gate readGate
 	const (
 		eagerStreams   = 2
 		eagerPerStream = 3
@@ -117,12 +92,12 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 				}
 				defer b.Release()
 				for r := range rounds {
-					if err := gate.work(func() error { return chain(s, k, a, b, chainLen, elems) }); err != nil {
+					if err := chain(s, k, a, b, chainLen, elems); err != nil {
 						errs.add(err)
 						return
 					}
 					var got []float32
-					err := gate.read(func() (err error) { got, err = recorder.ReadSlice[float32](s, a); return err })
+					got, err := recorder.ReadSlice[float32](s, a)
 					if err != nil {
 						errs.add(err)
 						return
@@ -151,7 +126,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 			total := float32(ci)
 			for r := range rounds {
 				var g *recorder.Graph
-				err := gate.work(func() error {
+				err := func() error {
 					step := func() error { return chain(s, k, a, b, chainLen, elems) }
 					if err := s.GraphPrepare(); err != nil {
 						return err
@@ -176,14 +151,14 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 						}
 					}
 					return nil
-				})
+				}()
 				if err != nil {
 					errs.add(fmt.Errorf("capture stream %d round %d: %w", ci, r, err))
 					return
 				}
 				total += 4 * chainLen // warmup + 3 replays
 				var got []float32
-				err = gate.read(func() (err error) { got, err = recorder.ReadSlice[float32](s, a); return err })
+				got, err = recorder.ReadSlice[float32](s, a)
 				if err != nil {
 					errs.add(err)
 					return
@@ -220,7 +195,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range replays {
-				if err := gate.work(g.Replay); err != nil {
+				if err := g.Replay(); err != nil {
 					errs.add(err)
 					return
 				}
@@ -247,19 +222,12 @@ func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
 	for _, set := range []struct {
 		name  string
 		loads []string
-		bug   string
 	}{
-		{"calls", []string{"launch", "write", "sync", "empty"}, ""},
-		{"reads", []string{"read", "launch", "write"}, ""},
-		{"replays", []string{"replay", "launch", "sync"}, bugReplayRacingClose},
+		{"calls", []string{"launch", "write", "sync", "empty"}},
+		{"reads", []string{"read", "launch", "write"}},
+		{"replays", []string{"replay", "launch", "sync"}},
 	} {
 		t.Run(set.name, func(t *testing.T) {
-			if set.bug != "" {
-				t.Skip(set.bug)
-			}
-			if set.name == "reads" && raceDetector {
-				t.Skip(bugReadMappedRace)
-			}
 			for round := range 3 {
 				t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
 					closeWhileInUse(t, set.loads, time.Duration(round)*5*time.Millisecond)
@@ -276,7 +244,6 @@ func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
 // can break the next device. Without it, a profile's query set or staging
 // buffer could outlive its stream or be freed under EndProfile.
 func TestStreamCloseWhileProfilingReturnsErrClosed(t *testing.T) {
-	t.Skip(bugProfileRacingClose)
 	inFreshProcess(t, "", func(t *testing.T) {
 		for round := range 8 {
 			t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
@@ -385,8 +352,7 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 // the process opens works (it runs in a fresh process). Without it, Close
 // could release the native device under a call in flight.
 func TestDeviceCloseWhileStreamsAreInUseReturnsErrClosed(t *testing.T) {
-	t.Skip(bugDeviceCloseUnderEncodedWork + "; also " + bugReadMappedRace)
-	inFreshProcess(t, bugReleaseAfterDeviceClose, deviceCloseWhileStreamsAreInUse)
+	inFreshProcess(t, "", deviceCloseWhileStreamsAreInUse)
 }
 
 func deviceCloseWhileStreamsAreInUse(t *testing.T) {

@@ -175,7 +175,7 @@ func (w *deviceWorld) checkBroken(t *testing.T, sentinel error, rule string) {
 // Without it, a stream would hand a released native device to wgpu-native,
 // which aborts the process.
 func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
-	inFreshProcess(t, bugReleaseAfterDeviceClose, func(t *testing.T) {
+	inFreshProcess(t, "", func(t *testing.T) {
 		w := newDeviceWorld(t)
 		if err := w.d.Close(); err != nil {
 			t.Fatalf("Device.Close: %v", err)
@@ -192,8 +192,7 @@ func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
 // before its streams, as a deferred Close does on an error path, aborts the
 // process.
 func TestStreamCloseAfterDeviceCloseDropsUnsubmittedWork(t *testing.T) {
-	t.Skip(bugDeviceCloseUnderEncodedWork)
-	inFreshProcess(t, bugReleaseAfterDeviceClose, func(t *testing.T) {
+	inFreshProcess(t, "", func(t *testing.T) {
 		d := openDevice(t)
 		s := newStream(t, d)
 		k := kernel(t, d, addOneWGSL)

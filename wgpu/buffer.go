@@ -65,7 +65,9 @@ func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, err
 		return nil, &DeviceError{Op: "NewBuffer", Type: typ, Message: fmt.Sprintf("size=%d: %s", size, msg)}
 	}
 	d.live.buffers.Add(1)
-	return &Buffer{dev: d, buf: buf, size: size, usage: usage}, nil
+	b := &Buffer{dev: d, buf: buf, size: size, usage: usage}
+	d.track(b)
+	return b, nil
 }
 
 // Size is the buffer's size in bytes.
@@ -80,14 +82,25 @@ func (b *Buffer) Device() *Device { return b.dev }
 // Released reports whether Release was called.
 func (b *Buffer) Released() bool { return b.released.Load() }
 
-// Release drops the handle (see Buffer). It is idempotent.
+// Release drops the handle (see Buffer). It is idempotent, and a no-op
+// after the device's Close (which released it).
 func (b *Buffer) Release() {
-	if b == nil || !b.released.CompareAndSwap(false, true) {
-		return
+	if b != nil && b.releaseNative() {
+		b.dev.untrack(b)
+	}
+}
+
+func (b *Buffer) releaseNative() bool {
+	if !b.released.CompareAndSwap(false, true) {
+		return false
 	}
 	b.buf.Release()
 	b.dev.live.buffers.Add(-1)
+	return true
 }
+
+// mapPending is no map status: the callback has not run yet.
+const mapPending = 0xffff
 
 // ReadMapped maps size bytes of a MapRead buffer at offset after the
 // submission s has completed, copies them into dst, and unmaps. The buffer
@@ -111,10 +124,13 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 	if size == 0 {
 		return nil
 	}
-	status := wgpu.BufferMapAsyncStatus(0xffff)
+	// The callback runs inside whichever goroutine's Poll or Submit
+	// wgpu-native processes it in, so the status is atomic.
+	var status atomic.Uint32
+	status.Store(mapPending)
 	var merr error
 	typ, msg := scopedError(d, func() {
-		merr = b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status = st })
+		merr = b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status.Store(uint32(st)) })
 	})
 	if merr != nil {
 		return validationError("ReadMapped", merr)
@@ -123,14 +139,14 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 		return &DeviceError{Op: "ReadMapped", Type: typ, Message: msg}
 	}
 	// The map callback runs inside Poll once the GPU is done with the buffer.
-	for status == wgpu.BufferMapAsyncStatus(0xffff) {
+	for status.Load() == mapPending {
 		d.dev.Poll(true, nil)
 		if err := d.usable("ReadMapped"); err != nil {
 			return err
 		}
 	}
-	if status != wgpu.BufferMapAsyncStatusSuccess {
-		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + status.String()}
+	if st := wgpu.BufferMapAsyncStatus(status.Load()); st != wgpu.BufferMapAsyncStatusSuccess {
+		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + st.String()}
 	}
 	copy(dst, b.buf.GetMappedRange(uint(offset), uint(size)))
 	var uerr error

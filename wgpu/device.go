@@ -77,7 +77,8 @@ type Device struct {
 		err  error
 	}
 
-	flush      flushers
+	flush      dependents
+	objs       objects
 	live       liveCounters
 	lastSubmit atomic.Uint64 // the highest submission index handed out
 }
@@ -181,11 +182,21 @@ func (d *Device) Info() AdapterInfo { return d.info }
 // Logger is the device's logger, for packages built on it.
 func (d *Device) Logger() zerolog.Logger { return d.log }
 
-// Close waits for the calls in progress, waits for the GPU to finish the work
-// submitted, and releases the kernels, the queue and the device. Every later
-// call on the Device or an object made from it returns ErrClosed. Close is
-// idempotent and returns nil after the first call.
+// Close closes the device's dependents (its recorder streams, which submit
+// what they encoded and release their memory and graphs), waits for the
+// calls in progress and for the GPU, releases every buffer, bind group,
+// encoder and query set still alive, then the kernels, the queue and the
+// device. Every later call on the Device or an object made from it returns
+// ErrClosed, and later Release calls are no-ops. Close is idempotent (and
+// nil-safe) and returns nil. Command buffers finished but not submitted
+// must be released before Close.
 func (d *Device) Close() error {
+	if d == nil || d.closed.Load() {
+		return nil
+	}
+	// Streams first, while the device still works: they submit what they
+	// encoded and release their pools, graphs and encoders.
+	d.closeDependents()
 	d.closing.Lock()
 	defer d.closing.Unlock()
 	if d.closed.Load() {
@@ -205,6 +216,7 @@ func (d *Device) Close() error {
 		d.queue.Submit()
 		d.dev.Poll(true, nil)
 	}
+	d.releaseObjects()
 	d.kernelsMu.Lock()
 	for _, k := range d.kernels {
 		k.release()
@@ -238,7 +250,7 @@ func (d *Device) leave() { d.closing.RUnlock() }
 // usable is enter's check, for callers already holding closing.
 func (d *Device) usable(op string) error {
 	if d.closed.Load() {
-		return &Error{Op: op, Err: ErrClosed}
+		return &Error{Op: op, Arg: "device", Err: ErrClosed}
 	}
 	if lost := d.lost.Load(); lost != nil {
 		return &Error{Op: op, Err: *lost}

@@ -64,16 +64,26 @@ func (d *Device) NewBindGroup(k *Kernel, bindings []Binding) (*BindGroup, error)
 		return nil, &DeviceError{Op: "NewBindGroup", Type: typ, Message: msg}
 	}
 	d.live.bindGroups.Add(1)
-	return &BindGroup{dev: d, bg: bg}, nil
+	g := &BindGroup{dev: d, bg: bg}
+	d.track(g)
+	return g, nil
 }
 
-// Release drops the bind group; idempotent.
+// Release drops the bind group; idempotent, and a no-op after the
+// device's Close.
 func (g *BindGroup) Release() {
-	if g == nil || !g.released.CompareAndSwap(false, true) {
-		return
+	if g != nil && g.releaseNative() {
+		g.dev.untrack(g)
+	}
+}
+
+func (g *BindGroup) releaseNative() bool {
+	if !g.released.CompareAndSwap(false, true) {
+		return false
 	}
 	g.bg.Release()
 	g.dev.live.bindGroups.Add(-1)
+	return true
 }
 
 // Encoder records commands into command buffers, one at a time. It is not
@@ -104,7 +114,9 @@ func (d *Device) NewEncoder() (*Encoder, error) {
 		return nil, err
 	}
 	defer d.leave()
-	return &Encoder{dev: d, raw: rawDevice(d.dev), cerr: newNativeErr()}, nil
+	e := &Encoder{dev: d, raw: rawDevice(d.dev), cerr: newNativeErr()}
+	d.track(e)
+	return e, nil
 }
 
 func (e *Encoder) begin(op string) error {
@@ -328,13 +340,20 @@ func (e *Encoder) Finish() (CommandBuffer, error) {
 // Release abandons the open native encoder and frees the Encoder's C
 // memory; idempotent. The Encoder cannot be used afterwards.
 func (e *Encoder) Release() {
-	if e == nil || e.dead {
-		return
+	if e != nil && e.releaseNative() {
+		e.dev.untrack(e)
+	}
+}
+
+func (e *Encoder) releaseNative() bool {
+	if e.dead {
+		return false
 	}
 	e.Discard()
 	e.dead = true
 	freeNativeErr(e.cerr)
 	e.cerr = nativeErr{}
+	return true
 }
 
 // Discard drops the commands encoded since the last Finish (the native
@@ -399,17 +418,27 @@ func (d *Device) NewTimestampQueries(count uint32) (*QuerySet, error) {
 		return nil, &DeviceError{Op: "NewTimestampQueries", Type: typ, Message: msg}
 	}
 	d.live.querySets.Add(1)
-	return &QuerySet{dev: d, qs: qs, count: count}, nil
+	q := &QuerySet{dev: d, qs: qs, count: count}
+	d.track(q)
+	return q, nil
 }
 
 // Count is the number of queries in the set.
 func (q *QuerySet) Count() uint32 { return q.count }
 
-// Release drops the query set; idempotent.
+// Release drops the query set; idempotent, and a no-op after the device's
+// Close.
 func (q *QuerySet) Release() {
-	if q == nil || !q.released.CompareAndSwap(false, true) {
-		return
+	if q != nil && q.releaseNative() {
+		q.dev.untrack(q)
+	}
+}
+
+func (q *QuerySet) releaseNative() bool {
+	if !q.released.CompareAndSwap(false, true) {
+		return false
 	}
 	q.qs.Release()
 	q.dev.live.querySets.Add(-1)
+	return true
 }

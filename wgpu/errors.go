@@ -10,8 +10,9 @@ import (
 // callers branch with errors.Is; the typed errors below carry the details.
 var (
 	// ErrClosed is returned by any operation on a Device (or an object made
-	// from it) after Device.Close.
-	ErrClosed = errors.New("device closed")
+	// from it) after Device.Close, and by package recorder after
+	// Stream.Close; the error's argument says which was closed.
+	ErrClosed = errors.New("closed")
 	// ErrDeviceLost is returned by every operation after the device was lost
 	// (driver reset, GPU removed). The Device cannot recover; open a new one.
 	ErrDeviceLost = errors.New("device lost")

@@ -1,28 +1,34 @@
 package wgpu
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
-// Flusher is a user of the device's queue that may hold encoded but
-// unsubmitted work (a recorder stream). Device keeps a registry of them so
-// an operation that must observe every earlier command on the device, such
-// as a read, can have all of them submitted first.
-type Flusher interface {
-	// Flush submits whatever the flusher has encoded and not yet submitted.
+// Dependent is a user of the device that may hold encoded but unsubmitted
+// work and native objects made from the device: a recorder stream. Device
+// keeps a registry of them so that an operation that must observe every
+// earlier command on the device, such as a read, can have all of them
+// submitted first, and so that Close can close them before the device goes.
+type Dependent interface {
+	// Flush submits whatever the dependent has encoded and not yet submitted.
 	Flush() error
+	// Close releases everything the dependent made from the device.
+	Close() error
 }
 
-type flushers struct {
+type dependents struct {
 	mu   sync.Mutex
 	next uint64
-	set  map[uint64]Flusher
+	set  map[uint64]Dependent
 }
 
-// AddFlusher registers f and returns the function that unregisters it.
-func (d *Device) AddFlusher(f Flusher) (remove func()) {
+// AddDependent registers f and returns the function that unregisters it.
+func (d *Device) AddDependent(f Dependent) (remove func()) {
 	d.flush.mu.Lock()
 	defer d.flush.mu.Unlock()
 	if d.flush.set == nil {
-		d.flush.set = map[uint64]Flusher{}
+		d.flush.set = map[uint64]Dependent{}
 	}
 	d.flush.next++
 	id := d.flush.next
@@ -34,12 +40,12 @@ func (d *Device) AddFlusher(f Flusher) (remove func()) {
 	}
 }
 
-// FlushOthers calls Flush on every registered flusher except self, and
-// returns their errors joined. It holds no lock while a flusher runs, so a
-// flusher may itself call FlushOthers without deadlock.
-func (d *Device) FlushOthers(self Flusher) []error {
+// FlushOthers calls Flush on every registered dependent except self, and
+// returns their errors. It holds no lock while a dependent runs, so a
+// dependent may itself call FlushOthers without deadlock.
+func (d *Device) FlushOthers(self Dependent) []error {
 	d.flush.mu.Lock()
-	list := make([]Flusher, 0, len(d.flush.set))
+	list := make([]Dependent, 0, len(d.flush.set))
 	for _, f := range d.flush.set {
 		if f != self {
 			list = append(list, f)
@@ -53,4 +59,64 @@ func (d *Device) FlushOthers(self Flusher) []error {
 		}
 	}
 	return errs
+}
+
+// closeDependents closes every registered dependent, oldest first, with no
+// lock held (a dependent's Close uses the device).
+func (d *Device) closeDependents() {
+	d.flush.mu.Lock()
+	ids := make([]uint64, 0, len(d.flush.set))
+	for id := range d.flush.set {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	list := make([]Dependent, 0, len(ids))
+	for _, id := range ids {
+		list = append(list, d.flush.set[id])
+	}
+	d.flush.mu.Unlock()
+	for _, dep := range list {
+		_ = dep.Close()
+	}
+}
+
+// objects tracks the native objects made directly through the device that
+// are still alive, so Close can release them before the device: wgpu-native
+// v22 releasing an object after its device was released (or leaving one
+// alive) corrupts the next device of the process, whose first submission
+// then aborts.
+type objects struct {
+	mu  sync.Mutex
+	set map[nativeObject]struct{}
+}
+
+type nativeObject interface{ releaseNative() bool }
+
+func (d *Device) track(o nativeObject) {
+	d.objs.mu.Lock()
+	if d.objs.set == nil {
+		d.objs.set = map[nativeObject]struct{}{}
+	}
+	d.objs.set[o] = struct{}{}
+	d.objs.mu.Unlock()
+}
+
+func (d *Device) untrack(o nativeObject) {
+	d.objs.mu.Lock()
+	delete(d.objs.set, o)
+	d.objs.mu.Unlock()
+}
+
+// releaseObjects releases everything still tracked. Their later Release
+// calls are no-ops.
+func (d *Device) releaseObjects() {
+	d.objs.mu.Lock()
+	list := make([]nativeObject, 0, len(d.objs.set))
+	for o := range d.objs.set {
+		list = append(list, o)
+	}
+	d.objs.mu.Unlock()
+	for _, o := range list {
+		o.releaseNative()
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
@@ -45,6 +47,6 @@ func TestDeviceIsOpenedWithTheAdapterLimits(t *testing.T) {
 	}
 	defer d.Close()
 	if got, want := deviceLimits(d.dev), adapterLimits(d.adapter); got != want {
-		t.Fatalf("device limits %+v differ from the adapter's %+v", got, want)
+		t.Fatalf("device limits differ from the adapter's (-adapter +device):\n%s", cmp.Diff(want, got))
 	}
 }
