@@ -77,7 +77,8 @@ func newPool(dev *wgpu.Device, log func(string, *pool)) *pool {
 
 // sizeClass rounds a normal allocation up: powers of two up to 1 MiB (at
 // least 256 bytes), then quarter steps between powers of two, so a large
-// buffer wastes at most 25%.
+// buffer wastes at most 25%. Sizes are at most the device's maxBufferSize,
+// which softgraph keeps at or below 2^62, so the rounding cannot overflow.
 func sizeClass(size uint64) uint64 {
 	if size <= 256 {
 		return 256
@@ -101,6 +102,8 @@ func (p *pool) alloc(size uint64) (*page, error) {
 	key, lists := sizeClass(size), p.free
 	if p.persistent {
 		key, lists = size, p.pfree
+	} else if key > p.dev.Info().Limits.MaxBufferSize {
+		key = size // the class would not fit the device; this size does
 	}
 	var pg *page
 	if l := lists[key]; len(l) > 0 {

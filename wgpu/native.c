@@ -169,6 +169,34 @@ WGPUDevice sg_request_device(WGPUAdapter adapter, uint32_t const * features, siz
 	WGPURequiredLimits required;
 	memset(&required, 0, sizeof required);
 	required.limits = supported.limits;
+	// An adapter may report "no limit" as the all-ones value, which a
+	// request reads as WGPU_LIMIT_*_UNDEFINED and replaces with the WebGPU
+	// default (NVIDIA's Vulkan maxBufferSize: UINT64_MAX would become
+	// 256 MiB). Ask for a defined value within the adapter instead: 2^62
+	// bytes for sizes (far beyond any memory, and size arithmetic cannot
+	// overflow below it; real exhaustion is reported as out of memory),
+	// one less than all-ones for counts.
+	WGPULimits * l = &required.limits;
+	if (l->maxUniformBufferBindingSize == UINT64_MAX) l->maxUniformBufferBindingSize = (uint64_t)1 << 62;
+	if (l->maxStorageBufferBindingSize == UINT64_MAX) l->maxStorageBufferBindingSize = (uint64_t)1 << 62;
+	if (l->maxBufferSize == UINT64_MAX) l->maxBufferSize = (uint64_t)1 << 62;
+	uint32_t * u32s[] = {
+		&l->maxTextureDimension1D, &l->maxTextureDimension2D, &l->maxTextureDimension3D,
+		&l->maxTextureArrayLayers, &l->maxBindGroups, &l->maxBindGroupsPlusVertexBuffers,
+		&l->maxBindingsPerBindGroup, &l->maxDynamicUniformBuffersPerPipelineLayout,
+		&l->maxDynamicStorageBuffersPerPipelineLayout, &l->maxSampledTexturesPerShaderStage,
+		&l->maxSamplersPerShaderStage, &l->maxStorageBuffersPerShaderStage,
+		&l->maxStorageTexturesPerShaderStage, &l->maxUniformBuffersPerShaderStage,
+		&l->maxVertexBuffers, &l->maxVertexAttributes, &l->maxVertexBufferArrayStride,
+		&l->maxInterStageShaderComponents, &l->maxInterStageShaderVariables,
+		&l->maxColorAttachments, &l->maxColorAttachmentBytesPerSample,
+		&l->maxComputeWorkgroupStorageSize, &l->maxComputeInvocationsPerWorkgroup,
+		&l->maxComputeWorkgroupSizeX, &l->maxComputeWorkgroupSizeY, &l->maxComputeWorkgroupSizeZ,
+		&l->maxComputeWorkgroupsPerDimension,
+	};
+	for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++) {
+		if (*u32s[i] == UINT32_MAX) (*u32s[i])--;
+	}
 
 	WGPUDeviceDescriptor desc;
 	memset(&desc, 0, sizeof desc);
