@@ -85,8 +85,10 @@ func newMatrixRig(t *testing.T) *matrixRig {
 	r.released.Release()
 	r.foreign = empty(t, otherS, 64)
 	lim := r.d.Info().Limits
-	r.bigUni = empty(t, r.s, lim.MaxUniformBufferBindingSize+4)
-	r.bigStore = empty(t, r.s, lim.MaxStorageBufferBindingSize+4)
+	// One word over each binding limit (limits need not be multiples of 4:
+	// NVIDIA's GL reports a storage limit of 2^31-1).
+	r.bigUni = empty(t, r.s, (lim.MaxUniformBufferBindingSize+4)&^3)
+	r.bigStore = empty(t, r.s, (lim.MaxStorageBufferBindingSize+4)&^3)
 
 	r.closedS = newStream(t, r.d)
 	r.closedBuf = empty(t, r.closedS, 64)
