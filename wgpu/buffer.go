@@ -51,18 +51,14 @@ func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, err
 		return nil, opError("NewBuffer", ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, d.info.Limits.MaxBufferSize)
 	}
 	var buf *wgpu.Buffer
-	var berr error
-	typ, msg := scopedError(d, func() {
-		buf, berr = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
-	})
-	if berr != nil {
-		return nil, validationError("NewBuffer", berr)
-	}
-	if typ != ErrorNone {
+	if err := d.scoped("NewBuffer", func() (err error) {
+		buf, err = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
+		return err
+	}); err != nil {
 		if buf != nil {
 			buf.Release()
 		}
-		return nil, &DeviceError{Op: "NewBuffer", Type: typ, Message: fmt.Sprintf("size=%d: %s", size, msg)}
+		return nil, fmt.Errorf("size=%d: %w", size, err)
 	}
 	d.live.buffers.Add(1)
 	b := &Buffer{dev: d, buf: buf, size: size, usage: usage}
@@ -128,15 +124,10 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 	// wgpu-native processes it in, so the status is atomic.
 	var status atomic.Uint32
 	status.Store(mapPending)
-	var merr error
-	typ, msg := scopedError(d, func() {
-		merr = b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status.Store(uint32(st)) })
-	})
-	if merr != nil {
-		return validationError("ReadMapped", merr)
-	}
-	if typ != ErrorNone {
-		return &DeviceError{Op: "ReadMapped", Type: typ, Message: msg}
+	if err := d.scoped("ReadMapped", func() error {
+		return b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status.Store(uint32(st)) })
+	}); err != nil {
+		return err
 	}
 	// The map callback runs inside Poll once the GPU is done with the buffer.
 	for status.Load() == mapPending {
@@ -149,10 +140,5 @@ func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst [
 		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + st.String()}
 	}
 	copy(dst, b.buf.GetMappedRange(uint(offset), uint(size)))
-	var uerr error
-	scopedError(d, func() { uerr = b.buf.Unmap() })
-	if uerr != nil {
-		return validationError("ReadMapped", uerr)
-	}
-	return nil
+	return d.scoped("ReadMapped", b.buf.Unmap)
 }

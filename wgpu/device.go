@@ -352,15 +352,7 @@ func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
 	if len(data) == 0 {
 		return nil
 	}
-	var werr error
-	typ, msg := scopedError(d, func() { werr = d.queue.WriteBuffer(b.buf, offset, data) })
-	if werr != nil {
-		return validationError("Write", werr)
-	}
-	if typ != ErrorNone {
-		return &DeviceError{Op: "Write", Type: typ, Message: msg}
-	}
-	return nil
+	return d.scoped("Write", func() error { return d.queue.WriteBuffer(b.buf, offset, data) })
 }
 
 // Wait blocks until the GPU has finished submission s (and everything

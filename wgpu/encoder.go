@@ -52,16 +52,14 @@ func (d *Device) NewBindGroup(k *Kernel, bindings []Binding) (*BindGroup, error)
 		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.Buffer.buf, Offset: b.Offset, Size: b.Size})
 	}
 	var bg *wgpu.BindGroup
-	var berr error
-	typ, msg := scopedError(d, func() {
-		bg, berr = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: entries})
-	})
-	if berr != nil {
-		return nil, validationError("NewBindGroup", berr)
-	}
-	if typ != ErrorNone {
-		bg.Release()
-		return nil, &DeviceError{Op: "NewBindGroup", Type: typ, Message: msg}
+	if err := d.scoped("NewBindGroup", func() (err error) {
+		bg, err = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: entries})
+		return err
+	}); err != nil {
+		if bg != nil {
+			bg.Release()
+		}
+		return nil, err
 	}
 	d.live.bindGroups.Add(1)
 	g := &BindGroup{dev: d, bg: bg}
@@ -406,16 +404,14 @@ func (d *Device) NewTimestampQueries(count uint32) (*QuerySet, error) {
 		return nil, opError("NewTimestampQueries", ErrInvalidArgument, "count=%d (1..%d)", count, wgpu.QuerySetMaxQueries)
 	}
 	var qs *wgpu.QuerySet
-	var qerr error
-	typ, msg := scopedError(d, func() {
-		qs, qerr = d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: count})
-	})
-	if qerr != nil {
-		return nil, validationError("NewTimestampQueries", qerr)
-	}
-	if typ != ErrorNone {
-		qs.Release()
-		return nil, &DeviceError{Op: "NewTimestampQueries", Type: typ, Message: msg}
+	if err := d.scoped("NewTimestampQueries", func() (err error) {
+		qs, err = d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: count})
+		return err
+	}); err != nil {
+		if qs != nil {
+			qs.Release()
+		}
+		return nil, err
 	}
 	d.live.querySets.Add(1)
 	q := &QuerySet{dev: d, qs: qs, count: count}

@@ -119,6 +119,21 @@ func scopedError(d *Device, f func()) (ErrorType, string) {
 	return ErrorType(e.c._type), C.GoString(&e.c.message[0])
 }
 
+// scoped runs f, a cogentcore call that reports validation errors itself,
+// inside the device's out-of-memory scope, and turns whatever either caught
+// into one error for op: a *DeviceError of the right type, or nil.
+func (d *Device) scoped(op string, f func() error) error {
+	var ferr error
+	typ, msg := scopedError(d, func() { ferr = f() })
+	if ferr != nil {
+		return validationError(op, ferr)
+	}
+	if typ != ErrorNone {
+		return &DeviceError{Op: op, Type: typ, Message: msg}
+	}
+	return nil
+}
+
 func installNativeLog(level uint32) { C.sg_install_log(C.uint32_t(level)) }
 
 //export softgraphDeviceLost
