@@ -20,7 +20,8 @@ import (
 //
 // A Graph belongs to the stream that captured it and replays there. Its
 // methods are safe for concurrent use (Replay and Release take the stream's
-// lock).
+// lock). Release graphs you are done with (Close releases the stream's
+// graphs): a replayed graph keeps a goroutine that encodes its next replay.
 type Graph struct {
 	s        *Stream
 	tasks    *wgpu.TaskList // C array; freed by Release
