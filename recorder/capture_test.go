@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -42,7 +43,13 @@ func wantGraphState(t *testing.T, what string, err error) {
 // 150-launch ping-pong with params metadata; warmup + 2 replays = 3 passes
 // of results; then an input rewrite feeds the next replay.
 func TestCaptureReplaysExactly(t *testing.T) {
-	d, s := openStream(t)
+	for _, pre := range []bool{false, true} {
+		t.Run(fmt.Sprintf("preencode=%v", pre), func(t *testing.T) { captureReplaysExactly(t, pre) })
+	}
+}
+
+func captureReplaysExactly(t *testing.T, pre bool) {
+	d, s := openStream(t, recorder.WithPreEncode(pre))
 	k := kernel(t, d, addOneWGSL)
 	in := iota(100, 0)
 	a := upload(t, s, in)
@@ -452,7 +459,7 @@ func TestRule9CaptureIsolatesStreams(t *testing.T) {
 // captured, a later write cannot overtake it, and Replay after Release
 // returns ErrReleased.
 func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
-	d, s := openStream(t)
+	d, s := openStream(t, recorder.WithPreEncode(true))
 	k := kernel(t, d, addOneWGSL)
 	a := upload(t, s, fill(64, 0))
 	out, _ := s.Empty(256)
@@ -494,7 +501,13 @@ func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
 // TestRule11ReplayDoesNotAllocatePerDispatch: the replay loop allocates
 // nothing in Go, whatever the graph's length.
 func TestRule11ReplayDoesNotAllocatePerDispatch(t *testing.T) {
-	d, s := openStream(t)
+	for _, pre := range []bool{false, true} {
+		t.Run(fmt.Sprintf("preencode=%v", pre), func(t *testing.T) { replayDoesNotAllocate(t, pre) })
+	}
+}
+
+func replayDoesNotAllocate(t *testing.T, pre bool) {
+	d, s := openStream(t, recorder.WithPreEncode(pre))
 	k := kernel(t, d, addOneWGSL)
 	a := upload(t, s, fill(64, 0))
 	b, _ := s.Empty(256)
@@ -519,7 +532,7 @@ func TestRule11ReplayDoesNotAllocatePerDispatch(t *testing.T) {
 // background pre-encoder; releasing the graph at once must not wait for a
 // command buffer the worker never started (a hang seen on the H200).
 func TestReleaseRightAfterAReplayNeverHangs(t *testing.T) {
-	d, s := openStream(t)
+	d, s := openStream(t, recorder.WithPreEncode(true))
 	k := kernel(t, d, addOneWGSL)
 	a := upload(t, s, fill(64, 0))
 	b, _ := s.Empty(256)

@@ -56,7 +56,7 @@ func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
 // TestRebindSwapsDoubleBufferedInputsWithoutRecapture: one captured step
 // reads from input A; rebinding A→B makes the same graph read B, then back.
 func TestRebindSwapsDoubleBufferedInputsWithoutRecapture(t *testing.T) {
-	d, s := openStream(t)
+	d, s := openStream(t, recorder.WithPreEncode(true))
 	k := kernel(t, d, addOneWGSL)
 	a := upload(t, s, fill(64, 10))
 	b := upload(t, s, fill(64, 20))

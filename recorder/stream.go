@@ -101,10 +101,12 @@ func WithMetadataCache(entries int) Option {
 }
 
 // WithPreEncode sets whether a graph's next replay is encoded ahead of time
-// on a background goroutine while the current one runs (default true), so
-// that from the second replay on, Replay only submits. It costs one extra
-// command buffer per replayed graph and host time on another core; turn it
-// off where cores are scarce or graphs are replayed once.
+// on a background goroutine while the current one runs, so that from the
+// second replay on, Replay only submits. It costs one extra command buffer
+// per replayed graph and host time on another core; turn it off where cores
+// are scarce or graphs are replayed once. Default: on for hardware
+// adapters, off for software ones (lavapipe, llvmpipe, WARP), whose GPU
+// work runs on the same cores.
 func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }
 
 var streamIDs atomic.Uint64
@@ -118,7 +120,13 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	if err := dev.Err(); err != nil {
 		return nil, &Error{Op: "New", Err: err}
 	}
-	cfg := config{log: dev.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024, preEncode: true}
+	cfg := config{log: dev.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024,
+		// A software adapter's "GPU" is the host's own cores: encoding ahead
+		// gains nothing there, and on Mesa lavapipe (22.3) encoding a large
+		// command buffer while its queue thread executes the previous one
+		// crashed lavapipe's queue thread (SIGSEGV in libvulkan_lvp.so,
+		// 2000-dispatch replays of 1M floats).
+		preEncode: dev.Info().Type != wgpu.AdapterCPU}
 	for _, o := range opts {
 		o(&cfg)
 	}
