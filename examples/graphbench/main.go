@@ -27,6 +27,7 @@
 //	go run ./examples/graphbench                 # full sweep
 //	go run ./examples/graphbench -quick          # three configs, few rounds (< 1 min on lavapipe)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
+//	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs
 package main
 
 import (
@@ -77,6 +78,7 @@ type options struct {
 	rounds     int
 	budget     time.Duration
 	first, max int
+	merge      string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -91,6 +93,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&o.budget, "budget", 0, "stop adding rounds to a config after this long, once 3 are done (default 60s, -quick 8s)")
 	fs.IntVar(&o.first, "first", 0, "recorder first submission chunk (0: the recorder's default)")
 	fs.IntVar(&o.max, "chunk", 0, "recorder largest submission chunk (0: the recorder's default)")
+	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -105,6 +108,13 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if o.quick {
 			o.budget = 8 * time.Second
 		}
+	}
+	if o.merge != "" {
+		rep, err := mergeReports(strings.Split(o.merge, ","))
+		if err != nil {
+			return err
+		}
+		return rep.write(stdout, o)
 	}
 	names := o.configs
 	if names == "" && o.quick {
@@ -152,16 +162,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		rep.Rows = append(rep.Rows, row)
 	}
-	rep.writeTable(stdout)
-	if o.jsonPath != "" {
-		if err := rep.writeJSON(o.jsonPath); err != nil {
-			return err
-		}
-	}
-	if o.svgPath != "" {
-		if err := rep.writeSVG(o.svgPath); err != nil {
-			return err
-		}
+	if err := rep.write(stdout, o); err != nil {
+		return err
 	}
 	for _, r := range rep.Rows {
 		for path, ok := range r.Verified {

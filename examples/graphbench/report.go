@@ -59,6 +59,45 @@ func (r report) writeTable(w io.Writer) {
 	tw.Flush()
 }
 
+// write prints the table and writes the JSON and SVG files o asks for.
+func (r report) write(stdout io.Writer, o options) error {
+	r.writeTable(stdout)
+	if o.jsonPath != "" {
+		if err := r.writeJSON(o.jsonPath); err != nil {
+			return err
+		}
+	}
+	if o.svgPath != "" {
+		return r.writeSVG(o.svgPath)
+	}
+	return nil
+}
+
+// mergeReports joins runs made config by config (one process each, say)
+// into one report. They must come from the same adapter.
+func mergeReports(paths []string) (report, error) {
+	var out report
+	for i, p := range paths {
+		raw, err := os.ReadFile(strings.TrimSpace(p))
+		if err != nil {
+			return report{}, err
+		}
+		var r report
+		if err := json.Unmarshal(raw, &r); err != nil {
+			return report{}, fmt.Errorf("%s: %w", p, err)
+		}
+		if i == 0 {
+			out = r
+			out.Rows = nil
+			out.Method += "; merged from separate runs"
+		} else if r.Adapter != out.Adapter {
+			return report{}, fmt.Errorf("%s was measured on %q, not %q", p, r.Adapter, out.Adapter)
+		}
+		out.Rows = append(out.Rows, r.Rows...)
+	}
+	return out, nil
+}
+
 func (r report) writeJSON(path string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
