@@ -141,6 +141,11 @@ func (g *Graph) Replay() error {
 				g.pre.request()
 				return nil
 			}
+			if r.err != nil {
+				// Sealed graphs encode without errors; if this one did not,
+				// say so and encode inline, where a failure is queued.
+				s.log.Warn().Err(r.err).Msg("pre-encoding a replay failed; encoding inline")
+			}
 			r.cb.Release()
 		}
 	}
@@ -151,7 +156,9 @@ func (g *Graph) Replay() error {
 		if g.pre == nil {
 			var err error
 			if g.pre, err = startPreencoder(s.dev, g.tasks); err != nil {
-				return nil // pre-encoding is an optimisation; the replay itself is enqueued
+				// Pre-encoding is an optimisation; the replay itself is enqueued.
+				s.log.Warn().Err(err).Msg("cannot start pre-encoding; replays encode inline")
+				return nil
 			}
 		}
 		g.pre.request()
