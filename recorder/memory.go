@@ -193,6 +193,31 @@ func (p *pool) disarm() {
 	p.mu.Unlock()
 }
 
+// trim releases every page on a free list to wgpu and returns the bytes
+// released. A free page has no references: nothing enqueued and not yet
+// submitted uses it, and work already submitted keeps it alive inside
+// wgpu-native until the GPU is done (Release, never Destroy).
+func (p *pool) trim() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var freed uint64
+	for _, lists := range []map[uint64][]*page{p.free, p.pfree} {
+		for class, l := range lists {
+			for _, pg := range l {
+				pg.buf.Release()
+				delete(p.all, pg)
+				freed += pg.cap
+				p.reserved -= pg.cap
+				if pg.persistent {
+					p.persistRes -= pg.cap
+				}
+			}
+			delete(lists, class)
+		}
+	}
+	return freed
+}
+
 // close releases every page to wgpu. Callers have waited for the GPU.
 // Buffers still wrapping pages answer ErrClosed afterwards.
 func (p *pool) close() {

@@ -74,6 +74,28 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 	return m
 }
 
+// Trim gives the stream's free pool memory back to the device: every page
+// no Buffer, graph or unsubmitted launch holds, including the persistent
+// pool a capture left warm (the next capture then allocates afresh). It
+// returns the bytes released. Use it after a burst of large allocations in
+// a long-lived program; the pools otherwise keep freed pages for reuse.
+func (s *Stream) Trim() (uint64, error) {
+	if err := s.check("Trim"); err != nil {
+		return 0, err
+	}
+	if err := s.lock("Trim"); err != nil {
+		return 0, err
+	}
+	defer s.mu.Unlock()
+	// Cached bind groups hold their buffers alive inside wgpu-native; drop
+	// the cache (groups an open batch or a graph uses keep their own
+	// references) so trimmed pages are really freed.
+	s.groups.clear()
+	freed := s.mem.trim()
+	s.logPool("pool trimmed", s.mem)
+	return freed, nil
+}
+
 func (s *Stream) logPool(event string, p *pool) {
 	if !s.log.Debug().Enabled() {
 		return

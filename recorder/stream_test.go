@@ -382,3 +382,44 @@ func TestParamsOfPacksLittleEndianWords(t *testing.T) {
 	wantEqual(t, "ParamsOf[uint32](1, 258)", recorder.Params{1, 0, 0, 0, 2, 1, 0, 0}, recorder.ParamsOf[uint32](1, 258))
 	wantEqual(t, "ParamsOf[float32](1)", recorder.Params{0, 0, 0x80, 0x3f}, recorder.ParamsOf[float32](1))
 }
+
+// TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers: Trim releases free pages
+// (normal and persistent) and nothing a live buffer or graph holds.
+func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
+	d, s := openStream(t)
+	k := kernel(t, d, scaleWGSL)
+	keep := upload(t, s, fill(64, 1))
+	for range 4 {
+		b, err := s.Empty(1 << 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+	}
+	g := capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), keep, f32params(2)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	before := s.MemoryStats()
+	freed, err := s.Trim()
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := s.MemoryStats()
+	if freed == 0 || freed != before.Free || after.Free != 0 || after.Reserved != before.Reserved-freed || after.InUse != before.InUse {
+		t.Fatalf("Trim must release exactly the free memory: freed %d, before %+v, after %+v", freed, before, after)
+	}
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantEqual(t, "live buffers and graphs survive a trim (warmup ×2, replay ×2)", fill(64, 4), read(t, s, keep))
+	if b, err := s.Empty(1 << 20); err != nil || s.MemoryStats().Pages != after.Pages+1 {
+		t.Fatalf("allocation after a trim grows the pool again: %v", err)
+	} else {
+		b.Release()
+	}
+}
