@@ -10,6 +10,8 @@ import (
 var (
 	//go:embed add_one.wgsl
 	addOneWGSL string
+	//go:embed copy.wgsl
+	copyWGSL string
 	//go:embed scale.wgsl
 	scaleWGSL string
 	//go:embed axpy.wgsl
@@ -46,6 +48,27 @@ var AddOne = Shader{Name: "add_one", Source: addOneWGSL, Entry: "add_one"}
 
 // AddOneParams is AddOne's uniform: bytes 0-3 n (u32), 4-15 zero.
 func AddOneParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) }
+
+// Copy computes dst[dstOffset+i] = src[srcOffset+i] for i < n, copying
+// 32-bit words bit for bit (any 4-byte element type). It is how a graph
+// records a buffer-to-buffer copy: a row of an embedding table into a
+// step's input, a slice of one buffer into another.
+//
+// Bindings:
+//
+//	0  src     storage, read        words (u32 view)
+//	1  dst     storage, read_write  words (u32 view)
+//	2  params  uniform              CopyParams
+//
+// Dispatch ElementwiseGroups(n). Offsets and n count words, not bytes; src
+// and dst must be different buffers.
+var Copy = Shader{Name: "copy", Source: copyWGSL, Entry: "copy"}
+
+// CopyParams is Copy's uniform: bytes 0-3 n, 4-7 srcOffset, 8-11 dstOffset
+// (all u32, in words), 12-15 zero.
+func CopyParams(n, srcOffset, dstOffset uint32) recorder.Params {
+	return params([4]uint32{n, srcOffset, dstOffset, 0})
+}
 
 // Scale computes y[i] = a * x[i] for i < n.
 //

@@ -127,6 +127,7 @@ func TestShadersDeclareTheDocumentedBindings(t *testing.T) {
 		wg       [3]uint32
 	}{
 		{shaders.AddOne, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.Copy, []wgpu.BindingKind{r, rw, u}, row},
 		{shaders.Scale, []wgpu.BindingKind{r, rw, u}, row},
 		{shaders.Axpy, []wgpu.BindingKind{r, rw, u}, row},
 		{shaders.Add, []wgpu.BindingKind{r, r, rw, u}, row},
@@ -173,6 +174,7 @@ func TestParamsMatchTheDocumentedLayout(t *testing.T) {
 		want []byte
 	}{
 		{"AddOne", shaders.AddOneParams(1000), []byte{0xe8, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
+		{"Copy", shaders.CopyParams(1, 2, 3), []byte{1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0, 0, 0, 0}},
 		{"Scale", shaders.ScaleParams(7, 2), []byte{7, 0, 0, 0, byte(two), byte(two >> 8), byte(two >> 16), byte(two >> 24), 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"Axpy", shaders.AxpyParams(7, 2), []byte{7, 0, 0, 0, byte(two), byte(two >> 8), byte(two >> 16), byte(two >> 24), 0, 0, 0, 0, 0, 0, 0, 0}},
 		{"Add", shaders.AddParams(1), []byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}},
@@ -234,6 +236,34 @@ func TestAddOneMatchesReference(t *testing.T) {
 	in, out := upload(t, s, src), empty(t, s, n)
 	launch(t, s, compile(t, d, shaders.AddOne), shaders.ElementwiseGroups(n), in, out, shaders.AddOneParams(n))
 	wantClose(t, "add_one", want, read(t, s, out))
+}
+
+// TestCopyMovesWordsBetweenOffsetsBitForBit: a slice of one buffer lands at
+// an offset of another, bits intact (a NaN payload too), the rest untouched.
+func TestCopyMovesWordsBetweenOffsetsBitForBit(t *testing.T) {
+	d, s := openStream(t)
+	const n, srcOff, dstOff = 300, 17, 5
+	src := random(3, 1000, 10)
+	src[srcOff] = math.Float32frombits(0x7fc00123) // a NaN with a payload
+	dst := make([]float32, 400)
+	for i := range dst {
+		dst[i] = -1
+	}
+	want := append([]float32(nil), dst...)
+	copy(want[dstOff:dstOff+n], src[srcOff:srcOff+n])
+	in, out := upload(t, s, src), upload(t, s, dst)
+	launch(t, s, compile(t, d, shaders.Copy), shaders.ElementwiseGroups(n), in, out, shaders.CopyParams(n, srcOff, dstOff))
+	got := read(t, s, out)
+	bits := func(v []float32) []uint32 {
+		b := make([]uint32, len(v))
+		for i, x := range v {
+			b[i] = math.Float32bits(x)
+		}
+		return b
+	}
+	if diff := cmp.Diff(bits(want), bits(got)); diff != "" {
+		t.Fatalf("copy of %d words from %d to %d (-want +got):\n%s", n, srcOff, dstOff, diff)
+	}
 }
 
 // TestKernelsTakeSizesFromParams: a kernel works on a prefix of larger
