@@ -1,5 +1,6 @@
 // Package shaders holds the WGSL compute kernels shipped with softgraph:
-// element-wise arithmetic (AddOne, Scale, Axpy, Add, Mul), a sum reduction
+// element-wise arithmetic (AddOne, Scale, Axpy, Add, Mul), a word copy
+// between buffer offsets that graphs can record (Copy), a sum reduction
 // (Sum), a tiled matrix multiply (MatMul) and the row-wise layers of a
 // transformer step (Softmax, RMSNorm, BiasReLU, BiasGELU).
 //
@@ -16,7 +17,7 @@
 // write nothing.
 //
 // Bindings are all in @group(0), numbered from 0 in the order a launch passes
-// its arguments; every buffer holds f32. Every Params uniform is 16 bytes of
+// its arguments; every buffer holds f32 (Copy moves any 32-bit words). Every Params uniform is 16 bytes of
 // little-endian 4-byte words (unused words are zero padding).
 //
 //	k, err := shaders.AddOne.Compile(dev)
