@@ -45,21 +45,30 @@ func (b *Buffer) String() string {
 	return fmt.Sprintf("buffer(%d bytes)", b.size)
 }
 
-// usable checks that b can be used by an operation of stream s.
+// usable checks that b can be used by an operation of stream s; name says
+// which argument b is, for the message.
 func (b *Buffer) usable(op, name string, s *Stream) error {
-	if b == nil {
-		return argError(op, ErrInvalidArgument, "%s is nil", name)
-	}
-	if b.released.Load() {
-		return argError(op, ErrReleased, "%s (%d bytes) was released", name, b.size)
-	}
-	if b.s.dev != s.dev {
-		return argError(op, ErrForeignDevice, "%s (%d bytes) belongs to another device", name, b.size)
-	}
-	if b.s != s && b.s.isClosed() {
-		return argError(op, ErrClosed, "%s (%d bytes) belongs to a closed stream", name, b.size)
+	if why, sentinel := b.problem(s); sentinel != nil {
+		return argError(op, sentinel, "%s %s", name, why)
 	}
 	return nil
+}
+
+// problem is usable without the message: nil when b is fine. Launch calls
+// it per argument and formats only on failure, keeping the launch path free
+// of string building.
+func (b *Buffer) problem(s *Stream) (string, error) {
+	switch {
+	case b == nil:
+		return "is nil", ErrInvalidArgument
+	case b.released.Load():
+		return fmt.Sprintf("(%d bytes) was released", b.size), ErrReleased
+	case b.s.dev != s.dev:
+		return fmt.Sprintf("(%d bytes) belongs to another device", b.size), ErrForeignDevice
+	case b.s != s && b.s.isClosed():
+		return fmt.Sprintf("(%d bytes) belongs to a closed stream", b.size), ErrClosed
+	}
+	return "", nil
 }
 
 func (s *Stream) newBuffer(op string, size uint64) (*Buffer, error) {

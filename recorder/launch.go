@@ -216,8 +216,8 @@ func (s *Stream) validate(k *wgpu.Kernel, d Dispatch, args []Arg, r *resolved) e
 		kind := k.Binding(i)
 		switch a := a.(type) {
 		case *Buffer:
-			if err := a.usable("Launch", fmt.Sprintf("argument %d of kernel %q", i, k.Entry()), s); err != nil {
-				return err
+			if why, sentinel := a.problem(s); sentinel != nil {
+				return argError("Launch", sentinel, "argument %d of kernel %q %s", i, k.Entry(), why)
 			}
 			if kind == wgpu.BindUniform && a.size > lim.MaxUniformBufferBindingSize {
 				return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q: a %d-byte buffer exceeds maxUniformBufferBindingSize %d for uniform @binding(%d)", i, k.Entry(), a.size, lim.MaxUniformBufferBindingSize, i)
