@@ -389,15 +389,6 @@ func (d *Device) Wait(ctx context.Context, s Submission) error {
 	}
 }
 
-// Poll processes finished work (map callbacks) without blocking.
-func (d *Device) Poll() {
-	if d.enter("Poll") != nil {
-		return
-	}
-	defer d.leave()
-	d.dev.Poll(false, nil)
-}
-
 // owns checks that a buffer is live and belongs to d.
 func (d *Device) owns(op string, b *Buffer) error {
 	if b == nil {
