@@ -1,12 +1,11 @@
 package recorder_test
 
 import (
-	"errors"
-	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -16,13 +15,7 @@ import (
 // a missing adapter fails.
 func openStream(t testing.TB, opts ...recorder.Option) (*wgpu.Device, *recorder.Stream) {
 	t.Helper()
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skipf("no adapter: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := gputest.Open(t, wgpu.Options{})
 	s, err := recorder.New(d, opts...)
 	if err != nil {
 		t.Fatal(err)

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/shaders"
 	"github.com/softgraph/softgraph/wgpu"
@@ -21,16 +21,9 @@ import (
 // a missing adapter fails.
 func openStream(t testing.TB) (*wgpu.Device, *recorder.Stream) {
 	t.Helper()
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skipf("no adapter: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := gputest.Open(t, wgpu.Options{})
 	s, err := recorder.New(d)
 	if err != nil {
-		_ = d.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {

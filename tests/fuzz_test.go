@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
@@ -74,9 +74,7 @@ func openFuzzDevice(t *testing.T) *wgpu.Device {
 			}
 		}
 	})
-	if errors.Is(f.err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skipf("no adapter: %v", f.err)
-	}
+	gputest.SkipIfNoAdapter(t, f.err)
 	if f.err != nil {
 		t.Fatal(f.err)
 	}

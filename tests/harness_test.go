@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
@@ -24,15 +25,7 @@ import (
 // adapter fails. The device is closed when the test ends.
 func openDevice(t testing.TB) *wgpu.Device {
 	t.Helper()
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skipf("no adapter: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("wgpu.Open: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
+	return gputest.Open(t, wgpu.Options{})
 }
 
 // newStream makes a stream on d, closed when the test ends. Close is

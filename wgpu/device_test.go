@@ -4,13 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -19,15 +19,7 @@ import (
 // missing adapter fails instead of letting GPU tests skip silently.
 func openDevice(t testing.TB, o wgpu.Options) *wgpu.Device {
 	t.Helper()
-	d, err := wgpu.Open(o)
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skipf("no adapter: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("Open(%+v): %v", o, err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d
+	return gputest.Open(t, o)
 }
 
 const addOne = `

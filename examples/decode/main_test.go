@@ -2,25 +2,17 @@ package main
 
 import (
 	"bytes"
-	"errors"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 // TestSmallRunVerifiesEveryStep decodes a tiny model as a user would and
 // checks that the run reports every step verified.
 func TestSmallRunVerifiesEveryStep(t *testing.T) {
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = d.Close()
+	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	var out bytes.Buffer
 	if err := run([]string{"-steps", "8", "-hidden", "16", "-vocab", "40", "-seed", "3"}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -19,14 +19,7 @@ import (
 // every field for every path and that every path's result buffer held the
 // expected value (the paths computed, they were not just timed).
 func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = d.Close()
+	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	dir := t.TempDir()
 	jsonPath, svgPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.svg")
 	var stdout, stderr bytes.Buffer

@@ -3,22 +3,15 @@ package main
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func TestSelfCheckPassesOnTheDefaultAdapter(t *testing.T) {
-	d, err := wgpu.Open(wgpu.Options{})
-	if errors.Is(err, wgpu.ErrNoAdapter) && os.Getenv("SOFTGRAPH_REQUIRE_GPU") != "1" {
-		t.Skip(err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = d.Close()
+	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	var out bytes.Buffer
 	if err := run(nil, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
