@@ -10,9 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/softgraph/softgraph/internal/gputest"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/shaders"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 

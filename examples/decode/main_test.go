@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/softgraph/softgraph/internal/gputest"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 

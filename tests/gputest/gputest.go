@@ -2,7 +2,8 @@
 // when it needs a device: open the default adapter (or the one the
 // SOFTGRAPH_* variables pick), skip cleanly on a machine with none, but fail
 // instead when SOFTGRAPH_REQUIRE_GPU=1 (CI sets it), so GPU tests cannot
-// pass by skipping where a GPU is expected.
+// pass by skipping where a GPU is expected. It is test support, imported
+// only by _test.go files.
 package gputest
 
 import (
