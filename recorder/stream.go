@@ -44,7 +44,7 @@ type Stream struct {
 	graphs map[*Graph]bool // live graphs made on this stream
 	prof   *profile        // the running profile, if any
 	stage  []*wgpu.Buffer  // map-read staging buffers not in use
-	unreg  func()          // removes the stream from the device's flushers
+	unreg  func()          // removes the stream from the device's dependents
 }
 
 // batch is what the open (unsubmitted) command encoder holds on to.

@@ -54,7 +54,7 @@ func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string)
 // release cycles on streams of their own, and concurrent replays of two
 // graphs of one stream. Every result is exact and the run is clean under
 // -race. Without it, a data race between streams sharing the device's
-// queue, flushers and kernel cache, or between a Replay and a Read, goes
+// queue, dependents and kernel cache, or between a Replay and a Read, goes
 // unseen.
 func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	d := openDevice(t)
