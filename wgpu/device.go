@@ -77,7 +77,7 @@ type Device struct {
 		err  error
 	}
 
-	flush      dependents
+	deps       dependents
 	objs       objects
 	live       liveCounters
 	lastSubmit atomic.Uint64 // the highest submission index handed out

@@ -25,18 +25,18 @@ type dependents struct {
 
 // AddDependent registers f and returns the function that unregisters it.
 func (d *Device) AddDependent(f Dependent) (remove func()) {
-	d.flush.mu.Lock()
-	defer d.flush.mu.Unlock()
-	if d.flush.set == nil {
-		d.flush.set = map[uint64]Dependent{}
+	d.deps.mu.Lock()
+	defer d.deps.mu.Unlock()
+	if d.deps.set == nil {
+		d.deps.set = map[uint64]Dependent{}
 	}
-	d.flush.next++
-	id := d.flush.next
-	d.flush.set[id] = f
+	d.deps.next++
+	id := d.deps.next
+	d.deps.set[id] = f
 	return func() {
-		d.flush.mu.Lock()
-		delete(d.flush.set, id)
-		d.flush.mu.Unlock()
+		d.deps.mu.Lock()
+		delete(d.deps.set, id)
+		d.deps.mu.Unlock()
 	}
 }
 
@@ -44,14 +44,14 @@ func (d *Device) AddDependent(f Dependent) (remove func()) {
 // returns their errors. It holds no lock while a dependent runs, so a
 // dependent may itself call FlushOthers without deadlock.
 func (d *Device) FlushOthers(self Dependent) []error {
-	d.flush.mu.Lock()
-	list := make([]Dependent, 0, len(d.flush.set))
-	for _, f := range d.flush.set {
+	d.deps.mu.Lock()
+	list := make([]Dependent, 0, len(d.deps.set))
+	for _, f := range d.deps.set {
 		if f != self {
 			list = append(list, f)
 		}
 	}
-	d.flush.mu.Unlock()
+	d.deps.mu.Unlock()
 	var errs []error
 	for _, f := range list {
 		if err := f.Flush(); err != nil {
@@ -64,17 +64,17 @@ func (d *Device) FlushOthers(self Dependent) []error {
 // closeDependents closes every registered dependent, oldest first, with no
 // lock held (a dependent's Close uses the device).
 func (d *Device) closeDependents() {
-	d.flush.mu.Lock()
-	ids := make([]uint64, 0, len(d.flush.set))
-	for id := range d.flush.set {
+	d.deps.mu.Lock()
+	ids := make([]uint64, 0, len(d.deps.set))
+	for id := range d.deps.set {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
 	list := make([]Dependent, 0, len(ids))
 	for _, id := range ids {
-		list = append(list, d.flush.set[id])
+		list = append(list, d.deps.set[id])
 	}
-	d.flush.mu.Unlock()
+	d.deps.mu.Unlock()
 	for _, dep := range list {
 		_ = dep.Close()
 	}
