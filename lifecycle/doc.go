@@ -1,15 +1,37 @@
-// Package lifecycle owns the ordering rule of graph capture on a stream:
-// NoCapture → Prepare → Capture → NoCapture, and nothing else.
+// Package lifecycle owns the capture rule of a stream: the ordering
+// NoCapture → Prepare → Capture → NoCapture, and what every stream operation
+// may do in each of those states.
 //
-// It is a Go rendering of cubecl-runtime's StreamCaptureState. The rule lives
-// here, in one small value type, because it is the same for every stream: the
-// recorder supplies only the work a transition brackets (arming pools,
-// submitting the warmup, sealing a graph) and asks State whether each step is
-// allowed. Nothing else in softgraph re-checks the order.
+// It is a Go rendering of cubecl-runtime's StreamCaptureState, extended with
+// the operation table the seed states in prose. The rule lives here, in one
+// small value type, because it is the same for every stream: the recorder
+// asks State.Admit once per operation and supplies only the work; it never
+// re-checks the state itself.
+//
+//	op         NoCapture  Prepare   Capture
+//	Launch     execute    execute   record
+//	Write      execute    execute   defer-error (nil now; EndCapture fails)
+//	Read       execute    execute   refuse
+//	Sync       execute    execute   refuse
+//	Profile    execute    execute   refuse
+//	Replay     execute    execute   record (a child graph)
+//	Rebind     execute    execute   refuse
+//	Copy       execute    execute   record
+//	Clear      execute    execute   record
+//	Alloc      execute    execute   execute
+//	Trim       execute    refuse    refuse
+//	Flush      execute    execute   execute
+//	Branch     execute    execute   record (If, While)
+//	Load       execute    refuse    refuse
+//	Save       execute    execute   refuse
+//
+// The transitions are Prepare, Begin, End and Abort; each refuses an
+// out-of-order call and changes nothing. PoolMode and CacheMode give the
+// memory pool's and the params cache's behaviour for each state.
 //
 // What it never does: touch a GPU, allocate, lock, or log. A State is a
 // single byte; the zero value is NoCapture. It is not safe for concurrent use:
 // the stream that owns it guards it with its own mutex.
 //
-// Costs: every method is a switch on one byte.
+// Costs: every method is a switch on one byte or a table lookup.
 package lifecycle

@@ -20,7 +20,7 @@ func ExampleState() {
 	_ = s.End()
 	fmt.Println(s)
 	// Output:
-	// true begin_capture: call graph_prepare before starting a capture (stream is in no_capture)
+	// true BeginCapture: call GraphPrepare before starting a capture (stream is in no_capture)
 	// prepare capture
 	// capture true
 	// no_capture

@@ -69,6 +69,26 @@ func FuzzLifecycle(f *testing.F) {
 			if (s.CacheMode() == lifecycle.CacheCapture) != (m.at != 0) {
 				t.Fatalf("step %d: CacheMode disagrees with the model", i)
 			}
+			// The operation rule, from the model's side: while recording,
+			// launches record, writes defer, host waits refuse; outside,
+			// everything but Trim and Load (refused in Prepare) executes.
+			for _, op := range lifecycle.Ops() {
+				v := s.Admit(op)
+				want := lifecycle.Execute
+				switch {
+				case m.at == 2 && (op == lifecycle.Launch || op == lifecycle.Replay || op == lifecycle.Copy || op == lifecycle.Clear || op == lifecycle.Branch):
+					want = lifecycle.Record
+				case m.at == 2 && op == lifecycle.Write:
+					want = lifecycle.DeferError
+				case m.at == 2 && op != lifecycle.Alloc && op != lifecycle.Flush:
+					want = lifecycle.Refuse
+				case m.at == 1 && (op == lifecycle.Trim || op == lifecycle.Load):
+					want = lifecycle.Refuse
+				}
+				if v != want {
+					t.Fatalf("step %d: Admit(%s) in %s = %s, model says %s", i, op, s, v, want)
+				}
+			}
 		}
 	})
 }

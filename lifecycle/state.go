@@ -82,17 +82,18 @@ func (s State) CacheMode() CacheMode {
 }
 
 // ErrGraphState is wrapped by every refusal of an operation because of where
-// the stream is in the capture lifecycle: an out-of-order transition here, and
-// in the recorder a read, sync or profile while recording, or a write rejected
-// lazily inside the window.
+// the stream is in the capture lifecycle: an out-of-order transition, an
+// operation Admit refuses (a read, sync or profile while recording), or a
+// write rejected lazily inside the window.
 var ErrGraphState = errors.New("graph state")
 
 // StateError is a refused lifecycle operation. It wraps ErrGraphState, so
 // callers can test with errors.Is(err, ErrGraphState) or take the details
 // with errors.As.
 type StateError struct {
-	// Op is the refused operation, in the seed's words: "graph_prepare",
-	// "begin_capture", "end_capture", or a stream operation such as "read".
+	// Op is the refused operation, named as Op.String spells it:
+	// "GraphPrepare", "BeginCapture", "EndCapture", or a stream operation
+	// such as "Read".
 	Op string
 	// From is the state the stream was in; a refusal leaves it there.
 	From State
@@ -107,8 +108,8 @@ func (e *StateError) Error() string {
 // Unwrap returns ErrGraphState.
 func (e *StateError) Unwrap() error { return ErrGraphState }
 
-func refuse(op string, from State, reason string) error {
-	return &StateError{Op: op, From: from, Reason: reason}
+func refuse(op Op, from State, reason string) error {
+	return &StateError{Op: op.String(), From: from, Reason: reason}
 }
 
 // Prepare moves NoCapture → Prepare, for GraphPrepare. Call it before arming
@@ -125,11 +126,11 @@ func (s *State) Prepare() error {
 		*s = Prepare
 		return nil
 	case Prepare:
-		return refuse("graph_prepare", *s, "a graph capture is already prepared on this stream")
+		return refuse(GraphPrepare, *s, "a graph capture is already prepared on this stream")
 	case Capture:
-		return refuse("graph_prepare", *s, "a graph capture is already recording on this stream")
+		return refuse(GraphPrepare, *s, "a graph capture is already recording on this stream")
 	}
-	return refuse("graph_prepare", *s, "unknown state")
+	return refuse(GraphPrepare, *s, "unknown state")
 }
 
 // Begin moves Prepare → Capture, for BeginCapture. Call it before the work
@@ -149,11 +150,11 @@ func (s *State) Begin() error {
 		*s = Capture
 		return nil
 	case NoCapture:
-		return refuse("begin_capture", *s, "call graph_prepare before starting a capture")
+		return refuse(BeginCapture, *s, "call GraphPrepare before starting a capture")
 	case Capture:
-		return refuse("begin_capture", *s, "a graph capture is already recording on this stream")
+		return refuse(BeginCapture, *s, "a graph capture is already recording on this stream")
 	}
-	return refuse("begin_capture", *s, "unknown state")
+	return refuse(BeginCapture, *s, "unknown state")
 }
 
 // End moves Capture → NoCapture, for EndCapture. Call it before closing the
@@ -170,7 +171,19 @@ func (s *State) End() error {
 		*s = NoCapture
 		return nil
 	}
-	return refuse("end_capture", *s, "no graph capture is recording on this stream")
+	return refuse(EndCapture, *s, "no graph capture is recording on this stream")
+}
+
+// Cancel moves Prepare or Capture → NoCapture, for a caller that abandons a
+// capture (AbortCapture): the warmup's primed memory and any recording are
+// dropped by the caller. It fails with a *StateError wrapping ErrGraphState
+// from NoCapture, where there is nothing to abandon, and changes nothing.
+func (s *State) Cancel() error {
+	if *s == Prepare || *s == Capture {
+		*s = NoCapture
+		return nil
+	}
+	return refuse(AbortCapture, *s, "no graph capture is prepared or recording on this stream")
 }
 
 // Abort returns to NoCapture from anywhere, for the failure path of a
@@ -179,9 +192,3 @@ func (s *State) End() error {
 // Unlike End it asserts nothing, because the state it recovers from is the one
 // that could not be completed.
 func (s *State) Abort() { *s = NoCapture }
-
-// Refuse builds the *StateError a stream returns when an operation other than
-// a transition is not allowed in state s (for example "read" while
-// recording). It exists so every graph-state refusal in softgraph has one
-// shape and wraps ErrGraphState.
-func (s State) Refuse(op, reason string) error { return refuse(op, s, reason) }

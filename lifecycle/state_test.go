@@ -17,9 +17,9 @@ type transition struct {
 }
 
 var transitions = []transition{
-	{"Prepare", "graph_prepare", (*lifecycle.State).Prepare},
-	{"Begin", "begin_capture", (*lifecycle.State).Begin},
-	{"End", "end_capture", (*lifecycle.State).End},
+	{"Prepare", "GraphPrepare", (*lifecycle.State).Prepare},
+	{"Begin", "BeginCapture", (*lifecycle.State).Begin},
+	{"End", "EndCapture", (*lifecycle.State).End},
 }
 
 // TestEveryTransitionFromEveryStateFollowsTheCaptureOrder checks all nine
@@ -34,7 +34,7 @@ func TestEveryTransitionFromEveryStateFollowsTheCaptureOrder(t *testing.T) {
 	table := map[lifecycle.State]map[string]want{
 		lifecycle.NoCapture: {
 			"Prepare": {to: lifecycle.Prepare},
-			"Begin":   {to: lifecycle.NoCapture, reason: "call graph_prepare before starting a capture"},
+			"Begin":   {to: lifecycle.NoCapture, reason: "call GraphPrepare before starting a capture"},
 			"End":     {to: lifecycle.NoCapture, reason: "no graph capture is recording on this stream"},
 		},
 		lifecycle.Prepare: {
@@ -152,13 +152,116 @@ func TestZeroValueIsNoCaptureAndNamesAreStable(t *testing.T) {
 	}
 }
 
-func TestRefuseWrapsErrGraphState(t *testing.T) {
-	err := lifecycle.Capture.Refuse("read", "reads are refused while recording")
-	var se *lifecycle.StateError
-	if !errors.As(err, &se) || !errors.Is(err, lifecycle.ErrGraphState) {
-		t.Fatalf("Refuse must build a *StateError wrapping ErrGraphState, got %#v", err)
+// TestAdmitIsTheDocumentedTable restates the package doc's table
+// independently, cell by cell: what every operation does in every state. A
+// cell that drifted would let the recorder execute something a capture
+// cannot record, or refuse something it can.
+func TestAdmitIsTheDocumentedTable(t *testing.T) {
+	E, R, D, X := lifecycle.Execute, lifecycle.Record, lifecycle.DeferError, lifecycle.Refuse
+	want := map[lifecycle.Op][3]lifecycle.Verdict{
+		lifecycle.Launch:  {E, E, R},
+		lifecycle.Write:   {E, E, D},
+		lifecycle.Read:    {E, E, X},
+		lifecycle.Sync:    {E, E, X},
+		lifecycle.Profile: {E, E, X},
+		lifecycle.Replay:  {E, E, R},
+		lifecycle.Rebind:  {E, E, X},
+		lifecycle.Copy:    {E, E, R},
+		lifecycle.Clear:   {E, E, R},
+		lifecycle.Alloc:   {E, E, E},
+		lifecycle.Trim:    {E, X, X},
+		lifecycle.Flush:   {E, E, E},
+		lifecycle.Branch:  {E, E, R},
+		lifecycle.Load:    {E, X, X},
+		lifecycle.Save:    {E, E, X},
 	}
-	if d := cmp.Diff("read: reads are refused while recording (stream is in capture)", err.Error()); d != "" {
-		t.Fatalf("message (-want +got):\n%s", d)
+	got := map[lifecycle.Op][3]lifecycle.Verdict{}
+	for _, op := range lifecycle.Ops() {
+		var row [3]lifecycle.Verdict
+		for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
+			row[st] = st.Admit(op)
+		}
+		got[op] = row
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("Admit table (-want +got):\n%s", d)
+	}
+}
+
+// TestRefusalExplainsEveryRefusedCell: a refused or deferred operation
+// carries a *StateError naming the operation and the state, wrapping
+// ErrGraphState; an admitted one has none.
+func TestRefusalExplainsEveryRefusedCell(t *testing.T) {
+	for _, op := range lifecycle.Ops() {
+		for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
+			err := st.Refusal(op)
+			v := st.Admit(op)
+			if v == lifecycle.Execute || v == lifecycle.Record {
+				if err != nil {
+					t.Errorf("%s in %s is admitted (%s) but Refusal says %v", op, st, v, err)
+				}
+				continue
+			}
+			var se *lifecycle.StateError
+			if !errors.As(err, &se) || !errors.Is(err, lifecycle.ErrGraphState) {
+				t.Fatalf("%s in %s (%s): Refusal must be a *StateError wrapping ErrGraphState, got %#v", op, st, v, err)
+			}
+			if se.Op != op.String() || se.From != st || se.Reason == "" {
+				t.Errorf("%s in %s: refusal %+v must name the op, the state and a reason", op, st, se)
+			}
+			if !strings.HasPrefix(err.Error(), op.String()+": ") {
+				t.Errorf("message %q must start with the operation", err)
+			}
+		}
+	}
+}
+
+// TestTransitionsAreNotAdmitted: the transitions move only through Prepare,
+// Begin, End and Abort; asking Admit about one (or about a value that is no
+// Op) is refused rather than silently executed.
+func TestTransitionsAreNotAdmitted(t *testing.T) {
+	for _, op := range []lifecycle.Op{lifecycle.GraphPrepare, lifecycle.BeginCapture, lifecycle.EndCapture, lifecycle.AbortCapture, 0, 200} {
+		for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
+			if v := st.Admit(op); v != lifecycle.Refuse {
+				t.Errorf("Admit(%s) in %s = %s, want refuse", op, st, v)
+			}
+			if err := st.Refusal(op); !errors.Is(err, lifecycle.ErrGraphState) {
+				t.Errorf("Refusal(%s) in %s = %v, want ErrGraphState", op, st, err)
+			}
+		}
+	}
+}
+
+// TestPoolModeFollowsTheWindow: the warmup primes, the recording allocates
+// persistently, everything else is normal. A pool that primed outside
+// Prepare would never give its pages back.
+func TestPoolModeFollowsTheWindow(t *testing.T) {
+	got := []lifecycle.PoolMode{lifecycle.NoCapture.PoolMode(), lifecycle.Prepare.PoolMode(), lifecycle.Capture.PoolMode()}
+	want := []lifecycle.PoolMode{lifecycle.PoolNormal, lifecycle.PoolPriming, lifecycle.PoolPersistent}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Fatalf("PoolMode per state (-want +got):\n%s", d)
+	}
+	names := []string{lifecycle.PoolNormal.String(), lifecycle.PoolPriming.String(), lifecycle.PoolPersistent.String(),
+		lifecycle.Launch.String(), lifecycle.EndCapture.String(), lifecycle.Op(99).String(), lifecycle.Record.String()}
+	if d := cmp.Diff([]string{"normal", "priming", "persistent", "Launch", "EndCapture", "Op(99)", "record"}, names); d != "" {
+		t.Fatalf("names (-want +got):\n%s", d)
+	}
+}
+
+// TestCancelAbandonsOnlyALiveCapture: AbortCapture leaves Prepare or
+// Capture for NoCapture, and is refused (changing nothing) when no capture
+// exists, so a stray abort cannot be mistaken for a successful one.
+func TestCancelAbandonsOnlyALiveCapture(t *testing.T) {
+	for _, from := range []lifecycle.State{lifecycle.Prepare, lifecycle.Capture} {
+		s := from
+		if err := s.Cancel(); err != nil || s != lifecycle.NoCapture {
+			t.Fatalf("Cancel from %s: state %s, err %v; want no_capture, nil", from, s, err)
+		}
+	}
+	var s lifecycle.State
+	err := s.Cancel()
+	var se *lifecycle.StateError
+	if !errors.As(err, &se) || se.Op != "AbortCapture" || s != lifecycle.NoCapture {
+		t.Fatalf("Cancel from no_capture must be refused as AbortCapture, got %v (state %s)", err, s)
 	}
 }

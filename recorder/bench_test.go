@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 )
 
 // BenchmarkEagerLaunch is one eager launch of a tiny kernel (add-one over 64
@@ -12,11 +13,11 @@ import (
 // group cache lookups, encoding. The stream submits in chunks by itself; a
 // sync every 1000 launches keeps the GPU from falling far behind.
 func BenchmarkEagerLaunch(b *testing.B) {
-	d, s := openStream(b)
-	k := kernel(b, d, addOneWGSL)
-	x := upload(b, s, fill(64, 0))
+	d, s := gputest.OpenStream(b)
+	k := gputest.Kernel(b, d, gputest.AddOneWGSL)
+	x := gputest.Upload(b, s, gputest.Fill(64, 0))
 	y, _ := s.Empty(256)
-	p := u32params(64)
+	p := gputest.U32(64)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
@@ -44,11 +45,11 @@ func BenchmarkEagerLaunch(b *testing.B) {
 func BenchmarkReplay(b *testing.B) {
 	for _, n := range []int{150, 1000, 5000} {
 		b.Run(fmt.Sprintf("len=%d", n), func(b *testing.B) {
-			d, s := openStream(b)
-			k := kernel(b, d, addOneWGSL)
-			x := upload(b, s, fill(64, 0))
+			d, s := gputest.OpenStream(b)
+			k := gputest.Kernel(b, d, gputest.AddOneWGSL)
+			x := gputest.Upload(b, s, gputest.Fill(64, 0))
 			y, _ := s.Empty(256)
-			g := capture(b, s, func() { chain(b, s, k, x, y, n, 64) })
+			g := gputest.Capture(b, s, func() { gputest.MustChain(b, s, k, x, y, n, 64) })
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {

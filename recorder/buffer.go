@@ -2,8 +2,10 @@ package recorder
 
 import (
 	"fmt"
-	"sync/atomic"
+	"sync"
 	"unsafe"
+
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // Buffer is GPU memory from a stream's pool: a storage buffer of Size bytes
@@ -12,14 +14,23 @@ import (
 // arrayLength() of an array<f32> is Size()/4 even when the pool handed out a
 // larger page.
 //
-// A Buffer may be used from any goroutine and on any stream of its device.
-// Release gives the memory back: it becomes reusable once every launch that
-// was enqueued with it has been submitted, and never while a Graph binds it.
+// A Buffer may be used from any goroutine and on any stream of its device
+// while its own stream is open. Release gives the memory back: it becomes
+// reusable once every launch that was enqueued with it has been submitted,
+// and never while a Graph binds it.
 type Buffer struct {
-	s        *Stream // the stream whose pool owns the page
-	pg       *page
-	size     uint64
-	released atomic.Bool
+	s    *Stream // the stream whose pool owns the page
+	pg   *page
+	size uint64
+
+	// mu orders Release against the calls that take a reference on the
+	// page: a call either takes its reference while the Buffer is live (and
+	// the page cannot be reused under it), or sees it released. Without it
+	// a Release between a launch's check and its reference put the page on
+	// the free list while a batch held it, and two Buffers shared memory.
+	mu       sync.Mutex
+	released bool
+	label    string
 }
 
 // Size is the buffer's size in bytes.
@@ -28,87 +39,131 @@ func (b *Buffer) Size() uint64 { return b.size }
 // Stream is the stream whose pool the buffer came from.
 func (b *Buffer) Stream() *Stream { return b.s }
 
+// Label is the buffer's name (empty unless set, or loaded from a graph file).
+func (b *Buffer) Label() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.label
+}
+
+// SetLabel names the buffer; graph files and Graph.String carry the name.
+func (b *Buffer) SetLabel(label string) {
+	b.mu.Lock()
+	b.label = label
+	b.mu.Unlock()
+}
+
 // Release drops the caller's reference. It is asynchronous (work already
 // enqueued with the buffer still sees its contents) and idempotent; every
-// later use of the Buffer returns an error wrapping ErrReleased.
+// later use of the Buffer returns an error wrapping ErrReleased. Safe to
+// call concurrently with any operation using the buffer.
 func (b *Buffer) Release() {
-	if b == nil || !b.released.CompareAndSwap(false, true) {
+	if b == nil {
 		return
 	}
+	b.mu.Lock()
+	if b.released {
+		b.mu.Unlock()
+		return
+	}
+	b.released = true
+	b.mu.Unlock()
+	b.s.disown(b)
 	b.pg.unref()
+}
+
+// Released reports whether Release was called.
+func (b *Buffer) Released() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.released
 }
 
 func (b *Buffer) String() string {
 	if b == nil {
 		return "<nil buffer>"
 	}
+	if l := b.Label(); l != "" {
+		return fmt.Sprintf("buffer %q (%d bytes)", l, b.size)
+	}
 	return fmt.Sprintf("buffer(%d bytes)", b.size)
 }
 
-// usable checks that b can be used by an operation of stream s; name says
-// which argument b is, for the message.
-func (b *Buffer) usable(op, name string, s *Stream) error {
-	if why, sentinel := b.problem(s); sentinel != nil {
-		return argError(op, sentinel, "%s %s", name, why)
+// acquire takes a reference on b's page for an operation of stream s; the
+// caller drops it (pg.unref) or hands it to a batch, recording or graph.
+// name says which argument b is, for the message.
+func (b *Buffer) acquire(op lifecycle.Op, name string, s *Stream) (*page, error) {
+	pg, why, sentinel := b.take(s)
+	if sentinel != nil {
+		return nil, argError(op, sentinel, "%s %s", name, why)
 	}
-	return nil
+	return pg, nil
 }
 
-// problem is usable without the message: nil when b is fine. Launch calls
-// it per argument and formats only on failure, keeping the launch path free
-// of string building.
-func (b *Buffer) problem(s *Stream) (string, error) {
-	switch {
-	case b == nil:
-		return "is nil", ErrInvalidArgument
-	case b.released.Load():
-		return fmt.Sprintf("(%d bytes) was released", b.size), ErrReleased
-	case b.s.dev != s.dev:
-		return fmt.Sprintf("(%d bytes) belongs to another device", b.size), ErrForeignDevice
-	case b.s != s && b.s.isClosed():
-		return fmt.Sprintf("(%d bytes) belongs to a closed stream", b.size), ErrClosed
+// take is acquire without the message: on failure it says why and which
+// sentinel applies, so the launch path builds strings only on failure.
+func (b *Buffer) take(s *Stream) (*page, string, error) {
+	if b == nil {
+		return nil, "is nil", ErrInvalidArgument
 	}
-	return "", nil
+	if b.s.dev != s.dev {
+		return nil, fmt.Sprintf("(%d bytes) belongs to another device", b.size), ErrForeignDevice
+	}
+	if b.s != s && b.s.closing.Load() {
+		return nil, fmt.Sprintf("(%d bytes) belongs to a closed stream", b.size), ErrClosed
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.released {
+		return nil, fmt.Sprintf("(%d bytes) was released", b.size), ErrReleased
+	}
+	b.pg.ref()
+	return b.pg, "", nil
 }
 
-func (s *Stream) newBuffer(op string, size uint64) (*Buffer, error) {
+func (s *Stream) newBuffer(op lifecycle.Op, size uint64) (*Buffer, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, argError(op, ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
 	}
-	if max := s.dev.Info().Limits.MaxBufferSize; size > max {
+	if max := s.limits.MaxBufferSize; size > max {
 		return nil, argError(op, ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, max)
 	}
-	pg, err := s.mem.alloc(size)
+	s.mu.Lock()
+	mode := s.state.PoolMode()
+	s.mu.Unlock()
+	pg, err := s.mem.alloc(size, mode)
 	if err != nil {
 		return nil, s.allocError(op, size, err)
 	}
-	return &Buffer{s: s, pg: pg, size: size}, nil
+	b := &Buffer{s: s, pg: pg, size: size}
+	s.own(b)
+	return b, nil
 }
 
 // Empty returns a pooled buffer of size bytes (a positive multiple of 4)
 // with unspecified contents. Allocation is allowed in every lifecycle state;
 // inside a capture window the buffer is pinned by the graph that binds it.
 func (s *Stream) Empty(size uint64) (*Buffer, error) {
-	if err := s.check("Empty"); err != nil {
+	if err := s.check(lifecycle.Alloc); err != nil {
 		return nil, err
 	}
-	return s.newBuffer("Empty", size)
+	return s.newBuffer(lifecycle.Alloc, size)
 }
 
 // Upload returns a pooled buffer holding a copy of data (length a positive
 // multiple of 4). It is Empty followed by Write, in stream order: inside a
 // capture window the write is rejected lazily like any Write (the buffer is
 // returned, its contents unspecified, and EndCapture fails), because a graph
-// replays launches only; upload constants before GraphPrepare.
+// replays GPU work only; upload constants before GraphPrepare.
 func (s *Stream) Upload(data []byte) (*Buffer, error) {
-	if err := s.check("Upload"); err != nil {
+	if err := s.check(lifecycle.Alloc); err != nil {
 		return nil, err
 	}
-	b, err := s.newBuffer("Upload", uint64(len(data)))
+	b, err := s.newBuffer(lifecycle.Alloc, uint64(len(data)))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.write("Upload", b, 0, data); err != nil {
+	if err := s.Write(b, 0, data); err != nil {
 		b.Release()
 		return nil, err
 	}
@@ -145,7 +200,7 @@ func ReadSlice[T Number](s *Stream, b *Buffer) ([]T, error) {
 	var zero T
 	el := uint64(unsafe.Sizeof(zero))
 	if b != nil && b.size%el != 0 {
-		return nil, argError("ReadSlice", ErrInvalidArgument, "buffer of %d bytes is not a whole number of %d-byte elements", b.size, el)
+		return nil, argError(lifecycle.Read, ErrInvalidArgument, "buffer of %d bytes is not a whole number of %d-byte elements", b.size, el)
 	}
 	raw, err := s.Read(b)
 	if err != nil {

@@ -1,110 +1,298 @@
 package recorder
 
 import (
+	"errors"
 	"time"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
-// recording is a capture in progress: mutable, owned by its stream while
-// the stream is in Capture, and either sealed into a Graph by EndCapture or
-// discarded. Everything it references holds a reference from the moment it
-// is recorded, so nothing a recorded launch binds can be released and
-// reused before the graph is sealed.
-type recording struct {
-	tasks  *wgpu.TaskList // the prebuilt dispatches, in order
-	nodes  []node         // per task: what it binds, for stats and introspection
-	groups []*bindGroup   // one reference per task
-	pages  map[*page]bool // pages referenced once each (bindings and indirect buffers)
-	metas  map[*metaEntry]bool
-	start  time.Time
+// pinSet is what a recording, and then the graph sealed from it, keeps
+// alive: a reference on every page, texture and sampler its nodes bind,
+// a pin on every params entry, a reference on every bind group. One pin
+// set belongs to one graph (a Rebind makes a new graph with a new set). Its
+// own count holds the graph (1) and every open batch that replays the
+// graph, so a graph released while its replay is still unsubmitted keeps
+// its memory until that batch is submitted. Guarded by the stream's mutex.
+type pinSet struct {
+	s      *Stream
+	refs   int
+	pages  map[*page]struct{}
+	list   []*page // pages in first-pinned order
+	metas  map[*metaEntry]struct{}
+	texs   map[*texHandle]struct{}
+	smps   map[*samplerHandle]struct{}
+	groups map[*bindGroup]struct{}
 }
 
-// node describes one recorded dispatch, for Stats, String and WriteDOT.
-type node struct {
-	k      *wgpu.Kernel
-	d      Dispatch
-	access []access
+func newPinSet(s *Stream) *pinSet {
+	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*metaEntry]struct{}{},
+		texs: map[*texHandle]struct{}{}, smps: map[*samplerHandle]struct{}{}, groups: map[*bindGroup]struct{}{}}
 }
 
-// access is one binding of a node: the page (nil for params), its size,
-// and whether the dispatch may write it.
-type access struct {
-	pg       *page
-	size     uint64
-	write    bool
-	indirect bool
-	meta     *metaEntry
-}
+func (p *pinSet) ref() { p.refs++ }
 
-func newRecording() *recording {
-	return &recording{tasks: wgpu.NewTaskList(64), pages: map[*page]bool{}, metas: map[*metaEntry]bool{}, start: time.Now()}
-}
-
-// add appends a resolved launch. g's reference passes to the recording.
-func (r *recording) add(s *Stream, res *resolved, g *bindGroup) {
-	n := node{k: res.k, d: res.d}
-	for i := 0; i < res.n; i++ {
-		if pg, w := res.page(i); pg != nil {
-			r.pin(pg)
-			n.access = append(n.access, access{pg: pg, size: res.binding(i).Size, write: w})
-		} else if e := res.meta(i); e != nil {
-			r.pinMeta(e)
-			n.access = append(n.access, access{size: e.size, meta: e})
-		}
+// unref drops a reference; the last one releases everything pinned.
+func (p *pinSet) unref() {
+	p.refs--
+	if p.refs > 0 {
+		return
 	}
-	if res.d.indirect != nil {
-		r.pin(res.ind)
-		n.access = append(n.access, access{pg: res.ind, size: 12, indirect: true})
-		r.tasks.AppendIndirect(res.k, g.bg, res.ind.buf, res.d.offset)
-	} else {
-		r.tasks.Append(res.k, g.bg, res.d.x, res.d.y, res.d.z)
+	for _, pg := range p.list {
+		pg.unref()
 	}
-	r.groups = append(r.groups, g)
-	r.nodes = append(r.nodes, n)
+	for e := range p.metas {
+		p.s.meta.unpin(e)
+	}
+	for h := range p.texs {
+		h.unref()
+	}
+	for h := range p.smps {
+		h.unref()
+	}
+	for g := range p.groups {
+		g.unref()
+	}
+	p.pages, p.list, p.metas, p.texs, p.smps, p.groups = nil, nil, nil, nil, nil, nil
 }
 
-func (r *recording) pin(pg *page) {
-	if !r.pages[pg] {
-		r.pages[pg] = true
-		pg.ref()
-	}
+func (p *pinSet) has(pg *page) bool {
+	_, ok := p.pages[pg]
+	return ok
 }
 
-func (r *recording) pinMeta(e *metaEntry) {
-	if !r.metas[e] {
-		r.metas[e] = true
+// The add methods take over one reference the caller holds (dropping it
+// when the set already holds the object).
+
+func (p *pinSet) addPage(pg *page) {
+	if _, ok := p.pages[pg]; ok {
+		pg.unref()
+		return
+	}
+	p.pages[pg] = struct{}{}
+	p.list = append(p.list, pg)
+}
+
+func (p *pinSet) addMeta(e *metaEntry) {
+	if _, ok := p.metas[e]; !ok {
+		p.metas[e] = struct{}{}
 		e.pins++
 	}
 }
 
+func (p *pinSet) addTex(h *texHandle) {
+	if _, ok := p.texs[h]; ok {
+		h.unref()
+		return
+	}
+	p.texs[h] = struct{}{}
+}
+
+func (p *pinSet) addSampler(h *samplerHandle) {
+	if _, ok := p.smps[h]; ok {
+		h.unref()
+		return
+	}
+	p.smps[h] = struct{}{}
+}
+
+func (p *pinSet) addGroup(g *bindGroup) {
+	if _, ok := p.groups[g]; ok {
+		g.unref()
+		return
+	}
+	p.groups[g] = struct{}{}
+}
+
+// pinAccess takes over the reference of a resolved access.
+func (p *pinSet) pinAccess(a *access) {
+	switch a.kind {
+	case accessBuffer:
+		p.addPage(a.pg)
+	case accessParams:
+		p.addMeta(a.meta)
+	case accessTexture:
+		p.addTex(a.tex.h)
+	case accessSampler:
+		p.addSampler(a.smp.h)
+	}
+}
+
+// merge pins, with fresh references, everything other pins.
+func (p *pinSet) merge(other *pinSet) {
+	for _, pg := range other.list {
+		pg.ref()
+		p.addPage(pg)
+	}
+	for e := range other.metas {
+		p.addMeta(e)
+	}
+	for h := range other.texs {
+		h.ref()
+		p.addTex(h)
+	}
+	for h := range other.smps {
+		h.ref()
+		p.addSampler(h)
+	}
+	for g := range other.groups {
+		p.addGroup(g.ref())
+	}
+}
+
+// bytes is what the set keeps reserved: its pages and params slots.
+func (p *pinSet) bytes() (pages, params uint64) {
+	for _, pg := range p.list {
+		pages += pg.cap
+	}
+	for e := range p.metas {
+		params += e.pg.class
+	}
+	return pages, params
+}
+
+// nodeKind is what a graph node does.
+type nodeKind uint8
+
+const (
+	nodeDispatch nodeKind = iota
+	nodeCopy
+	nodeClear
+)
+
+// node is one recorded command: a dispatch (kernel, bind groups, counts or
+// indirect source, and what each binding binds), a copy or a clear. Nodes
+// are data only: the graph's program is built from them at seal time, and
+// Rebind builds a new node list and a new program.
+type node struct {
+	kind   nodeKind
+	k      driver.Kernel
+	groups [4]*bindGroup
+	d      Dispatch
+	ind    *page   // indirect counts
+	indBuf *Buffer // the Buffer they came from
+	acc    []access
+
+	// copies and clears
+	src, dst       *page
+	srcBuf, dstBuf *Buffer
+	srcOff, dstOff uint64
+	size           uint64
+
+	// region is the control-flow region the node belongs to (0: the
+	// graph's top level); see control.go.
+	region int
+}
+
+func (n *node) name() string {
+	switch n.kind {
+	case nodeCopy:
+		return "copy"
+	case nodeClear:
+		return "clear"
+	}
+	return n.k.Entry()
+}
+
+// recording is a capture in progress: mutable, owned by its stream while
+// the stream is in Capture, and either sealed into a Graph by EndCapture or
+// discarded. Everything it references is pinned from the moment it is
+// recorded, so nothing a recorded launch binds can be released and reused
+// before the graph is sealed.
+type recording struct {
+	nodes   []node
+	pins    *pinSet
+	start   time.Time
+	regions []region // control-flow regions; regions[0] is the top level
+	cur     int      // the region launches are recorded into
+}
+
+func newRecording(s *Stream) *recording {
+	return &recording{pins: newPinSet(s), start: time.Now(), regions: []region{{kind: regionTop}}}
+}
+
+// addLaunch appends a bound launch; its references pass to the recording.
+func (r *recording) addLaunch(s *Stream, l *launch) {
+	n := node{kind: nodeDispatch, k: l.k, d: l.d, region: r.cur}
+	n.acc = make([]access, len(l.acc))
+	copy(n.acc, l.acc)
+	for i := range l.acc {
+		r.pins.pinAccess(&l.acc[i])
+	}
+	if l.ind != nil {
+		n.ind, n.indBuf = l.ind, l.d.indirect
+		r.pins.addPage(l.ind)
+	}
+	n.d.indirect = nil // the Buffer is kept as indBuf
+	for i, g := range l.groups {
+		if g != nil {
+			n.groups[i] = g
+			r.pins.addGroup(g)
+		}
+	}
+	r.nodes = append(r.nodes, n)
+	*l = launch{}
+}
+
+// addTransfer appends a resolved copy or clear; its references pass to the
+// recording.
+func (r *recording) addTransfer(c *transfer) {
+	n := node{kind: nodeCopy, src: c.src, dst: c.dst, srcBuf: c.srcBuf, dstBuf: c.dstBuf, srcOff: c.srcOff, dstOff: c.dstOff, size: c.size, region: r.cur}
+	if c.clear {
+		n.kind = nodeClear
+	}
+	if c.src != nil {
+		r.pins.addPage(c.src)
+	}
+	r.pins.addPage(c.dst)
+	r.nodes = append(r.nodes, n)
+}
+
+// include appends a sealed graph's nodes (a child graph), pinning what it
+// pins.
+func (r *recording) include(g *Graph) {
+	base := len(r.regions)
+	for _, rg := range g.regions[1:] {
+		rg.parent = r.remap(rg.parent, base)
+		r.regions = append(r.regions, rg)
+	}
+	for _, n := range g.nodes {
+		n.region = r.remap(n.region, base)
+		n.acc = append([]access(nil), n.acc...)
+		r.nodes = append(r.nodes, n)
+	}
+	r.pins.merge(g.pins)
+}
+
+// remap moves a child graph's region index into this recording: its top
+// level becomes the region being recorded into.
+func (r *recording) remap(region, base int) int {
+	if region == 0 {
+		return r.cur
+	}
+	return base + region - 1
+}
+
 // discard drops everything the recording holds (a failed capture, or Close).
 func (r *recording) discard(s *Stream) {
-	for _, g := range r.groups {
-		g.unref()
-	}
-	for pg := range r.pages {
-		pg.unref()
-	}
-	for e := range r.metas {
-		s.meta.unpin(e)
-	}
-	r.tasks.Free()
+	r.pins.unref()
 	*r = recording{}
 }
 
-// GraphPrepare moves NoCapture → Prepare: it arms the persistent pools for
-// the warmup run. Run the workload once eagerly after it (the warmup
-// executes normally, with the metadata cache already in capture mode), then
-// call BeginCapture.
+// GraphPrepare moves NoCapture → Prepare: the warmup run follows, executed
+// normally, with the pools handing out exact-fit pages and holding each
+// one (so the pool ends up owning the capture's working set) and the params
+// cache in capture mode. Then call BeginCapture (or AbortCapture).
 //
 // Refused with lifecycle.ErrGraphState when a capture is already prepared or
 // recording on this stream; the stream is then unchanged.
 func (s *Stream) GraphPrepare() error {
-	if err := s.check("GraphPrepare"); err != nil {
+	const op = lifecycle.GraphPrepare
+	if err := s.check(op); err != nil {
 		return err
 	}
-	if err := s.lock("GraphPrepare"); err != nil {
+	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -113,25 +301,25 @@ func (s *Stream) GraphPrepare() error {
 		return err
 	}
 	s.flushLocked() // the warmup starts on a batch of its own
-	s.mem.arm()
 	s.log.Debug().Stringer("state", s.state).Msg("graph prepare")
 	return nil
 }
 
 // BeginCapture moves Prepare → Capture: it submits the warmup, surfaces its
 // errors, ends pool priming and opens the recording window. From now on
-// launches are recorded, not executed; reads, syncs and profiles are
-// refused; writes are rejected lazily.
+// launches, copies, clears and replays are recorded, not executed; reads,
+// syncs and profiles are refused; writes are rejected lazily.
 //
 // Refused with lifecycle.ErrGraphState (stream unchanged) when GraphPrepare
 // has not run or a capture is already recording. If the warmup reported
 // device errors, the capture is aborted: the stream returns to NoCapture,
 // usable and re-capturable, and the *CaptureError lists the errors.
 func (s *Stream) BeginCapture() error {
-	if err := s.check("BeginCapture"); err != nil {
+	const op = lifecycle.BeginCapture
+	if err := s.check(op); err != nil {
 		return err
 	}
-	if err := s.lock("BeginCapture"); err != nil {
+	if err := s.lock(op); err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
@@ -141,14 +329,13 @@ func (s *Stream) BeginCapture() error {
 		return err
 	}
 	s.flushLocked()
+	s.mem.endPriming()
 	if err := s.takeErrors(); err != nil {
-		s.mem.disarm()
 		s.state.Abort()
 		s.log.Debug().Err(err).Msg("capture aborted: warmup failed")
-		return &CaptureError{Op: "begin_capture", Causes: []error{err}}
+		return &CaptureError{Op: op.String(), Causes: []error{err}}
 	}
-	s.mem.endPriming()
-	s.rec = newRecording()
+	s.rec = newRecording(s)
 	s.log.Debug().Stringer("state", s.state).Msg("begin capture")
 	return nil
 }
@@ -159,15 +346,16 @@ func (s *Stream) BeginCapture() error {
 //
 // It fails with a *CaptureError (matching lifecycle.ErrGraphState and each
 // cause) when an error was queued inside the window, such as a write
-// rejected while recording, or when the recorded launches fail the device's
+// rejected while recording, or when the recorded commands fail the device's
 // validation (checked once here by encoding them without submitting); the
 // recording is then discarded and the stream is usable and re-capturable.
 // With nothing recording it is refused with lifecycle.ErrGraphState.
 func (s *Stream) EndCapture() (*Graph, error) {
-	if err := s.check("EndCapture"); err != nil {
+	const op = lifecycle.EndCapture
+	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	if err := s.lock("EndCapture"); err != nil {
+	if err := s.lock(op); err != nil {
 		return nil, err
 	}
 	defer s.mu.Unlock()
@@ -176,38 +364,97 @@ func (s *Stream) EndCapture() (*Graph, error) {
 	}
 	rec := s.rec
 	s.rec = nil
-	s.mem.disarm()
-	var causes []error
 	if err := s.takeErrors(); err != nil {
-		causes = append(causes, err)
-	} else if err := s.validateRecording(rec); err != nil {
-		causes = append(causes, &DeferredError{Op: "seal", Err: err})
-	}
-	if len(causes) > 0 {
 		rec.discard(s)
-		s.log.Debug().Errs("causes", causes).Msg("capture failed")
-		return nil, &CaptureError{Op: "end_capture", Causes: causes}
+		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
 	}
-	g := seal(s, rec)
+	g, err := seal(s, rec)
+	if err != nil {
+		rec.discard(s)
+		s.log.Debug().Err(err).Msg("capture failed")
+		return nil, &CaptureError{Op: op.String(), Causes: []error{&DeferredError{Op: op.String(), Err: err}}}
+	}
 	s.graphs[g] = true
 	s.log.Debug().Stringer("state", s.state).Int("dispatches", g.stats.Dispatches).
 		Uint64("retained_bytes", g.stats.RetainedBytes).Dur("capture", g.stats.CaptureTime).Msg("end capture")
 	return g, nil
 }
 
-// validateRecording encodes the recorded dispatches once into a throwaway
-// command buffer: the device validates them now (a binding smaller than the
-// kernel needs, say), so a graph that seals replays without device errors.
-func (s *Stream) validateRecording(rec *recording) error {
-	if rec.tasks.Len() == 0 {
-		return nil
-	}
-	if err := s.enc.BeginPass(nil); err != nil {
+// AbortCapture abandons a capture from Prepare or Capture: the recording
+// (if any) is discarded with everything it pinned, the warmup's primed
+// memory goes back to the pool's free lists (Trim gives it back to the
+// device), and errors queued inside the recording window (writes rejected
+// for a graph that will not exist) are dropped; errors of the warmup, which
+// executed, stay queued. The stream is then in NoCapture. Refused with
+// lifecycle.ErrGraphState when no capture is prepared or recording.
+func (s *Stream) AbortCapture() error {
+	const op = lifecycle.AbortCapture
+	if err := s.check(op); err != nil {
 		return err
 	}
-	s.enc.EncodeTasks(rec.tasks, 0, rec.tasks.Len())
-	cb, err := s.enc.Finish()
-	cb.Release()
-	s.retire()
-	return err
+	if err := s.lock(op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	s.abortLocked()
+	return nil
+}
+
+// abortLocked returns to NoCapture from wherever the stream is (Capture's
+// failure paths). The caller holds s.mu.
+func (s *Stream) abortLocked() {
+	recording := s.state == lifecycle.Capture
+	if s.state.Cancel() != nil {
+		return
+	}
+	if s.rec != nil {
+		s.rec.discard(s)
+		s.rec = nil
+	}
+	if recording {
+		s.errs = nil // refusals for a graph that will not exist
+	}
+	s.mem.endPriming()
+	s.log.Debug().Msg("capture aborted")
+}
+
+// Capture records step into a Graph in one call: GraphPrepare, step once
+// as the warmup (executed), BeginCapture, step again (recorded), EndCapture.
+// Any failure aborts cleanly: the stream is back in NoCapture, usable and
+// re-capturable, and nothing the attempt recorded is kept — even when step
+// itself misuses the lifecycle (calls BeginCapture, say). An error step
+// returns comes back as a *StepError wrapping it.
+func (s *Stream) Capture(step func() error) (*Graph, error) {
+	if step == nil {
+		return nil, argError(lifecycle.GraphPrepare, ErrInvalidArgument, "Capture: step is nil")
+	}
+	if err := s.GraphPrepare(); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*Graph, error) {
+		if lock := s.lock(lifecycle.AbortCapture); lock == nil {
+			s.abortLocked()
+			s.mu.Unlock()
+		}
+		return nil, err
+	}
+	if err := step(); err != nil {
+		return fail(&StepError{Run: "warmup", Err: err})
+	}
+	if err := s.BeginCapture(); err != nil {
+		return fail(err)
+	}
+	if err := step(); err != nil {
+		return fail(&StepError{Run: "recorded", Err: err})
+	}
+	g, err := s.EndCapture()
+	if err != nil {
+		var se *lifecycle.StateError
+		if errors.As(err, &se) {
+			// The step left the stream elsewhere than Capture.
+			return fail(err)
+		}
+		return nil, err
+	}
+	return g, nil
 }

@@ -10,27 +10,9 @@ import (
 
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// capture runs step as warmup and as the recorded run, and returns the graph.
-func capture(t testing.TB, s *recorder.Stream, step func()) *recorder.Graph {
-	t.Helper()
-	if err := s.GraphPrepare(); err != nil {
-		t.Fatal(err)
-	}
-	step()
-	if err := s.BeginCapture(); err != nil {
-		t.Fatal(err)
-	}
-	step()
-	g, err := s.EndCapture()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(g.Release)
-	return g
-}
 
 func wantGraphState(t *testing.T, what string, err error) {
 	t.Helper()
@@ -49,57 +31,57 @@ func TestCaptureReplaysExactly(t *testing.T) {
 }
 
 func captureReplaysExactly(t *testing.T, pre bool) {
-	d, s := openStream(t, recorder.WithPreEncode(pre))
-	k := kernel(t, d, addOneWGSL)
-	in := iota(100, 0)
-	a := upload(t, s, in)
+	d, s := gputest.OpenStream(t, recorder.WithPreEncode(pre))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	in := gputest.Ramp(100, 0)
+	a := gputest.Upload(t, s, in)
 	b, _ := s.Empty(a.Size())
-	g := capture(t, s, func() { chain(t, s, k, a, b, 150, 100) })
-	wantEqual(t, "after warmup only (the recorded run must not execute)", plus(in, 150), read(t, s, a))
+	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 150, 100) })
+	gputest.WantEqual(t, "after warmup only (the recorded run must not execute)", gputest.Plus(in, 150), gputest.Read(t, s, a))
 	for range 2 {
 		if err := g.Replay(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "warmup + 2 replays", plus(in, 450), read(t, s, a))
-	if err := recorder.WriteSlice(s, a, 0, fill(100, -1000)); err != nil {
+	gputest.WantEqual(t, "warmup + 2 replays", gputest.Plus(in, 450), gputest.Read(t, s, a))
+	if err := recorder.WriteSlice(s, a, 0, gputest.Fill(100, -1000)); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "a rewritten input feeds the next replay", fill(100, -850), read(t, s, a))
+	gputest.WantEqual(t, "a rewritten input feeds the next replay", gputest.Fill(100, -850), gputest.Read(t, s, a))
 	st := g.Stats()
-	wantEqual(t, "stats (dispatches, kernels, bind groups)", [3]int{150, 1, 2}, [3]int{st.Dispatches, st.Kernels, st.BindGroups})
-	wantEqual(t, "Len", 150, g.Len())
+	gputest.WantEqual(t, "stats (dispatches, kernels, bind groups)", [3]int{150, 1, 2}, [3]int{st.Dispatches, st.Kernels, st.BindGroups})
+	gputest.WantEqual(t, "Len", 150, g.Len())
 }
 
 // TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing: only
 // NoCapture→Prepare→Capture→NoCapture; every out-of-order call is refused,
 // changes nothing, and the stream stays usable and re-capturable.
 func TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(8, 0))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(8, 0))
 	b, _ := s.Empty(a.Size())
 	wantGraphState(t, "BeginCapture without GraphPrepare", s.BeginCapture())
 	_, err := s.EndCapture()
 	wantGraphState(t, "EndCapture with nothing recording", err)
-	wantEqual(t, "state after refusals", lifecycle.NoCapture, s.State())
+	gputest.WantEqual(t, "state after refusals", lifecycle.NoCapture, s.State())
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
 	wantGraphState(t, "a second GraphPrepare", s.GraphPrepare())
 	_, err = s.EndCapture()
 	wantGraphState(t, "EndCapture while only prepared", err)
-	wantEqual(t, "state after refusals in Prepare", lifecycle.Prepare, s.State())
+	gputest.WantEqual(t, "state after refusals in Prepare", lifecycle.Prepare, s.State())
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
 	wantGraphState(t, "GraphPrepare while recording", s.GraphPrepare())
 	wantGraphState(t, "BeginCapture while recording", s.BeginCapture())
-	wantEqual(t, "state after refusals in Capture", lifecycle.Capture, s.State())
-	chain(t, s, k, a, b, 2, 8)
+	gputest.WantEqual(t, "state after refusals in Capture", lifecycle.Capture, s.State())
+	gputest.MustChain(t, s, k, a, b, 2, 8)
 	g, err := s.EndCapture()
 	if err != nil {
 		t.Fatalf("the capture survives refused transitions: %v", err)
@@ -108,8 +90,8 @@ func TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "the graph of 2 add-ones", fill(8, 2), read(t, s, a))
-	g2 := capture(t, s, func() { chain(t, s, k, a, b, 1, 8) })
+	gputest.WantEqual(t, "the graph of 2 add-ones", gputest.Fill(8, 2), gputest.Read(t, s, a))
+	g2 := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 1, 8) })
 	if g2.Len() != 1 {
 		t.Fatalf("re-capture recorded %d launches, want 1", g2.Len())
 	}
@@ -118,9 +100,9 @@ func TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 // TestRule2LaunchesAreRecordedNotExecuted: in Capture, Launch appends to the
 // recording; the recorded work must not run at capture time.
 func TestRule2LaunchesAreRecordedNotExecuted(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +110,7 @@ func TestRule2LaunchesAreRecordedNotExecuted(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 5 {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(3)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(3)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,26 +119,26 @@ func TestRule2LaunchesAreRecordedNotExecuted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	wantEqual(t, "nothing ran at capture time", fill(16, 1), read(t, s, x))
+	gputest.WantEqual(t, "nothing ran at capture time", gputest.Fill(16, 1), gputest.Read(t, s, x))
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "one replay = 3^5", fill(16, 243), read(t, s, x))
+	gputest.WantEqual(t, "one replay = 3^5", gputest.Fill(16, 243), gputest.Read(t, s, x))
 }
 
 // TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture:
 // they fail on the spot; EndCapture still succeeds.
 func TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.Read(x)
@@ -172,26 +154,26 @@ func TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "the capture recorded its launch", fill(16, 2), read(t, s, x))
+	gputest.WantEqual(t, "the capture recorded its launch", gputest.Fill(16, 2), gputest.Read(t, s, x))
 }
 
 // TestRule4WriteWhileRecordingFailsEndCapture: Write returns nil, applies
 // nothing, and makes EndCapture fail; afterwards the stream is in
 // NoCapture, usable, and a new capture works.
 func TestRule4WriteWhileRecordingFailsEndCapture(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
-	if err := recorder.WriteSlice(s, x, 0, fill(16, 7)); err != nil {
+	if err := recorder.WriteSlice(s, x, 0, gputest.Fill(16, 7)); err != nil {
 		t.Fatalf("a write while recording is rejected lazily: it must return nil, got %v", err)
 	}
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 		t.Fatal(err)
 	}
 	g, err := s.EndCapture()
@@ -199,78 +181,80 @@ func TestRule4WriteWhileRecordingFailsEndCapture(t *testing.T) {
 	if g != nil || !errors.As(err, &ce) || !errors.Is(err, lifecycle.ErrGraphState) || !strings.Contains(err.Error(), "write") {
 		t.Fatalf("EndCapture after a write in the window must fail naming the write, got graph=%v err=%v", g, err)
 	}
-	wantEqual(t, "state after the failed EndCapture", lifecycle.NoCapture, s.State())
-	wantEqual(t, "the rejected write applied nothing", fill(16, 1), read(t, s, x))
-	g = capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	gputest.WantEqual(t, "state after the failed EndCapture", lifecycle.NoCapture, s.State())
+	gputest.WantEqual(t, "the rejected write applied nothing", gputest.Fill(16, 1), gputest.Read(t, s, x))
+	g = gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "a new capture works (warmup ×2, replay ×2)", fill(16, 4), read(t, s, x))
+	gputest.WantEqual(t, "a new capture works (warmup ×2, replay ×2)", gputest.Fill(16, 4), gputest.Read(t, s, x))
 }
 
 // TestRule5FailedWarmupAbortsBeginCapture: a device error during warmup
 // makes BeginCapture fail and Abort to NoCapture; the stream is usable and
 // re-capturable.
 func TestRule5FailedWarmupAbortsBeginCapture(t *testing.T) {
-	d, s := openStream(t)
-	bad := kernel(t, d, fixedWGSL)
-	small, _ := s.Empty(16)
+	d, s, f := faultyStream(t)
+	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	w := gputest.Upload(t, s, gputest.Fill(4, 0))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Launch(bad, recorder.Groups(1, 1, 1), small); err != nil {
+	f.FailFinishes(1) // the warmup's batch is refused by the device
+	if err := s.Launch(ok, recorder.Groups(1, 1, 1), w, gputest.F32(1)); err != nil {
 		t.Fatal(err)
 	}
 	err := s.BeginCapture()
 	var ce *recorder.CaptureError
-	if !errors.As(err, &ce) || !errors.Is(err, wgpu.ErrValidation) || ce.Op != "begin_capture" {
-		t.Fatalf("BeginCapture after a failed warmup must return a begin_capture *CaptureError wrapping the validation error, got %v", err)
+	if !errors.As(err, &ce) || !errors.Is(err, wgpu.ErrValidation) || ce.Op != "BeginCapture" {
+		t.Fatalf("BeginCapture after a failed warmup must return a BeginCapture *CaptureError wrapping the validation error, got %v", err)
 	}
-	wantEqual(t, "state after the failed BeginCapture", lifecycle.NoCapture, s.State())
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(4, 1))
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(3)); err != nil {
+	gputest.WantEqual(t, "state after the failed BeginCapture", lifecycle.NoCapture, s.State())
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(4, 1))
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(3)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "re-captured after the abort (warmup ×3, replay ×3)", fill(4, 9), read(t, s, x))
+	gputest.WantEqual(t, "re-captured after the abort (warmup ×3, replay ×3)", gputest.Fill(4, 9), gputest.Read(t, s, x))
 }
 
 // TestRule5FailedSealLeavesNoCapture: a launch that fails device validation
 // inside the window makes EndCapture fail with that diagnostic; the state
 // moved first, so the stream is in NoCapture and usable.
 func TestRule5FailedSealLeavesNoCapture(t *testing.T) {
-	d, s := openStream(t)
-	bad := kernel(t, d, fixedWGSL)
-	small, _ := s.Empty(16)
+	d, s, f := faultyStream(t)
+	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	w := gputest.Upload(t, s, gputest.Fill(4, 0))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Launch(bad, recorder.Groups(1, 1, 1), small); err != nil {
+	if err := s.Launch(ok, recorder.Groups(1, 1, 1), w, gputest.F32(1)); err != nil {
 		t.Fatal(err)
 	}
+	f.FailFinishes(1) // the device refuses the recording when EndCapture validates it
 	_, err := s.EndCapture()
-	if !errors.Is(err, wgpu.ErrValidation) || !errors.Is(err, lifecycle.ErrGraphState) || !strings.Contains(err.Error(), "expects 256") {
+	if !errors.Is(err, wgpu.ErrValidation) || !errors.Is(err, lifecycle.ErrGraphState) || !strings.Contains(err.Error(), "injected") {
 		t.Fatalf("EndCapture must fail with the device's diagnostic, got %v", err)
 	}
-	wantEqual(t, "state", lifecycle.NoCapture, s.State())
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(4, 1))
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(5)); err != nil {
+	gputest.WantEqual(t, "state", lifecycle.NoCapture, s.State())
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(4, 1))
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(5)); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "usable after the failed seal", fill(4, 5), read(t, s, x))
+	gputest.WantEqual(t, "usable after the failed seal", gputest.Fill(4, 5), gputest.Read(t, s, x))
 }
 
 // TestRule6ReleasedIntermediateIsPinnedByTheGraph: an intermediate
@@ -278,19 +262,19 @@ func TestRule5FailedSealLeavesNoCapture(t *testing.T) {
 // sentinels allocated after capture never alias it, and the capture run
 // reuses the warmup's slices instead of growing the pools.
 func TestRule6ReleasedIntermediateIsPinnedByTheGraph(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	in := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	in := gputest.Upload(t, s, gputest.Fill(64, 1))
 	out, _ := s.Empty(256)
 	step := func() {
 		tmp, err := s.Empty(256)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), in, tmp, u32params(64)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), in, tmp, gputest.U32(64)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), tmp, out, u32params(64)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), tmp, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
 		}
 		tmp.Release()
@@ -314,18 +298,18 @@ func TestRule6ReleasedIntermediateIsPinnedByTheGraph(t *testing.T) {
 	}
 	var sentinels []*recorder.Buffer
 	for range 8 {
-		sb := upload(t, s, fill(64, -7))
+		sb := gputest.Upload(t, s, gputest.Fill(64, -7))
 		sentinels = append(sentinels, sb)
 	}
-	if err := recorder.WriteSlice(s, in, 0, fill(64, 10)); err != nil {
+	if err := recorder.WriteSlice(s, in, 0, gputest.Fill(64, 10)); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "replay through the pinned intermediate", fill(64, 12), read(t, s, out))
+	gputest.WantEqual(t, "replay through the pinned intermediate", gputest.Fill(64, 12), gputest.Read(t, s, out))
 	for i, sb := range sentinels {
-		wantEqual(t, "sentinel "+string(rune('0'+i))+" untouched", fill(64, -7), read(t, s, sb))
+		gputest.WantEqual(t, "sentinel "+string(rune('0'+i))+" untouched", gputest.Fill(64, -7), gputest.Read(t, s, sb))
 	}
 	if st := g.Stats(); st.Buffers != 3 || st.RetainedBytes == 0 {
 		t.Fatalf("the graph pins in, tmp and out: %+v", st)
@@ -337,17 +321,17 @@ func TestRule6ReleasedIntermediateIsPinnedByTheGraph(t *testing.T) {
 // mode evicts nothing, and entries are pinned), even after normal-mode
 // launches churn the cache.
 func TestRule7CacheCapturesAcrossTheWindowAndPinsEntries(t *testing.T) {
-	d, s := openStream(t, recorder.WithMetadataCache(2))
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
+	d, s := gputest.OpenStream(t, recorder.WithMetadataCache(2))
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
 	step := func() {
 		for i := 1; i <= 6; i++ {
-			if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(float32(i))); err != nil {
+			if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(float32(i))); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	g := capture(t, s, step) // warmup: x = 720
+	g := gputest.Capture(t, s, step) // warmup: x = 720
 	if m := s.MemoryStats(); m.ParamsEntries < 6 {
 		t.Fatalf("capture mode must cache every entry: %d entries", m.ParamsEntries)
 	}
@@ -356,27 +340,27 @@ func TestRule7CacheCapturesAcrossTheWindowAndPinsEntries(t *testing.T) {
 		if i%2 == 1 {
 			f = 2
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(f*float32(i)/float32(i))); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(f*float32(i)/float32(i))); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(float32(i)/float32(i))); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(float32(i)/float32(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "after warmup and churn", fill(16, 720), read(t, s, x))
+	gputest.WantEqual(t, "after warmup and churn", gputest.Fill(16, 720), gputest.Read(t, s, x))
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "replay with pinned params", fill(16, 720*720), read(t, s, x))
+	gputest.WantEqual(t, "replay with pinned params", gputest.Fill(16, 720*720), gputest.Read(t, s, x))
 }
 
 // TestRule8IndirectCountsAreReadAtReplayTime: an indirect dispatch is
 // recorded as indirect; changing the counts between replays changes what
 // runs. Many replays without a sync are fine.
 func TestRule8IndirectCountsAreReadAtReplayTime(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(256, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(256, 1))
 	counts := make([]byte, 12)
 	binary.LittleEndian.PutUint32(counts[0:], 1)
 	binary.LittleEndian.PutUint32(counts[4:], 1)
@@ -385,8 +369,8 @@ func TestRule8IndirectCountsAreReadAtReplayTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Indirect(ind, 0), x, f32params(2)); err != nil {
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Indirect(ind, 0), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -400,25 +384,25 @@ func TestRule8IndirectCountsAreReadAtReplayTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want := fill(256, 8)
+	want := gputest.Fill(256, 8)
 	for i := range 64 {
 		want[i] = 16
 	}
-	wantEqual(t, "warmup over 1 group, 3 replays over 4 groups", want, read(t, s, x))
+	gputest.WantEqual(t, "warmup over 1 group, 3 replays over 4 groups", want, gputest.Read(t, s, x))
 }
 
 // TestRule9CaptureIsolatesStreams: a capture on one stream records only
 // that stream's launches; another stream keeps working during the window.
 func TestRule9CaptureIsolatesStreams(t *testing.T) {
-	d, s := openStream(t)
+	d, s := gputest.OpenStream(t)
 	s2, err := recorder.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
-	y := upload(t, s2, fill(16, 1))
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
+	y := gputest.Upload(t, s2, gputest.Fill(16, 1))
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
 	}
@@ -431,20 +415,20 @@ func TestRule9CaptureIsolatesStreams(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for range 4 {
-			if err := s2.Launch(k, recorder.Groups(1, 1, 1), y, f32params(3)); err != nil {
+			if err := s2.Launch(k, recorder.Groups(1, 1, 1), y, gputest.F32(3)); err != nil {
 				t.Error(err)
 			}
 		}
 		got, err = recorder.ReadSlice[float32](s2, y)
 	}()
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "the other stream ran normally during the window", fill(16, 81), got)
+	gputest.WantEqual(t, "the other stream ran normally during the window", gputest.Fill(16, 81), got)
 	g, err := s.EndCapture()
 	if err != nil {
 		t.Fatal(err)
@@ -459,14 +443,14 @@ func TestRule9CaptureIsolatesStreams(t *testing.T) {
 // captured, a later write cannot overtake it, and Replay after Release
 // returns ErrReleased.
 func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
-	d, s := openStream(t, recorder.WithPreEncode(true))
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(64, 0))
+	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 0))
 	out, _ := s.Empty(256)
 	step := func() {
 		tmp, _ := s.Empty(256)
-		chain(t, s, k, a, tmp, 1, 64)
-		chain(t, s, k, tmp, out, 1, 64)
+		gputest.MustChain(t, s, k, a, tmp, 1, 64)
+		gputest.MustChain(t, s, k, tmp, out, 1, 64)
 		tmp.Release()
 	}
 	if err := s.GraphPrepare(); err != nil {
@@ -488,11 +472,11 @@ func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
 	g.Release()   // idempotent
 	for range 4 { // reuse whatever the graph freed
 		b, _ := s.Empty(256)
-		if err := recorder.WriteSlice(s, b, 0, fill(64, 99)); err != nil {
+		if err := recorder.WriteSlice(s, b, 0, gputest.Fill(64, 99)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "the enqueued replay computed the captured work", fill(64, 2), read(t, s, out))
+	gputest.WantEqual(t, "the enqueued replay computed the captured work", gputest.Fill(64, 2), gputest.Read(t, s, out))
 	if err := g.Replay(); !errors.Is(err, wgpu.ErrReleased) {
 		t.Fatalf("Replay after Release must return ErrReleased, got %v", err)
 	}
@@ -507,13 +491,23 @@ func TestRule11ReplayDoesNotAllocatePerDispatch(t *testing.T) {
 }
 
 func replayDoesNotAllocate(t *testing.T, pre bool) {
-	d, s := openStream(t, recorder.WithPreEncode(pre))
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(64, 0))
+	d, s := gputest.OpenStream(t, recorder.WithPreEncode(pre))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 0))
 	b, _ := s.Empty(256)
 	allocs := map[int]float64{}
 	for _, n := range []int{10, 400} {
-		g := capture(t, s, func() { chain(t, s, k, a, b, n, 64) })
+		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, n, 64) })
+		// Steady state: the first replays start the pre-encoder and grow
+		// the stream's batch lists once.
+		for range 3 {
+			if err := g.Replay(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
 		allocs[n] = testing.AllocsPerRun(5, func() {
 			if err := g.Replay(); err != nil {
 				t.Fatal(err)
@@ -532,16 +526,16 @@ func replayDoesNotAllocate(t *testing.T, pre bool) {
 // background pre-encoder; releasing the graph at once must not wait for a
 // command buffer the worker never started (a hang seen on the H200).
 func TestReleaseRightAfterAReplayNeverHangs(t *testing.T) {
-	d, s := openStream(t, recorder.WithPreEncode(true))
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(64, 0))
+	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 0))
 	b, _ := s.Empty(256)
 	for range 50 {
-		g := capture(t, s, func() { chain(t, s, k, a, b, 2, 64) })
+		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 2, 64) })
 		if err := g.Replay(); err != nil {
 			t.Fatal(err)
 		}
 		g.Release()
 	}
-	wantEqual(t, "50 × (warmup 2 + replay 2) add-ones", fill(64, 200), read(t, s, a))
+	gputest.WantEqual(t, "50 × (warmup 2 + replay 2) add-ones", gputest.Fill(64, 200), gputest.Read(t, s, a))
 }

@@ -29,7 +29,7 @@ var (
 // and why (a wrapped sentinel). It is returned on the spot; nothing was
 // enqueued.
 type Error struct {
-	Op  string // "Launch", "Write", "Read", "Upload", ...
+	Op  string // the operation, as lifecycle.Op names it: "Launch", "Write", "Read", ...
 	Arg string // the offending argument and its value; may be empty
 	Err error  // wraps a sentinel
 }
@@ -43,25 +43,25 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-func argError(op string, sentinel error, format string, args ...any) error {
-	return &Error{Op: op, Arg: fmt.Sprintf(format, args...), Err: sentinel}
+func argError(op lifecycle.Op, sentinel error, format string, args ...any) error {
+	return &Error{Op: op.String(), Arg: fmt.Sprintf(format, args...), Err: sentinel}
 }
 
 // DeferredError is a device error that surfaced after the call that caused
-// it returned: at a flush, when the device validated a batch of launches. It
-// is queued on the stream and returned by the next Sync, Read, EndProfile or
-// EndCapture. Lost says how many launches of the failed batch were dropped
-// with it: a command the device refuses invalidates its whole command
-// encoder.
+// it returned: at a flush, when the device validated a batch. It is queued
+// on the stream and returned by the next Sync, Read, EndProfile or
+// EndCapture. Lost says how many dispatches of the failed batch were
+// dropped with it (launches and replayed graphs' dispatches alike): a
+// command the device refuses invalidates its whole command buffer.
 type DeferredError struct {
-	Op   string // where it surfaced: "flush", "seal"
-	Lost int    // launches dropped with the failed batch
+	Op   string // where it surfaced: "Flush", "EndCapture"
+	Lost int    // dispatches dropped with the failed batch
 	Err  error  // the device's error (a *wgpu.DeviceError)
 }
 
 func (e *DeferredError) Error() string {
 	if e.Lost > 0 {
-		return fmt.Sprintf("recorder: %s: %d launch(es) lost: %v", e.Op, e.Lost, e.Err)
+		return fmt.Sprintf("recorder: %s: %d dispatch(es) lost: %v", e.Op, e.Lost, e.Err)
 	}
 	return fmt.Sprintf("recorder: %s: %v", e.Op, e.Err)
 }
@@ -74,7 +74,7 @@ func (e *DeferredError) Unwrap() error { return e.Err }
 // failed device validation). The stream is back in NoCapture and usable.
 // It matches lifecycle.ErrGraphState and each of its causes with errors.Is.
 type CaptureError struct {
-	Op     string  // "begin_capture" or "end_capture"
+	Op     string  // "BeginCapture" or "EndCapture"
 	Causes []error // what was queued, oldest first
 }
 
@@ -94,6 +94,19 @@ func (e *CaptureError) Error() string {
 func (e *CaptureError) Unwrap() []error {
 	return append([]error{lifecycle.ErrGraphState}, e.Causes...)
 }
+
+// StepError is the error a Capture step returned, with the run it failed
+// in. The stream is back in NoCapture when Capture returns it.
+type StepError struct {
+	Run string // "warmup" (executed) or "recorded"
+	Err error  // what the step returned
+}
+
+func (e *StepError) Error() string {
+	return fmt.Sprintf("recorder: Capture: %s step: %v", e.Run, e.Err)
+}
+
+func (e *StepError) Unwrap() error { return e.Err }
 
 // joinErrors returns nil, the only error, or errors.Join of them (oldest
 // first), so a single deferred error reaches the caller unwrapped.

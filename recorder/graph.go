@@ -3,71 +3,177 @@ package recorder
 import (
 	"time"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
-// Graph is a sealed, immutable recording of a stream's launches: prebuilt
-// pipelines, bind groups and dispatches that Replay re-encodes in order.
-// A replay saves the per-launch work of resolution (argument checks, params
-// lookup and upload, bind group creation); it still encodes every dispatch,
-// because a WebGPU command buffer cannot be submitted twice.
+// Graph is a sealed, immutable recording of a stream's work: prebuilt
+// pipelines, bind groups, dispatches, copies and clears that Replay
+// re-encodes in order. A replay saves the per-launch work of resolution
+// (argument checks, params lookup and upload, bind group creation); it
+// still encodes every dispatch, because a WebGPU command buffer cannot be
+// submitted twice.
 //
-// What it keeps alive, until Release: every buffer page any recorded launch
-// binds or reads indirect counts from (whoever allocated it: releasing a
-// Buffer drops only the caller's reference), the params uniforms it uses,
-// its bind groups, and its kernels (owned by the Device). Replay reads and
-// writes those buffers' current contents at replay time, nothing else.
+// Immutable means it: nothing changes a Graph after EndCapture. Rebind
+// returns a new Graph sharing bind groups and memory with this one, which
+// stays valid. So every method is safe for concurrent use, and Len, Stats
+// and String read plain fields.
 //
-// A Graph belongs to the stream that captured it and replays there. Its
-// methods are safe for concurrent use (Replay and Release take the stream's
-// lock). Release graphs you are done with (Close releases the stream's
-// graphs): a replayed graph keeps a goroutine that encodes its next replay.
+// What it keeps alive, until Release (and until the last replay of it that
+// was enqueued is submitted): every buffer page any recorded command binds,
+// copies or reads indirect counts from (whoever allocated it: releasing a
+// Buffer drops only the caller's reference), every texture and sampler it
+// binds, the params uniforms it uses, its bind groups, and its program (the
+// native command list, which holds the kernels' pipelines). Replay reads and
+// writes those resources' current contents at replay time, nothing else.
+//
+// A Graph belongs to the stream that captured it and replays there. Release
+// graphs you are done with (Close releases the stream's graphs): a graph
+// replayed with pre-encoding keeps a goroutine that encodes its next
+// replay.
 type Graph struct {
-	s        *Stream
-	tasks    *wgpu.TaskList // C array; freed by Release
-	nodes    []node
-	groups   []*bindGroup
-	pages    []*page
-	metas    []*metaEntry
-	stats    GraphStats
-	released bool        // guarded by s.mu
-	pre      *preencoder // the next replay, encoded ahead; nil until the first replay
+	s       *Stream
+	nodes   []node         // the commands, in order; never changed after seal
+	regions []region       // control-flow structure (regions[0]: top level)
+	prog    driver.Program // built from nodes at seal; owned
+	pins    *pinSet        // what the graph keeps alive; one reference is the graph's
+	stats   GraphStats
+	buffers []*Buffer // the Buffers it binds, in first-use order
+
+	// Guarded by s.mu.
+	released bool
+	pre      *preencoder // the next replay, encoded ahead; nil until needed
 }
 
 // GraphStats describes a sealed graph.
 type GraphStats struct {
-	Dispatches    int           // recorded launches
+	Dispatches    int           // recorded dispatches (gate dispatches of If and While included)
+	Transfers     int           // recorded copies and clears
 	Kernels       int           // distinct kernels
 	BindGroups    int           // distinct bind groups
 	Buffers       int           // distinct buffer pages pinned
+	Textures      int           // distinct textures pinned
 	RetainedBytes uint64        // bytes of the pinned pages and params slots
 	ParamsBytes   uint64        // of which params (uniform) slots
 	CaptureTime   time.Duration // from BeginCapture to EndCapture
 }
 
-func seal(s *Stream, rec *recording) *Graph {
-	g := &Graph{s: s, tasks: rec.tasks, nodes: rec.nodes, groups: rec.groups}
-	kernels := map[*wgpu.Kernel]bool{}
-	distinct := map[*bindGroup]bool{}
-	for i, n := range rec.nodes {
-		kernels[n.k] = true
-		distinct[rec.groups[i]] = true
+// seal turns a recording into a Graph: control flow is lowered to plain
+// dispatches (control.go), the program is built, and the device validates
+// it once by encoding it into a command buffer that is never submitted, so
+// a graph that seals replays without device errors. The recording's pins
+// pass to the graph on success.
+func seal(s *Stream, rec *recording) (*Graph, error) {
+	nodes, regions, err := lower(s, rec)
+	if err != nil {
+		return nil, err
 	}
-	for pg := range rec.pages {
-		g.pages = append(g.pages, pg)
-		g.stats.RetainedBytes += pg.cap
+	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins}
+	if g.prog, err = buildProgram(s.drv, nodes); err != nil {
+		return nil, err
 	}
-	for e := range rec.metas {
-		g.metas = append(g.metas, e)
-		g.stats.ParamsBytes += e.slot
+	if err := s.validateProgram(g.prog); err != nil {
+		g.prog.Release()
+		return nil, err
 	}
-	g.stats.RetainedBytes += g.stats.ParamsBytes
-	g.stats.Dispatches = len(rec.nodes)
-	g.stats.Kernels = len(kernels)
-	g.stats.BindGroups = len(distinct)
-	g.stats.Buffers = len(g.pages)
 	g.stats.CaptureTime = time.Since(rec.start)
-	return g
+	g.describe()
+	return g, nil
+}
+
+// buildProgram makes the native command list of nodes.
+func buildProgram(drv driver.Device, nodes []node) (driver.Program, error) {
+	p, err := drv.NewProgram()
+	if err != nil {
+		return nil, err
+	}
+	var stack [4]driver.BindGroup
+	for i := range nodes {
+		n := &nodes[i]
+		switch n.kind {
+		case nodeDispatch:
+			groups := stack[:n.k.Groups()]
+			for j := range groups {
+				groups[j] = nil
+				if n.groups[j] != nil {
+					groups[j] = n.groups[j].bg
+				}
+			}
+			if n.ind != nil {
+				err = p.DispatchIndirect(n.k, groups, n.ind.buf, n.d.offset)
+			} else {
+				err = p.Dispatch(n.k, groups, n.d.x, n.d.y, n.d.z)
+			}
+		case nodeCopy:
+			err = p.CopyBuffer(n.src.buf, n.srcOff, n.dst.buf, n.dstOff, n.size)
+		case nodeClear:
+			err = p.ClearBuffer(n.dst.buf, n.dstOff, n.size)
+		}
+		if err != nil {
+			p.Release()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// validateProgram encodes p once into a command buffer that is dropped. The
+// caller holds s.mu; the stream's open batch is empty (nothing executes
+// while recording) or is flushed first.
+func (s *Stream) validateProgram(p driver.Program) error {
+	if p.Len() == 0 {
+		return nil
+	}
+	s.flushLocked()
+	if err := s.enc.Encode(p, 0, p.Len()); err != nil {
+		s.enc.Discard()
+		return err
+	}
+	cb, err := s.enc.Finish()
+	cb.Release()
+	s.retire()
+	return err
+}
+
+// describe fills the graph's stats and buffer list from its nodes and pins.
+func (g *Graph) describe() {
+	kernels := map[driver.Kernel]bool{}
+	groups := map[*bindGroup]bool{}
+	seen := map[*Buffer]bool{}
+	addBuf := func(b *Buffer) {
+		if b != nil && !seen[b] {
+			seen[b] = true
+			g.buffers = append(g.buffers, b)
+		}
+	}
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		switch n.kind {
+		case nodeDispatch:
+			g.stats.Dispatches++
+			kernels[n.k] = true
+			for _, grp := range n.groups {
+				if grp != nil {
+					groups[grp] = true
+				}
+			}
+			for _, a := range n.acc {
+				addBuf(a.buf)
+			}
+			addBuf(n.indBuf)
+		default:
+			g.stats.Transfers++
+			addBuf(n.srcBuf)
+			addBuf(n.dstBuf)
+		}
+	}
+	pages, params := g.pins.bytes()
+	g.stats.Kernels = len(kernels)
+	g.stats.BindGroups = len(groups)
+	g.stats.Buffers = len(g.pins.list)
+	g.stats.Textures = len(g.pins.texs)
+	g.stats.ParamsBytes = params
+	g.stats.RetainedBytes = pages + params
 }
 
 // Len is the number of recorded dispatches (0 for a nil graph).
@@ -89,137 +195,137 @@ func (g *Graph) Stats() GraphStats {
 // Stream is the stream that captured the graph.
 func (g *Graph) Stream() *Stream { return g.s }
 
-// Replay enqueues the recorded dispatches on the graph's stream, in order,
-// after everything enqueued before it. It reads buffers at replay time:
-// rewriting an input with Write between replays changes the output, and
-// indirect dispatches read their counts when they execute. Many replays in a
-// row without a sync are fine.
+// Buffers lists the Buffers the graph binds, copies or reads indirect counts
+// from, in order of first use: for a loaded graph, the buffers it made; for
+// a captured one, the caller's (some may be released: the graph keeps their
+// memory). Write inputs, Read outputs or Rebind them.
+func (g *Graph) Buffers() []*Buffer {
+	if g == nil {
+		return nil
+	}
+	return append([]*Buffer(nil), g.buffers...)
+}
+
+// preEncodeMin is the shortest graph worth encoding ahead of time: for a
+// short graph, joining its dispatches to the open batch costs less than a
+// command buffer of its own.
+const preEncodeMin = 64
+
+// Replay enqueues the recorded commands on the graph's stream, in order,
+// after everything enqueued before it: they join the stream's open batch
+// like launches do, and are submitted with it (when the batch is full,
+// after the flush delay, or at the next Sync, Read or Flush). It reads
+// resources at replay time: rewriting an input with Write between replays
+// changes the output, and indirect dispatches read their counts when they
+// execute. Many replays in a row without a sync are fine, and cheap for
+// short graphs.
 //
-// The loop does no allocation, lookup or validation: it re-encodes the
-// prebuilt pipelines, bind groups and counts, skips redundant pipeline
-// changes, and submits in chunks (small first, so the GPU starts while the
-// rest is encoded). The last chunk is submitted before Replay returns.
-// From the second replay on, the command buffer was already encoded on a
-// background goroutine while the previous replay ran (see
-// WithPreEncode), and Replay only submits it.
+// The loop does no allocation, lookup or validation: it encodes the
+// prebuilt program, skipping redundant pipeline and bind group changes,
+// submitting in chunks. A graph of at least 64 dispatches replayed again is
+// encoded ahead of time on a background goroutine (see WithPreEncode), and
+// Replay only joins that command buffer to the batch.
 //
 // Called while the graph's stream is recording, Replay appends the graph's
-// dispatches to that recording instead (a child graph): the new graph pins
+// commands to that recording instead (a child graph): the new graph pins
 // what this one pins. It fails with ErrReleased after Release and ErrClosed
 // after the stream's Close.
 func (g *Graph) Replay() error {
+	const op = lifecycle.Replay
 	if g == nil {
-		return argError("Replay", ErrInvalidArgument, "graph is nil")
+		return argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
-	if err := s.check("Replay"); err != nil {
-		return err
-	}
-	// Closed before released: Close releases the stream's graphs, and a
-	// Replay racing it must say the stream was closed.
-	if err := s.lock("Replay"); err != nil {
+	v, err := s.admit(op)
+	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
 	if g.released {
-		return argError("Replay", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
-	if s.state.IsRecording() {
+	if v == lifecycle.Record {
 		s.rec.include(g)
 		return nil
 	}
-	if s.prof == nil && g.pre != nil {
+	return s.replayLocked(g)
+}
+
+// replayLocked enqueues one replay of g. The caller holds s.mu.
+func (s *Stream) replayLocked(g *Graph) error {
+	if g.pre != nil && s.prof == nil {
 		if r, ok := g.pre.take(); ok {
 			if r.err == nil && !r.cb.Empty() {
-				// Everything enqueued before the replay goes first.
-				s.flushLocked()
-				sub, err := s.dev.Submit(r.cb)
-				if err != nil {
-					return &Error{Op: "Replay", Err: err}
-				}
-				s.lastSub, s.submitted = sub, true
+				s.joinCommandBuffer(r.cb)
+				s.holdPins(g.pins)
+				s.batch.dispatches += g.prog.Dispatches()
 				g.pre.request()
+				s.enqueued()
 				return nil
-			}
-			if r.err != nil {
-				// Sealed graphs encode without errors; if this one did not,
-				// say so and encode inline, where a failure is queued.
-				s.log.Warn().Err(r.err).Msg("pre-encoding a replay failed; encoding inline")
 			}
 			r.cb.Release()
+			if r.err != nil {
+				// Sealed graphs encode without errors; this one did not:
+				// encode inline, where a failure is queued and reported.
+				s.log.Debug().Err(r.err).Msg("pre-encoding a replay failed; encoding inline")
+			}
 		}
 	}
-	if err := s.replayLocked(g.tasks); err != nil {
+	if err := s.encodeProgram(g.prog, g.pins); err != nil {
 		return err
 	}
-	if s.cfg.preEncode {
-		if g.pre == nil {
-			var err error
-			if g.pre, err = startPreencoder(s.dev, g.tasks); err != nil {
-				// Pre-encoding is an optimisation; the replay itself is enqueued.
-				s.log.Warn().Err(err).Msg("cannot start pre-encoding; replays encode inline")
-				return nil
-			}
+	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.prof == nil {
+		var err error
+		if g.pre, err = startPreencoder(s.drv, g.prog); err != nil {
+			// Pre-encoding is an optimisation; the replay itself is enqueued.
+			s.log.Debug().Err(err).Msg("cannot start pre-encoding; replays encode inline")
+			g.pre = nil
+			return nil
 		}
 		g.pre.request()
 	}
 	return nil
 }
 
-// replayLocked encodes tasks in submission chunks. The caller holds s.mu.
-func (s *Stream) replayLocked(tasks *wgpu.TaskList) error {
-	n := tasks.Len()
+// joinCommandBuffer appends a finished command buffer to the open batch,
+// after what the stream's encoder holds.
+func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
+	if !s.enc.Empty() {
+		own, err := s.enc.Finish()
+		if err != nil {
+			s.discardBatch(err)
+		} else {
+			s.batch.cbs = append(s.batch.cbs, own)
+		}
+	}
+	s.batch.cbs = append(s.batch.cbs, cb)
+}
+
+// encodeProgram encodes a program into the open batch in submission
+// chunks, holding pins until the batch is submitted. The caller holds s.mu.
+func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
+	n := p.Len()
 	for i := 0; i < n; {
-		if !s.enc.PassOpen() {
-			if err := s.beginPass(); err != nil {
+		end := min(n, i+max(s.nextSubmit-s.enc.Dispatches(), 1))
+		if s.prof != nil && !s.enc.PassOpen() {
+			if err := s.beginProfiledPass(); err != nil {
 				return &Error{Op: "Replay", Err: err}
 			}
 		}
-		end := min(n, i+s.nextSubmit-s.enc.Commands)
-		s.enc.EncodeTasks(tasks, i, end)
-		i = end
-		if s.enc.Commands >= s.nextSubmit {
-			s.flushLocked()
+		if err := s.enc.Encode(p, i, end); err != nil {
+			return &Error{Op: "Replay", Err: err}
 		}
+		s.holdPins(pins)
+		s.batch.dispatches += end - i
+		i = end
+		s.enqueued()
 	}
-	// Submit the tail: the replay is then fully enqueued, the GPU works on it
-	// while the caller goes on, and no later Write can overtake it.
-	s.flushLocked()
 	return nil
 }
 
-// include appends a sealed graph's dispatches to this recording, taking
-// references on everything it binds.
-func (r *recording) include(g *Graph) {
-	for i, n := range g.nodes {
-		grp := g.groups[i].ref()
-		r.groups = append(r.groups, grp)
-		r.nodes = append(r.nodes, n)
-		for _, a := range n.access {
-			if a.pg != nil {
-				r.pin(a.pg)
-			} else if a.meta != nil {
-				r.pinMeta(a.meta)
-			}
-		}
-		if n.d.indirect != nil {
-			var ind *page
-			for _, a := range n.access {
-				if a.indirect {
-					ind = a.pg
-				}
-			}
-			r.tasks.AppendIndirect(n.k, grp.bg, ind.buf, n.d.offset)
-		} else {
-			r.tasks.Append(n.k, grp.bg, n.d.x, n.d.y, n.d.z)
-		}
-	}
-}
-
-// Release frees what the graph keeps alive. Replays already enqueued still
-// compute what was captured: the stream submits them first, and the queue's
-// order protects the memory from then on. Idempotent; every later Replay
-// returns ErrReleased.
+// Release frees what the graph keeps alive, once replays already enqueued
+// are submitted (they still compute what was captured). Idempotent; every
+// later Replay returns ErrReleased.
 func (g *Graph) Release() {
 	if g == nil {
 		return
@@ -234,25 +340,12 @@ func (g *Graph) releaseLocked() {
 		return
 	}
 	g.released = true
-	s := g.s
 	if g.pre != nil {
 		g.pre.stop()
 		g.pre = nil
 	}
-	if !s.closed.Load() || !s.enc.Empty() {
-		s.flushLocked()
-	}
-	for _, grp := range g.groups {
-		grp.unref()
-	}
-	for _, pg := range g.pages {
-		pg.unref()
-	}
-	for _, e := range g.metas {
-		s.meta.unpin(e)
-	}
-	g.tasks.Free()
-	g.groups, g.pages, g.metas = nil, nil, nil
-	delete(s.graphs, g)
-	s.log.Debug().Int("dispatches", g.stats.Dispatches).Msg("graph released")
+	g.prog.Release() // encoded replays keep the native program alive
+	g.pins.unref()   // open batches that replayed it keep the pins
+	delete(g.s.graphs, g)
+	g.s.log.Debug().Int("dispatches", g.stats.Dispatches).Msg("graph released")
 }

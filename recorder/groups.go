@@ -1,16 +1,18 @@
 package recorder
 
-import "github.com/softgraph/softgraph/wgpu"
+import "github.com/softgraph/softgraph/internal/driver"
 
-// maxCachedBindings is the most bindings a launch may have for its bind
-// group to be cached; launches with more get a fresh bind group each time.
+// maxCachedBindings is the most bindings one group of a launch may have for
+// its bind group to be cached; larger groups get a fresh bind group each
+// time.
 const maxCachedBindings = 8
 
-// bindGroup is a wgpu bind group shared by whoever references it: the
-// stream's bind group cache, the open batch that encoded it, and every
-// recording or Graph that replays it. Guarded by the stream's mutex.
+// bindGroup is a native bind group shared by whoever references it: the
+// stream's bind group cache and every recording or graph that binds it.
+// Work already encoded needs no reference: encoders and programs keep the
+// native object alive themselves. Guarded by the stream's mutex.
 type bindGroup struct {
-	bg   *wgpu.BindGroup // owned; released with the last reference
+	bg   driver.BindGroup // owned; released with the last reference
 	refs int
 }
 
@@ -23,16 +25,18 @@ func (g *bindGroup) unref() {
 	}
 }
 
-// groupKey is what a bind group binds: the kernel's layout and each
-// binding's wgpu buffer and range. Two launches with equal keys can share
-// one bind group whatever Buffers or params they came from, because a bind
-// group is only a set of ranges: the contents are read when the dispatch
-// runs. Pages and uniform pages are never released while the stream is
-// open, so a cached key cannot outlive its buffers.
+// groupKey is what a bind group binds: the kernel's layout (kernel and group
+// index) and each binding's resource and range. Two launches with equal keys
+// can share one bind group whatever Buffers or params they came from,
+// because a bind group is only a set of ranges: contents are read when the
+// dispatch runs. A cached key cannot outlive its resources: pages and
+// params pages live as long as the stream, and a texture's or sampler's
+// release empties the cache (a key naming a released one is never reused).
 type groupKey struct {
-	k *wgpu.Kernel
-	n int
-	b [maxCachedBindings]wgpu.Binding
+	k     driver.Kernel
+	group uint32
+	n     int
+	e     [maxCachedBindings]driver.Entry
 }
 
 // groupCache maps keys to shared bind groups. It is bounded crudely: when
@@ -51,21 +55,21 @@ func (c *groupCache) clear() {
 	}
 }
 
-// bindGroup returns a bind group for k and bindings, with one reference for
-// the caller.
-func (s *Stream) bindGroup(k *wgpu.Kernel, bindings []wgpu.Binding) (*bindGroup, error) {
-	cacheable := len(bindings) <= maxCachedBindings
+// bindGroup returns a bind group for group of k with entries, with one
+// reference for the caller.
+func (s *Stream) bindGroup(k driver.Kernel, group uint32, entries []driver.Entry) (*bindGroup, error) {
+	cacheable := len(entries) <= maxCachedBindings
 	var key groupKey
 	if cacheable {
-		key.k, key.n = k, len(bindings)
-		copy(key.b[:], bindings)
+		key.k, key.group, key.n = k, group, len(entries)
+		copy(key.e[:], entries)
 		if g, ok := s.groups.m[key]; ok {
 			s.groups.hits++
 			return g.ref(), nil
 		}
 	}
 	s.groups.misses++
-	bg, err := s.dev.NewBindGroup(k, bindings)
+	bg, err := s.drv.NewBindGroup(k, group, entries)
 	if err != nil {
 		return nil, err
 	}

@@ -7,32 +7,64 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
-// names gives every page a graph binds a short name (b0, b1, ... in order
-// of first use) and every params slot one (p0, ...).
-func (g *Graph) names() (map[*page]string, map[*metaEntry]string) {
-	pages, metas := map[*page]string{}, map[*metaEntry]string{}
-	for _, n := range g.nodes {
-		for _, a := range n.access {
-			switch {
-			case a.meta != nil:
-				if _, ok := metas[a.meta]; !ok {
-					metas[a.meta] = fmt.Sprintf("p%d", len(metas))
+// graphNames gives every resource a graph uses a short name, in order of
+// first use: buffers b0, b1, ... (or their label), params p0, ..., textures
+// t0, ....
+type graphNames struct {
+	pages map[*page]string
+	metas map[*metaEntry]string
+	texs  map[*texHandle]string
+	order []*page
+}
+
+func (g *Graph) names() graphNames {
+	n := graphNames{pages: map[*page]string{}, metas: map[*metaEntry]string{}, texs: map[*texHandle]string{}}
+	addPage := func(pg *page, b *Buffer) {
+		if pg == nil {
+			return
+		}
+		if _, ok := n.pages[pg]; ok {
+			return
+		}
+		name := fmt.Sprintf("b%d", len(n.pages))
+		if b != nil {
+			if l := b.Label(); l != "" {
+				name = l
+			}
+		}
+		n.pages[pg] = name
+		n.order = append(n.order, pg)
+	}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for _, a := range nd.acc {
+			switch a.kind {
+			case accessBuffer:
+				addPage(a.pg, a.buf)
+			case accessParams:
+				if _, ok := n.metas[a.meta]; !ok {
+					n.metas[a.meta] = fmt.Sprintf("p%d", len(n.metas))
 				}
-			case a.pg != nil:
-				if _, ok := pages[a.pg]; !ok {
-					pages[a.pg] = fmt.Sprintf("b%d", len(pages))
+			case accessTexture:
+				if _, ok := n.texs[a.tex.h]; !ok {
+					n.texs[a.tex.h] = fmt.Sprintf("t%d", len(n.texs))
 				}
 			}
 		}
+		addPage(nd.ind, nd.indBuf)
+		addPage(nd.src, nd.srcBuf)
+		addPage(nd.dst, nd.dstBuf)
 	}
-	return pages, metas
+	return n
 }
 
-// String is a compact summary: dispatches, kernels with counts, buffers
-// with sizes, params, and pinned bytes. For example:
+// String is a compact summary: dispatches, kernels with counts, copies and
+// clears, buffers with sizes, textures, params, control flow and pinned
+// bytes. For example:
 //
 //	graph: 3 dispatches; kernels: add_one ×2, scale ×1; buffers: b0 256 B, b1 256 B; params: 2 (32 B); pinned 544 B
 func (g *Graph) String() string {
@@ -40,15 +72,26 @@ func (g *Graph) String() string {
 		return "graph: <nil>"
 	}
 	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if g.released {
+	released := g.released
+	g.s.mu.Unlock()
+	if released {
 		return fmt.Sprintf("graph: released (%d dispatches)", g.stats.Dispatches)
 	}
 	// Count by kernel, named by entry point; different kernels sharing an
 	// entry name ("main") are told apart as main, main#2, ...
-	counts := map[*wgpu.Kernel]int{}
-	var order []*wgpu.Kernel
-	for _, n := range g.nodes {
+	counts := map[driver.Kernel]int{}
+	var order []driver.Kernel
+	copies, clears := 0, 0
+	for i := range g.nodes {
+		n := &g.nodes[i]
+		switch n.kind {
+		case nodeCopy:
+			copies++
+			continue
+		case nodeClear:
+			clears++
+			continue
+		}
 		if counts[n.k] == 0 {
 			order = append(order, n.k)
 		}
@@ -64,36 +107,52 @@ func (g *Graph) String() string {
 		}
 		ks = append(ks, fmt.Sprintf("%s ×%d", name, counts[k]))
 	}
-	pages, metas := g.names()
-	type named struct {
-		name string
-		size uint64
-	}
-	var bufs []named
-	for pg, name := range pages {
-		bufs = append(bufs, named{name, g.boundSize(pg)})
-	}
-	sort.Slice(bufs, func(i, j int) bool { return nameIndex(bufs[i].name) < nameIndex(bufs[j].name) })
+	names := g.names()
 	var bs []string
-	for _, b := range bufs {
-		bs = append(bs, fmt.Sprintf("%s %d B", b.name, b.size))
+	for _, pg := range names.order {
+		bs = append(bs, fmt.Sprintf("%s %d B", names.pages[pg], g.boundSize(pg)))
 	}
 	var pbytes uint64
-	for e := range metas {
+	for e := range names.metas {
 		pbytes += e.size
 	}
-	return fmt.Sprintf("graph: %d dispatches; kernels: %s; buffers: %s; params: %d (%d B); pinned %d B",
-		g.stats.Dispatches, strings.Join(ks, ", "), strings.Join(bs, ", "), len(metas), pbytes, g.stats.RetainedBytes)
+	var b strings.Builder
+	fmt.Fprintf(&b, "graph: %d dispatches; kernels: %s", g.stats.Dispatches, strings.Join(ks, ", "))
+	if copies+clears > 0 {
+		fmt.Fprintf(&b, "; copies: %d, clears: %d", copies, clears)
+	}
+	fmt.Fprintf(&b, "; buffers: %s", strings.Join(bs, ", "))
+	if len(names.texs) > 0 {
+		var ts []string
+		for h, name := range names.texs {
+			d := h.t.Desc()
+			ts = append(ts, fmt.Sprintf("%s %d×%d×%d %s", name, d.Width, d.Height, d.Depth, d.Format))
+		}
+		sort.Strings(ts)
+		fmt.Fprintf(&b, "; textures: %s", strings.Join(ts, ", "))
+	}
+	fmt.Fprintf(&b, "; params: %d (%d B)", len(names.metas), pbytes)
+	if cf := g.controlSummary(); cf != "" {
+		fmt.Fprintf(&b, "; %s", cf)
+	}
+	fmt.Fprintf(&b, "; pinned %d B", g.stats.RetainedBytes)
+	return b.String()
 }
 
-// boundSize is the largest size any dispatch binds of pg (the Buffer's
-// size, not the pool page's).
+// boundSize is the largest size any command uses of pg (the Buffer's size,
+// not the pool page's).
 func (g *Graph) boundSize(pg *page) uint64 {
 	var n uint64
-	for _, nd := range g.nodes {
-		for _, a := range nd.access {
-			if a.pg == pg && !a.indirect && a.size > n {
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		for _, a := range nd.acc {
+			if a.kind == accessBuffer && a.pg == pg && a.size > n {
 				n = a.size
+			}
+		}
+		for _, b := range []*Buffer{nd.indBuf, nd.srcBuf, nd.dstBuf} {
+			if b != nil && b.pg == pg && b.size > n {
+				n = b.size
 			}
 		}
 	}
@@ -103,70 +162,75 @@ func (g *Graph) boundSize(pg *page) uint64 {
 	return n
 }
 
-func nameIndex(s string) int {
-	var n int
-	fmt.Sscanf(s[1:], "%d", &n)
-	return n
-}
-
-// WriteDOT writes the graph in Graphviz DOT: one node per dispatch, labelled
-// with its index, kernel entry point and workgroup counts; one edge per
-// read-after-write dependency through a buffer (dispatch j reads, as a
-// binding or as indirect counts, a buffer that dispatch i < j wrote last),
-// labelled with the buffer's name. `dot -Tsvg` draws what the graph does.
+// WriteDOT writes the graph in Graphviz DOT: one node per command,
+// labelled with its index, kernel entry point (or copy, clear) and
+// workgroup counts; one edge per read-after-write dependency through a
+// buffer (command j reads, as a binding, a copy source or indirect counts,
+// a buffer that command i < j wrote last), labelled with the buffer's name.
+// If and While bodies are drawn as clusters. `dot -Tsvg` draws what the
+// graph does.
 func (g *Graph) WriteDOT(w io.Writer) error {
+	const op = lifecycle.Save
 	if g == nil {
-		return argError("WriteDOT", ErrInvalidArgument, "graph is nil")
+		return argError(op, ErrInvalidArgument, "WriteDOT: graph is nil")
 	}
 	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if g.released {
-		return argError("WriteDOT", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+	released := g.released
+	g.s.mu.Unlock()
+	if released {
+		return argError(op, ErrReleased, "WriteDOT: graph of %d dispatches was released", g.stats.Dispatches)
 	}
-	pages, _ := g.names()
+	names := g.names()
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "digraph softgraph {")
 	fmt.Fprintln(bw, "  node [shape=box, fontname=\"monospace\"];")
+	g.writeClusters(bw)
 	lastWriter := map[*page]int{}
-	for j, n := range g.nodes {
-		fmt.Fprintf(bw, "  d%d [label=\"%d: %s\\n%s\"];\n", j, j, n.k.Entry(), n.d.label())
+	for j := range g.nodes {
+		n := &g.nodes[j]
+		label := n.name()
+		switch n.kind {
+		case nodeDispatch:
+			label += "\\n" + n.d.label()
+		case nodeCopy:
+			label += fmt.Sprintf("\\n%d B", n.size)
+		case nodeClear:
+			label += fmt.Sprintf("\\n%d B", n.size)
+		}
+		fmt.Fprintf(bw, "  d%d [label=\"%d: %s\"];\n", j, j, label)
 		seen := map[string]bool{}
-		for _, a := range n.access {
-			if a.pg == nil || (a.write && !a.indirect) {
-				continue
-			}
-			if i, ok := lastWriter[a.pg]; ok {
-				key := fmt.Sprintf("%d-%s", i, pages[a.pg])
+		edge := func(pg *page) {
+			if i, ok := lastWriter[pg]; ok && i != j {
+				key := fmt.Sprintf("%d-%s", i, names.pages[pg])
 				if !seen[key] {
 					seen[key] = true
-					fmt.Fprintf(bw, "  d%d -> d%d [label=\"%s\"];\n", i, j, pages[a.pg])
+					fmt.Fprintf(bw, "  d%d -> d%d [label=\"%s\"];\n", i, j, names.pages[pg])
 				}
 			}
 		}
-		// A read_write binding both reads and writes: the read edge is drawn
-		// from the previous writer before this dispatch becomes the writer.
-		for _, a := range n.access {
-			if a.pg != nil && a.write {
-				if i, ok := lastWriter[a.pg]; ok && i != j {
-					key := fmt.Sprintf("%d-%s", i, pages[a.pg])
-					if !seen[key] {
-						seen[key] = true
-						fmt.Fprintf(bw, "  d%d -> d%d [label=\"%s\"];\n", i, j, pages[a.pg])
-					}
+		// Reads first (a read_write binding reads too), then writes.
+		var writes []*page
+		for _, a := range n.acc {
+			if a.kind == accessBuffer {
+				edge(a.pg)
+				if a.write {
+					writes = append(writes, a.pg)
 				}
-				lastWriter[a.pg] = j
 			}
+		}
+		if n.ind != nil {
+			edge(n.ind)
+		}
+		if n.src != nil {
+			edge(n.src)
+		}
+		if n.dst != nil {
+			writes = append(writes, n.dst)
+		}
+		for _, pg := range writes {
+			lastWriter[pg] = j
 		}
 	}
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
-}
-
-// label is the dispatch as a DOT node shows it: "groups 4×1×1" or
-// "indirect @0".
-func (d Dispatch) label() string {
-	if d.isIndirect {
-		return fmt.Sprintf("indirect @%d", d.offset)
-	}
-	return fmt.Sprintf("groups %d×%d×%d", d.x, d.y, d.z)
 }

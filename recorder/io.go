@@ -2,15 +2,19 @@ package recorder
 
 import (
 	"context"
+	"fmt"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // Write copies data into b at offset (both multiples of 4, in range). It is
-// asynchronous and ordered: launches enqueued before it see the old
-// contents, launches after it the new ones, although WebGPU's queue writes
-// overtake unsubmitted encoder work (the stream submits first when the open
-// batch uses b).
+// asynchronous and ordered: work enqueued on this stream before it sees the
+// old contents, work after it the new ones (WebGPU's queue writes overtake
+// unsubmitted work, so the stream submits first when its open batch uses b,
+// however many streams used b since). Across streams a Write is ordered
+// after their submitted work only: Flush or Sync the other stream first to
+// order it after that stream's enqueued work.
 //
 // Host-side errors (nil, released or foreign buffer, misaligned or
 // out-of-range offset or length) are returned on the spot. While recording,
@@ -18,43 +22,149 @@ import (
 // error (wrapping lifecycle.ErrGraphState) that makes EndCapture fail, since
 // a graph missing an operation is worse than a late diagnostic.
 func (s *Stream) Write(b *Buffer, offset uint64, data []byte) error {
-	if err := s.check("Write"); err != nil {
-		return err
-	}
-	return s.write("Write", b, offset, data)
-}
-
-func (s *Stream) write(op string, b *Buffer, offset uint64, data []byte) error {
-	if err := b.usable(op, "buffer", s); err != nil {
+	const op = lifecycle.Write
+	if err := s.check(op); err != nil {
 		return err
 	}
 	n := uint64(len(data))
-	if offset%4 != 0 || n%4 != 0 {
+	if b != nil && (offset%4 != 0 || n%4 != 0) {
 		return argError(op, ErrInvalidArgument, "offset=%d len=%d (both must be multiples of 4)", offset, n)
 	}
-	if offset > b.size || n > b.size-offset {
+	if b != nil && (offset > b.size || n > b.size-offset) {
 		return argError(op, ErrInvalidArgument, "offset=%d len=%d past the end of a %d-byte buffer", offset, n, b.size)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return closedError(op)
+	pg, err := b.acquire(op, "buffer", s)
+	if err != nil {
+		return err
 	}
+	defer pg.unref()
 	if n == 0 {
 		return nil // nothing to order, apply or record
 	}
-	if s.state.IsRecording() {
-		s.errs = append(s.errs, s.state.Refuse("write", "a write was issued while recording; graphs record launches only, so the graph would replay without it (write before BeginCapture or between replays)"))
-		return nil
+	v, err := s.admit(op)
+	if err != nil || v == lifecycle.DeferError {
+		return err
 	}
-	// Queue writes run before any command submitted after them: if the open
-	// batch has a launch using b, it must be submitted first.
-	if b.pg.touch.Load() == s.token() {
+	defer s.mu.Unlock()
+	if s.uses(pg) {
 		s.flushLocked()
 	}
-	if err := s.dev.Write(b.pg.buf, offset, data); err != nil {
-		return &Error{Op: op, Arg: b.String(), Err: err}
+	if err := s.drv.WriteBuffer(pg.buf, offset, data); err != nil {
+		return &Error{Op: op.String(), Arg: b.String(), Err: err}
 	}
+	return nil
+}
+
+// Copy copies size bytes from src at srcOffset to dst at dstOffset (all
+// multiples of 4, in range; src and dst distinct buffers) on the GPU, in
+// stream order. While recording it is appended to the graph and runs at
+// every replay. It is a native copy command, not a kernel.
+func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) error {
+	const op = lifecycle.Copy
+	if err := s.check(op); err != nil {
+		return err
+	}
+	var c transfer
+	if err := s.resolveCopy(op, dst, dstOffset, src, srcOffset, size, &c); err != nil {
+		c.release()
+		return err
+	}
+	return s.enqueueTransfer(op, &c)
+}
+
+// Clear zeroes size bytes of b from offset (multiples of 4, in range) on
+// the GPU, in stream order; recorded while recording. A native clear
+// command, not a kernel.
+func (s *Stream) Clear(b *Buffer, offset, size uint64) error {
+	const op = lifecycle.Clear
+	if err := s.check(op); err != nil {
+		return err
+	}
+	c := transfer{clear: true, dstOff: offset, size: size}
+	if b != nil && (offset%4 != 0 || size%4 != 0 || offset > b.size || size > b.size-offset) {
+		return argError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (multiples of 4, in range)", offset, size, b.size)
+	}
+	pg, err := b.acquire(op, "buffer", s)
+	if err != nil {
+		return err
+	}
+	c.dst, c.dstBuf = pg, b
+	return s.enqueueTransfer(op, &c)
+}
+
+// transfer is a resolved copy or clear, holding references on its pages.
+type transfer struct {
+	clear          bool
+	src, dst       *page
+	srcBuf, dstBuf *Buffer
+	srcOff, dstOff uint64
+	size           uint64
+}
+
+func (c *transfer) release() {
+	if c.src != nil {
+		c.src.unref()
+	}
+	if c.dst != nil {
+		c.dst.unref()
+	}
+}
+
+func (s *Stream) resolveCopy(op lifecycle.Op, dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64, c *transfer) error {
+	c.srcOff, c.dstOff, c.size = srcOffset, dstOffset, size
+	if src != nil && dst != nil {
+		if srcOffset%4 != 0 || dstOffset%4 != 0 || size%4 != 0 {
+			return argError(op, ErrInvalidArgument, "srcOffset=%d dstOffset=%d size=%d (multiples of 4)", srcOffset, dstOffset, size)
+		}
+		if srcOffset > src.size || size > src.size-srcOffset || dstOffset > dst.size || size > dst.size-dstOffset {
+			return argError(op, ErrInvalidArgument, "size=%d past the end (src %d bytes at %d, dst %d bytes at %d)", size, src.size, srcOffset, dst.size, dstOffset)
+		}
+	}
+	var err error
+	if c.src, err = src.acquire(op, "source", s); err != nil {
+		return err
+	}
+	c.srcBuf = src
+	if c.dst, err = dst.acquire(op, "destination", s); err != nil {
+		return err
+	}
+	c.dstBuf = dst
+	if c.src == c.dst {
+		return argError(op, ErrInvalidArgument, "source and destination are the same buffer (WebGPU refuses such a copy; copy through a second buffer)")
+	}
+	return nil
+}
+
+// enqueueTransfer runs or records a resolved copy or clear.
+func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
+	v, err := s.admit(op)
+	if err != nil {
+		c.release()
+		return err
+	}
+	defer s.mu.Unlock()
+	if c.size == 0 {
+		c.release()
+		return nil
+	}
+	if v == lifecycle.Record {
+		s.rec.addTransfer(c)
+		return nil
+	}
+	if c.clear {
+		err = s.enc.ClearBuffer(c.dst.buf, c.dstOff, c.size)
+	} else {
+		err = s.enc.CopyBuffer(c.src.buf, c.srcOff, c.dst.buf, c.dstOff, c.size)
+	}
+	if err != nil {
+		c.release()
+		return &Error{Op: op.String(), Err: err}
+	}
+	if c.src != nil {
+		s.hold(c.src)
+	}
+	s.hold(c.dst)
+	s.enqueued()
 	return nil
 }
 
@@ -68,37 +178,79 @@ func (s *Stream) Read(b *Buffer) ([]byte, error) {
 
 // ReadContext is Read bounded by ctx (see SyncContext).
 func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
-	if err := s.check("Read"); err != nil {
+	const op = lifecycle.Read
+	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	if err := b.usable("Read", "buffer", s); err != nil {
+	pg, err := b.acquire(op, "buffer", s)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.refuseWhileRecording("read"); err != nil {
+	defer pg.unref()
+	out := make([]byte, b.size)
+	err = s.readBack(ctx, op, b.String(), func(st driver.Buffer) error {
+		return s.enc.CopyBuffer(pg.buf, 0, st, 0, b.size)
+	}, b.size, func(raw []byte) { copy(out, raw) })
+	if err != nil {
 		return nil, err
 	}
+	return out, nil
+}
+
+// ReadTexture returns the texture's contents as tightly packed rows (layer
+// after layer for a 3D texture), reflecting all work enqueued before it on
+// any stream of the device. Like Read, it waits for the GPU and returns
+// the errors queued since the last sync point first; refused while
+// recording.
+func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
+	const op = lifecycle.Read
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	if err := t.acquire(op, "texture", s); err != nil {
+		return nil, err
+	}
+	defer t.h.unref()
+	texel := uint64(t.h.t.TexelSize())
+	row := uint64(t.desc.Width) * texel
+	pitch := (row + 255) &^ 255 // copies need 256-byte row pitch
+	rows := uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1))
+	out := make([]byte, row*rows)
+	err := s.readBack(context.Background(), op, t.String(), func(st driver.Buffer) error {
+		return s.enc.CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
+	}, pitch*rows, func(raw []byte) {
+		for r := uint64(0); r < rows; r++ {
+			copy(out[r*row:(r+1)*row], raw[r*pitch:])
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// readBack is the common path of Read and ReadTexture: submit every
+// stream's enqueued work, return queued errors, copy into a staging buffer
+// with encodeCopy, submit, map and hand the bytes to take.
+func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
+	if _, err := s.admit(op); err != nil {
+		return err
+	}
+	s.mu.Unlock()
 	// Other streams first, without holding this stream's lock, so two
 	// streams reading at once cannot deadlock on each other.
-	s.dev.FlushOthers(s)
-
-	s.mu.Lock()
-	if s.closed.Load() {
-		s.mu.Unlock()
-		return nil, closedError("Read")
-	}
-	if s.state.IsRecording() {
-		s.mu.Unlock()
-		return nil, s.state.Refuse("read", "a read is refused while recording")
+	s.shared.flushOthers(s)
+	if _, err := s.admit(op); err != nil {
+		return err
 	}
 	s.flushLocked()
 	if err := s.takeErrors(); err != nil {
 		s.mu.Unlock()
-		return nil, err
+		return err
 	}
-	st, err := s.staging(b.size)
+	st, err := s.staging(size)
 	if err == nil {
-		err = s.enc.Copy(b.pg.buf, 0, st, 0, b.size)
-		if err == nil {
+		if err = encodeCopy(st); err == nil {
 			s.flushLocked()
 			err = s.takeErrors()
 		} else {
@@ -108,44 +260,46 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 			s.stage = append(s.stage, st)
 		}
 	}
-	sub := s.lastSub
 	s.nextSubmit = s.cfg.firstChunk
 	s.mu.Unlock()
 	if err != nil {
-		return nil, &Error{Op: "Read", Arg: b.String(), Err: err}
+		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
-	out := make([]byte, b.size)
-	err = s.dev.ReadMapped(ctx, st, 0, out, sub)
+	raw := make([]byte, size)
+	err = s.drv.ReadBuffer(ctx, st, 0, raw)
 	s.mu.Lock()
-	if s.closed.Load() {
+	if s.closing.Load() || err != nil {
+		// A read cut short by ctx may still be mapping the staging buffer:
+		// it is released, not reused.
 		st.Release()
 	} else {
 		s.stage = append(s.stage, st)
 	}
 	s.mu.Unlock()
 	if err != nil {
-		return nil, &Error{Op: "Read", Arg: b.String(), Err: err}
+		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
-	return out, nil
+	take(raw)
+	return nil
 }
 
 // staging takes a map-read buffer of at least size bytes from the stream's
-// free ones, or makes one (power-of-two sizes, so they are reused).
-func (s *Stream) staging(size uint64) (*wgpu.Buffer, error) {
+// free ones, or makes one (a size class, so they are reused, but never more
+// than the device allows).
+func (s *Stream) staging(size uint64) (driver.Buffer, error) {
 	for i, st := range s.stage {
 		if st.Size() >= size {
 			s.stage = append(s.stage[:i], s.stage[i+1:]...)
 			return st, nil
 		}
 	}
-	return s.dev.NewBuffer(sizeClass(size), wgpu.UsageMapRead|wgpu.UsageCopyDst, "softgraph staging")
-}
-
-func (s *Stream) refuseWhileRecording(op string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.state.IsRecording() {
-		return s.state.Refuse(op, "a "+op+" is refused while recording")
+	class := sizeClass(size)
+	if class > s.limits.MaxBufferSize {
+		class = size
 	}
-	return nil
+	st, err := s.drv.NewBuffer(class, driver.UsageMapRead|driver.UsageCopyDst, "softgraph staging")
+	if err != nil {
+		return nil, fmt.Errorf("staging buffer of %d bytes: %w", class, err)
+	}
+	return st, nil
 }

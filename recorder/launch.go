@@ -2,29 +2,36 @@ package recorder
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// Arg is one launch argument, bound to @group(0) @binding(i) for the i-th
-// argument: a *Buffer (a storage binding, or a uniform one if it fits) or
-// Params (a small uniform served from the metadata cache).
+// Arg is one launch argument, bound to the kernel's bindings in the order
+// wgpu.Kernel.Bindings lists them (by group, then binding number): a
+// *Buffer (a storage binding, or a uniform one if it fits), Params (a small
+// uniform served from the metadata cache), a *Texture or a *Sampler.
 type Arg interface{ isArg() }
 
-func (*Buffer) isArg() {}
+func (*Buffer) isArg()  {}
+func (*Texture) isArg() {}
+func (*Sampler) isArg() {}
 
 // Params is a uniform argument given by value: its bytes (a positive
 // multiple of 4, at most the device's maxUniformBufferBindingSize) are
 // uploaded once per distinct content and cached, so a loop launching with
 // the same params reuses one uniform slice. Bind it to a var<uniform>.
+// ParamsOf and ParamsFrom build one.
 type Params []byte
 
 func (Params) isArg() {}
 
 // ParamsOf packs values as a Params uniform, little-endian, in order: the
 // layout of a WGSL struct whose fields are all 4-byte scalars (u32, i32,
-// f32) — ParamsOf[uint32](n, 0, 0, 0) for struct { n: u32, ... }. Mixed
-// types go through the byte form: Params(b).
+// f32) — ParamsOf[uint32](n, 0, 0, 0) for struct { n: u32, ... }. Structs
+// mixing types, arrays and vectors go through ParamsFrom.
 func ParamsOf[T ~int32 | ~uint32 | ~float32](v ...T) Params {
 	return append(Params(nil), asBytes(v)...)
 }
@@ -59,247 +66,401 @@ func (d Dispatch) String() string {
 	return fmt.Sprintf("groups(%d,%d,%d)", d.x, d.y, d.z)
 }
 
-// resolved is a launch after host validation and resolution: its bindings,
-// the pages and params entries they came from, and the dispatch.
-type resolved struct {
-	k        *wgpu.Kernel
-	bindings [maxCachedBindings]wgpu.Binding
-	more     []wgpu.Binding // bindings past the eighth
-	pages    [maxCachedBindings]*page
-	morePg   []*page
-	writable [maxCachedBindings]bool
-	moreW    []bool
-	metas    [maxCachedBindings]*metaEntry
-	moreMeta []*metaEntry
-	n        int
-	d        Dispatch
-	ind      *page
+// label is the dispatch as introspection shows it: "groups 4×1×1" or
+// "indirect @0".
+func (d Dispatch) label() string {
+	if d.isIndirect {
+		return fmt.Sprintf("indirect @%d", d.offset)
+	}
+	return fmt.Sprintf("groups %d×%d×%d", d.x, d.y, d.z)
 }
 
-func (r *resolved) binding(i int) *wgpu.Binding {
-	if i < maxCachedBindings {
-		return &r.bindings[i]
-	}
-	return &r.more[i-maxCachedBindings]
+// accessKind is what an access binds.
+type accessKind uint8
+
+const (
+	accessBuffer accessKind = iota
+	accessParams
+	accessTexture
+	accessSampler
+)
+
+// access is one binding of a dispatch, resolved: the resource and its
+// range, whether the dispatch may write it, and where it binds. A resolved
+// access holds one reference on its page, texture or sampler (or a pin on
+// its params entry once recorded).
+type access struct {
+	kind           accessKind
+	buf            *Buffer // the Buffer argument: Rebind matches on it
+	params         Params  // the Params argument, until the cache resolves it
+	pg             *page
+	meta           *metaEntry
+	tex            *Texture
+	smp            *Sampler
+	size           uint64
+	write          bool
+	group, binding uint32
 }
 
-func (r *resolved) list() []wgpu.Binding {
-	if r.n <= maxCachedBindings {
-		return r.bindings[:r.n]
+// entry is the bind group entry of a resolved access.
+func (a *access) entry() driver.Entry {
+	e := driver.Entry{Binding: a.binding}
+	switch a.kind {
+	case accessBuffer:
+		e.Buffer, e.Size = a.pg.buf, a.size
+	case accessParams:
+		e.Buffer, e.Offset, e.Size = a.meta.pg.buf, a.meta.off, a.meta.size
+	case accessTexture:
+		e.Texture = a.tex.h.t
+	case accessSampler:
+		e.Sampler = a.smp.h.s
 	}
-	return append(r.bindings[:maxCachedBindings:maxCachedBindings], r.more...)
+	return e
 }
 
-func (r *resolved) setPage(i int, pg *page, w bool) {
-	if i < maxCachedBindings {
-		r.pages[i], r.writable[i] = pg, w
-		return
+// drop releases the reference a resolved (not recorded) access holds.
+func (a *access) drop() {
+	switch a.kind {
+	case accessBuffer:
+		if a.pg != nil {
+			a.pg.unref()
+		}
+	case accessTexture:
+		if a.tex != nil {
+			a.tex.h.unref()
+		}
+	case accessSampler:
+		if a.smp != nil {
+			a.smp.h.unref()
+		}
 	}
-	r.morePg = append(r.morePg, pg)
-	r.moreW = append(r.moreW, w)
 }
 
-func (r *resolved) page(i int) (*page, bool) {
-	if i < maxCachedBindings {
-		return r.pages[i], r.writable[i]
-	}
-	return r.morePg[i-maxCachedBindings], r.moreW[i-maxCachedBindings]
+// maxInline is how many arguments a launch resolves without allocating.
+const maxInline = 8
+
+// launch is one launch after host validation and resolution.
+type launch struct {
+	k      driver.Kernel
+	res    []driver.Resource
+	inline [maxInline]access
+	acc    []access
+	d      Dispatch
+	ind    *page // the indirect counts' page, referenced
+	groups [4]*bindGroup
 }
 
-func (r *resolved) setMeta(i int, e *metaEntry) {
-	if i < maxCachedBindings {
-		r.metas[i] = e
-		return
+// release drops what a launch that did not go through still holds.
+func (l *launch) release() {
+	for i := range l.acc {
+		l.acc[i].drop()
 	}
-	for len(r.moreMeta) <= i-maxCachedBindings {
-		r.moreMeta = append(r.moreMeta, nil)
+	if l.ind != nil {
+		l.ind.unref()
 	}
-	r.moreMeta[i-maxCachedBindings] = e
+	for _, g := range l.groups {
+		if g != nil {
+			g.unref()
+		}
+	}
 }
 
-func (r *resolved) meta(i int) *metaEntry {
-	if i < maxCachedBindings {
-		return r.metas[i]
-	}
-	if j := i - maxCachedBindings; j < len(r.moreMeta) {
-		return r.moreMeta[j]
-	}
-	return nil
-}
-
-// Launch runs kernel k over d workgroups with args bound to @group(0)
-// @binding(0..n-1) in order. It is asynchronous: the launch is enqueued in
-// stream order and runs when its batch is submitted.
+// Launch runs kernel k over d workgroups with args bound in the order
+// k.Bindings() lists them. It is asynchronous: the launch is enqueued in
+// stream order and runs when its batch is submitted (when the batch is
+// full, after the flush delay, or at the next Sync, Read or Flush).
 //
 // Host-side errors are returned on the spot and nothing is enqueued: a nil
-// kernel or buffer, a released buffer, a buffer or kernel of another
-// device, the wrong number or kind of arguments for the kernel, a buffer
-// bound both read-write and read-only (or as the indirect buffer) in one
-// launch, zero or over-limit workgroup counts, a misaligned or out-of-range
-// indirect offset. Errors only the device can see are queued and returned
-// by the next Sync, Read, EndProfile or EndCapture.
+// or released kernel, buffer, texture or sampler, one of another device, the
+// wrong number or kind of arguments for the kernel, a buffer smaller than
+// its binding needs, a texture of the wrong dimension or format, a resource
+// bound both writable and read-only in one launch (or as the indirect
+// buffer too), zero or over-limit workgroup counts, a misaligned or
+// out-of-range indirect offset. Errors only the device can see are queued
+// and returned by the next Sync, Read, EndProfile or EndCapture.
 //
 // While recording (State() == lifecycle.Capture) the launch is resolved
-// (bindings, params uniform, bind group) and appended to the recording
+// (bindings, params uniform, bind groups) and appended to the recording
 // instead of executing.
 func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
-	if err := s.check("Launch"); err != nil {
+	const op = lifecycle.Launch
+	if err := s.check(op); err != nil {
 		return err
 	}
-	var r resolved
-	if err := s.validate(k, d, args, &r); err != nil {
+	if err := s.lock(op); err != nil {
 		return err
 	}
-	s.mu.Lock()
+	v, err := s.admitLocked(op)
+	if err != nil || v == lifecycle.DeferError {
+		return err
+	}
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return closedError("Launch")
-	}
-	if err := s.resolveParams(args, &r); err != nil {
+	l := &s.scratch.launch
+	defer l.reset()
+	if err := s.resolve(op, k, d, args, l); err != nil {
+		l.release()
 		return err
 	}
-	g, err := s.bindGroup(k, r.list())
-	if err != nil {
-		return &Error{Op: "Launch", Arg: "kernel " + k.Entry(), Err: err}
+	if err := s.bind(op, l); err != nil {
+		l.release()
+		return err
 	}
-	if s.state.IsRecording() {
-		s.rec.add(s, &r, g)
+	if v == lifecycle.Record {
+		s.rec.addLaunch(s, l)
 		return nil
 	}
-	if !s.enc.PassOpen() {
-		if err := s.beginPass(); err != nil {
-			g.unref()
-			return &Error{Op: "Launch", Err: err}
+	return s.encodeLaunch(op, l)
+}
+
+// reset clears a scratch launch for the next one, dropping pointers so
+// nothing is kept alive by the scratch.
+func (l *launch) reset() {
+	clear(l.inline[:])
+	*l = launch{}
+}
+
+// encodeLaunch encodes a bound launch into the open batch, which takes over
+// its page references. The caller holds s.mu.
+func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
+	groups := s.scratch.groups[:l.k.Groups()]
+	clear(groups)
+	for i := range groups {
+		if l.groups[i] != nil {
+			groups[i] = l.groups[i].bg
 		}
 	}
-	s.enc.SetKernel(k)
-	s.enc.SetBindGroup(g.bg)
-	if r.d.indirect != nil {
-		s.enc.DispatchIndirect(r.ind.buf, r.d.offset)
-		s.touch(r.ind)
+	var err error
+	if s.prof != nil && !s.enc.PassOpen() {
+		err = s.beginProfiledPass()
+	}
+	if err != nil {
+	} else if l.d.isIndirect {
+		err = s.enc.DispatchIndirect(l.k, groups, l.ind.buf, l.d.offset)
 	} else {
-		s.enc.Dispatch(r.d.x, r.d.y, r.d.z)
+		err = s.enc.Dispatch(l.k, groups, l.d.x, l.d.y, l.d.z)
 	}
-	s.batch.groups = append(s.batch.groups, g)
-	for i := 0; i < r.n; i++ {
-		if pg, _ := r.page(i); pg != nil {
-			s.touch(pg)
-		} else if e := r.meta(i); e != nil {
-			e.lastGen = s.gen
+	if err != nil {
+		l.release()
+		return &Error{Op: op.String(), Arg: "kernel " + l.k.Entry(), Err: err}
+	}
+	for i := range l.acc {
+		a := &l.acc[i]
+		switch a.kind {
+		case accessBuffer:
+			s.hold(a.pg)
+		case accessParams:
+			a.meta.lastGen = s.gen
+		default:
+			a.drop() // the bind group keeps the native object alive
 		}
 	}
-	s.batch.launches++
-	if s.enc.Commands >= s.nextSubmit {
-		s.flushLocked()
+	if l.ind != nil {
+		s.hold(l.ind)
 	}
+	for i, g := range l.groups {
+		if g != nil {
+			g.unref() // the encoder keeps the native bind group alive
+			l.groups[i] = nil
+		}
+	}
+	s.batch.dispatches++
+	s.enqueued()
 	return nil
 }
 
-// validate checks everything about a launch that the host can know, before
-// taking the stream's lock, and fills r's storage bindings.
-func (s *Stream) validate(k *wgpu.Kernel, d Dispatch, args []Arg, r *resolved) error {
+// signature lists a kernel's bindings for an argument-count message.
+func signature(res []driver.Resource) string {
+	if len(res) == 0 {
+		return "no bindings"
+	}
+	var b strings.Builder
+	for i, r := range res {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "@group(%d) @binding(%d) %s (%s)", r.Group, r.Binding, r.Name, wgpu.BindingKind(r.Kind))
+	}
+	return b.String()
+}
+
+// resolve checks everything about a launch that the host can know and
+// takes references on its resources, before the stream's lock.
+func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg, l *launch) error {
 	if k == nil {
-		return argError("Launch", ErrInvalidArgument, "kernel is nil")
+		return argError(op, ErrInvalidArgument, "kernel is nil")
 	}
-	if k.Device() != s.dev {
-		return argError("Launch", ErrForeignDevice, "kernel %q was compiled on another device", k.Entry())
+	kd, err := s.drv.Kernel(k)
+	if err != nil {
+		return &Error{Op: op.String(), Arg: "kernel " + k.Entry(), Err: err}
 	}
-	if len(args) != k.NumBindings() {
-		return argError("Launch", ErrInvalidArgument, "%d argument(s) for kernel %q, which declares %d binding(s)", len(args), k.Entry(), k.NumBindings())
+	l.k, l.res, l.d = kd, kd.Resources(), d
+	entry := kd.Entry()
+	if len(args) != len(l.res) {
+		return argError(op, ErrInvalidArgument, "%d argument(s) for kernel %q, which binds %d: %s", len(args), entry, len(l.res), signature(l.res))
 	}
-	lim := s.dev.Info().Limits
-	r.k, r.n, r.d = k, len(args), d
-	if r.n > maxCachedBindings {
-		r.more = make([]wgpu.Binding, r.n-maxCachedBindings)
+	if len(args) <= maxInline {
+		l.acc = l.inline[:0]
+	} else {
+		l.acc = make([]access, 0, len(args))
 	}
+	lim := &s.limits
 	for i, a := range args {
-		kind := k.Binding(i)
+		r := l.res[i]
+		where := func() string {
+			return fmt.Sprintf("argument %d of kernel %q (@group(%d) @binding(%d) %s, %s)", i, entry, r.Group, r.Binding, r.Name, wgpu.BindingKind(r.Kind))
+		}
+		ac := access{group: r.Group, binding: r.Binding}
 		switch a := a.(type) {
 		case *Buffer:
-			if why, sentinel := a.problem(s); sentinel != nil {
-				return argError("Launch", sentinel, "argument %d of kernel %q %s", i, k.Entry(), why)
+			switch r.Kind {
+			case driver.ResourceStorage, driver.ResourceReadOnlyStorage, driver.ResourceUniform:
+			default:
+				return argError(op, ErrInvalidArgument, "%s is a buffer", where())
 			}
-			if kind == wgpu.BindUniform && a.size > lim.MaxUniformBufferBindingSize {
-				return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q: a %d-byte buffer exceeds maxUniformBufferBindingSize %d for uniform @binding(%d)", i, k.Entry(), a.size, lim.MaxUniformBufferBindingSize, i)
+			pg, why, sentinel := a.take(s)
+			if sentinel != nil {
+				return argError(op, sentinel, "%s %s", where(), why)
 			}
-			if kind != wgpu.BindUniform && a.size > lim.MaxStorageBufferBindingSize {
-				return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q: a %d-byte buffer exceeds maxStorageBufferBindingSize %d", i, k.Entry(), a.size, lim.MaxStorageBufferBindingSize)
+			ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, a, pg, a.size, r.Kind == driver.ResourceStorage
+			l.acc = append(l.acc, ac)
+			if r.Kind == driver.ResourceUniform && a.size > lim.MaxUniformBufferBindingSize {
+				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxUniformBufferBindingSize %d", where(), a.size, lim.MaxUniformBufferBindingSize)
 			}
-			*r.binding(i) = wgpu.Binding{Buffer: a.pg.buf, Size: a.size}
-			r.setPage(i, a.pg, kind == wgpu.BindStorage)
+			if r.Kind != driver.ResourceUniform && a.size > lim.MaxStorageBufferBindingSize {
+				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxStorageBufferBindingSize %d", where(), a.size, lim.MaxStorageBufferBindingSize)
+			}
+			if a.size < r.MinSize {
+				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer is smaller than its type %s needs (%d bytes)", where(), a.size, r.Type, r.MinSize)
+			}
 		case Params:
-			if kind != wgpu.BindUniform {
-				return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q is Params, but @binding(%d) is %s (pass a *Buffer)", i, k.Entry(), i, kind)
+			if r.Kind != driver.ResourceUniform {
+				return argError(op, ErrInvalidArgument, "%s is Params; pass Params to a var<uniform> only", where())
 			}
 			if len(a) == 0 || len(a)%4 != 0 || uint64(len(a)) > lim.MaxUniformBufferBindingSize {
-				return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q: Params of %d bytes (a positive multiple of 4, at most %d)", i, k.Entry(), len(a), lim.MaxUniformBufferBindingSize)
+				return argError(op, ErrInvalidArgument, "%s: Params of %d bytes (a positive multiple of 4, at most %d)", where(), len(a), lim.MaxUniformBufferBindingSize)
 			}
-			r.setPage(i, nil, false)
+			if padded := (uint64(len(a)) + 15) &^ 15; padded < r.MinSize {
+				return argError(op, ErrInvalidArgument, "%s: Params of %d bytes; its type %s needs %d", where(), len(a), r.Type, r.MinSize)
+			}
+			ac.kind, ac.params = accessParams, a
+			l.acc = append(l.acc, ac)
+		case *Texture:
+			if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
+				return argError(op, ErrInvalidArgument, "%s is a texture", where())
+			}
+			if why, sentinel := a.take(s); sentinel != nil {
+				return argError(op, sentinel, "%s %s", where(), why)
+			}
+			ac.kind, ac.tex = accessTexture, a
+			ac.write = r.Kind == driver.ResourceStorageTexture && r.Access != "read"
+			l.acc = append(l.acc, ac)
+			if err := textureFits(r, a); err != nil {
+				return argError(op, ErrInvalidArgument, "%s: %v", where(), err)
+			}
+		case *Sampler:
+			if r.Kind != driver.ResourceSampler && r.Kind != driver.ResourceComparisonSampler {
+				return argError(op, ErrInvalidArgument, "%s is a sampler", where())
+			}
+			if why, sentinel := a.take(s); sentinel != nil {
+				return argError(op, sentinel, "%s %s", where(), why)
+			}
+			ac.kind, ac.smp = accessSampler, a
+			l.acc = append(l.acc, ac)
+			if a.desc.Compare != (r.Kind == driver.ResourceComparisonSampler) {
+				return argError(op, ErrInvalidArgument, "%s: a comparison sampler and a sampler are not interchangeable", where())
+			}
 		case nil:
-			return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q is nil", i, k.Entry())
+			return argError(op, ErrInvalidArgument, "%s is nil", where())
 		default:
-			return argError("Launch", ErrInvalidArgument, "argument %d of kernel %q has unsupported type %T", i, k.Entry(), a)
+			return argError(op, ErrInvalidArgument, "%s has unsupported type %T", where(), a)
 		}
 	}
-	// wgpu tracks usage per buffer: within one dispatch a buffer bound
-	// read-write may not also be bound read-only, as a uniform, or be the
-	// indirect buffer. Refused here, the launch fails alone instead of
-	// invalidating every launch in its batch.
-	for i := 0; i < r.n; i++ {
-		pi, wi := r.page(i)
-		if pi == nil {
-			continue
-		}
-		for j := i + 1; j < r.n; j++ {
-			pj, wj := r.page(j)
-			if pj == pi && wi != wj {
-				return argError("Launch", ErrInvalidArgument, "arguments %d and %d of kernel %q are the same buffer, bound once read-write and once read-only; wgpu refuses that usage conflict", i, j, k.Entry())
-			}
-		}
+	if err := conflict(l.acc, nil); err != nil {
+		return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)
 	}
 	if d.isIndirect {
 		b := d.indirect
-		if err := b.usable("Launch", "indirect buffer", s); err != nil {
+		pg, err := b.acquire(op, "indirect buffer", s)
+		if err != nil {
 			return err
 		}
+		l.ind = pg
 		if d.offset%4 != 0 || d.offset > b.size || b.size-d.offset < 12 {
-			return argError("Launch", ErrInvalidArgument, "indirect offset=%d into a %d-byte buffer (a multiple of 4 with 12 bytes after it)", d.offset, b.size)
+			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte buffer (a multiple of 4 with 12 bytes after it)", d.offset, b.size)
 		}
-		for i := 0; i < r.n; i++ {
-			if pg, w := r.page(i); pg == b.pg && w {
-				return argError("Launch", ErrInvalidArgument, "the indirect buffer is also argument %d of kernel %q, bound read-write; wgpu refuses that usage conflict", i, k.Entry())
-			}
+		if err := conflict(l.acc, pg); err != nil {
+			return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)
 		}
-		r.ind = b.pg
 		return nil
 	}
 	max := lim.MaxComputeWorkgroupsPerDimension
 	if d.x == 0 || d.y == 0 || d.z == 0 || d.x > max || d.y > max || d.z > max {
-		return argError("Launch", ErrInvalidArgument, "workgroups=(%d,%d,%d) for kernel %q (each 1..%d, the device's maxComputeWorkgroupsPerDimension)", d.x, d.y, d.z, k.Entry(), max)
+		return argError(op, ErrInvalidArgument, "workgroups=(%d,%d,%d) for kernel %q (each 1..%d, the device's maxComputeWorkgroupsPerDimension)", d.x, d.y, d.z, entry, max)
 	}
 	return nil
 }
 
-// resolveParams serves each Params argument from the metadata cache (under
-// the stream's lock: the cache belongs to the stream).
-func (s *Stream) resolveParams(args []Arg, r *resolved) error {
-	for i, a := range args {
-		p, ok := a.(Params)
-		if !ok {
+// conflict reports a resource bound writable and also read-only (or as
+// the indirect buffer, ind) in one dispatch: wgpu tracks usage per buffer
+// and texture, and refuses that conflict for the whole command buffer.
+// Refused here, the launch fails alone.
+func conflict(acc []access, ind *page) error {
+	for i := range acc {
+		a := &acc[i]
+		if a.kind != accessBuffer && a.kind != accessTexture {
 			continue
 		}
-		e, err := s.meta.lookup(p, s.gen, s.state.CacheMode(), &s.batch.slots)
-		if err != nil {
-			return &Error{Op: "Launch", Arg: fmt.Sprintf("argument %d (params)", i), Err: err}
+		if ind != nil && a.pg == ind && a.write {
+			return fmt.Errorf("the indirect buffer is also @group(%d) @binding(%d), bound read-write; wgpu refuses that usage conflict", a.group, a.binding)
 		}
-		*r.binding(i) = wgpu.Binding{Buffer: e.buf, Offset: e.off, Size: e.size}
-		r.setMeta(i, e)
+		for j := i + 1; j < len(acc); j++ {
+			b := &acc[j]
+			same := (a.kind == accessBuffer && b.kind == accessBuffer && a.pg == b.pg) ||
+				(a.kind == accessTexture && b.kind == accessTexture && a.tex.h == b.tex.h)
+			if same && (a.write || b.write) && !(a.write && b.write && a.kind == accessBuffer) {
+				return fmt.Errorf("@group(%d) @binding(%d) and @group(%d) @binding(%d) are the same resource, bound read-write and read-only in one dispatch; wgpu refuses that usage conflict", a.group, a.binding, b.group, b.binding)
+			}
+		}
 	}
 	return nil
 }
 
-// beginPass opens a compute pass, with timestamp writes while a profile
-// runs.
-func (s *Stream) beginPass() error {
-	return s.enc.BeginPass(s.prof.nextPass())
+// bind resolves params through the metadata cache and finds or makes the
+// launch's bind groups. The caller holds s.mu (both caches are the
+// stream's).
+func (s *Stream) bind(op lifecycle.Op, l *launch) error {
+	for i := range l.acc {
+		a := &l.acc[i]
+		if a.kind != accessParams {
+			continue
+		}
+		e, err := s.meta.lookup(a.params, s.gen, s.state.CacheMode(), &s.batch.slots)
+		if err != nil {
+			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
+		}
+		a.meta, a.size, a.params = e, e.size, nil
+	}
+	return s.bindGroups(op, l.k, l.acc, &l.groups)
+}
+
+// bindGroups makes the bind group of every group that has accesses.
+func (s *Stream) bindGroups(op lifecycle.Op, k driver.Kernel, acc []access, out *[4]*bindGroup) error {
+	for g := 0; g < k.Groups(); g++ {
+		entries := s.scratch.entries[:0]
+		for i := range acc {
+			if int(acc[i].group) == g {
+				entries = append(entries, acc[i].entry())
+			}
+		}
+		if len(entries) == 0 {
+			continue
+		}
+		bg, err := s.bindGroup(k, uint32(g), entries)
+		clear(entries)
+		if err != nil {
+			return &Error{Op: op.String(), Arg: fmt.Sprintf("kernel %s, @group(%d)", k.Entry(), g), Err: err}
+		}
+		out[g] = bg
+	}
+	return nil
 }

@@ -5,31 +5,35 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // pageUsage is every storage page's usage: a Buffer can be bound as storage
 // (or as a small uniform), hold indirect dispatch counts, and be the source
 // or destination of copies.
-const pageUsage = wgpu.UsageStorage | wgpu.UsageUniform | wgpu.UsageCopySrc | wgpu.UsageCopyDst | wgpu.UsageIndirect
+const pageUsage = driver.UsageStorage | driver.UsageUniform | driver.UsageCopySrc | driver.UsageCopyDst | driver.UsageIndirect
 
-// page is one whole wgpu buffer from a stream's pool. A Buffer owns exactly
-// one page and binds only its own size of it, so WGSL's arrayLength is right
-// and no two Buffers share a wgpu buffer (wgpu tracks usage per buffer: one
-// read-only and one read-write binding of two ranges of one buffer in a
-// dispatch is a usage conflict).
+// page is one whole native buffer from a stream's pool. A Buffer owns
+// exactly one page and binds only its own size of it, so WGSL's arrayLength
+// is right and no two Buffers share a native buffer (wgpu tracks usage per
+// buffer: one read-only and one read-write binding of two ranges of one
+// buffer in a dispatch is a usage conflict).
 //
-// A page returns to its pool's free list when refs reaches zero. refs counts
-// the live Buffer wrapping it (1), each recording or Graph that binds it, each
-// open (unsubmitted) batch of any stream that encoded it, and a priming hold
-// during GraphPrepare. Counting the open batches is what makes a released
-// slice wait until the work that used it is submitted: after submission, the
-// queue's order protects it.
+// Ownership: refs counts every holder — the live Buffer wrapping it (1),
+// each recording and graph pin set that binds it, each open (unsubmitted)
+// batch of any stream that used it, a priming hold during GraphPrepare, and
+// a call using it right now. Counting the open batches is what makes a
+// released page wait until the work that used it is submitted: after
+// submission the queue's order protects it. At zero the page goes back to
+// its pool's free list, or, once the pool is closed, its native buffer is
+// released; a closed stream never frees a page another stream, batch or
+// graph still holds.
 type page struct {
 	pool       *pool
-	buf        *wgpu.Buffer // owned by the pool; released at pool close
-	cap        uint64       // bytes
-	persistent bool         // from the persistent (exact-fit) pool
+	buf        driver.Buffer // owned by the pool
+	cap        uint64        // bytes
+	persistent bool          // from the persistent (exact-fit) pool
 	refs       atomic.Int32
 	touch      atomic.Uint64 // token of the last open batch that counted this page
 }
@@ -37,42 +41,41 @@ type page struct {
 // ref adds a reference. Only a holder of a reference may add one.
 func (p *page) ref() { p.refs.Add(1) }
 
-// unref drops a reference and returns the page to its pool on the last one.
+// unref drops a reference and hands the page back on the last one.
 func (p *page) unref() {
 	if n := p.refs.Add(-1); n == 0 {
 		p.pool.reclaim(p)
 	} else if n < 0 {
-		panic("softgraph: page reference count below zero")
+		// A reference was dropped twice: a bug of ours. Refusing to go
+		// below zero keeps the page from being handed out twice.
+		p.refs.Add(1)
+		p.pool.log("page reference count below zero (ignored)", p.pool)
 	}
 }
 
 // pool is a stream's storage memory: normal size classes with free lists,
-// and a persistent exact-fit pool armed for graph capture. It has its own
-// mutex because pages come back from other goroutines (Buffer.Release) and
-// other streams (a batch that encoded the page is submitted).
+// and a persistent exact-fit pool for graph capture. It has its own mutex
+// because pages come back from other goroutines (Buffer.Release) and other
+// streams (a batch that used the page is submitted).
 type pool struct {
-	dev *wgpu.Device
+	drv driver.Device
+	max uint64 // the device's maxBufferSize
 	log func(event string, p *pool)
 
 	mu     sync.Mutex
 	closed bool
 	free   map[uint64][]*page // normal pool, by size class
 	pfree  map[uint64][]*page // persistent pool, by exact size
-	all    map[*page]struct{} // every page not yet released to wgpu
-	// persistent routes allocations to the exact-fit pool (Prepare and
-	// Capture). priming additionally holds every page handed out (Prepare),
-	// so the warmup's working set stays reserved until BeginCapture.
-	persistent bool
-	priming    bool
-	primed     []*page
+	all    map[*page]struct{} // every page whose native buffer is alive
+	primed []*page            // pages handed out while priming, held until BeginCapture
 
 	reserved   uint64 // bytes of all pages
 	inUse      uint64 // bytes of pages not on a free list
 	persistRes uint64 // bytes of persistent pages
 }
 
-func newPool(dev *wgpu.Device, log func(string, *pool)) *pool {
-	return &pool{dev: dev, log: log, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
+func newPool(drv driver.Device, max uint64, log func(string, *pool)) *pool {
+	return &pool{drv: drv, max: max, log: log, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
 }
 
 // sizeClass rounds a normal allocation up: powers of two up to 1 MiB (at
@@ -92,17 +95,20 @@ func sizeClass(size uint64) uint64 {
 }
 
 // alloc hands out a page of at least size bytes with one reference (the
-// caller's Buffer).
-func (p *pool) alloc(size uint64) (*page, error) {
+// caller's Buffer). mode is the stream's lifecycle.PoolMode: normal size
+// classes, or exact-fit persistent pages, held until BeginCapture while
+// priming.
+func (p *pool) alloc(size uint64, mode lifecycle.PoolMode) (*page, error) {
+	persistent := mode != lifecycle.PoolNormal
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
 	key, lists := sizeClass(size), p.free
-	if p.persistent {
+	if persistent {
 		key, lists = size, p.pfree
-	} else if key > p.dev.Info().Limits.MaxBufferSize {
+	} else if key > p.max {
 		key = size // the class would not fit the device; this size does
 	}
 	var pg *page
@@ -111,12 +117,11 @@ func (p *pool) alloc(size uint64) (*page, error) {
 		lists[key] = l[:len(l)-1]
 		p.inUse += pg.cap
 	}
-	persistent := p.persistent
 	p.mu.Unlock()
 
 	grew := false
 	if pg == nil {
-		buf, err := p.dev.NewBuffer(key, pageUsage, "softgraph page")
+		buf, err := p.drv.NewBuffer(key, pageUsage, "softgraph page")
 		if err != nil {
 			return nil, err
 		}
@@ -138,7 +143,7 @@ func (p *pool) alloc(size uint64) (*page, error) {
 			p.persistRes += pg.cap
 		}
 	}
-	if p.priming {
+	if mode == lifecycle.PoolPriming {
 		pg.refs.Add(1)
 		p.primed = append(p.primed, pg)
 	}
@@ -149,11 +154,16 @@ func (p *pool) alloc(size uint64) (*page, error) {
 	return pg, nil
 }
 
-// reclaim puts a page with no references back on its free list.
+// reclaim takes back a page with no references: onto its free list, or,
+// once the pool is closed, back to the device.
 func (p *pool) reclaim(pg *page) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
+		if _, ok := p.all[pg]; ok {
+			delete(p.all, pg)
+			pg.buf.Release()
+		}
 		return
 	}
 	p.inUse -= pg.cap
@@ -164,39 +174,23 @@ func (p *pool) reclaim(pg *page) {
 	}
 }
 
-// arm switches allocation to the persistent pool with priming (GraphPrepare).
-func (p *pool) arm() {
-	p.mu.Lock()
-	p.persistent, p.priming = true, true
-	p.mu.Unlock()
-}
-
-// endPriming drops the priming holds (BeginCapture): the warmup's released
-// slices return to the persistent free lists, where the capture run, making
-// the same allocations, finds them.
+// endPriming drops the priming holds (BeginCapture, or a capture that ends
+// early): the warmup's released pages return to the persistent free lists,
+// where the capture run, making the same allocations, finds them.
 func (p *pool) endPriming() {
 	p.mu.Lock()
 	primed := p.primed
-	p.primed, p.priming = nil, false
+	p.primed = nil
 	p.mu.Unlock()
 	for _, pg := range primed {
 		pg.unref()
 	}
 }
 
-// disarm leaves persistent mode (EndCapture, or a capture that failed to
-// open). Persistent free pages stay for the next capture.
-func (p *pool) disarm() {
-	p.endPriming()
-	p.mu.Lock()
-	p.persistent = false
-	p.mu.Unlock()
-}
-
-// trim releases every page on a free list to wgpu and returns the bytes
-// released. A free page has no references: nothing enqueued and not yet
-// submitted uses it, and work already submitted keeps it alive inside
-// wgpu-native until the GPU is done (Release, never Destroy).
+// trim releases every page on a free list to the device and returns the
+// bytes released. A free page has no references: nothing enqueued and not
+// yet submitted uses it, and work already submitted keeps it alive inside
+// wgpu-native until the GPU is done.
 func (p *pool) trim() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -218,19 +212,35 @@ func (p *pool) trim() uint64 {
 	return freed
 }
 
-// close releases every page to wgpu. Callers have waited for the GPU.
-// Buffers still wrapping pages answer ErrClosed afterwards.
+// close releases every free page to the device; pages still held (by a
+// Buffer, a graph or a batch of any stream) are released when their last
+// holder lets go. Buffers of the stream answer ErrClosed afterwards.
 func (p *pool) close() {
+	primed := func() []*page {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		out := p.primed
+		p.primed = nil
+		return out
+	}()
+	for _, pg := range primed {
+		pg.unref()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return
 	}
 	p.closed = true
-	for pg := range p.all {
-		pg.buf.Release()
+	for _, lists := range []map[uint64][]*page{p.free, p.pfree} {
+		for _, l := range lists {
+			for _, pg := range l {
+				delete(p.all, pg)
+				pg.buf.Release()
+			}
+		}
 	}
-	p.all, p.free, p.pfree, p.primed = nil, nil, nil, nil
+	p.free, p.pfree = nil, nil
 	p.reserved, p.inUse, p.persistRes = 0, 0, 0
 }
 

@@ -1,33 +1,40 @@
 package recorder
 
 import (
+	"math/bits"
+
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
-	"github.com/softgraph/softgraph/wgpu"
 )
 
 // metaPageSize is the size of one uniform page of the metadata cache; a
 // params blob larger than this gets a page of its own.
 const metaPageSize = 64 << 10
 
-// metaEntry is one cached params blob: its bytes live at (buf, off) for
+// metaEntry is one cached params blob: its bytes live in page pg at off for
 // size bytes (the blob zero-padded to 16, the uniform binding granule).
 type metaEntry struct {
 	key      string
-	buf      *wgpu.Buffer
+	pg       *metaPage
 	off      uint64
 	size     uint64 // binding size
-	slot     uint64 // slot size (size rounded to the offset alignment)
 	pins     int    // recordings and graphs that use it; pinned entries are never evicted
 	lastGen  uint64 // the stream batch that used it last
 	lastUse  uint64 // cache clock at last use, for LRU
-	evicted  bool
 	listNext *metaEntry
 	listPrev *metaEntry
 }
 
+// metaPage is one uniform buffer cut into slots of one size class.
+type metaPage struct {
+	buf   driver.Buffer // owned; released when the page is emptied by trim, or by close
+	class uint64        // slot size
+	live  int           // slots handed out (cached, or waiting for a submission)
+}
+
 type metaSlot struct {
-	buf       *wgpu.Buffer
-	off, slot uint64
+	pg  *metaPage
+	off uint64
 }
 
 // metaCache serves Params arguments from uniform slices keyed by content, so
@@ -39,17 +46,21 @@ type metaSlot struct {
 // Prepare→Capture window) it caches everything and evicts nothing, and the
 // entries a recording uses are pinned until its Graph is released.
 //
-// An evicted slot is reused only after the batch that last used it is
-// submitted: a queue write to the slot would otherwise overtake the
-// unsubmitted launch that reads the old contents.
+// Memory: slots come in power-of-two size classes (at least the device's
+// uniform offset alignment), each page holding slots of one class, so a
+// freed slot serves any blob of its class and a page whose slots are all
+// free can be given back (Trim). An evicted slot is reused only after the
+// batch that last used it is submitted: a queue write to the slot would
+// otherwise overtake the unsubmitted launch that reads the old contents.
 type metaCache struct {
-	dev   *wgpu.Device
+	drv   driver.Device
 	align uint64
 	limit int
 
-	pages   []*wgpu.Buffer        // owned; released by close
-	bump    uint64                // next free offset in the last page
-	free    map[uint64][]metaSlot // reusable slots by slot size
+	pages   []*metaPage
+	bump    map[uint64]*metaPage // the page of each class still cutting fresh slots
+	next    map[uint64]uint64    // its next fresh offset
+	free    map[uint64][]metaSlot
 	entries map[string]*metaEntry
 	head    metaEntry // LRU ring sentinel: head.listNext is the oldest
 	clock   uint64
@@ -58,11 +69,13 @@ type metaCache struct {
 	bytes                   uint64 // bytes of uniform pages
 }
 
-func newMetaCache(dev *wgpu.Device, limit int) *metaCache {
+func newMetaCache(drv driver.Device, align uint32) *metaCache {
 	m := &metaCache{
-		dev:     dev,
-		align:   uint64(max(dev.Info().Limits.MinUniformBufferOffsetAlignment, 16)),
-		limit:   limit,
+		drv:     drv,
+		align:   uint64(max(align, 16)),
+		limit:   512,
+		bump:    map[uint64]*metaPage{},
+		next:    map[uint64]uint64{},
 		free:    map[uint64][]metaSlot{},
 		entries: map[string]*metaEntry{},
 	}
@@ -81,6 +94,12 @@ func (m *metaCache) pushNewest(e *metaEntry) {
 	m.head.listPrev = e
 }
 
+// classOf is the slot size class of a binding of size bytes.
+func (m *metaCache) classOf(size uint64) uint64 {
+	c := max(m.align, uint64(1)<<bits.Len64(size-1))
+	return c
+}
+
 // lookup returns the entry for params, uploading it on a miss. gen is the
 // stream's open batch; mode decides whether eviction may happen; pending
 // receives slots evicted from the open batch, to be freed after submission.
@@ -95,8 +114,7 @@ func (m *metaCache) lookup(params []byte, gen uint64, mode lifecycle.CacheMode, 
 	}
 	m.misses++
 	size := (uint64(len(params)) + 15) &^ 15
-	slot := (size + m.align - 1) / m.align * m.align
-	s, err := m.slot(slot)
+	s, err := m.slot(m.classOf(size))
 	if err != nil {
 		return nil, err
 	}
@@ -105,11 +123,11 @@ func (m *metaCache) lookup(params []byte, gen uint64, mode lifecycle.CacheMode, 
 		data = make([]byte, size)
 		copy(data, params)
 	}
-	if err := m.dev.Write(s.buf, s.off, data); err != nil {
-		m.free[slot] = append(m.free[slot], s)
+	if err := m.drv.WriteBuffer(s.pg.buf, s.off, data); err != nil {
+		m.putSlot(s)
 		return nil, err
 	}
-	e := &metaEntry{key: string(params), buf: s.buf, off: s.off, size: size, slot: slot, lastGen: gen, lastUse: m.clock}
+	e := &metaEntry{key: string(params), pg: s.pg, off: s.off, size: size, lastGen: gen, lastUse: m.clock}
 	m.entries[e.key] = e
 	m.pushNewest(e)
 	if mode == lifecycle.CacheNormal {
@@ -132,53 +150,99 @@ func (m *metaCache) evict(gen uint64, pending *[]metaSlot) {
 func (m *metaCache) drop(e *metaEntry, gen uint64, pending *[]metaSlot) {
 	m.unlink(e)
 	delete(m.entries, e.key)
-	e.evicted = true
 	m.evictions++
-	s := metaSlot{buf: e.buf, off: e.off, slot: e.slot}
+	s := metaSlot{pg: e.pg, off: e.off}
 	if e.lastGen == gen {
 		*pending = append(*pending, s)
 	} else {
-		m.free[e.slot] = append(m.free[e.slot], s)
+		m.putSlot(s)
 	}
 }
 
-// unpin drops a recording's or graph's pin. An entry already evicted while
-// pinned cannot exist (pinned entries are never evicted), so an unpinned
-// entry simply becomes evictable again.
+// unpin drops a recording's or graph's pin; the entry becomes evictable
+// when no pin is left.
 func (m *metaCache) unpin(e *metaEntry) { e.pins-- }
 
 // release returns slots that were pending on a now-submitted batch.
 func (m *metaCache) release(slots []metaSlot) {
 	for _, s := range slots {
-		m.free[s.slot] = append(m.free[s.slot], s)
+		m.putSlot(s)
 	}
 }
 
-func (m *metaCache) slot(size uint64) (metaSlot, error) {
-	if l := m.free[size]; len(l) > 0 {
+func (m *metaCache) putSlot(s metaSlot) {
+	s.pg.live--
+	m.free[s.pg.class] = append(m.free[s.pg.class], s)
+}
+
+func (m *metaCache) slot(class uint64) (metaSlot, error) {
+	if l := m.free[class]; len(l) > 0 {
 		s := l[len(l)-1]
-		m.free[size] = l[:len(l)-1]
+		m.free[class] = l[:len(l)-1]
+		s.pg.live++
 		return s, nil
 	}
-	if len(m.pages) == 0 || m.bump+size > m.pages[len(m.pages)-1].Size() {
-		psize := max(uint64(metaPageSize), size)
-		buf, err := m.dev.NewBuffer(psize, wgpu.UsageUniform|wgpu.UsageCopyDst, "softgraph params")
+	pg := m.bump[class]
+	if pg == nil || m.next[class]+class > pg.buf.Size() {
+		psize := max(uint64(metaPageSize), class)
+		buf, err := m.drv.NewBuffer(psize, driver.UsageUniform|driver.UsageCopyDst, "softgraph params")
 		if err != nil {
 			return metaSlot{}, err
 		}
-		m.pages = append(m.pages, buf)
-		m.bump = 0
+		pg = &metaPage{buf: buf, class: class}
+		m.pages = append(m.pages, pg)
+		m.bump[class], m.next[class] = pg, 0
 		m.bytes += psize
 	}
-	s := metaSlot{buf: m.pages[len(m.pages)-1], off: m.bump, slot: size}
-	m.bump += size
+	s := metaSlot{pg: pg, off: m.next[class]}
+	m.next[class] += class
+	pg.live++
 	return s, nil
+}
+
+// trim evicts every unpinned entry the open batch does not use and gives
+// back every page left with no live slot; it returns the bytes given back.
+func (m *metaCache) trim(gen uint64) uint64 {
+	var pending []metaSlot
+	for e := m.head.listNext; e != &m.head; {
+		next := e.listNext
+		if e.pins == 0 && e.lastGen != gen {
+			m.drop(e, gen, &pending)
+		}
+		e = next
+	}
+	var freed uint64
+	keep := m.pages[:0]
+	for _, pg := range m.pages {
+		if pg.live > 0 {
+			keep = append(keep, pg)
+			continue
+		}
+		freed += pg.buf.Size()
+		m.bytes -= pg.buf.Size()
+		pg.buf.Release()
+		if m.bump[pg.class] == pg {
+			delete(m.bump, pg.class)
+			delete(m.next, pg.class)
+		}
+		l := m.free[pg.class]
+		k := l[:0]
+		for _, s := range l {
+			if s.pg != pg {
+				k = append(k, s)
+			}
+		}
+		m.free[pg.class] = k
+	}
+	clear(m.pages[len(keep):])
+	m.pages = keep
+	return freed
 }
 
 func (m *metaCache) close() {
 	for _, p := range m.pages {
-		p.Release()
+		p.buf.Release()
 	}
-	m.pages, m.entries, m.free = nil, nil, nil
+	m.pages, m.entries, m.free, m.bump, m.next = nil, nil, nil, nil, nil
 	m.head.listNext, m.head.listPrev = &m.head, &m.head
 }

@@ -1,6 +1,6 @@
 package recorder
 
-import "github.com/softgraph/softgraph/wgpu"
+import "github.com/softgraph/softgraph/internal/driver"
 
 // preencoder encodes a graph's next replay ahead of time, on a goroutine of
 // its own, into a command buffer of its own.
@@ -9,18 +9,17 @@ import "github.com/softgraph/softgraph/wgpu"
 // tracks every dispatch), and a WebGPU command buffer cannot be submitted
 // twice. But nothing stops encoding the *next* replay's command buffer while
 // the GPU runs this one and the caller waits, reads results or writes the
-// next input. Replay then only submits. Order is kept because a command
-// buffer executes in submission order, not encoding order: writes issued
-// before the Replay still land before it. The command buffer references only
-// what the graph pins (immutable bind groups and pipelines, pinned pages),
-// so it stays valid until submitted or released.
+// next input. Replay then only joins it to the batch. Order is kept because
+// a command buffer executes in submission order, not encoding order: writes
+// issued before the Replay still land before it. The command buffer holds
+// its own references on what it uses.
 //
-// One command buffer is kept ahead at most. It is discarded when the graph
-// is released, and not used while a profile runs (profiled passes need
+// One command buffer is kept ahead at most. It is dropped when the graph is
+// released, and not used while a profile runs (profiled passes need
 // timestamp writes), in which case Replay encodes inline.
 type preencoder struct {
-	enc     *wgpu.Encoder // owned; used only by the worker goroutine
-	tasks   *wgpu.TaskList
+	enc     driver.Encoder // owned; used only by the worker goroutine
+	prog    driver.Program
 	req     chan struct{} // a request for the next command buffer
 	ready   chan encoded  // its result
 	quit    chan struct{}
@@ -29,18 +28,18 @@ type preencoder struct {
 }
 
 type encoded struct {
-	cb  wgpu.CommandBuffer
+	cb  driver.CommandBuffer
 	err error
 }
 
-func startPreencoder(dev *wgpu.Device, tasks *wgpu.TaskList) (*preencoder, error) {
-	enc, err := dev.NewEncoder()
+func startPreencoder(drv driver.Device, prog driver.Program) (*preencoder, error) {
+	enc, err := drv.NewEncoder()
 	if err != nil {
 		return nil, err
 	}
 	p := &preencoder{
 		enc:    enc,
-		tasks:  tasks,
+		prog:   prog,
 		req:    make(chan struct{}, 1),
 		ready:  make(chan encoded, 1),
 		quit:   make(chan struct{}),
@@ -58,8 +57,7 @@ func (p *preencoder) work() {
 			return
 		case <-p.req:
 			var r encoded
-			if r.err = p.enc.BeginPass(nil); r.err == nil {
-				p.enc.EncodeTasks(p.tasks, 0, p.tasks.Len())
+			if r.err = p.enc.Encode(p.prog, 0, p.prog.Len()); r.err == nil {
 				r.cb, r.err = p.enc.Finish()
 			} else {
 				p.enc.Discard()

@@ -6,7 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // profileQueries bounds how many compute passes one profile can time with
@@ -55,7 +56,7 @@ type Profile struct {
 type profile struct {
 	id     uint64
 	start  time.Time
-	set    *wgpu.QuerySet // nil for wall-clock profiles
+	set    driver.QuerySet // nil for wall-clock profiles
 	passes uint32
 	over   bool
 }
@@ -63,7 +64,7 @@ type profile struct {
 var profileIDs atomic.Uint64
 
 // nextPass returns the timestamp writes for the next compute pass, or nil.
-func (p *profile) nextPass() *wgpu.Timestamps {
+func (p *profile) nextPass() *driver.Timestamps {
 	if p == nil || p.set == nil {
 		return nil
 	}
@@ -71,7 +72,7 @@ func (p *profile) nextPass() *wgpu.Timestamps {
 		p.over = true
 		return nil
 	}
-	ts := &wgpu.Timestamps{Set: p.set, Begin: 2 * p.passes, End: 2*p.passes + 1}
+	ts := &driver.Timestamps{Set: p.set, Begin: 2 * p.passes, End: 2*p.passes + 1}
 	p.passes++
 	return ts
 }
@@ -88,34 +89,29 @@ func (p *profile) release() {
 // One profile runs at a time per stream. Refused on the spot while recording
 // (lifecycle.ErrGraphState).
 func (s *Stream) StartProfile() (ProfileToken, error) {
-	if err := s.check("StartProfile"); err != nil {
-		return ProfileToken{}, err
-	}
-	if err := s.lock("StartProfile"); err != nil {
+	const op = lifecycle.Profile
+	if _, err := s.admit(op); err != nil {
 		return ProfileToken{}, err
 	}
 	defer s.mu.Unlock()
-	if s.state.IsRecording() {
-		return ProfileToken{}, s.state.Refuse("profile", "profiling is refused while recording; nothing executes in the window")
-	}
 	if s.prof != nil {
-		return ProfileToken{}, argError("StartProfile", ErrInvalidArgument, "profile %d is still running on this stream; end it first", s.prof.id)
+		return ProfileToken{}, argError(op, ErrInvalidArgument, "profile %d is still running on this stream; end it first", s.prof.id)
 	}
 	// The profile covers only work enqueued after it starts.
 	s.flushLocked()
 	p := &profile{id: profileIDs.Add(1)}
 	if s.dev.Info().Timestamps {
-		if _, err := s.dev.TimestampPeriod(); err != nil {
-			return ProfileToken{}, &Error{Op: "StartProfile", Err: err}
+		if _, err := s.drv.TimestampPeriod(); err != nil {
+			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
-		set, err := s.dev.NewTimestampQueries(profileQueries)
+		set, err := s.drv.NewQueries(profileQueries)
 		if err != nil {
-			return ProfileToken{}, &Error{Op: "StartProfile", Err: err}
+			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
 		p.set = set
 	} else if s.submitted {
-		if err := s.dev.Wait(context.Background(), s.lastSub); err != nil {
-			return ProfileToken{}, &Error{Op: "StartProfile", Err: err}
+		if err := s.drv.Wait(context.Background(), s.lastSub); err != nil {
+			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
 	}
 	p.start = time.Now()
@@ -123,24 +119,27 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 	return ProfileToken{s: s, id: p.id}, nil
 }
 
+// beginPass opens a compute pass on the stream's encoder when a profile
+// needs timestamps on it; otherwise dispatches open their own.
+func (s *Stream) beginProfiledPass() error {
+	if ts := s.prof.nextPass(); ts != nil {
+		return s.enc.BeginPass(ts)
+	}
+	return nil
+}
+
 // EndProfile waits for the profiled work and returns its GPU time. Like
 // Sync it returns the errors queued since the last sync point first (the
 // profile is then ended without a result). Refused on the spot while
 // recording; the profile keeps running.
 func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
-	if err := s.check("EndProfile"); err != nil {
-		return Profile{}, err
-	}
-	if err := s.lock("EndProfile"); err != nil {
+	const op = lifecycle.Profile
+	if _, err := s.admit(op); err != nil {
 		return Profile{}, err
 	}
 	if tok.s != s || s.prof == nil || s.prof.id != tok.id {
 		s.mu.Unlock()
-		return Profile{}, argError("EndProfile", ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
-	}
-	if s.state.IsRecording() {
-		s.mu.Unlock()
-		return Profile{}, s.state.Refuse("profile", "ending a profile is refused while recording")
+		return Profile{}, argError(op, ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
 	}
 	p := s.prof
 	s.prof = nil
@@ -149,8 +148,8 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 		sub, any := s.lastSub, s.submitted
 		s.mu.Unlock()
 		if any {
-			if err := s.dev.Wait(context.Background(), sub); err != nil {
-				return Profile{}, &Error{Op: "EndProfile", Err: err}
+			if err := s.drv.Wait(context.Background(), sub); err != nil {
+				return Profile{}, &Error{Op: op.String(), Err: err}
 			}
 		}
 		s.mu.Lock()
@@ -166,46 +165,16 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 		defer s.mu.Unlock()
 		return out, s.takeErrors()
 	}
-	n := uint64(2 * p.passes * 8)
-	res, err := s.dev.NewBuffer((n+255)&^255, wgpu.UsageQueryResolve|wgpu.UsageCopySrc, "softgraph profile resolve")
-	if err != nil {
-		s.mu.Unlock()
-		return Profile{}, &Error{Op: "EndProfile", Err: err}
-	}
-	defer res.Release()
-	st, err := s.staging(n)
-	if err == nil {
-		if err = s.enc.ResolveQueries(p.set, 0, 2*p.passes, res, 0); err == nil {
-			err = s.enc.Copy(res, 0, st, 0, n)
-		}
-		if err != nil {
-			s.enc.Discard()
-		} else {
-			s.flushLocked()
-		}
-	}
-	sub := s.lastSub
-	s.mu.Unlock()
-	raw := make([]byte, n)
-	if err == nil {
-		err = s.dev.ReadMapped(context.Background(), st, 0, raw, sub)
-	}
+	raw, err := s.resolveTimestamps(p.set, 2*p.passes) // unlocks
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st != nil {
-		if s.closed.Load() {
-			st.Release()
-		} else {
-			s.stage = append(s.stage, st)
-		}
-	}
 	if qerr := s.takeErrors(); qerr != nil {
 		return Profile{}, qerr
 	}
 	if err != nil {
-		return Profile{}, &Error{Op: "EndProfile", Err: err}
+		return Profile{}, &Error{Op: op.String(), Err: err}
 	}
-	period, _ := s.dev.TimestampPeriod()
+	period, _ := s.drv.TimestampPeriod()
 	var ticks uint64
 	for i := uint32(0); i < p.passes; i++ {
 		b := binary.LittleEndian.Uint64(raw[16*i:])
@@ -218,6 +187,44 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	return out, nil
 }
 
+// resolveTimestamps resolves count timestamps of set and reads them back.
+// It is called with s.mu held and returns with it released.
+func (s *Stream) resolveTimestamps(set driver.QuerySet, count uint32) ([]byte, error) {
+	n := uint64(count) * 8
+	res, err := s.drv.NewBuffer((n+255)&^255, driver.UsageQueryResolve|driver.UsageCopySrc, "softgraph profile resolve")
+	if err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
+	defer res.Release()
+	st, err := s.staging(n)
+	if err == nil {
+		if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
+			err = s.enc.CopyBuffer(res, 0, st, 0, n)
+		}
+		if err != nil {
+			s.enc.Discard()
+			s.stage = append(s.stage, st)
+		} else {
+			s.flushLocked()
+		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	raw := make([]byte, n)
+	err = s.drv.ReadBuffer(context.Background(), st, 0, raw)
+	s.mu.Lock()
+	if s.closing.Load() || err != nil {
+		st.Release()
+	} else {
+		s.stage = append(s.stage, st)
+	}
+	s.mu.Unlock()
+	return raw, err
+}
+
 // DispatchTime is one dispatch of a profiled replay.
 type DispatchTime struct {
 	Index    int           // position in the graph
@@ -228,9 +235,40 @@ type DispatchTime struct {
 
 // ReplayProfile is what ProfileReplay measured.
 type ReplayProfile struct {
-	Method     ProfileMethod
-	Total      time.Duration  // sum of the dispatches (timestamps) or the replay's wall time
+	Method ProfileMethod
+	// Total is the sum of the dispatches' GPU times (timestamps), or the
+	// replay's wall time between two idle points (wall clock).
+	Total      time.Duration
 	Dispatches []DispatchTime // per dispatch, in graph order; empty for ProfileWallClock
+	// SubmitWait, measured only with WithFloor, is the best wall time, over
+	// the rounds asked for, from submitting one pre-encoded command buffer
+	// holding the whole graph to the GPU finishing it, at an idle point:
+	// what no replay loop on this adapter can beat per replay.
+	SubmitWait time.Duration
+	// Branches says, per If or While body, which iterations ran in the
+	// profiled replay (graphs with control flow only).
+	Branches []BranchRun
+}
+
+// Floor is the replay's floor on this adapter: SubmitWait where it was
+// measured, else the GPU time of its dispatches.
+func (p ReplayProfile) Floor() time.Duration {
+	if p.SubmitWait > 0 {
+		return p.SubmitWait
+	}
+	return p.Total
+}
+
+// ProfileOption configures ProfileReplay.
+type ProfileOption func(*profileOptions)
+
+type profileOptions struct{ floorRounds int }
+
+// WithFloor makes ProfileReplay also measure ReplayProfile.SubmitWait over
+// rounds extra executions of the graph (its work runs rounds more times:
+// profile a graph whose effects you can repeat).
+func WithFloor(rounds int) ProfileOption {
+	return func(o *profileOptions) { o.floorRounds = max(rounds, 0) }
 }
 
 // dispatchesPerSet is how many dispatches one timestamp query set times.
@@ -243,71 +281,105 @@ const dispatchesPerSet = 2048
 // run one after another, so the figures are the graph's, plus pass
 // boundaries. Where the adapter has no timestamp queries it falls back to
 // the whole replay's wall time between two idle points, and says so in
-// Method.
+// Method. WithFloor adds the submit-and-wait floor.
 //
 // g must belong to s. Refused with lifecycle.ErrGraphState while recording,
 // and with ErrInvalidArgument while a StartProfile profile runs on s.
 // Errors queued since the last sync point are returned first.
-func (s *Stream) ProfileReplay(g *Graph) (ReplayProfile, error) {
-	if err := s.check("ProfileReplay"); err != nil {
-		return ReplayProfile{}, err
+func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, error) {
+	const op = lifecycle.Profile
+	var o profileOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
 	if g == nil {
-		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "graph is nil")
+		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: graph is nil")
 	}
 	if g.s != s {
-		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "the graph belongs to another stream; profile it there")
+		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: the graph belongs to another stream; profile it there")
 	}
-	if err := s.lock("ProfileReplay"); err != nil {
+	if _, err := s.admit(op); err != nil {
 		return ReplayProfile{}, err
 	}
 	if g.released {
 		s.mu.Unlock()
-		return ReplayProfile{}, argError("ProfileReplay", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
-	}
-	if s.state.IsRecording() {
-		s.mu.Unlock()
-		return ReplayProfile{}, s.state.Refuse("profile", "profiling a replay is refused while recording")
+		return ReplayProfile{}, argError(op, ErrReleased, "ProfileReplay: graph of %d dispatches was released", g.stats.Dispatches)
 	}
 	if s.prof != nil {
+		id := s.prof.id
 		s.mu.Unlock()
-		return ReplayProfile{}, argError("ProfileReplay", ErrInvalidArgument, "profile %d is running on this stream; end it first", s.prof.id)
+		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: profile %d is running on this stream; end it first", id)
 	}
 	s.flushLocked()
 	if err := s.takeErrors(); err != nil {
 		s.mu.Unlock()
 		return ReplayProfile{}, err
 	}
-	if !s.dev.Info().Timestamps {
-		return s.profileReplayWall(g) // unlocks
+	// The graph's program and pins are held for the whole measurement, so a
+	// Release racing it frees nothing under it.
+	g.pins.ref()
+	var out ReplayProfile
+	var err error
+	if s.dev.Info().Timestamps {
+		out, err = s.profileReplayTimestamps(g) // unlocks
+	} else {
+		out, err = s.profileReplayWall(g) // unlocks
 	}
-	defer s.mu.Unlock()
-	period, err := s.dev.TimestampPeriod()
+	if err == nil && o.floorRounds > 0 {
+		out.SubmitWait, err = s.measureFloor(g, o.floorRounds)
+	}
+	if err == nil {
+		out.Branches, err = s.branchRuns(g)
+	}
+	s.mu.Lock()
+	g.pins.unref()
+	s.mu.Unlock()
 	if err != nil {
-		return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		return ReplayProfile{}, err
 	}
-	n := g.tasks.Len()
-	var sets []*wgpu.QuerySet
+	return out, nil
+}
+
+// profileReplayTimestamps encodes every dispatch of g in a timestamped pass
+// of its own. Called with s.mu held; returns with it released.
+func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
+	const op = lifecycle.Profile
+	fail := func(err error) (ReplayProfile, error) {
+		s.mu.Unlock()
+		return ReplayProfile{}, &Error{Op: op.String(), Err: err}
+	}
+	period, err := s.drv.TimestampPeriod()
+	if err != nil {
+		return fail(err)
+	}
+	n := g.prog.Len()
+	var sets []driver.QuerySet
 	defer func() {
 		for _, q := range sets {
 			q.Release()
 		}
 	}()
 	for i := 0; i < n; i += dispatchesPerSet {
-		q, err := s.dev.NewTimestampQueries(uint32(2 * min(dispatchesPerSet, n-i)))
+		q, err := s.drv.NewQueries(uint32(2 * min(dispatchesPerSet, n-i)))
 		if err != nil {
-			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+			return fail(err)
 		}
 		sets = append(sets, q)
 	}
 	for i := range n {
 		set, j := sets[i/dispatchesPerSet], uint32(i%dispatchesPerSet)
-		if err := s.enc.BeginPass(&wgpu.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}); err != nil {
-			s.enc.Discard()
-			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		if g.nodes[i].kind == nodeDispatch {
+			if err := s.enc.BeginPass(&driver.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}); err != nil {
+				s.enc.Discard()
+				return fail(err)
+			}
 		}
-		s.enc.EncodeTasks(g.tasks, i, i+1)
-		if s.enc.Commands >= s.nextSubmit {
+		if err := s.enc.Encode(g.prog, i, i+1); err != nil {
+			s.enc.Discard()
+			return fail(err)
+		}
+		s.batch.dispatches++
+		if s.enc.Dispatches() >= s.nextSubmit {
 			s.flushLocked()
 		}
 	}
@@ -315,66 +387,62 @@ func (s *Stream) ProfileReplay(g *Graph) (ReplayProfile, error) {
 	raw := make([]byte, 16*n)
 	for k, set := range sets {
 		count := set.Count()
-		size := uint64(count) * 8
-		res, err := s.dev.NewBuffer((size+255)&^255, wgpu.UsageQueryResolve|wgpu.UsageCopySrc, "softgraph replay profile")
+		part, err := s.resolveTimestamps(set, count) // unlocks
+		s.mu.Lock()
 		if err != nil {
-			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+			return fail(err)
 		}
-		st, err := s.staging(size)
-		if err == nil {
-			if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
-				err = s.enc.Copy(res, 0, st, 0, size)
-			}
-			if err != nil {
-				s.enc.Discard()
-			} else {
-				s.flushLocked()
-				err = s.dev.ReadMapped(context.Background(), st, 0, raw[16*dispatchesPerSet*k:][:size], s.lastSub)
-			}
-			s.stage = append(s.stage, st)
-		}
-		res.Release()
-		if err != nil {
-			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
-		}
+		copy(raw[16*dispatchesPerSet*k:], part)
 	}
 	if err := s.takeErrors(); err != nil {
+		s.mu.Unlock()
 		return ReplayProfile{}, err
 	}
-	out := ReplayProfile{Method: ProfileTimestamps, Dispatches: make([]DispatchTime, n)}
-	for i, nd := range g.nodes {
+	s.mu.Unlock()
+	out := ReplayProfile{Method: ProfileTimestamps}
+	for i := range g.nodes {
+		nd := &g.nodes[i]
+		if nd.kind != nodeDispatch {
+			continue
+		}
 		b := binary.LittleEndian.Uint64(raw[16*i:])
 		e := binary.LittleEndian.Uint64(raw[16*i+8:])
 		var d time.Duration
 		if e > b {
 			d = time.Duration(float64(e-b) * period)
 		}
-		out.Dispatches[i] = DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d}
+		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d})
 		out.Total += d
 	}
 	return out, nil
 }
 
-// profileReplayWall times one replay between two idle points. It is
-// called with s.mu held and releases it.
+// profileReplayWall times one replay between two idle points. Called with
+// s.mu held; returns with it released.
 func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
+	const op = lifecycle.Profile
 	sub, any := s.lastSub, s.submitted
 	s.mu.Unlock()
 	if any {
-		if err := s.dev.Wait(context.Background(), sub); err != nil {
-			return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+		if err := s.drv.Wait(context.Background(), sub); err != nil {
+			return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 		}
 	}
-	s.mu.Lock()
+	if _, err := s.admit(op); err != nil {
+		return ReplayProfile{}, err
+	}
+	// The graph may have been released meanwhile; its program and pins are
+	// still held by ProfileReplay, so the replay runs what was captured.
 	start := time.Now()
-	err := s.replayLocked(g.tasks)
+	err := s.encodeProgram(g.prog, g.pins)
+	s.flushLocked()
 	sub = s.lastSub
 	s.mu.Unlock()
 	if err != nil {
 		return ReplayProfile{}, err
 	}
-	if err := s.dev.Wait(context.Background(), sub); err != nil {
-		return ReplayProfile{}, &Error{Op: "ProfileReplay", Err: err}
+	if err := s.drv.Wait(context.Background(), sub); err != nil {
+		return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 	}
 	total := time.Since(start)
 	s.mu.Lock()
@@ -383,4 +451,58 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 		return ReplayProfile{}, err
 	}
 	return ReplayProfile{Method: ProfileWallClock, Total: total}, nil
+}
+
+// measureFloor submits rounds pre-encoded command buffers of g's whole
+// program, one at a time at an idle point, and returns the fastest
+// submit-to-finished time.
+func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
+	const op = lifecycle.Profile
+	enc, err := s.drv.NewEncoder()
+	if err != nil {
+		return 0, &Error{Op: op.String(), Err: err}
+	}
+	defer enc.Release()
+	var best time.Duration
+	for range rounds {
+		if err := enc.Encode(g.prog, 0, g.prog.Len()); err != nil {
+			enc.Discard()
+			return 0, &Error{Op: op.String(), Err: err}
+		}
+		cb, err := enc.Finish()
+		if err != nil {
+			return 0, &Error{Op: op.String(), Err: err}
+		}
+		if _, err := s.admit(op); err != nil {
+			cb.Release()
+			return 0, err
+		}
+		s.flushLocked()
+		prev, any := s.lastSub, s.submitted
+		s.mu.Unlock()
+		if any {
+			if err := s.drv.Wait(context.Background(), prev); err != nil {
+				cb.Release()
+				return 0, &Error{Op: op.String(), Err: err}
+			}
+		}
+		start := time.Now()
+		sub, err := s.drv.Submit([]driver.CommandBuffer{cb})
+		if err == nil {
+			err = s.drv.Wait(context.Background(), sub)
+		}
+		d := time.Since(start)
+		if err != nil {
+			return 0, &Error{Op: op.String(), Err: err}
+		}
+		s.mu.Lock()
+		if sub > s.lastSub {
+			s.lastSub, s.submitted = sub, true
+		}
+		s.mu.Unlock()
+		if best == 0 || d < best {
+			best = d
+		}
+	}
+	return best, nil
 }

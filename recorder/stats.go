@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -14,7 +15,8 @@ type MemoryStats struct {
 	Free          uint64 // bytes of pages on free lists, ready for reuse
 	Persistent    uint64 // bytes of pages from the persistent (capture) pool
 	Pages         int    // number of pool pages
-	GraphPinned   uint64 // bytes pinned by live graphs (a page shared by two graphs counts once)
+	GraphPinned   uint64 // bytes of pages pinned by live graphs (a page shared by two graphs counts once)
+	Textures      int    // live textures made on this stream and still referenced (by the caller or a graph)
 	Graphs        int    // live graphs
 	PerGraph      []GraphMemory
 	Params        uint64 // bytes of the metadata cache's uniform pages
@@ -62,36 +64,43 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 		m.ParamsHits, m.ParamsMisses = s.meta.hits, s.meta.misses
 	}
 	seen := map[*page]bool{}
+	texs := map[*texHandle]bool{}
 	for g := range s.graphs {
 		m.PerGraph = append(m.PerGraph, GraphMemory{Dispatches: g.stats.Dispatches, Pinned: g.stats.RetainedBytes})
-		for _, pg := range g.pages {
+		for _, pg := range g.pins.list {
 			if !seen[pg] {
 				seen[pg] = true
 				m.GraphPinned += pg.cap
 			}
 		}
+		for h := range g.pins.texs {
+			texs[h] = true
+		}
 	}
+	m.Textures = len(texs)
 	return m
 }
 
-// Trim gives the stream's free pool memory back to the device: every page
-// no Buffer, graph or unsubmitted launch holds, including the persistent
-// pool a capture left warm (the next capture then allocates afresh). It
-// returns the bytes released. Use it after a burst of large allocations in
-// a long-lived program; the pools otherwise keep freed pages for reuse.
+// Trim gives the stream's free memory back to the device: every pool page
+// no Buffer, graph or unsubmitted command holds, including the persistent
+// pool a capture left warm (the next capture then allocates afresh), and
+// every params uniform page no cached entry, graph or unsubmitted launch
+// uses (unpinned params entries are evicted first). It returns the bytes
+// released. Use it after a burst of large allocations, or after releasing
+// graphs, in a long-lived program; the pools otherwise keep freed memory for
+// reuse. Refused with lifecycle.ErrGraphState while a capture is prepared
+// or recording (it would give back the working set the capture needs).
 func (s *Stream) Trim() (uint64, error) {
-	if err := s.check("Trim"); err != nil {
-		return 0, err
-	}
-	if err := s.lock("Trim"); err != nil {
+	if _, err := s.admit(lifecycle.Trim); err != nil {
 		return 0, err
 	}
 	defer s.mu.Unlock()
 	// Cached bind groups hold their buffers alive inside wgpu-native; drop
-	// the cache (groups an open batch or a graph uses keep their own
-	// references) so trimmed pages are really freed.
+	// the cache (groups a graph uses keep their own references, and encoded
+	// work keeps what it uses) so trimmed pages are really freed.
 	s.groups.clear()
 	freed := s.mem.trim()
+	freed += s.meta.trim(s.gen)
 	s.logPool("pool trimmed", s.mem)
 	return freed, nil
 }
@@ -121,16 +130,16 @@ func (e *OutOfMemoryError) Error() string {
 
 func (e *OutOfMemoryError) Unwrap() error { return e.Err }
 
-func (s *Stream) allocError(op string, size uint64, err error) error {
+func (s *Stream) allocError(op lifecycle.Op, size uint64, err error) error {
 	if errors.Is(err, ErrClosed) {
-		return &Error{Op: op, Err: err}
+		return &Error{Op: op.String(), Err: err}
 	}
 	var de *wgpu.DeviceError
 	if errors.As(err, &de) {
 		ps := s.mem.stats()
-		return &OutOfMemoryError{Op: op, Size: size, Err: err, Stats: MemoryStats{
+		return &OutOfMemoryError{Op: op.String(), Size: size, Err: err, Stats: MemoryStats{
 			Reserved: ps.reserved, InUse: ps.inUse, Free: ps.reserved - ps.inUse, Persistent: ps.persistent, Pages: ps.pages,
 		}}
 	}
-	return &Error{Op: op, Arg: fmt.Sprintf("size=%d", size), Err: err}
+	return &Error{Op: op.String(), Arg: fmt.Sprintf("size=%d", size), Err: err}
 }

@@ -1,235 +1,164 @@
 package recorder
 
 import (
-	"fmt"
-
-	"github.com/softgraph/softgraph/wgpu"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
-// Rebind points every binding of old in the graph at new instead (and the
-// indirect counts, if old holds them), without recapturing: the decode-loop
-// pattern of double-buffered inputs, or one captured step serving two
-// requests. Only the affected bind groups are rebuilt. The graph then pins
-// new and no longer pins old.
+// Rebind returns a new graph that binds new wherever g binds old (as a
+// binding, the source or destination of a copy or clear, or indirect
+// counts), without recapturing: the decode-loop pattern of double-buffered
+// inputs, or one captured step serving several requests. g is unchanged
+// and stays valid; the two graphs share every bind group and pin the
+// rebinding does not touch, and only the affected bind groups are rebuilt.
+// Release each graph when done with it.
 //
-// new must be live, of old's size, and of the graph's device; old must be
-// bound by the graph (it may already be released by the caller: the graph
-// still holds it). A rebinding that would bind one buffer read-write and
-// read-only in one dispatch is refused like the same Launch. Replays already
-// enqueued keep the old bindings. Refused with lifecycle.ErrGraphState while
-// the graph's stream is recording; Replay and Rebind are serialised by the
-// stream's lock. On error the graph is unchanged.
-func (g *Graph) Rebind(old, new *Buffer) error {
+// Buffers are matched by identity: old must be a Buffer g was captured with
+// (it may already be released by the caller: the graph still holds its
+// memory), new must be live, of old's size, and of the graph's device. A
+// rebinding that would bind one buffer read-write and read-only in one
+// dispatch, or copy a buffer onto itself, is refused like the same Launch
+// or Copy. Refused with lifecycle.ErrGraphState while the graph's stream is
+// recording. On error nothing is made.
+func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
+	const op = lifecycle.Rebind
 	if g == nil {
-		return argError("Rebind", ErrInvalidArgument, "graph is nil")
+		return nil, argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
-	if err := s.check("Rebind"); err != nil {
-		return err
+	if err := s.check(op); err != nil {
+		return nil, err
 	}
 	if old == nil {
-		return argError("Rebind", ErrInvalidArgument, "old buffer is nil")
+		return nil, argError(op, ErrInvalidArgument, "old buffer is nil")
 	}
-	if err := new.usable("Rebind", "new buffer", s); err != nil {
-		return err
+	if new != nil && new.size != old.size {
+		return nil, argError(op, ErrInvalidArgument, "new buffer is %d bytes, old is %d; a rebinding keeps sizes", new.size, old.size)
 	}
-	if old.s.dev != s.dev {
-		return argError("Rebind", ErrForeignDevice, "old buffer (%d bytes) belongs to another device", old.size)
+	npg, err := new.acquire(op, "new buffer", s)
+	if err != nil {
+		return nil, err
 	}
-	if new.size != old.size {
-		return argError("Rebind", ErrInvalidArgument, "new buffer is %d bytes, old is %d; a rebinding keeps sizes", new.size, old.size)
-	}
-	if err := s.lock("Rebind"); err != nil {
-		return err
+	if _, err := s.admit(op); err != nil {
+		npg.unref()
+		return nil, err
 	}
 	defer s.mu.Unlock()
 	if g.released {
-		return argError("Rebind", ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		npg.unref()
+		return nil, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
-	if s.state.IsRecording() {
-		return s.state.Refuse("rebind", "a graph cannot be rebound while its stream is recording")
+	ng, err := s.rebind(g, old, new, npg)
+	npg.unref()
+	if err != nil {
+		return nil, err
 	}
-	if old.pg == new.pg {
-		return nil
+	s.graphs[ng] = true
+	return ng, nil
+}
+
+// rebind builds the rebound graph. The caller holds s.mu and a reference on
+// npg, which it keeps.
+func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
+	const op = lifecycle.Rebind
+	nodes := make([]node, len(g.nodes))
+	copy(nodes, g.nodes)
+	pins := newPinSet(s)
+	fail := func(err error) (*Graph, error) {
+		pins.unref()
+		return nil, err
 	}
-	// Plan every change first, so a refusal or a failed bind group leaves
-	// the graph as it was.
-	type change struct {
-		i      int
-		access []access
-		grp    *bindGroup
-	}
-	var changes []change
-	undo := func() {
-		for _, c := range changes {
-			if c.grp != nil {
-				c.grp.unref()
+	hit := false
+	for i := range nodes {
+		n := &nodes[i]
+		changed := false
+		if n.kind != nodeDispatch {
+			if n.srcBuf == old {
+				n.src, n.srcBuf, changed = npg, new, true
 			}
-		}
-	}
-	for i, n := range g.nodes {
-		if !n.uses(old.pg) {
+			if n.dstBuf == old {
+				n.dst, n.dstBuf, changed = npg, new, true
+			}
+			if changed && n.src != nil && n.src == n.dst {
+				return fail(argError(op, ErrInvalidArgument, "command %d (%s): the copy's source and destination would be the same buffer", i, n.name()))
+			}
+			hit = hit || changed
 			continue
 		}
-		acc := make([]access, len(n.access))
-		copy(acc, n.access)
-		for j := range acc {
-			if acc[j].pg == old.pg {
-				acc[j].pg = new.pg
+		var touched [4]bool
+		for j := range n.acc {
+			if n.acc[j].buf == old {
+				if !changed {
+					n.acc = append([]access(nil), n.acc...) // the old graph keeps its own
+					changed = true
+				}
+				n.acc[j].buf, n.acc[j].pg = new, npg
+				touched[n.acc[j].group] = true
 			}
 		}
-		if err := conflict(acc); err != nil {
-			undo()
-			return argError("Rebind", ErrInvalidArgument, "dispatch %d (%s): %v", i, n.k.Entry(), err)
+		if n.indBuf == old {
+			n.ind, n.indBuf, changed = npg, new, true
 		}
-		grp, err := s.bindGroup(n.k, bindingsOf(acc))
-		if err != nil {
-			undo()
-			return &Error{Op: "Rebind", Arg: fmt.Sprintf("dispatch %d (%s)", i, n.k.Entry()), Err: err}
+		if !changed {
+			continue
 		}
-		changes = append(changes, change{i: i, access: acc, grp: grp})
+		hit = true
+		if err := conflict(n.acc, n.ind); err != nil {
+			return fail(argError(op, ErrInvalidArgument, "command %d (%s): %v", i, n.name(), err))
+		}
+		for grp, t := range touched {
+			if !t {
+				continue
+			}
+			var one [4]*bindGroup
+			acc := make([]access, 0, len(n.acc))
+			for _, a := range n.acc {
+				if int(a.group) == grp {
+					acc = append(acc, a)
+				}
+			}
+			if err := s.bindGroups(op, n.k, acc, &one); err != nil {
+				return fail(err)
+			}
+			n.groups[grp] = one[grp]
+			pins.addGroup(one[grp])
+		}
 	}
-	if len(changes) == 0 {
-		return argError("Rebind", ErrInvalidArgument, "the graph does not bind the old buffer (%d bytes)", old.size)
+	if !hit {
+		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
 	}
-	// A command buffer encoded ahead holds the old bindings.
-	if g.pre != nil {
-		g.pre.stop()
-		g.pre = nil
-	}
-	for _, c := range changes {
-		n := &g.nodes[c.i]
-		n.access = c.access
-		g.groups[c.i].unref()
-		g.groups[c.i] = c.grp
-		var ind *wgpu.Buffer
-		for _, a := range c.access {
-			if a.indirect {
-				ind = a.pg.buf
+	// Pin what the new nodes use: fresh references on everything.
+	for i := range nodes {
+		n := &nodes[i]
+		for j := range n.acc {
+			a := &n.acc[j]
+			switch a.kind {
+			case accessBuffer:
+				a.pg.ref()
+			case accessTexture:
+				a.tex.h.ref()
+			case accessSampler:
+				a.smp.h.ref()
+			}
+			pins.pinAccess(a)
+		}
+		for _, pg := range []*page{n.ind, n.src, n.dst} {
+			if pg != nil {
+				pg.ref()
+				pins.addPage(pg)
 			}
 		}
-		g.tasks.Set(c.i, n.k, c.grp.bg, n.d.x, n.d.y, n.d.z, ind, n.d.offset)
-	}
-	pinned := false
-	for i, pg := range g.pages {
-		if pg == new.pg {
-			pinned = true
-		}
-		if pg == old.pg {
-			g.pages[i] = nil
-		}
-	}
-	g.pages = compactPages(g.pages)
-	if !pinned {
-		new.pg.ref()
-		g.pages = append(g.pages, new.pg)
-	}
-	old.pg.unref()
-	g.refreshStats()
-	return nil
-}
-
-func (n *node) uses(pg *page) bool {
-	for _, a := range n.access {
-		if a.pg == pg {
-			return true
-		}
-	}
-	return false
-}
-
-// bindingsOf rebuilds a dispatch's bind group entries from its accesses
-// (the indirect buffer is not a binding).
-func bindingsOf(acc []access) []wgpu.Binding {
-	out := make([]wgpu.Binding, 0, len(acc))
-	for _, a := range acc {
-		switch {
-		case a.indirect:
-		case a.meta != nil:
-			out = append(out, wgpu.Binding{Buffer: a.meta.buf, Offset: a.meta.off, Size: a.meta.size})
-		default:
-			out = append(out, wgpu.Binding{Buffer: a.pg.buf, Size: a.size})
-		}
-	}
-	return out
-}
-
-// conflict reports a page bound read-write and read-only (or as the
-// indirect buffer) in one dispatch: wgpu refuses that usage conflict.
-func conflict(acc []access) error {
-	for i, a := range acc {
-		for _, b := range acc[i+1:] {
-			if a.pg != nil && a.pg == b.pg && (a.write != b.write || a.indirect != b.indirect) && (a.write || b.write) {
-				return fmt.Errorf("one buffer would be bound read-write and read-only (or as the indirect buffer)")
+		for _, grp := range n.groups {
+			if grp != nil {
+				pins.addGroup(grp.ref())
 			}
 		}
 	}
-	return nil
-}
-
-func compactPages(ps []*page) []*page {
-	out := ps[:0]
-	for _, p := range ps {
-		if p != nil {
-			out = append(out, p)
-		}
+	ng := &Graph{s: s, nodes: nodes, regions: g.regions, pins: pins}
+	var err error
+	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
+		return fail(&Error{Op: op.String(), Err: err})
 	}
-	return out
-}
-
-// refreshStats recomputes the pinned-memory figures after a rebinding.
-func (g *Graph) refreshStats() {
-	distinct := map[*bindGroup]bool{}
-	for _, grp := range g.groups {
-		distinct[grp] = true
-	}
-	g.stats.BindGroups = len(distinct)
-	g.stats.Buffers = len(g.pages)
-	g.stats.RetainedBytes = g.stats.ParamsBytes
-	for _, pg := range g.pages {
-		g.stats.RetainedBytes += pg.cap
-	}
-}
-
-// Capture records step into a Graph in one call: GraphPrepare, step once
-// as the warmup (executed), BeginCapture, step again (recorded), EndCapture.
-// Any failure aborts cleanly: the stream is back in NoCapture, usable and
-// re-capturable, and nothing the attempt recorded is kept. An error step
-// returns comes back wrapped (errors.Is finds it).
-func (s *Stream) Capture(step func() error) (*Graph, error) {
-	if step == nil {
-		return nil, argError("Capture", ErrInvalidArgument, "step is nil")
-	}
-	if err := s.GraphPrepare(); err != nil {
-		return nil, err
-	}
-	if err := step(); err != nil {
-		s.abortCapture()
-		return nil, fmt.Errorf("recorder: Capture: warmup step: %w", err)
-	}
-	if err := s.BeginCapture(); err != nil {
-		return nil, err
-	}
-	if err := step(); err != nil {
-		s.abortCapture()
-		return nil, fmt.Errorf("recorder: Capture: recorded step: %w", err)
-	}
-	return s.EndCapture()
-}
-
-// abortCapture returns the stream to NoCapture from Prepare or Capture,
-// discarding the recording and the errors queued inside the window (writes
-// rejected for a graph that will not exist). Errors of the warmup, which
-// executed, stay queued.
-func (s *Stream) abortCapture() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rec != nil {
-		s.rec.discard(s)
-		s.rec = nil
-		s.errs = nil
-	}
-	s.mem.disarm()
-	s.state.Abort()
-	s.log.Debug().Msg("capture aborted")
+	ng.stats.CaptureTime = g.stats.CaptureTime
+	ng.describe()
+	return ng, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -19,18 +20,18 @@ import (
 // sentinels stay untouched and the replay still computes into its own (now
 // graph-owned) memory, as a second graph reading that memory shows.
 func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
-	d, s := openStream(t)
-	add := kernel(t, d, addOneWGSL)
-	cp := kernel(t, d, copyWGSL)
-	in := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	add := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	cp := gputest.Kernel(t, d, gputest.CopyWGSL)
+	in := gputest.Upload(t, s, gputest.Fill(64, 1))
 	out, _ := s.Empty(256)
 	result, _ := s.Empty(256)
-	compute := capture(t, s, func() {
-		if err := s.Launch(add, recorder.Groups(1, 1, 1), in, out, u32params(64)); err != nil {
+	compute := gputest.Capture(t, s, func() {
+		if err := s.Launch(add, recorder.Groups(1, 1, 1), in, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
 		}
 	})
-	observe := capture(t, s, func() {
+	observe := gputest.Capture(t, s, func() {
 		if err := s.Launch(cp, recorder.Groups(1, 1, 1), out, result); err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
 	out.Release()
 	var sentinels []*recorder.Buffer
 	for range 6 {
-		sentinels = append(sentinels, upload(t, s, fill(64, -5)))
+		sentinels = append(sentinels, gputest.Upload(t, s, gputest.Fill(64, -5)))
 	}
 	if err := compute.Replay(); err != nil {
 		t.Fatal(err)
@@ -48,91 +49,104 @@ func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sb := range sentinels {
-		wantEqual(t, "a sentinel allocated after the release", fill(64, -5), read(t, s, sb))
+		gputest.WantEqual(t, "a sentinel allocated after the release", gputest.Fill(64, -5), gputest.Read(t, s, sb))
 	}
-	wantEqual(t, "the replay computed into the graph-owned out", fill(64, 2), read(t, s, result))
+	gputest.WantEqual(t, "the replay computed into the graph-owned out", gputest.Fill(64, 2), gputest.Read(t, s, result))
 }
 
 // TestRebindSwapsDoubleBufferedInputsWithoutRecapture: one captured step
 // reads from input A; rebinding A→B makes the same graph read B, then back.
 func TestRebindSwapsDoubleBufferedInputsWithoutRecapture(t *testing.T) {
-	d, s := openStream(t, recorder.WithPreEncode(true))
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(64, 10))
-	b := upload(t, s, fill(64, 20))
+	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 10))
+	b := gputest.Upload(t, s, gputest.Fill(64, 20))
 	out, _ := s.Empty(256)
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, u32params(64)); err != nil {
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if err := g.Replay(); err != nil { // also starts the pre-encoder, which Rebind must invalidate
 		t.Fatal(err)
 	}
-	wantEqual(t, "bound to a", fill(64, 11), read(t, s, out))
-	if err := g.Rebind(a, b); err != nil {
+	gputest.WantEqual(t, "bound to a", gputest.Fill(64, 11), gputest.Read(t, s, out))
+	gb, err := g.Rebind(a, b)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer gb.Release()
+	if err := gb.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	gputest.WantEqual(t, "rebound to b", gputest.Fill(64, 21), gputest.Read(t, s, out))
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "rebound to b", fill(64, 21), read(t, s, out))
-	if err := g.Rebind(b, a); err != nil {
+	gputest.WantEqual(t, "the original graph still reads a: Rebind made a new graph", gputest.Fill(64, 11), gputest.Read(t, s, out))
+	ga, err := gb.Rebind(b, a)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Replay(); err != nil {
+	defer ga.Release()
+	gb.Release() // the graph rebound from it stays valid
+	if err := ga.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "rebound back to a", fill(64, 11), read(t, s, out))
+	gputest.WantEqual(t, "rebound back to a, after the graph in between was released", gputest.Fill(64, 11), gputest.Read(t, s, out))
 }
 
 // TestRebindServesTwoRequestsWithOneCapturedStep: the same graph serves two
 // requests by rebinding both its input and its output.
 func TestRebindServesTwoRequestsWithOneCapturedStep(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	cp := kernel(t, d, copyWGSL)
-	req1, out1 := upload(t, s, fill(64, 3)), upload(t, s, fill(64, 0))
-	req2, out2 := upload(t, s, fill(64, 7)), upload(t, s, fill(64, 0))
-	g := capture(t, s, func() {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	cp := gputest.Kernel(t, d, gputest.CopyWGSL)
+	req1, out1 := gputest.Upload(t, s, gputest.Fill(64, 3)), gputest.Upload(t, s, gputest.Fill(64, 0))
+	req2, out2 := gputest.Upload(t, s, gputest.Fill(64, 7)), gputest.Upload(t, s, gputest.Fill(64, 0))
+	g := gputest.Capture(t, s, func() {
 		if err := s.Launch(cp, recorder.Groups(1, 1, 1), req1, out1); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), out1, f32params(2)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), out1, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
-	serve := func(in, out *recorder.Buffer) []float32 {
+	serve := func(g *recorder.Graph, out *recorder.Buffer) []float32 {
 		if err := g.Replay(); err != nil {
 			t.Fatal(err)
 		}
-		return read(t, s, out)
+		return gputest.Read(t, s, out)
 	}
-	wantEqual(t, "request 1", fill(64, 6), serve(req1, out1))
-	if err := g.Rebind(req1, req2); err != nil {
+	gputest.WantEqual(t, "request 1", gputest.Fill(64, 6), serve(g, out1))
+	g2, err := g.Rebind(req1, req2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Rebind(out1, out2); err != nil {
+	g3, err := g2.Rebind(out1, out2)
+	if err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "request 2 through the same graph", fill(64, 14), serve(req2, out2))
-	wantEqual(t, "request 1's output is no longer written", fill(64, 6), read(t, s, out1))
+	g2.Release()
+	defer g3.Release()
+	gputest.WantEqual(t, "request 2 through the same captured step", gputest.Fill(64, 14), serve(g3, out2))
+	gputest.WantEqual(t, "request 1's output is no longer written", gputest.Fill(64, 6), gputest.Read(t, s, out1))
 }
 
 // TestRebindRefusesWhatWouldBreakTheGraph: size mismatch, a buffer the graph
 // does not bind, a released or nil new buffer, a usage conflict and a
 // recording stream are each refused, and the graph is unchanged.
 func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
 	out, _ := s.Empty(256)
 	other, _ := s.Empty(256)
 	small, _ := s.Empty(128)
 	gone, _ := s.Empty(256)
 	gone.Release()
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, u32params(64)); err != nil {
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -145,15 +159,15 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 		{"size", a, small, wgpu.ErrInvalidArgument, "128 bytes"},
 		{"not bound", other, small, wgpu.ErrInvalidArgument, "old is 256"},
 		{"not bound same size", other, gone, wgpu.ErrReleased, "new buffer"},
-		{"unbound old", other, upload(t, s, fill(64, 0)), wgpu.ErrInvalidArgument, "does not bind the old buffer"},
+		{"unbound old", other, gputest.Upload(t, s, gputest.Fill(64, 0)), wgpu.ErrInvalidArgument, "does not bind the old buffer"},
 		{"nil new", a, nil, wgpu.ErrInvalidArgument, "new buffer is nil"},
 		{"nil old", nil, a, wgpu.ErrInvalidArgument, "old buffer is nil"},
 		{"conflict", a, out, wgpu.ErrInvalidArgument, "read-write and read-only"},
 	}
 	for _, c := range cases {
-		err := g.Rebind(c.old, c.new)
-		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
-			t.Errorf("%s: want %v mentioning %q, got %v", c.name, c.want, c.msg, err)
+		ng, err := g.Rebind(c.old, c.new)
+		if ng != nil || !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
+			t.Errorf("%s: want no graph and %v mentioning %q, got %v, %v", c.name, c.want, c.msg, ng, err)
 		}
 	}
 	if err := s.GraphPrepare(); err != nil {
@@ -162,7 +176,7 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Rebind(a, other); !errors.Is(err, lifecycle.ErrGraphState) {
+	if _, err := g.Rebind(a, other); !errors.Is(err, lifecycle.ErrGraphState) {
 		t.Errorf("Rebind while recording must be refused with ErrGraphState, got %v", err)
 	}
 	g2, err := s.EndCapture()
@@ -173,17 +187,17 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "after refused rebinds the graph is unchanged (warmup + replay)", fill(64, 2), read(t, s, out))
+	gputest.WantEqual(t, "after refused rebinds the graph is unchanged (warmup + replay)", gputest.Fill(64, 2), gputest.Read(t, s, out))
 }
 
 // TestCaptureScopeRecordsAStepAndAbortsCleanly: s.Capture runs the step as
 // warmup and as the recording; a step error (either run) is returned
 // wrapped and leaves the stream in NoCapture, usable and re-capturable.
 func TestCaptureScopeRecordsAStepAndAbortsCleanly(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
-	step := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)) }
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
+	step := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)) }
 	g, err := s.Capture(step)
 	if err != nil {
 		t.Fatal(err)
@@ -192,7 +206,7 @@ func TestCaptureScopeRecordsAStepAndAbortsCleanly(t *testing.T) {
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "warmup ×2, replay ×2", fill(16, 4), read(t, s, x))
+	gputest.WantEqual(t, "warmup ×2, replay ×2", gputest.Fill(16, 4), gputest.Read(t, s, x))
 
 	boom := errors.New("boom")
 	for _, failOn := range []int{1, 2} {
@@ -205,12 +219,12 @@ func TestCaptureScopeRecordsAStepAndAbortsCleanly(t *testing.T) {
 			if calls == failOn {
 				return boom
 			}
-			return recorder.WriteSlice(s, x, 0, fill(16, 1)) // rejected lazily while recording
+			return recorder.WriteSlice(s, x, 0, gputest.Fill(16, 1)) // rejected lazily while recording
 		})
 		if !errors.Is(err, boom) {
 			t.Fatalf("a step failing on run %d: want the step's error wrapped, got %v", failOn, err)
 		}
-		wantEqual(t, "state after the aborted scope", lifecycle.NoCapture, s.State())
+		gputest.WantEqual(t, "state after the aborted scope", lifecycle.NoCapture, s.State())
 		if err := s.Sync(); err != nil {
 			t.Fatalf("the aborted window's rejected writes must not leak into the next sync: %v", err)
 		}
@@ -224,19 +238,19 @@ func TestCaptureScopeRecordsAStepAndAbortsCleanly(t *testing.T) {
 // its recording stream appends its dispatches; the new graph pins what the
 // child pins, so it still works after the child is released.
 func TestReplayWhileRecordingAppendsAChildGraph(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
-	child := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(3)); err != nil {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
+	child := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(3)); err != nil {
 			t.Fatal(err)
 		}
 	}) // x = 3
-	parent := capture(t, s, func() {
+	parent := gputest.Capture(t, s, func() {
 		if err := child.Replay(); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	}) // warmup: x = 3·3·2 = 18
@@ -247,26 +261,26 @@ func TestReplayWhileRecordingAppendsAChildGraph(t *testing.T) {
 	if err := parent.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "parent replay after the child's release", fill(16, 108), read(t, s, x))
+	gputest.WantEqual(t, "parent replay after the child's release", gputest.Fill(16, 108), gputest.Read(t, s, x))
 }
 
 // TestSeveralGraphsReplayOnlyTheirOwnDispatches: two workloads captured on
 // one stream, replays interleaved; each replays only itself.
 func TestSeveralGraphsReplayOnlyTheirOwnDispatches(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(16, 1))
-	y := upload(t, s, fill(16, 1))
-	gx := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 1))
+	y := gputest.Upload(t, s, gputest.Fill(16, 1))
+	gx := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
-	gy := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, f32params(3)); err != nil {
+	gy := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, gputest.F32(3)); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, f32params(3)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), y, gputest.F32(3)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -275,25 +289,25 @@ func TestSeveralGraphsReplayOnlyTheirOwnDispatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "x: warmup ×2, 3 replays ×2", fill(16, 16), read(t, s, x))
-	wantEqual(t, "y: warmup ×9, 2 replays ×9", fill(16, 729), read(t, s, y))
-	wantEqual(t, "live graphs in MemoryStats", 2, s.MemoryStats().Graphs)
+	gputest.WantEqual(t, "x: warmup ×2, 3 replays ×2", gputest.Fill(16, 16), gputest.Read(t, s, x))
+	gputest.WantEqual(t, "y: warmup ×9, 2 replays ×9", gputest.Fill(16, 729), gputest.Read(t, s, y))
+	gputest.WantEqual(t, "live graphs in MemoryStats", 2, s.MemoryStats().Graphs)
 }
 
 // TestGraphDescribesItselfAsTextAndDOT: a 3-kernel chain a→b→c→a shows its
 // kernels, buffers and read-after-write edges.
 func TestGraphDescribesItselfAsTextAndDOT(t *testing.T) {
-	d, s := openStream(t)
-	add := kernel(t, d, addOneWGSL)
-	scale := kernel(t, d, scaleWGSL)
-	a := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	add := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	scale := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
 	b, _ := s.Empty(256)
 	c, _ := s.Empty(1024)
-	g := capture(t, s, func() {
+	g := gputest.Capture(t, s, func() {
 		for _, err := range []error{
-			s.Launch(add, recorder.Groups(1, 1, 1), a, b, u32params(64)),
-			s.Launch(scale, recorder.Groups(4, 1, 1), b, f32params(2)),
-			s.Launch(add, recorder.Groups(1, 1, 1), b, c, u32params(64)),
+			s.Launch(add, recorder.Groups(1, 1, 1), a, b, gputest.U32(64)),
+			s.Launch(scale, recorder.Groups(4, 1, 1), b, gputest.F32(2)),
+			s.Launch(add, recorder.Groups(1, 1, 1), b, c, gputest.U32(64)),
 		} {
 			if err != nil {
 				t.Fatal(err)
@@ -313,7 +327,7 @@ func TestGraphDescribesItselfAsTextAndDOT(t *testing.T) {
   d1 -> d2 [label="b1"];
 }
 `
-	wantEqual(t, "DOT of a 3-kernel chain", want, dot.String())
+	gputest.WantEqual(t, "DOT of a 3-kernel chain", want, dot.String())
 	str := g.String()
 	for _, part := range []string{"3 dispatches", "main ×2", "main#2 ×1", "b0 256 B", "b1 256 B", "b2 1024 B", "params: 2 (32 B)"} {
 		if !strings.Contains(str, part) {
@@ -325,11 +339,11 @@ func TestGraphDescribesItselfAsTextAndDOT(t *testing.T) {
 // TestProfileReplayTimesEveryDispatch: per-dispatch GPU times with kernel
 // names where timestamps exist, the whole replay otherwise.
 func TestProfileReplayTimesEveryDispatch(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(4096, 0))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(4096, 0))
 	b, _ := s.Empty(a.Size())
-	g := capture(t, s, func() { chain(t, s, k, a, b, 6, 4096) })
+	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 6, 4096) })
 	p, err := s.ProfileReplay(g)
 	if err != nil {
 		t.Fatal(err)
@@ -349,15 +363,15 @@ func TestProfileReplayTimesEveryDispatch(t *testing.T) {
 	} else if p.Method != recorder.ProfileWallClock {
 		t.Fatalf("without timestamps the fallback must say so: %v", p.Method)
 	}
-	wantEqual(t, "the profiled replay computed (warmup 6 + replay 6)", fill(4096, 12), read(t, s, a))
+	gputest.WantEqual(t, "the profiled replay computed (warmup 6 + replay 6)", gputest.Fill(4096, 12), gputest.Read(t, s, a))
 }
 
 // TestMemoryStatsAccountForPoolsGraphsAndParams: the numbers add up and the
 // pool-growth debug line carries them.
 func TestMemoryStatsAccountForPoolsGraphsAndParams(t *testing.T) {
 	var logs bytes.Buffer
-	d, s := openStream(t, recorder.WithLogger(zerolog.New(&logs).Level(zerolog.DebugLevel)))
-	k := kernel(t, d, scaleWGSL)
+	d, s := gputest.OpenStream(t, recorder.WithLogger(zerolog.New(&logs).Level(zerolog.DebugLevel)))
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x, _ := s.Empty(4096)
 	y, _ := s.Empty(100)
 	m := s.MemoryStats()
@@ -372,8 +386,8 @@ func TestMemoryStatsAccountForPoolsGraphsAndParams(t *testing.T) {
 	if m.Free != 256 || m.InUse != 4096 {
 		t.Fatalf("a released buffer is free memory: %+v", m)
 	}
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -2,57 +2,88 @@ package recorder
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 // Stream is an ordered queue of GPU compute work on one Device: launches,
-// writes, reads, syncs, profiles, and graph capture and replay. Every
-// operation on a stream takes effect in the order it was called.
+// copies, clears, writes, reads, syncs, profiles, and graph capture and
+// replay. Every operation on a stream takes effect in the order it was
+// called.
 //
 // A Stream is safe for use from several goroutines (calls are serialised by
-// its mutex). Several Streams share one Device and work independently; a
-// Read observes the work enqueued before it on every stream of the device.
+// its mutex). Several Streams share one Device and work independently: GPU
+// work of two streams is ordered by submission, and a Read observes the
+// work enqueued before it on every stream of the device.
 type Stream struct {
-	dev *wgpu.Device
-	id  uint64
-	log zerolog.Logger
-	cfg config
+	dev    *wgpu.Device
+	drv    driver.Device
+	shared *deviceStreams
+	limits wgpu.Limits
+	id     uint64
+	log    zerolog.Logger
+	cfg    config
 
-	closed atomic.Bool // set under mu by Close; read anywhere
+	// closing is set once by Close (under mu); done is closed when Close
+	// has finished, so a second Close waits for the first.
+	closing atomic.Bool
+	done    chan struct{}
+
+	// owned holds the caller's Buffers, Textures and Samplers made on the
+	// stream and not yet released: Close drops the caller's references
+	// they hold, so a closed stream's memory goes back to the device unless
+	// another stream's batch or graph still uses it. Its own mutex: Release
+	// runs on any goroutine, under no stream lock.
+	ownedMu sync.Mutex
+	owned   map[ownedResource]struct{}
 
 	mu    sync.Mutex
-	state lifecycle.State // the only thing deciding what an operation may do in the capture lifecycle
+	state lifecycle.State // the capture rule: every operation asks state.Admit
 	errs  []error         // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
-	enc        *wgpu.Encoder // owned; one for the stream's life, reused batch after batch
-	gen        uint64        // number of the open batch; bumped by every flush
-	batch      batch         // what the open batch holds until it is submitted
-	lastSub    wgpu.Submission
+	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
+	gen        uint64         // number of the open batch; bumped by every flush
+	batch      batch          // what the open batch holds until it is submitted
+	lastSub    driver.Submission
 	submitted  bool // at least one submission was made
 	nextSubmit int  // dispatch count at which the open batch is submitted
+	timer      *time.Timer
+	timerGen   uint64 // the batch the timer was armed for
 
 	mem    *pool
 	meta   *metaCache
 	groups groupCache
-	rec    *recording      // non-nil only while recording
+	rec    *recording      // the capture in progress; set exactly while state is Capture
 	graphs map[*Graph]bool // live graphs made on this stream
 	prof   *profile        // the running profile, if any
-	stage  []*wgpu.Buffer  // map-read staging buffers not in use
-	unreg  func()          // removes the stream from the device's dependents
+	stage  []driver.Buffer // map-read staging buffers not in use
+
+	// Scratch for the launch path, reused under mu so that a launch
+	// allocates nothing: the launch being resolved, and the slices handed
+	// to the driver (which the compiler cannot prove do not escape).
+	scratch struct {
+		launch  launch
+		groups  [4]driver.BindGroup
+		entries [maxInline]driver.Entry
+	}
 }
 
-// batch is what the open (unsubmitted) command encoder holds on to.
+// batch is what the open (unsubmitted) batch holds on to until its
+// submission: after it, the queue's order protects what it used.
 type batch struct {
-	launches int          // launches encoded, for the lost-launch count of a failed flush
-	touched  []*page      // pages with a reference held until submission
-	groups   []*bindGroup // bind groups with a reference held until submission
-	slots    []metaSlot   // evicted params slots waiting for submission
+	dispatches int                    // dispatches encoded (launches and replays), for the lost count of a failed flush
+	cbs        []driver.CommandBuffer // finished command buffers that go first, in order (pre-encoded replays and what was encoded before them)
+	pages      []*page                // a reference each
+	pins       []*pinSet              // graphs replayed in the batch: a reference each
+	slots      []metaSlot             // evicted params slots waiting for submission
 }
 
 type config struct {
@@ -62,6 +93,7 @@ type config struct {
 	metaLimit  int
 	groupLimit int
 	preEncode  bool
+	flushDelay time.Duration
 }
 
 // Option configures New.
@@ -100,54 +132,77 @@ func WithMetadataCache(entries int) Option {
 	}
 }
 
-// WithPreEncode sets whether a graph's next replay is encoded ahead of time
-// on a background goroutine while the current one runs, so that from the
-// second replay on, Replay only submits. It costs one extra command buffer
-// per replayed graph and host time on another core; turn it off where cores
-// are scarce or graphs are replayed once. Default: on for hardware
-// adapters, off for software ones (lavapipe, llvmpipe, WARP), whose GPU
-// work runs on the same cores.
+// WithPreEncode sets whether a replayed graph of at least 64 dispatches
+// has its next replay encoded ahead of time on a background goroutine, so
+// that Replay only joins a finished command buffer to the batch. It costs
+// one extra command buffer per such graph and host time on another core.
+// Default: on for hardware adapters, off for software ones (lavapipe,
+// llvmpipe, WARP), whose "GPU" work runs on the same cores.
 func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }
+
+// WithFlushDelay bounds how long enqueued work may wait unsubmitted: the
+// open batch is submitted at the latest this long after its first command,
+// even if no Sync, Read, Flush or full chunk comes. Default 1ms; zero
+// turns the timer off (work then waits for those).
+func WithFlushDelay(d time.Duration) Option {
+	return func(c *config) {
+		if d >= 0 {
+			c.flushDelay = d
+		}
+	}
+}
 
 var streamIDs atomic.Uint64
 
 // New returns a stream on dev. It fails with an error wrapping
 // wgpu.ErrClosed or wgpu.ErrDeviceLost when dev is not usable.
 func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
+	const op = "New"
 	if dev == nil {
-		return nil, argError("New", ErrInvalidArgument, "device is nil")
+		return nil, &Error{Op: op, Arg: "device is nil", Err: ErrInvalidArgument}
 	}
-	if err := dev.Err(); err != nil {
-		return nil, &Error{Op: "New", Err: err}
+	drv, err := driver.Of(dev)
+	if err != nil {
+		return nil, &Error{Op: op, Err: err}
 	}
-	cfg := config{log: dev.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024,
+	if err := drv.Err(); err != nil {
+		return nil, &Error{Op: op, Err: err}
+	}
+	cfg := config{log: drv.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024,
+		flushDelay: time.Millisecond,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
-		// gains nothing there, and on Mesa lavapipe (22.3) encoding a large
-		// command buffer while its queue thread executes the previous one
-		// crashed lavapipe's queue thread (SIGSEGV in libvulkan_lvp.so,
-		// 2000-dispatch replays of 1M floats).
+		// competes with it for them.
 		preEncode: dev.Info().Type != wgpu.AdapterCPU}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	enc, err := dev.NewEncoder()
+	enc, err := drv.NewEncoder()
 	if err != nil {
-		return nil, &Error{Op: "New", Err: err}
+		return nil, &Error{Op: op, Err: err}
 	}
 	s := &Stream{
 		dev:    dev,
+		drv:    drv,
+		shared: streamsOf(drv),
+		limits: dev.Info().Limits,
 		id:     streamIDs.Add(1),
 		cfg:    cfg,
+		done:   make(chan struct{}),
 		enc:    enc,
 		gen:    1,
 		graphs: map[*Graph]bool{},
+		owned:  map[ownedResource]struct{}{},
 	}
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
 	s.nextSubmit = cfg.firstChunk
-	s.mem = newPool(dev, s.logPool)
-	s.meta = newMetaCache(dev, cfg.metaLimit)
+	s.mem = newPool(drv, s.limits.MaxBufferSize, s.logPool)
+	s.meta = newMetaCache(drv, s.limits.MinUniformBufferOffsetAlignment)
+	s.meta.limit = cfg.metaLimit
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
-	s.unreg = dev.AddDependent(s)
+	if !s.shared.add(s) {
+		enc.Release()
+		return nil, &Error{Op: op, Arg: "device", Err: wgpu.ErrClosed}
+	}
 	return s, nil
 }
 
@@ -165,88 +220,185 @@ func (s *Stream) State() lifecycle.State {
 	return s.state
 }
 
-func (s *Stream) isClosed() bool { return s.closed.Load() }
-
 // check is the first step of every operation: the stream and its device
 // must be usable.
-func (s *Stream) check(op string) error {
+func (s *Stream) check(op lifecycle.Op) error {
 	if s == nil {
 		return argError(op, ErrInvalidArgument, "stream is nil")
 	}
-	if s.closed.Load() {
+	if s.closing.Load() {
 		return closedError(op)
 	}
-	if err := s.dev.Err(); err != nil {
-		return &Error{Op: op, Err: err}
+	if err := s.drv.Err(); err != nil {
+		return &Error{Op: op.String(), Err: err}
 	}
 	return nil
 }
 
-func closedError(op string) error { return &Error{Op: op, Arg: "stream", Err: ErrClosed} }
+func closedError(op lifecycle.Op) error { return &Error{Op: op.String(), Arg: "stream", Err: ErrClosed} }
 
 // lock takes the stream's mutex for op and re-checks, under it, that the
-// stream was not closed meanwhile (Close may have run between check and
-// lock). On error the mutex is not held.
-func (s *Stream) lock(op string) error {
+// stream was not closed meanwhile. On error the mutex is not held.
+func (s *Stream) lock(op lifecycle.Op) error {
 	s.mu.Lock()
-	if s.closed.Load() {
+	if s.closing.Load() {
 		s.mu.Unlock()
 		return closedError(op)
 	}
 	return nil
 }
 
+// admit is check, lock and the lifecycle's verdict in one: on Execute and
+// Record it returns with the mutex held; on DeferError it queues the
+// refusal and returns (DeferError, nil) with the mutex released; on Refuse
+// it returns the refusal with the mutex released.
+func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
+	if err := s.check(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	if err := s.lock(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	return s.admitLocked(op)
+}
+
+// admitLocked is admit's verdict for a caller already holding s.mu; on
+// DeferError and Refuse the mutex is released.
+func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
+	v := s.state.Admit(op)
+	switch v {
+	case lifecycle.DeferError:
+		s.errs = append(s.errs, s.state.Refusal(op))
+		s.mu.Unlock()
+		return v, nil
+	case lifecycle.Refuse:
+		err := s.state.Refusal(op)
+		s.mu.Unlock()
+		return v, err
+	}
+	return v, nil
+}
+
 // token identifies the open batch in pages' touch fields: stream id and
 // batch number, unique for the process.
 func (s *Stream) token() uint64 { return s.id<<40 | s.gen }
 
-// touch makes the open batch hold a reference on pg until submission.
-func (s *Stream) touch(pg *page) {
+// hold makes the open batch keep pg until submission, taking over the
+// caller's reference (dropped at once if the batch already holds pg).
+func (s *Stream) hold(pg *page) {
 	t := s.token()
-	if pg.touch.Load() == t {
+	if pg.touch.Swap(t) == t {
+		pg.unref()
 		return
 	}
-	pg.touch.Store(t)
-	pg.ref()
-	s.batch.touched = append(s.batch.touched, pg)
+	s.batch.pages = append(s.batch.pages, pg)
 }
 
-// Flush submits what the stream has encoded and not yet submitted. Streams
-// flush themselves when a batch is full and at every sync point; Flush is
-// for a Read on another stream of the device (wgpu.Dependent). Device errors
-// it meets are queued on this stream, not returned.
-func (s *Stream) Flush() error {
+// holdPins makes the open batch keep a replayed graph's pins.
+func (s *Stream) holdPins(p *pinSet) {
+	if n := len(s.batch.pins); n > 0 && s.batch.pins[n-1] == p {
+		return
+	}
+	p.ref()
+	s.batch.pins = append(s.batch.pins, p)
+}
+
+// uses reports whether the open batch uses pg: a launch, copy or clear
+// that held it, or a replayed graph that pins it. A page's touch token says
+// only which batch counted it last, so the list is searched when another
+// stream counted it since.
+func (s *Stream) uses(pg *page) bool {
+	if pg.touch.Load() == s.token() {
+		return true
+	}
+	for _, p := range s.batch.pages {
+		if p == pg {
+			return true
+		}
+	}
+	for _, p := range s.batch.pins {
+		if p.has(pg) {
+			return true
+		}
+	}
+	return false
+}
+
+// enqueued is called after work was added to the open batch: it submits
+// the batch when it is full, and otherwise arms the flush timer, so work
+// never waits unsubmitted longer than the flush delay.
+func (s *Stream) enqueued() {
+	if s.batch.dispatches >= s.nextSubmit {
+		s.flushLocked()
+		return
+	}
+	if s.cfg.flushDelay > 0 && s.timerGen != s.gen {
+		s.timerGen = s.gen
+		if s.timer == nil {
+			s.timer = time.AfterFunc(s.cfg.flushDelay, s.flushOnTimer)
+		} else {
+			s.timer.Reset(s.cfg.flushDelay)
+		}
+	}
+}
+
+func (s *Stream) flushOnTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
-		return nil
+	if !s.closing.Load() && s.timerGen == s.gen {
+		s.flushLocked()
 	}
+}
+
+// Flush submits what the stream has enqueued and not yet submitted. Streams
+// flush themselves when a batch is full, after the flush delay, and at every
+// sync point; Flush is for a caller that wants the GPU to start now. Device
+// errors it meets are queued and returned by the next Sync or Read.
+func (s *Stream) Flush() error {
+	if _, err := s.admit(lifecycle.Flush); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
 	s.flushLocked()
 	return nil
 }
 
 // flushLocked submits the open batch and retires it. A device error is
-// queued as a *DeferredError naming the launches lost with the batch.
+// queued as a *DeferredError naming the dispatches lost with the batch.
 func (s *Stream) flushLocked() {
-	if s.enc.Empty() {
+	if s.enc.Empty() && len(s.batch.cbs) == 0 {
+		if len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
+			s.retire()
+		}
 		return
 	}
-	launches := s.batch.launches
-	cb, err := s.enc.Finish()
+	dispatches := s.batch.dispatches
+	var err error
+	if !s.enc.Empty() {
+		var cb driver.CommandBuffer
+		if cb, err = s.enc.Finish(); err == nil {
+			s.batch.cbs = append(s.batch.cbs, cb)
+		}
+	}
 	if err == nil {
-		var sub wgpu.Submission
-		sub, err = s.dev.Submit(cb)
+		var sub driver.Submission
+		sub, err = s.drv.Submit(s.batch.cbs)
 		if err == nil {
 			s.lastSub, s.submitted = sub, true
 			if s.log.GetLevel() <= zerolog.DebugLevel {
-				s.log.Debug().Int("launches", launches).Uint64("submission", uint64(sub)).Msg("submit")
+				s.log.Debug().Int("dispatches", dispatches).Uint64("submission", uint64(sub)).Msg("submit")
 			}
+		}
+	} else {
+		for _, cb := range s.batch.cbs {
+			cb.Release()
 		}
 	}
 	if err != nil {
-		s.errs = append(s.errs, &DeferredError{Op: "flush", Lost: launches, Err: err})
-		s.log.Error().Err(err).Int("lost", launches).Msg("batch failed")
+		s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: dispatches, Err: err})
 	}
+	clear(s.batch.cbs)
+	s.batch.cbs = s.batch.cbs[:0]
 	s.retire()
 	if s.nextSubmit < s.cfg.maxChunk {
 		s.nextSubmit = min(2*s.nextSubmit, s.cfg.maxChunk)
@@ -257,26 +409,39 @@ func (s *Stream) flushLocked() {
 // discarded), so the queue's order now protects what it used.
 func (s *Stream) retire() {
 	b := &s.batch
-	for i, g := range b.groups {
-		g.unref()
-		b.groups[i] = nil
-	}
-	for i, pg := range b.touched {
+	for _, pg := range b.pages {
 		pg.unref()
-		b.touched[i] = nil
 	}
+	clear(b.pages)
+	for _, p := range b.pins {
+		p.unref()
+	}
+	clear(b.pins)
 	if len(b.slots) > 0 {
 		s.meta.release(b.slots)
 	}
-	b.groups, b.touched, b.slots = b.groups[:0], b.touched[:0], b.slots[:0]
-	b.launches = 0
+	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
+	b.dispatches = 0
 	s.gen++
+}
+
+// discardBatch drops what the open batch encoded without submitting it
+// (an encoder the device refused), counting the dispatches as lost.
+func (s *Stream) discardBatch(err error) {
+	s.enc.Discard()
+	for _, cb := range s.batch.cbs {
+		cb.Release()
+	}
+	clear(s.batch.cbs)
+	s.batch.cbs = s.batch.cbs[:0]
+	s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: s.batch.dispatches, Err: err})
+	s.retire()
 }
 
 // takeErrors returns and clears the deferred errors of the stream and the
 // device's uncaptured errors.
 func (s *Stream) takeErrors() error {
-	errs := append(s.errs, s.dev.TakeErrors()...)
+	errs := append(s.errs, s.drv.TakeErrors()...)
 	s.errs = nil
 	return joinErrors(errs)
 }
@@ -288,18 +453,12 @@ func (s *Stream) takeErrors() error {
 func (s *Stream) Sync() error { return s.SyncContext(context.Background()) }
 
 // SyncContext is Sync bounded by ctx: if ctx ends first it returns an error
-// wrapping ctx.Err() and the work stays enqueued (a hung GPU cannot hold the
-// caller past its deadline).
+// wrapping ctx.Err() and the work stays enqueued. The wait polls the
+// device without blocking inside wgpu-native, so it ends when the GPU is
+// done, when ctx ends, or when the device is closed or lost — never early.
 func (s *Stream) SyncContext(ctx context.Context) error {
-	if err := s.check("Sync"); err != nil {
+	if _, err := s.admit(lifecycle.Sync); err != nil {
 		return err
-	}
-	if err := s.lock("Sync"); err != nil {
-		return err
-	}
-	if s.state.IsRecording() {
-		s.mu.Unlock()
-		return s.state.Refuse("sync", "a sync is refused while recording; it would wait for work that was recorded, not executed")
 	}
 	if err := ctx.Err(); err != nil {
 		s.mu.Unlock()
@@ -310,7 +469,7 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	s.nextSubmit = s.cfg.firstChunk
 	s.mu.Unlock()
 	if any {
-		if err := s.dev.Wait(ctx, sub); err != nil {
+		if err := s.drv.Wait(ctx, sub); err != nil {
 			return &Error{Op: "Sync", Err: err}
 		}
 	}
@@ -319,32 +478,39 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	return s.takeErrors()
 }
 
-// Close waits for the stream's work to finish, releases its graphs, pools
-// and caches, and makes every later call return an error wrapping
-// ErrClosed. Buffers of the stream answer ErrClosed too. The Device stays
-// open (the caller owns it). Close is idempotent; it returns the errors
-// still queued.
+// Close submits what is enqueued, waits for the stream's work to finish,
+// releases its graphs, caches and encoder, and makes every later call return
+// an error wrapping ErrClosed; Buffers of the stream answer ErrClosed too.
+// Memory another stream's batch or graph still uses stays alive until they
+// let go. The Device stays open (the caller owns it). Close is idempotent:
+// a Close racing another returns once the first has finished. It returns
+// the errors still queued.
 func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
 	s.mu.Lock()
-	if s.closed.Load() {
+	if s.closing.Load() {
 		s.mu.Unlock()
+		<-s.done
 		return nil
 	}
-	s.closed.Store(true)
-	s.unreg()
-	s.flushLocked()
-	s.state.Abort()
+	s.closing.Store(true)
+	defer close(s.done)
+	if s.timer != nil {
+		s.timer.Stop()
+	}
 	if s.rec != nil {
 		s.rec.discard(s)
 		s.rec = nil
 	}
+	s.state.Abort()
+	s.flushLocked()
 	sub, any := s.lastSub, s.submitted
 	s.mu.Unlock()
-	if any && s.dev.Err() == nil {
-		_ = s.dev.Wait(context.Background(), sub)
+	if any {
+		// A closed or lost device ends the wait; nothing is left to wait for.
+		_ = s.drv.Wait(context.Background(), sub)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -352,7 +518,6 @@ func (s *Stream) Close() error {
 		g.releaseLocked()
 	}
 	s.groups.clear()
-	s.retire()
 	s.prof.release()
 	s.prof = nil
 	for _, b := range s.stage {
@@ -360,8 +525,91 @@ func (s *Stream) Close() error {
 	}
 	s.stage = nil
 	s.meta.close()
+	s.dropOwned()
 	s.mem.close()
 	s.enc.Release()
+	s.shared.remove(s)
 	s.log.Debug().Msg("stream closed")
-	return s.takeErrors()
+	err := s.takeErrors()
+	if errors.Is(err, wgpu.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// deviceStreams is the recorder's per-device context: the streams open on
+// one device, so that a Read can submit the work every other stream has
+// enqueued before it. The device keeps it (driver.Device.Local) without
+// knowing what it is: package wgpu knows no streams.
+type deviceStreams struct {
+	mu      sync.Mutex
+	streams map[*Stream]struct{}
+}
+
+func streamsOf(drv driver.Device) *deviceStreams {
+	return drv.Local(func() any { return &deviceStreams{streams: map[*Stream]struct{}{}} }).(*deviceStreams)
+}
+
+func (d *deviceStreams) add(s *Stream) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if s.drv.Err() != nil {
+		return false
+	}
+	d.streams[s] = struct{}{}
+	return true
+}
+
+func (d *deviceStreams) remove(s *Stream) {
+	d.mu.Lock()
+	delete(d.streams, s)
+	d.mu.Unlock()
+}
+
+// flushOthers submits the open batch of every stream but self, holding no
+// lock of self's (so two streams reading at once cannot deadlock).
+func (d *deviceStreams) flushOthers(self *Stream) {
+	d.mu.Lock()
+	others := make([]*Stream, 0, len(d.streams))
+	for s := range d.streams {
+		if s != self {
+			others = append(others, s)
+		}
+	}
+	d.mu.Unlock()
+	for _, s := range others {
+		s.mu.Lock()
+		if !s.closing.Load() {
+			s.flushLocked()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// ownedResource is a caller's handle on stream memory: Close releases it.
+type ownedResource interface{ Release() }
+
+func (s *Stream) own(r ownedResource) {
+	s.ownedMu.Lock()
+	s.owned[r] = struct{}{}
+	s.ownedMu.Unlock()
+}
+
+func (s *Stream) disown(r ownedResource) {
+	s.ownedMu.Lock()
+	delete(s.owned, r)
+	s.ownedMu.Unlock()
+}
+
+// dropOwned releases every caller handle still open on the stream (Close).
+func (s *Stream) dropOwned() {
+	s.ownedMu.Lock()
+	list := make([]ownedResource, 0, len(s.owned))
+	for r := range s.owned {
+		list = append(list, r)
+	}
+	s.ownedMu.Unlock()
+	for _, r := range list {
+		r.Release()
+	}
 }

@@ -7,23 +7,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/faulty"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// copyWGSL: dst = src (element-wise, arrayLength(dst) elements).
-const copyWGSL = `
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	if (id.x < arrayLength(&dst)) { dst[id.x] = src[id.x]; }
-}
-`
-
-// fixedWGSL binds a fixed-size struct: a binding of less than 256 bytes
-// passes every host check and fails device validation when the dispatch is
-// encoded (wgpu checks the shader's minimum binding size late, per dispatch).
+// fixedWGSL binds a fixed-size struct of 256 bytes.
 const fixedWGSL = `
 struct S { a: array<f32, 64> }
 @group(0) @binding(0) var<storage, read_write> s: S;
@@ -31,55 +22,69 @@ struct S { a: array<f32, 64> }
 fn main() { s.a[0] = s.a[63]; }
 `
 
+// faultyStream opens a device with a fault injector between it and a new
+// stream: the stream runs on the real adapter, and fails only what the
+// test tells the injector to fail.
+func faultyStream(t *testing.T) (*wgpu.Device, *recorder.Stream, *faulty.Device) {
+	t.Helper()
+	d := gputest.Open(t, wgpu.Options{})
+	f, undo, err := faulty.Install(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(undo)
+	return d, gputest.Stream(t, d), f
+}
+
 // TestChainComputesEagerly: 150 dependent launches ping-pong between two
 // buffers; the result is the input plus 150.
 func TestChainComputesEagerly(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	in := iota(100, 0)
-	a := upload(t, s, in)
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	in := gputest.Ramp(100, 0)
+	a := gputest.Upload(t, s, in)
 	b, err := s.Empty(a.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := chain(t, s, k, a, b, 150, 100)
-	wantEqual(t, "150 chained add-ones", plus(in, 150), read(t, s, out))
+	out := gputest.MustChain(t, s, k, a, b, 150, 100)
+	gputest.WantEqual(t, "150 chained add-ones", gputest.Plus(in, 150), gputest.Read(t, s, out))
 }
 
 // TestWriteIsOrderedWithLaunches: WebGPU's queue writes overtake
 // unsubmitted encoder work; the stream must not let them. A launch enqueued
 // before a Write sees the old contents, one after it the new.
 func TestWriteIsOrderedWithLaunches(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, copyWGSL)
-	x := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.CopyWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(64, 1))
 	before, _ := s.Empty(x.Size())
 	after, _ := s.Empty(x.Size())
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, before); err != nil {
 		t.Fatal(err)
 	}
-	if err := recorder.WriteSlice(s, x, 0, fill(64, 2)); err != nil {
+	if err := recorder.WriteSlice(s, x, 0, gputest.Fill(64, 2)); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, after); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "a launch enqueued before the write sees the old contents", fill(64, 1), read(t, s, before))
-	wantEqual(t, "a launch enqueued after the write sees the new contents", fill(64, 2), read(t, s, after))
+	gputest.WantEqual(t, "a launch enqueued before the write sees the old contents", gputest.Fill(64, 1), gputest.Read(t, s, before))
+	gputest.WantEqual(t, "a launch enqueued after the write sees the new contents", gputest.Fill(64, 2), gputest.Read(t, s, after))
 	// A partial write at an offset.
 	if err := recorder.WriteSlice(s, x, 8, []float32{7, 8}); err != nil {
 		t.Fatal(err)
 	}
-	want := fill(64, 2)
+	want := gputest.Fill(64, 2)
 	want[2], want[3] = 7, 8
-	wantEqual(t, "partial write at byte offset 8", want, read(t, s, x))
+	gputest.WantEqual(t, "partial write at byte offset 8", want, gputest.Read(t, s, x))
 }
 
 // TestArrayLengthIsTheBufferSize: pooled pages are larger than asked for; a
 // Buffer binds exactly its size, so arrayLength is Size()/4.
 func TestArrayLengthIsTheBufferSize(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, lenWGSL)
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.LenWGSL)
 	out, _ := s.Empty(4)
 	for _, n := range []uint64{1, 5, 63, 65, 1000} {
 		a, err := s.Empty(4 * n)
@@ -93,7 +98,7 @@ func TestArrayLengthIsTheBufferSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantEqual(t, fmt.Sprintf("arrayLength of a %d-element buffer", n), []uint32{uint32(n)}, got)
+		gputest.WantEqual(t, fmt.Sprintf("arrayLength of a %d-element buffer", n), []uint32{uint32(n)}, got)
 		a.Release()
 	}
 }
@@ -102,20 +107,20 @@ func TestArrayLengthIsTheBufferSize(t *testing.T) {
 // comes back for reuse, but not while an unsubmitted launch still uses it:
 // the new owner's upload (a queue write) would overtake that launch.
 func TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, copyWGSL)
-	src := upload(t, s, fill(64, 5))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.CopyWGSL)
+	src := gputest.Upload(t, s, gputest.Fill(64, 5))
 	a, _ := s.Empty(256)
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), src, a); err != nil { // enqueued, not submitted
 		t.Fatal(err)
 	}
 	pagesBefore := s.MemoryStats().Pages
 	a.Release()
-	b := upload(t, s, fill(64, 9)) // same size class
+	b := gputest.Upload(t, s, gputest.Fill(64, 9)) // same size class
 	if got := s.MemoryStats().Pages; got != pagesBefore+1 {
 		t.Fatalf("a page used by unsubmitted work must not be reused: pages %d → %d", pagesBefore, got)
 	}
-	wantEqual(t, "the new buffer keeps its own upload", fill(64, 9), read(t, s, b))
+	gputest.WantEqual(t, "the new buffer keeps its own upload", gputest.Fill(64, 9), gputest.Read(t, s, b))
 	b.Release()
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
@@ -133,52 +138,70 @@ func TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted(t *testing.T) {
 // TestParamsAreUploadedOncePerContent: the metadata cache serves a loop of
 // launches with the same params from one uniform slice.
 func TestParamsAreUploadedOncePerContent(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(64, 1))
 	for range 10 {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(2)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(0.5)); err != nil {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(0.5)); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "2^10 * 0.5", fill(64, 512), read(t, s, x))
+	gputest.WantEqual(t, "2^10 * 0.5", gputest.Fill(64, 512), gputest.Read(t, s, x))
 	m := s.MemoryStats()
-	wantEqual(t, "params cache (hits, misses)", [2]uint64{9, 2}, [2]uint64{m.ParamsHits, m.ParamsMisses})
+	gputest.WantEqual(t, "params cache (hits, misses)", [2]uint64{9, 2}, [2]uint64{m.ParamsHits, m.ParamsMisses})
 }
 
 // TestParamsCacheEvictsInNormalModeWithoutCorruptingQueuedLaunches: with a
 // tiny cache every launch evicts; evicted slots must not be rewritten before
 // the launches that read them are submitted.
 func TestParamsCacheEvictsInNormalModeWithoutCorruptingQueuedLaunches(t *testing.T) {
-	d, s := openStream(t, recorder.WithMetadataCache(2), recorder.WithSubmitChunks(1000, 1000))
-	k := kernel(t, d, scaleWGSL)
-	x := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t, recorder.WithMetadataCache(2), recorder.WithSubmitChunks(1000, 1000))
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(64, 1))
 	want := float32(1)
 	for i := range 40 {
 		f := float32(1 + i%5) // 5 distinct params through a 2-entry cache
 		want *= f
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(f)); err != nil {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(f)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	wantEqual(t, "product of 40 scales", fill(64, want), read(t, s, x))
+	gputest.WantEqual(t, "product of 40 scales", gputest.Fill(64, want), gputest.Read(t, s, x))
 	if m := s.MemoryStats(); m.ParamsEntries > 2 {
 		t.Fatalf("normal mode is bounded: %d entries in a 2-entry cache", m.ParamsEntries)
 	}
 }
 
-// TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers: a binding
-// smaller than the kernel's fixed-size array passes the host checks and
-// fails device validation at submission. The error (with the lost-launch
-// count) is queued and returned by the next Sync; then the stream works.
-func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
-	d, s := openStream(t)
-	bad := kernel(t, d, fixedWGSL)
+// TestABindingSmallerThanItsTypeIsRefusedOnTheSpot: a buffer smaller than
+// the kernel's fixed-size struct used to pass every host check and fail
+// device validation at submission, taking its whole batch with it; the
+// reflected minimum size refuses it in Launch, naming both sizes.
+func TestABindingSmallerThanItsTypeIsRefusedOnTheSpot(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	bad := gputest.Kernel(t, d, fixedWGSL)
 	small, _ := s.Empty(16)
-	if err := s.Launch(bad, recorder.Groups(1, 1, 1), small); err != nil {
+	err := s.Launch(bad, recorder.Groups(1, 1, 1), small)
+	gputest.WantErr(t, "a too-small binding is a host error", err, []error{wgpu.ErrInvalidArgument}, "16-byte buffer", "256 bytes")
+	if err := s.Sync(); err != nil {
+		t.Fatalf("nothing was enqueued, so nothing fails later: %v", err)
+	}
+}
+
+// TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers: a command
+// buffer the device refuses (injected: real devices refuse only what the
+// host checks already catch) fails its whole batch. The error, with the
+// lost-dispatch count, is queued and returned by the next Sync; then the
+// stream works.
+func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
+	d, s, f := faultyStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(10, 1))
+	y, _ := s.Empty(40)
+	f.FailFinishes(1)
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, y, gputest.U32(10)); err != nil {
 		t.Fatalf("the host cannot see this error; Launch must accept it: %v", err)
 	}
 	err := s.Sync()
@@ -189,18 +212,17 @@ func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatalf("the queue is cleared once returned, got %v", err)
 	}
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(10, 1))
+	a := gputest.Upload(t, s, gputest.Fill(10, 1))
 	b, _ := s.Empty(40)
-	wantEqual(t, "the stream computes after the failure", fill(10, 4), read(t, s, chain(t, s, k, a, b, 3, 10)))
+	gputest.WantEqual(t, "the stream computes after the failure", gputest.Fill(10, 4), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 3, 10)))
 }
 
 // TestBadLaunchArgumentsAreRefusedOnTheSpot: every host-visible mistake is
 // refused by Launch with a specific error naming the argument, nothing is
 // enqueued, and the stream still computes.
 func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	other, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -212,14 +234,14 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 	}
 	defer os.Close()
 	foreign, _ := os.Empty(64)
-	foreignK := kernel(t, other, addOneWGSL)
+	foreignK := gputest.Kernel(t, other, gputest.AddOneWGSL)
 	a, _ := s.Empty(64)
 	b, _ := s.Empty(64)
 	released, _ := s.Empty(64)
 	released.Release()
 	ind, _ := s.Empty(16)
 	max := d.Info().Limits.MaxComputeWorkgroupsPerDimension
-	p := u32params(16)
+	p := gputest.U32(16)
 	cases := []struct {
 		name string
 		err  error
@@ -237,13 +259,13 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 		{"params to storage", wgpu.ErrInvalidArgument, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), p, b, p) }},
 		{"empty params", wgpu.ErrInvalidArgument, "Params of 0 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{}) }},
 		{"odd params", wgpu.ErrInvalidArgument, "Params of 3 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{1, 2, 3}) }},
-		{"usage conflict", wgpu.ErrInvalidArgument, "same buffer", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, a, p) }},
+		{"usage conflict", wgpu.ErrInvalidArgument, "same resource", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, a, p) }},
 		{"zero groups", wgpu.ErrInvalidArgument, "workgroups=(0,1,1)", func() error { return s.Launch(k, recorder.Groups(0, 1, 1), a, b, p) }},
 		{"over-limit groups", wgpu.ErrInvalidArgument, fmt.Sprintf("workgroups=(1,%d,1)", max+1), func() error { return s.Launch(k, recorder.Groups(1, max+1, 1), a, b, p) }},
 		{"misaligned indirect", wgpu.ErrInvalidArgument, "indirect offset=2", func() error { return s.Launch(k, recorder.Indirect(ind, 2), a, b, p) }},
 		{"short indirect", wgpu.ErrInvalidArgument, "indirect offset=8", func() error { return s.Launch(k, recorder.Indirect(ind, 8), a, b, p) }},
 		{"nil indirect", wgpu.ErrInvalidArgument, "indirect buffer is nil", func() error { return s.Launch(k, recorder.Indirect(nil, 0), a, b, p) }},
-		{"indirect written", wgpu.ErrInvalidArgument, "indirect buffer is also argument 1", func() error { return s.Launch(k, recorder.Indirect(b, 0), a, b, p) }},
+		{"indirect written", wgpu.ErrInvalidArgument, "indirect buffer is also @group(0) @binding(1)", func() error { return s.Launch(k, recorder.Indirect(b, 0), a, b, p) }},
 		{"write past end", wgpu.ErrInvalidArgument, "past the end", func() error { return s.Write(a, 60, make([]byte, 8)) }},
 		{"misaligned write", wgpu.ErrInvalidArgument, "offset=2", func() error { return s.Write(a, 2, make([]byte, 4)) }},
 		{"write released", wgpu.ErrReleased, "was released", func() error { return s.Write(released, 0, make([]byte, 4)) }},
@@ -262,22 +284,22 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatalf("refused calls enqueue nothing, so nothing fails later: %v", err)
 	}
-	in := upload(t, s, fill(16, 1))
-	wantEqual(t, "the stream still computes", fill(16, 3), read(t, s, chain(t, s, k, in, b, 2, 16)))
+	in := gputest.Upload(t, s, gputest.Fill(16, 1))
+	gputest.WantEqual(t, "the stream still computes", gputest.Fill(16, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, in, b, 2, 16)))
 }
 
 // TestConcurrentLaunchesFromManyGoroutines: a Stream serialises callers;
 // each goroutine's chain must come out exact (run under -race).
 func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for g := range 4 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			in := fill(32, float32(100*g))
+			in := gputest.Fill(32, float32(100*g))
 			a, err := recorder.UploadSlice(s, in)
 			if err != nil {
 				errs <- err
@@ -286,7 +308,7 @@ func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
 			b, _ := s.Empty(a.Size())
 			src, dst := a, b
 			for range 40 {
-				if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, u32params(32)); err != nil {
+				if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(32)); err != nil {
 					errs <- err
 					return
 				}
@@ -297,7 +319,7 @@ func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
 				errs <- err
 				return
 			}
-			if fmt.Sprint(got) != fmt.Sprint(plus(in, 40)) {
+			if fmt.Sprint(got) != fmt.Sprint(gputest.Plus(in, 40)) {
 				errs <- fmt.Errorf("goroutine %d: got %v", g, got[:4])
 			}
 		}()
@@ -312,9 +334,9 @@ func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
 // TestProfileMeasuresPositiveGPUTime: a profile around real work returns a
 // positive duration and says how it was measured.
 func TestProfileMeasuresPositiveGPUTime(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(1<<16, 0))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(1<<16, 0))
 	b, _ := s.Empty(a.Size())
 	tok, err := s.StartProfile()
 	if err != nil {
@@ -323,7 +345,7 @@ func TestProfileMeasuresPositiveGPUTime(t *testing.T) {
 	if _, err := s.StartProfile(); !errors.Is(err, wgpu.ErrInvalidArgument) {
 		t.Fatalf("a second profile on the stream must be refused, got %v", err)
 	}
-	chain(t, s, k, a, b, 20, 1<<16)
+	gputest.MustChain(t, s, k, a, b, 20, 1<<16)
 	p, err := s.EndProfile(tok)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +375,7 @@ func TestClosedStreamRefusesEverything(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := kernel(t, d, addOneWGSL)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a, _ := s.Empty(64)
 	b, _ := s.Empty(64)
 	if err := s.Close(); err != nil {
@@ -363,7 +385,7 @@ func TestClosedStreamRefusesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, e1 := s.Empty(64)
-	e2 := s.Launch(k, recorder.Groups(1, 1, 1), a, b, u32params(1))
+	e2 := s.Launch(k, recorder.Groups(1, 1, 1), a, b, gputest.U32(1))
 	_, e3 := s.Read(a)
 	e4 := s.Sync()
 	e5 := s.GraphPrepare()
@@ -373,22 +395,22 @@ func TestClosedStreamRefusesEverything(t *testing.T) {
 		}
 	}
 	a.Release() // releasing after Close is harmless
-	if live := d.Live(); live.Buffers != 0 || live.BindGroups != 0 || live.Encoders != 0 {
+	if live := live(t, d); live.Buffers != 0 || live.BindGroups != 0 || live.Encoders != 0 {
 		t.Fatalf("Close releases every native object of the stream: %+v", live)
 	}
 }
 
 func TestParamsOfPacksLittleEndianWords(t *testing.T) {
-	wantEqual(t, "ParamsOf[uint32](1, 258)", recorder.Params{1, 0, 0, 0, 2, 1, 0, 0}, recorder.ParamsOf[uint32](1, 258))
-	wantEqual(t, "ParamsOf[float32](1)", recorder.Params{0, 0, 0x80, 0x3f}, recorder.ParamsOf[float32](1))
+	gputest.WantEqual(t, "ParamsOf[uint32](1, 258)", recorder.Params{1, 0, 0, 0, 2, 1, 0, 0}, recorder.ParamsOf[uint32](1, 258))
+	gputest.WantEqual(t, "ParamsOf[float32](1)", recorder.Params{0, 0, 0x80, 0x3f}, recorder.ParamsOf[float32](1))
 }
 
 // TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers: Trim releases free pages
 // (normal and persistent) and nothing a live buffer or graph holds.
 func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, scaleWGSL)
-	keep := upload(t, s, fill(64, 1))
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	keep := gputest.Upload(t, s, gputest.Fill(64, 1))
 	for range 4 {
 		b, err := s.Empty(1 << 20)
 		if err != nil {
@@ -396,8 +418,8 @@ func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
 		}
 		b.Release()
 	}
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), keep, f32params(2)); err != nil {
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), keep, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -416,10 +438,20 @@ func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	wantEqual(t, "live buffers and graphs survive a trim (warmup ×2, replay ×2)", fill(64, 4), read(t, s, keep))
+	gputest.WantEqual(t, "live buffers and graphs survive a trim (warmup ×2, replay ×2)", gputest.Fill(64, 4), gputest.Read(t, s, keep))
 	if b, err := s.Empty(1 << 20); err != nil || s.MemoryStats().Pages != after.Pages+1 {
 		t.Fatalf("allocation after a trim grows the pool again: %v", err)
 	} else {
 		b.Release()
 	}
+}
+
+// live counts the native objects alive on d.
+func live(t testing.TB, d *wgpu.Device) driver.Live {
+	t.Helper()
+	drv, err := driver.Of(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return drv.Live()
 }

@@ -3,6 +3,7 @@ package wgpu
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -119,6 +120,16 @@ type Limits struct {
 	MaxUniformBuffersPerShaderStage   uint32
 	MinStorageBufferOffsetAlignment   uint32
 	MinUniformBufferOffsetAlignment   uint32
+	MaxComputeWorkgroupStorageSize    uint32 // bytes of var<workgroup> one entry point may use
+	MaxComputeWorkgroupSizeX          uint32
+	MaxComputeWorkgroupSizeY          uint32
+	MaxComputeWorkgroupSizeZ          uint32
+	MaxBindGroups                     uint32
+	MaxTextureDimension2D             uint32
+	MaxTextureDimension3D             uint32
+	MaxSampledTexturesPerShaderStage  uint32
+	MaxSamplersPerShaderStage         uint32
+	MaxStorageTexturesPerShaderStage  uint32
 }
 
 // AdapterInfo describes an adapter: what Device.Info returns and what an
@@ -222,16 +233,30 @@ func enumerate(inst *wgpu.Instance) []candidate {
 	return out
 }
 
-// Adapters lists the adapters Open can choose from for the given backend
-// (BackendAuto lists the primary backends, then OpenGL only if they offer
-// none). It is what examples/headless prints.
+// Adapters lists the adapters Open can choose from for the given backend,
+// best first, in the order Open tries them (see rank). BackendAuto lists
+// the primary backends (Vulkan, Metal, DX12) and adds OpenGL only when they
+// offer no hardware adapter, which keeps Mesa's EGL start-up away from most
+// programs. It is what examples/headless prints.
 func Adapters(b Backend) []AdapterInfo {
 	var out []AdapterInfo
-	for _, c := range candidatesFor(b) {
+	for _, c := range rankCandidates(candidatesFor(b)) {
 		out = append(out, c.info)
 		c.adapter.Release()
 	}
 	return out
+}
+
+// RankReason says why an adapter sits where it does in Adapters' order.
+func RankReason(a AdapterInfo) string {
+	switch r := rank(a); {
+	case r < 10:
+		return fmt.Sprintf("%s GPU on %s, this platform's primary backend", a.Type, a.Backend)
+	case r < 20:
+		return fmt.Sprintf("%s GPU on %s, a secondary backend here", a.Type, a.Backend)
+	default:
+		return fmt.Sprintf("software adapter on %s, used only when no GPU works", a.Backend)
+	}
 }
 
 func candidatesFor(b Backend) []candidate {
@@ -239,10 +264,11 @@ func candidatesFor(b Backend) []candidate {
 	case BackendGL:
 		return enumerate(glInstance())
 	case BackendAuto:
-		if c := enumerate(primaryInstance()); len(c) > 0 {
+		c := enumerate(primaryInstance())
+		if slices.ContainsFunc(c, func(c candidate) bool { return c.info.Type != AdapterCPU }) {
 			return c
 		}
-		return enumerate(glInstance())
+		return append(c, enumerate(glInstance())...)
 	}
 	var out []candidate
 	for _, c := range enumerate(primaryInstance()) {
@@ -255,21 +281,49 @@ func candidatesFor(b Backend) []candidate {
 	return out
 }
 
-// rank orders adapters for the zero Options: discrete first (the
-// high-performance choice), then integrated, unknown, and software
-// adapters last; with ForceFallback only software adapters qualify.
-func rank(t AdapterType) int {
-	switch t {
-	case AdapterDiscrete:
-		return 0
-	case AdapterIntegrated:
-		return 1
-	case AdapterCPU:
-		return 3
+// primaryBackends are the backends native to the platform, best first.
+func primaryBackends() []Backend {
+	switch runtime.GOOS {
+	case "darwin", "ios":
+		return []Backend{BackendMetal}
+	case "windows":
+		// Vulkan before DX12 where both have the same GPU: wgpu compiles
+		// compute kernels for Vulkan without an external shader compiler.
+		return []Backend{BackendVulkan, BackendDX12}
 	}
-	return 2
+	return []Backend{BackendVulkan}
 }
 
+// rank orders adapters for Open: hardware on the platform's primary
+// backend first (discrete, then integrated, then unknown), then hardware on
+// the other backends, then software adapters, primary backends first. A
+// lower number is better.
+func rank(a AdapterInfo) int {
+	typ := 0
+	switch a.Type {
+	case AdapterIntegrated:
+		typ = 1
+	case AdapterUnknown:
+		typ = 2
+	case AdapterCPU:
+		typ = 3
+	}
+	primary := slices.Index(primaryBackends(), a.Backend)
+	switch {
+	case typ == 3 && primary >= 0:
+		return 20 + primary
+	case typ == 3:
+		return 25
+	case primary >= 0:
+		return typ*2 + primary
+	}
+	return 10 + typ
+}
+
+func rankCandidates(c []candidate) []candidate {
+	slices.SortStableFunc(c, func(a, b candidate) int { return rank(a.info) - rank(b.info) })
+	return c
+}
 // resolveOptions applies the environment to the options left at their zero
 // value: SOFTGRAPH_BACKEND, SOFTGRAPH_ADAPTER and SOFTGRAPH_FALLBACK=1.
 // Explicit options win, so a test that opens GL on purpose stays on GL.
@@ -293,30 +347,33 @@ func resolveOptions(o Options) (Options, error) {
 	return o, nil
 }
 
-// chooseAdapter picks the adapter for o and releases the others.
-func chooseAdapter(o Options) (candidate, error) {
+// wantString says what o asks for, for an AdapterError.
+func wantString(o Options) string {
+	want := fmt.Sprintf("backend=%s", o.Backend)
+	if o.Adapter != "" {
+		want += fmt.Sprintf(" adapter=%q", o.Adapter)
+	}
+	if o.ForceFallback {
+		want += " fallback=true"
+	}
+	return want
+}
+
+// chooseAdapters returns the adapters that match o, best first (the caller
+// owns them), and everything that was found, for error messages.
+func chooseAdapters(o Options) ([]candidate, []AdapterInfo, error) {
 	all := candidatesFor(o.Backend)
 	var pick []candidate
+	found := make([]AdapterInfo, 0, len(all))
 	for _, c := range all {
+		found = append(found, c.info)
 		if !c.info.matches(o.Adapter) || (o.ForceFallback && c.info.Type != AdapterCPU) {
+			c.adapter.Release()
 			continue
 		}
 		pick = append(pick, c)
 	}
-	slices.SortStableFunc(pick, func(a, b candidate) int { return rank(a.info.Type) - rank(b.info.Type) })
 	if len(pick) == 0 {
-		want := fmt.Sprintf("backend=%s", o.Backend)
-		if o.Adapter != "" {
-			want += fmt.Sprintf(" adapter=%q", o.Adapter)
-		}
-		if o.ForceFallback {
-			want += " fallback=true"
-		}
-		found := make([]AdapterInfo, 0, len(all))
-		for _, c := range all {
-			found = append(found, c.info)
-			c.adapter.Release()
-		}
 		if o.Backend != BackendAuto && o.Backend != BackendGL {
 			// Say what the other backends have too: "no Metal here, but Vulkan".
 			for _, info := range Adapters(BackendAuto) {
@@ -325,12 +382,7 @@ func chooseAdapter(o Options) (candidate, error) {
 				}
 			}
 		}
-		return candidate{}, &AdapterError{Want: want, Found: found}
+		return nil, nil, &AdapterError{Want: wantString(o), Found: found}
 	}
-	for _, c := range all {
-		if c.adapter != pick[0].adapter {
-			c.adapter.Release()
-		}
-	}
-	return pick[0], nil
+	return rankCandidates(pick), found, nil
 }

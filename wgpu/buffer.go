@@ -1,57 +1,75 @@
 package wgpu
 
+// #include <stdlib.h>
+// #include "native.h"
+import "C"
+
 import (
 	"context"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/softgraph/softgraph/internal/driver"
 )
 
-// Usage says what a buffer may be used for (WebGPU's GPUBufferUsage).
-type Usage uint32
-
-const (
-	UsageMapRead      = Usage(wgpu.BufferUsageMapRead)
-	UsageCopySrc      = Usage(wgpu.BufferUsageCopySrc)
-	UsageCopyDst      = Usage(wgpu.BufferUsageCopyDst)
-	UsageUniform      = Usage(wgpu.BufferUsageUniform)
-	UsageStorage      = Usage(wgpu.BufferUsageStorage)
-	UsageIndirect     = Usage(wgpu.BufferUsageIndirect)
-	UsageQueryResolve = Usage(wgpu.BufferUsageQueryResolve)
-)
-
-// Buffer is one native wgpu buffer.
+// buffer is one native buffer (driver.Buffer).
 //
 // Release drops softgraph's handle; wgpu-native keeps the memory alive until
-// the GPU has finished every submitted command that uses it. softgraph never
-// calls wgpuBufferDestroy on a buffer that encoded or in-flight work may use:
-// submitting work that uses a destroyed buffer aborts the process inside
-// wgpu-native, and no error scope catches it.
-type Buffer struct {
-	dev      *Device
-	buf      *wgpu.Buffer // owned; released by Release
-	size     uint64
-	usage    Usage
-	released atomic.Bool
+// the GPU has finished every submitted command that uses it, and encoders
+// and programs hold their own references until then. softgraph never calls
+// wgpuBufferDestroy: submitting work that uses a destroyed buffer aborts the
+// process inside wgpu-native, and no error scope catches it.
+type buffer struct {
+	life
+	dev   *Device
+	buf   *wgpu.Buffer // owned; released by freeNative
+	raw   C.WGPUBuffer
+	size  uint64
+	usage driver.Usage
+
+	// For MapRead buffers only: mapping is set while a map is requested
+	// and not yet undone; pending counts copies into the buffer encoded
+	// and not yet submitted or dropped. A buffer must never be mapped with
+	// such a copy outstanding, nor copied into while mapped: submitting
+	// work that uses a mapped buffer aborts the process in wgpu-native.
+	mapping atomic.Bool
+	pending atomic.Int32
 }
 
-// NewBuffer creates a buffer of size bytes (a multiple of 4, at most the
-// device's MaxBufferSize) with the given usage. Allocation failures are
-// returned as a *DeviceError wrapping ErrOutOfMemory.
-func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, error) {
-	if err := d.enter("NewBuffer"); err != nil {
+func (b *buffer) Size() uint64        { return b.size }
+func (b *buffer) Usage() driver.Usage { return b.usage }
+func (b *buffer) Release() {
+	if b != nil {
+		b.release(b)
+	}
+}
+
+func (b *buffer) freeNative() {
+	b.dev.objs.remove(b)
+	b.buf.Release()
+	b.dev.live.buffers.Add(-1)
+}
+
+func (d *Device) newBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
+	const op = "NewBuffer"
+	if err := d.enter(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
 	if size == 0 || size%4 != 0 {
-		return nil, opError("NewBuffer", ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
+		return nil, opError(op, ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
 	}
 	if size > d.info.Limits.MaxBufferSize {
-		return nil, opError("NewBuffer", ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, d.info.Limits.MaxBufferSize)
+		return nil, opError(op, ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, d.info.Limits.MaxBufferSize)
+	}
+	if usage&driver.UsageMapRead != 0 && usage&^(driver.UsageMapRead|driver.UsageCopyDst) != 0 {
+		return nil, opError(op, ErrInvalidArgument, "usage=%#x (a MapRead buffer may only be a copy destination)", uint32(usage))
 	}
 	var buf *wgpu.Buffer
-	if err := d.scoped("NewBuffer", func() (err error) {
+	if err := d.scoped(op, func() (err error) {
 		buf, err = d.dev.CreateBuffer(&wgpu.BufferDescriptor{Label: label, Size: size, Usage: wgpu.BufferUsage(usage)})
 		return err
 	}); err != nil {
@@ -61,84 +79,279 @@ func (d *Device) NewBuffer(size uint64, usage Usage, label string) (*Buffer, err
 		return nil, fmt.Errorf("size=%d: %w", size, err)
 	}
 	d.live.buffers.Add(1)
-	b := &Buffer{dev: d, buf: buf, size: size, usage: usage}
-	d.track(b)
+	b := &buffer{dev: d, buf: buf, raw: rawBuffer(buf), size: size, usage: usage}
+	b.init()
+	d.objs.add(b)
 	return b, nil
 }
 
-// Size is the buffer's size in bytes.
-func (b *Buffer) Size() uint64 { return b.size }
-
-// Usage is what the buffer was created for.
-func (b *Buffer) Usage() Usage { return b.usage }
-
-// Device is the device that made the buffer.
-func (b *Buffer) Device() *Device { return b.dev }
-
-// Released reports whether Release was called.
-func (b *Buffer) Released() bool { return b.released.Load() }
-
-// Release drops the handle (see Buffer). It is idempotent, and a no-op
-// after the device's Close (which released it).
-func (b *Buffer) Release() {
-	if b != nil && b.releaseNative() {
-		b.dev.untrack(b)
+// ownBuffer checks that x is a live buffer of d and acquires it; the caller
+// drops it.
+func (d *Device) ownBuffer(op, what string, x driver.Buffer) (*buffer, error) {
+	b, ok := x.(*buffer)
+	if !ok || b == nil {
+		return nil, opError(op, ErrInvalidArgument, "%s is nil or not a buffer of this package", what)
 	}
+	if b.dev != d {
+		return nil, opError(op, ErrForeignDevice, "%s of %d bytes", what, b.size)
+	}
+	if !b.acquire() {
+		return nil, opError(op, ErrReleased, "%s of %d bytes", what, b.size)
+	}
+	return b, nil
 }
 
-func (b *Buffer) releaseNative() bool {
-	if !b.released.CompareAndSwap(false, true) {
-		return false
+func (d *Device) writeBuffer(x driver.Buffer, offset uint64, data []byte) error {
+	const op = "Write"
+	if err := d.enter(op); err != nil {
+		return err
 	}
-	b.buf.Release()
-	b.dev.live.buffers.Add(-1)
-	return true
+	defer d.leave()
+	b, err := d.ownBuffer(op, "buffer", x)
+	if err != nil {
+		return err
+	}
+	defer b.drop(b)
+	if offset%4 != 0 || len(data)%4 != 0 {
+		return opError(op, ErrInvalidArgument, "offset=%d len=%d (both must be multiples of 4)", offset, len(data))
+	}
+	if offset > b.size || uint64(len(data)) > b.size-offset {
+		return opError(op, ErrInvalidArgument, "offset=%d len=%d past the end of a %d-byte buffer", offset, len(data), b.size)
+	}
+	if b.usage&driver.UsageCopyDst == 0 {
+		return opError(op, ErrInvalidArgument, "the buffer was not made with CopyDst usage")
+	}
+	if b.mapping.Load() {
+		return opError(op, ErrInvalidArgument, "the buffer is mapped")
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return d.scoped(op, func() error { return d.queue.WriteBuffer(b.buf, offset, data) })
 }
 
 // mapPending is no map status: the callback has not run yet.
 const mapPending = 0xffff
 
-// ReadMapped maps size bytes of a MapRead buffer at offset after the
-// submission s has completed, copies them into dst, and unmaps. The buffer
-// must not be used by any submitted-but-unfinished work; callers wait for the
-// submission that wrote it (Wait) or pass it here.
-func (d *Device) ReadMapped(ctx context.Context, b *Buffer, offset uint64, dst []byte, s Submission) error {
-	if err := d.Wait(ctx, s); err != nil {
-		return err
-	}
-	if err := d.enter("ReadMapped"); err != nil {
+// readBuffer maps a MapRead buffer once every submitted command using it
+// has finished, copies out, and unmaps. If ctx ends first, the map is left
+// to finish on its own and the buffer stays unusable for copies until then
+// (mapping stays set); callers drop such a buffer.
+func (d *Device) readBuffer(ctx context.Context, x driver.Buffer, offset uint64, dst []byte) error {
+	const op = "ReadMapped"
+	if err := d.enter(op); err != nil {
 		return err
 	}
 	defer d.leave()
-	if err := d.owns("ReadMapped", b); err != nil {
+	b, err := d.ownBuffer(op, "buffer", x)
+	if err != nil {
 		return err
 	}
+	defer b.drop(b)
 	size := uint64(len(dst))
-	if offset%8 != 0 || size%4 != 0 || offset+size > b.size {
-		return opError("ReadMapped", ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (offset must be a multiple of 8, size of 4)", offset, size, b.size)
+	if b.usage&driver.UsageMapRead == 0 {
+		return opError(op, ErrInvalidArgument, "the buffer was not made with MapRead usage")
+	}
+	if offset%8 != 0 || size%4 != 0 || offset > b.size || size > b.size-offset {
+		return opError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (offset must be a multiple of 8, size of 4)", offset, size, b.size)
 	}
 	if size == 0 {
 		return nil
 	}
-	// The callback runs inside whichever goroutine's Poll or Submit
+	if n := b.pending.Load(); n > 0 {
+		return opError(op, ErrInvalidArgument, "%d copies into the buffer are encoded but not submitted; mapping it now would abort their submission", n)
+	}
+	if !b.mapping.CompareAndSwap(false, true) {
+		return opError(op, ErrInvalidArgument, "the buffer is already being mapped")
+	}
+	// The callback runs inside whichever goroutine's poll or submit
 	// wgpu-native processes it in, so the status is atomic.
 	var status atomic.Uint32
 	status.Store(mapPending)
-	if err := d.scoped("ReadMapped", func() error {
+	if err := d.scoped(op, func() error {
 		return b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status.Store(uint32(st)) })
 	}); err != nil {
+		b.mapping.Store(false)
 		return err
 	}
-	// The map callback runs inside Poll once the GPU is done with the buffer.
-	for status.Load() == mapPending {
-		d.dev.Poll(true, nil)
-		if err := d.usable("ReadMapped"); err != nil {
-			return err
-		}
+	err = d.pollUntil(ctx, func() bool { return status.Load() != mapPending })
+	if err != nil {
+		// The map may still complete; the buffer stays marked as mapping,
+		// which refuses copies into it. Callers release it.
+		return &Error{Op: op, Err: err}
 	}
 	if st := wgpu.BufferMapAsyncStatus(status.Load()); st != wgpu.BufferMapAsyncStatusSuccess {
-		return &DeviceError{Op: "ReadMapped", Type: ErrorValidation, Message: "map failed: " + st.String()}
+		b.mapping.Store(false)
+		return &DeviceError{Op: op, Type: ErrorValidation, Message: "map failed: " + st.String()}
 	}
-	copy(dst, b.buf.GetMappedRange(uint(offset), uint(size)))
-	return d.scoped("ReadMapped", b.buf.Unmap)
+	src := b.buf.GetMappedRange(uint(offset), uint(size))
+	copy(dst, src)
+	err = d.scoped(op, b.buf.Unmap)
+	b.mapping.Store(false)
+	return err
+}
+
+// pollUntil polls the device until cond holds, ctx ends, the device is
+// lost or Close begins.
+func (d *Device) pollUntil(ctx context.Context, cond func() bool) error {
+	for spins := 0; !cond(); spins++ {
+		if lost := d.lost.Load(); lost != nil {
+			return *lost
+		}
+		if d.use.closing() {
+			return ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.pollOnce()
+		if cond() {
+			return nil
+		}
+		napFor(spins)
+	}
+	return nil
+}
+
+// cbRecord is a finished command buffer not yet submitted or dropped.
+type cbRecord struct {
+	dev        *Device
+	cb         C.WGPUCommandBuffer
+	dispatches int
+	targets    []*buffer // MapRead buffers it copies into (pending counted)
+	done       atomic.Bool
+}
+
+// Release drops the command buffer unsubmitted (Close uses it).
+func (r *cbRecord) Release() { r.dev.dropRecord(r, true) }
+
+func (d *Device) dropRecord(r *cbRecord, native bool) {
+	if !r.done.CompareAndSwap(false, true) {
+		return
+	}
+	for _, b := range r.targets {
+		b.pending.Add(-1)
+		b.drop(b)
+	}
+	if native {
+		C.sg_cb_release(r.cb)
+	}
+	d.live.commandBuffers.Add(-1)
+	d.objs.remove(r)
+	// Records are reused: a Finish per batch should not cost an allocation.
+	d.cbMu.Lock()
+	r.targets, r.cb = nil, nil
+	d.cbFree = append(d.cbFree, r)
+	d.cbMu.Unlock()
+}
+
+func (d *Device) record(cb C.WGPUCommandBuffer, dispatches int, targets []*buffer) driver.CommandBuffer {
+	d.cbMu.Lock()
+	var r *cbRecord
+	if n := len(d.cbFree); n > 0 {
+		r = d.cbFree[n-1]
+		d.cbFree = d.cbFree[:n-1]
+	} else {
+		r = &cbRecord{dev: d}
+	}
+	r.cb, r.dispatches, r.targets = cb, dispatches, targets
+	r.done.Store(false)
+	d.cbs[uintptr(unsafe.Pointer(cb))] = r
+	d.cbMu.Unlock()
+	d.live.commandBuffers.Add(1)
+	d.objs.add(r)
+	return driver.CommandBuffer{Native: uintptr(unsafe.Pointer(cb)), Owner: d.view, Dispatches: dispatches}
+}
+
+// takeRecord removes the record of a command buffer of d, or returns nil
+// for one that is not (or no longer) pending here.
+func (d *Device) takeRecord(cb driver.CommandBuffer) *cbRecord {
+	if cb.Native == 0 || cb.Owner != driver.Device(d.view) {
+		return nil
+	}
+	d.cbMu.Lock()
+	r := d.cbs[cb.Native]
+	delete(d.cbs, cb.Native)
+	d.cbMu.Unlock()
+	return r
+}
+
+func (d *Device) drop(cb driver.CommandBuffer) {
+	if r := d.takeRecord(cb); r != nil {
+		if d.use.enter() {
+			d.dropRecord(r, true)
+			d.use.leave()
+		}
+	}
+}
+
+// submit submits command buffers of d in one submission.
+func (d *Device) submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
+	const op = "Submit"
+	if err := d.enter(op); err != nil {
+		for _, cb := range cbs {
+			d.drop(cb)
+		}
+		return 0, err
+	}
+	defer d.leave()
+	d.submitMu.Lock()
+	defer d.submitMu.Unlock()
+	raws := d.submitRaws[:0]
+	rs := d.submitRecs[:0]
+	defer func() {
+		clear(rs)
+		d.submitRaws, d.submitRecs = raws[:0], rs[:0]
+	}()
+	var bad error
+	for _, cb := range cbs {
+		if cb.Native == 0 {
+			continue
+		}
+		r := d.takeRecord(cb)
+		if r == nil {
+			bad = opError(op, ErrInvalidArgument, "a command buffer that is not pending on this device (submitted, dropped, or another device's)")
+			continue
+		}
+		raws = append(raws, r.cb)
+		rs = append(rs, r)
+	}
+	if bad != nil {
+		for _, r := range rs {
+			d.dropRecord(r, true)
+		}
+		return 0, bad
+	}
+	if len(raws) == 0 {
+		return driver.Submission(d.lastSubmit.Load()), nil
+	}
+	idx := d.submitNative(raws)
+	for _, r := range rs {
+		d.dropRecord(r, false)
+	}
+	return driver.Submission(idx), nil
+}
+
+// submitNative submits raw command buffers (none: an empty submission that
+// flushes queue writes) and records the index. The handles are copied into
+// C memory, so no Go memory crosses into wgpu-native.
+func (d *Device) submitNative(raws []C.WGPUCommandBuffer) uint64 {
+	var p *C.WGPUCommandBuffer
+	if len(raws) > 0 {
+		if len(raws) > d.submitCap {
+			C.free(unsafe.Pointer(d.submitC))
+			d.submitCap = max(len(raws), 16)
+			d.submitC = (*C.WGPUCommandBuffer)(C.malloc(C.size_t(d.submitCap) * C.size_t(unsafe.Sizeof(raws[0]))))
+		}
+		copy(unsafe.Slice(d.submitC, d.submitCap), raws)
+		p = d.submitC
+	}
+	idx := uint64(C.sg_submit(d.rawQ, p, C.size_t(len(raws)), d.done))
+	for {
+		old := d.lastSubmit.Load()
+		if idx <= old || d.lastSubmit.CompareAndSwap(old, idx) {
+			break
+		}
+	}
+	return idx
 }

@@ -1,24 +1,32 @@
 package wgpu
 
+// #include <stdlib.h>
 // #include "native.h"
 import "C"
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
+	"unsafe"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/internal/driver"
 )
 
 // Options configures Open. The zero value opens a sensible device: the best
-// hardware adapter on Vulkan, Metal or DX12, falling back to OpenGL, with
-// the adapter's own limits, timestamp queries where offered, and logging off.
+// hardware adapter on the platform's primary backend, falling back to the
+// others and then to software adapters, with the adapter's own limits,
+// timestamp queries where offered, and logging off.
 type Options struct {
-	// Backend forces a native API. BackendAuto (zero) prefers Vulkan, Metal or
-	// DX12 and falls back to OpenGL. SOFTGRAPH_BACKEND sets it when left zero.
+	// Backend forces a native API. BackendAuto (zero) ranks the adapters of
+	// every backend (see Open). SOFTGRAPH_BACKEND sets it when left zero.
 	Backend Backend
 	// Adapter, when set, picks the adapter whose name, driver or vendor
 	// contains it (case-insensitive). SOFTGRAPH_ADAPTER sets it when empty.
@@ -36,30 +44,33 @@ type Options struct {
 }
 
 // Device is one WebGPU device on one adapter: its queue, its kernels, and
-// the counters of the native objects made from it. Everything in softgraph
-// that touches the GPU goes through a Device.
+// every native object made from it. Everything in softgraph that touches
+// the GPU goes through a Device.
 //
-// A Device is safe for concurrent use. Close waits for calls in progress and
-// makes every later call return ErrClosed. If the device is lost, every later
-// call returns ErrDeviceLost.
+// A Device is safe for concurrent use. Close waits for the calls in
+// progress, then makes every later call on the device, or on anything made
+// from it, return an error wrapping ErrClosed. After a device loss every
+// call returns an error wrapping ErrDeviceLost.
 type Device struct {
 	id   uintptr
 	info AdapterInfo
 	log  zerolog.Logger
 
-	// closing guards the native handles: every call holds it for reading
-	// while it uses them; Close takes it for writing, so it never releases a
-	// device under a call in progress.
-	closing sync.RWMutex
-	closed  atomic.Bool // set once by Close under closing; read anywhere
-	lost    atomic.Pointer[error]
+	// use admits every call that touches native handles; Close waits for
+	// the calls inside before releasing anything.
+	use    gate
+	closed chan struct{} // closed once Close has finished
+	lost   atomic.Pointer[error]
 
 	adapter *wgpu.Adapter // owned; released by Close
 	dev     *wgpu.Device  // owned; released by Close
 	queue   *wgpu.Queue   // owned; released by Close
+	raw     C.WGPUDevice
+	rawQ    C.WGPUQueue
+	done    *C.sg_done // completion record; C memory, freed by Close
 
 	kernelsMu sync.Mutex
-	kernels   map[kernelKey]*Kernel // owned; released by Close
+	kernels   map[kernelKey]*Kernel // the cache; each entry owned by the cache until Kernel.Release
 
 	// scopeMu serialises WebGPU error scopes. wgpu-native keeps one scope
 	// stack per device, not per thread: a push…pop on two goroutines at
@@ -77,10 +88,32 @@ type Device struct {
 		err  error
 	}
 
-	deps       dependents
+	// cbMu guards cbs: every finished command buffer not yet submitted or
+	// dropped. Submit takes only what is in it, so a command buffer can
+	// never be submitted twice or after its device went (both abort inside
+	// wgpu-native).
+	cbMu   sync.Mutex
+	cbs    map[uintptr]*cbRecord
+	cbFree []*cbRecord // records to reuse
+
+	// submitMu guards the submission scratch: Go-side lists and the C array
+	// the handles are passed in (grown, never shrunk; freed by Close).
+	submitMu   sync.Mutex
+	submitRaws []C.WGPUCommandBuffer
+	submitRecs []*cbRecord
+	submitC    *C.WGPUCommandBuffer
+	submitCap  int
+
 	objs       objects
 	live       liveCounters
 	lastSubmit atomic.Uint64 // the highest submission index handed out
+
+	local struct {
+		once sync.Once
+		v    any
+	}
+	view     *driverView                    // the driver.Device of this device
+	override atomic.Pointer[driver.Device] // a wrapper of view installed by a test (driver.Override)
 }
 
 // NativeLogLevel is how verbose wgpu-native's own log is. The zero value
@@ -127,18 +160,48 @@ func lookupDevice(id uintptr) *Device {
 	return registry.devices[id]
 }
 
-// Open opens a device as o describes. It fails with an *AdapterError
-// (wrapping ErrNoAdapter) listing the adapters it did find when none matches,
-// and with an *Error wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
+// Open opens a device as o describes. With no adapter named, it ranks the
+// adapters found (see Adapters) and opens the first one that works: an
+// adapter whose backend cannot compile a compute kernel (DX12 under wine,
+// say) is skipped with a logged warning, and the next one is tried.
+//
+// It fails with an *AdapterError (wrapping ErrNoAdapter) listing the
+// adapters it did find when none matches or none works, and with an *Error
+// wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
 func Open(o Options) (*Device, error) {
 	o, err := resolveOptions(o)
 	if err != nil {
 		return nil, err
 	}
-	c, err := chooseAdapter(o)
+	log := o.Logger.With().Str("component", "softgraph/wgpu").Logger()
+	ranked, all, err := chooseAdapters(o)
 	if err != nil {
 		return nil, err
 	}
+	var failures []string
+	for i, c := range ranked {
+		d, err := openOn(c, log, o.NativeLog)
+		if err == nil {
+			err = d.probe()
+			if err != nil {
+				d.Close()
+			}
+		}
+		if err == nil {
+			for _, rest := range ranked[i+1:] {
+				rest.adapter.Release()
+			}
+			return d, nil
+		}
+		log.Warn().Str("adapter", c.info.String()).Err(err).Msg("adapter cannot run compute kernels; trying the next one")
+		failures = append(failures, fmt.Sprintf("%s: %v", c.info, err))
+	}
+	return nil, &AdapterError{Want: wantString(o), Found: all, Failed: failures}
+}
+
+// openOn opens a device on the chosen candidate; the adapter's ownership
+// passes to the Device (or is released on failure).
+func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, error) {
 	registry.Lock()
 	registry.next++
 	id := registry.next
@@ -156,12 +219,19 @@ func Open(o Options) (*Device, error) {
 	d := &Device{
 		id:      id,
 		info:    c.info,
-		log:     o.Logger.With().Str("component", "softgraph/wgpu").Logger(),
+		log:     log,
+		use:     newGate(),
+		closed:  make(chan struct{}),
 		adapter: c.adapter,
 		dev:     dev,
 		queue:   dev.GetQueue(),
+		done:    C.sg_done_new(),
 		kernels: map[kernelKey]*Kernel{},
+		cbs:     map[uintptr]*cbRecord{},
 	}
+	d.raw = rawDevice(dev)
+	d.rawQ = rawQueue(d.queue)
+	d.view = &driverView{d: d}
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
 	registry.Lock()
@@ -170,39 +240,51 @@ func Open(o Options) (*Device, error) {
 	}
 	registry.devices[id] = d
 	registry.Unlock()
-	pushNativeSink(id, d.log, o.NativeLog)
+	pushNativeSink(id, d.log, level)
 	d.log.Debug().Str("adapter", d.info.String()).Msg("device opened")
 	return d, nil
+}
+
+// probeWGSL is the smallest kernel that exercises a backend's compute
+// shader compiler.
+const probeWGSL = `@group(0) @binding(0) var<storage, read_write> x: array<u32>;
+@compute @workgroup_size(1) fn main() { x[0] = x[0] + 1u; }`
+
+// probe compiles a kernel: a backend that opens devices but cannot build
+// compute pipelines (DX12 under wine lacks a shader compiler) fails here,
+// before the caller's first kernel.
+func (d *Device) probe() error {
+	k, err := d.Kernel(probeWGSL, "main")
+	if err != nil {
+		return err
+	}
+	k.Release()
+	return nil
 }
 
 // Info describes the adapter the device was opened on, with the device's
 // limits and whether timestamp queries are available.
 func (d *Device) Info() AdapterInfo { return d.info }
 
-// Logger is the device's logger, for packages built on it.
-func (d *Device) Logger() zerolog.Logger { return d.log }
-
-// Close closes the device's dependents (its recorder streams, which submit
-// what they encoded and release their memory and graphs), waits for the
-// calls in progress and for the GPU, releases every buffer, bind group,
-// encoder and query set still alive, then the kernels, the queue and the
-// device. Every later call on the Device or an object made from it returns
-// ErrClosed, and later Release calls are no-ops. Close is idempotent (and
-// nil-safe) and returns nil. Command buffers finished but not submitted
-// must be released before Close.
+// Close waits for the calls in progress and for the GPU to finish what was
+// submitted, then releases every native object made from the device
+// (buffers, textures, bind groups, encoders, command buffers, programs,
+// kernels), the queue and the device. Work encoded but never submitted (a
+// recorder stream's open batch) is dropped with it: Sync first if it
+// matters. Every later call on the Device, or on an object made from it,
+// returns an error wrapping ErrClosed; later Release calls are no-ops.
+//
+// Close is idempotent and nil-safe, and returns nil. A Close racing another
+// returns once the first has finished.
 func (d *Device) Close() error {
-	if d == nil || d.closed.Load() {
+	if d == nil {
 		return nil
 	}
-	// Streams first, while the device still works: they submit what they
-	// encoded and release their pools, graphs and encoders.
-	d.closeDependents()
-	d.closing.Lock()
-	defer d.closing.Unlock()
-	if d.closed.Load() {
+	if !d.use.shut() {
+		<-d.closed
 		return nil
 	}
-	d.closed.Store(true)
+	defer close(d.closed)
 	registry.Lock()
 	delete(registry.devices, d.id)
 	registry.Unlock()
@@ -212,51 +294,56 @@ func (d *Device) Close() error {
 		// wgpu-native v22 dropping a device with queue writes never
 		// submitted corrupts the next device created in the process (its
 		// first submission fails "a resource with a different device" and
-		// aborts). An empty submission flushes them.
-		d.queue.Submit()
-		d.dev.Poll(true, nil)
+		// aborts). An empty submission flushes them; then wait for the GPU.
+		d.submitMu.Lock()
+		sub := d.submitNative(nil)
+		d.submitMu.Unlock()
+		d.waitIdle(sub)
 	}
-	d.releaseObjects()
+	d.objs.releaseAll(func(r releaser) bool {
+		switch r.(type) {
+		case *program, *encoder, *cbRecord:
+			return true
+		}
+		return false
+	})
 	d.kernelsMu.Lock()
-	for _, k := range d.kernels {
-		k.release()
-	}
+	kernels := d.kernels
 	d.kernels = nil
 	d.kernelsMu.Unlock()
+	for _, k := range kernels {
+		k.Release()
+	}
 	d.queue.Release()
 	d.dev.Release()
 	d.adapter.Release()
+	// The device is gone, and with it every pending work-done callback.
+	C.free(unsafe.Pointer(d.done))
+	d.done = nil
+	C.free(unsafe.Pointer(d.submitC))
+	d.submitC, d.submitCap = nil, 0
 	d.log.Debug().Msg("device closed")
 	return nil
 }
 
-// enter is how every call starts: it takes the read side of closing and
-// fails with ErrClosed or ErrDeviceLost. On success the caller must call
-// d.leave() when done with the native handles.
+// enter is how every call starts: it admits the call past Close and fails
+// with ErrClosed or ErrDeviceLost. On success the caller must call
+// d.use.leave() when done with native handles.
 func (d *Device) enter(op string) error {
 	if d == nil {
 		return opError(op, ErrInvalidArgument, "device is nil")
 	}
-	d.closing.RLock()
-	if err := d.usable(op); err != nil {
-		d.closing.RUnlock()
-		return err
-	}
-	return nil
-}
-
-func (d *Device) leave() { d.closing.RUnlock() }
-
-// usable is enter's check, for callers already holding closing.
-func (d *Device) usable(op string) error {
-	if d.closed.Load() {
+	if !d.use.enter() {
 		return &Error{Op: op, Arg: "device", Err: ErrClosed}
 	}
 	if lost := d.lost.Load(); lost != nil {
+		d.use.leave()
 		return &Error{Op: op, Err: *lost}
 	}
 	return nil
 }
+
+func (d *Device) leave() { d.use.leave() }
 
 // Err reports whether the device is still usable: nil, or an error wrapping
 // ErrClosed or ErrDeviceLost.
@@ -275,25 +362,14 @@ func (d *Device) markLost(why string) {
 	}
 }
 
-// InjectLoss runs the path wgpu-native's device-lost callback runs, with
-// the given reason. A real loss cannot be provoked on demand, so tests of
-// what happens after one (every call failing with ErrDeviceLost, nothing
-// hanging) drive it through this. It is not needed in production code.
-func (d *Device) InjectLoss(reason string) { d.markLost("injected: " + reason) }
-
 func (d *Device) addUncaptured(t ErrorType, msg string) {
 	err := &DeviceError{Op: "uncaptured", Type: t, Message: msg}
-	d.log.Error().Err(err).Msg("uncaptured device error")
 	d.errMu.Lock()
 	d.uncaptured = append(d.uncaptured, err)
 	d.errMu.Unlock()
 }
 
-// TakeErrors returns and clears the device errors that no operation's scope
-// caught (wgpu-native's uncaptured-error callback), oldest first. A device has
-// one queue shared by all its streams, so such an error is reported to the
-// first stream that synchronises after it.
-func (d *Device) TakeErrors() []error {
+func (d *Device) takeErrors() []error {
 	d.errMu.Lock()
 	defer d.errMu.Unlock()
 	errs := d.uncaptured
@@ -301,138 +377,69 @@ func (d *Device) TakeErrors() []error {
 	return errs
 }
 
-// Submission identifies one queue submission, for Wait.
-type Submission uint64
+// completed is the highest submission the GPU has finished, as far as the
+// work-done callbacks have told.
+func (d *Device) completed() uint64 { return uint64(C.sg_done_get(d.done)) }
 
-// Submit submits a finished command buffer (an empty one is a no-op that
-// returns the last submission index) and releases it. It refuses a closed
-// or lost device, releasing the command buffer unsubmitted.
-func (d *Device) Submit(cb CommandBuffer) (Submission, error) {
-	if err := d.enter("Submit"); err != nil {
-		cb.Release()
-		return 0, err
+// pollOnce triages finished work without blocking; when the queue is empty
+// everything submitted so far is complete.
+func (d *Device) pollOnce() {
+	last := d.lastSubmit.Load()
+	if C.sg_poll(d.raw) != 0 {
+		C.sg_done_set(d.done, C.uint64_t(last))
 	}
-	defer d.leave()
-	if cb.cb == nil {
-		return Submission(d.lastSubmit.Load()), nil
-	}
-	if cb.dev != d {
-		cb.Release()
-		return 0, opError("Submit", ErrForeignDevice, "command buffer")
-	}
-	idx := uint64(C.sg_submit(rawQueue(d.queue), cb.cb))
-	d.live.commandBuffers.Add(-1)
-	for {
-		old := d.lastSubmit.Load()
-		if idx <= old || d.lastSubmit.CompareAndSwap(old, idx) {
-			break
+}
+
+// errWaitGaveWay is returned by waitFor when Close began while it waited.
+var errWaitGaveWay = errors.New("device closing")
+
+// waitFor returns when submission s is complete, ctx is done, the device is
+// lost or Close begins (unless closing is ours). It polls without blocking
+// and backs off from spinning to sleeping, because wgpu-native's blocking
+// poll gives up after five seconds and then treats unfinished work as
+// finished (Sync returned early, and Mesa's lavapipe crashed in its queue
+// thread on buffers freed under running work).
+func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) error {
+	for spins := 0; ; spins++ {
+		if d.completed() >= s {
+			return nil
 		}
-	}
-	return Submission(idx), nil
-}
-
-// Write copies data into b at offset through the queue. Queue writes take
-// effect before any command buffer submitted after them, and after any
-// submitted before: callers that need stream order submit first.
-// offset and len(data) must be multiples of 4 and fit in b.
-func (d *Device) Write(b *Buffer, offset uint64, data []byte) error {
-	if err := d.enter("Write"); err != nil {
-		return err
-	}
-	defer d.leave()
-	if err := d.owns("Write", b); err != nil {
-		return err
-	}
-	if offset%4 != 0 || len(data)%4 != 0 {
-		return opError("Write", ErrInvalidArgument, "offset=%d len=%d (both must be multiples of 4)", offset, len(data))
-	}
-	if offset > b.size || uint64(len(data)) > b.size-offset {
-		return opError("Write", ErrInvalidArgument, "offset=%d len=%d past the end of a %d-byte buffer", offset, len(data), b.size)
-	}
-	if len(data) == 0 {
-		return nil
-	}
-	return d.scoped("Write", func() error { return d.queue.WriteBuffer(b.buf, offset, data) })
-}
-
-// Wait blocks until the GPU has finished submission s (and everything
-// submitted before it), or ctx is done. A context without a deadline or
-// cancellation waits in wgpu-native directly; otherwise the wait runs on a
-// helper goroutine so a hung GPU cannot hold the caller past ctx.
-func (d *Device) Wait(ctx context.Context, s Submission) error {
-	if err := d.enter("Wait"); err != nil {
-		return err
-	}
-	if ctx.Done() == nil {
-		defer d.leave()
-		d.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: d.queue, SubmissionIndex: wgpu.SubmissionIndex(s)})
-		return d.usable("Wait")
-	}
-	if err := ctx.Err(); err != nil {
-		d.leave()
-		return &Error{Op: "Wait", Err: err}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer d.leave()
-		defer close(done)
-		d.dev.Poll(true, &wgpu.WrappedSubmissionIndex{Queue: d.queue, SubmissionIndex: wgpu.SubmissionIndex(s)})
-	}()
-	select {
-	case <-done:
 		if lost := d.lost.Load(); lost != nil {
-			return &Error{Op: "Wait", Err: *lost}
+			return *lost
 		}
-		return nil
-	case <-ctx.Done():
-		return &Error{Op: "Wait", Arg: fmt.Sprintf("submission=%d", s), Err: ctx.Err()}
+		if !closingIsOurs && d.use.closing() {
+			return errWaitGaveWay
+		}
+		if ctx != nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		d.pollOnce()
+		if d.completed() >= s {
+			return nil
+		}
+		napFor(spins)
 	}
 }
 
-// owns checks that a buffer is live and belongs to d.
-func (d *Device) owns(op string, b *Buffer) error {
-	if b == nil {
-		return opError(op, ErrInvalidArgument, "buffer=nil")
+// napFor is the back-off between polls: spin (yielding) first, since most
+// waits on a fast GPU end within microseconds, then sleep, doubling up to a
+// millisecond, so a long wait costs no core.
+func napFor(spins int) {
+	if spins < 64 {
+		runtime.Gosched()
+		return
 	}
-	if b.dev != d {
-		return opError(op, ErrForeignDevice, "buffer of %d bytes", b.size)
-	}
-	if b.released.Load() {
-		return opError(op, ErrReleased, "buffer of %d bytes", b.size)
-	}
-	return nil
+	nap := 5 * time.Microsecond << min(spins-64, 8)
+	time.Sleep(min(nap, time.Millisecond))
 }
 
-// LiveObjects counts the native objects made through a Device and not yet
-// released: what leak tests watch.
-type LiveObjects struct {
-	Buffers        int64
-	BindGroups     int64
-	Encoders       int64
-	CommandBuffers int64
-	QuerySets      int64
-	Kernels        int64
-}
+// waitIdle waits for submission s during Close (which owns the closing).
+func (d *Device) waitIdle(s uint64) { _ = d.waitFor(nil, s, true) }
 
+// liveCounters count the native objects made through a Device and not yet
+// released (driver.Device.Live reports them).
 type liveCounters struct {
-	buffers, bindGroups, encoders, commandBuffers, querySets, kernels atomic.Int64
+	buffers, textures, samplers, bindGroups, encoders, commandBuffers, querySets, kernels, programs atomic.Int64
 }
-
-// Live returns the current counts of live native objects.
-func (d *Device) Live() LiveObjects {
-	return LiveObjects{
-		Buffers:        d.live.buffers.Load(),
-		BindGroups:     d.live.bindGroups.Load(),
-		Encoders:       d.live.encoders.Load(),
-		CommandBuffers: d.live.commandBuffers.Load(),
-		QuerySets:      d.live.querySets.Load(),
-		Kernels:        d.live.kernels.Load(),
-	}
-}
-
-// Native returns the cogentcore/webgpu device and queue behind d, for
-// interop and for hand-written baselines (examples/graphbench's raw path).
-// They stay owned by d: do not release them, and do not use them after
-// Close. softgraph's ordering and error guarantees do not cover work
-// submitted through them.
-func (d *Device) Native() (*wgpu.Device, *wgpu.Queue) { return d.dev, d.queue }

@@ -4,437 +4,554 @@ package wgpu
 import "C"
 
 import (
-	"fmt"
-	"sync/atomic"
+	"unsafe"
 
-	"github.com/cogentcore/webgpu/wgpu"
+	"github.com/softgraph/softgraph/internal/driver"
 )
 
-// BindGroup binds buffer ranges to a kernel's @group(0) layout.
-// It is immutable; Release is idempotent. A bind group recorded into a pass
-// must stay unreleased until the command buffer holding it is submitted.
-type BindGroup struct {
-	dev      *Device
-	bg       *wgpu.BindGroup // owned
-	released atomic.Bool
+// encoder records commands into command buffers, one at a time, reusing
+// itself after every Finish (driver.Encoder). It is not safe for concurrent
+// use. The native state (encoder, open pass, the references kept for
+// encoded commands) lives in C memory, so the encoding path allocates
+// nothing in Go.
+type encoder struct {
+	life
+	dev     *Device
+	c       *C.sg_enc // owned; freed by freeNative
+	targets []*buffer // MapRead buffers copied into since the last Finish (acquired, pending counted)
 }
 
-// Binding is one entry of a bind group: Size bytes of Buffer at Offset.
-type Binding struct {
-	Buffer *Buffer
-	Offset uint64
-	Size   uint64
-}
-
-// NewBindGroup creates a bind group for k with one Binding per kernel
-// binding, in order. The recorder checks kinds, sizes and alignment first;
-// what the device still refuses comes back as a *DeviceError.
-func (d *Device) NewBindGroup(k *Kernel, bindings []Binding) (*BindGroup, error) {
-	if err := d.enter("NewBindGroup"); err != nil {
+func (d *Device) newEncoder() (driver.Encoder, error) {
+	const op = "NewEncoder"
+	if err := d.enter(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
-	if k == nil {
-		return nil, opError("NewBindGroup", ErrInvalidArgument, "kernel=nil")
+	c := C.sg_enc_new(d.raw)
+	if c == nil {
+		return nil, opError(op, ErrInternal, "out of host memory")
 	}
-	if k.dev != d {
-		return nil, opError("NewBindGroup", ErrForeignDevice, "kernel %q", k.entry)
-	}
-	if len(bindings) != len(k.bindings) {
-		return nil, opError("NewBindGroup", ErrInvalidArgument, "%d bindings for kernel %q, which declares %d", len(bindings), k.entry, len(k.bindings))
-	}
-	var stack [8]wgpu.BindGroupEntry
-	entries := stack[:0]
-	for i, b := range bindings {
-		if err := d.owns("NewBindGroup", b.Buffer); err != nil {
-			return nil, fmt.Errorf("binding %d: %w", i, err)
-		}
-		entries = append(entries, wgpu.BindGroupEntry{Binding: uint32(i), Buffer: b.Buffer.buf, Offset: b.Offset, Size: b.Size})
-	}
-	var bg *wgpu.BindGroup
-	if err := d.scoped("NewBindGroup", func() (err error) {
-		bg, err = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layout, Entries: entries})
-		return err
-	}); err != nil {
-		if bg != nil {
-			bg.Release()
-		}
-		return nil, err
-	}
-	d.live.bindGroups.Add(1)
-	g := &BindGroup{dev: d, bg: bg}
-	d.track(g)
-	return g, nil
-}
-
-// Release drops the bind group; idempotent, and a no-op after the
-// device's Close.
-func (g *BindGroup) Release() {
-	if g != nil && g.releaseNative() {
-		g.dev.untrack(g)
-	}
-}
-
-func (g *BindGroup) releaseNative() bool {
-	if !g.released.CompareAndSwap(false, true) {
-		return false
-	}
-	g.bg.Release()
-	g.dev.live.bindGroups.Add(-1)
-	return true
-}
-
-// Encoder records commands into command buffers, one at a time. It is not
-// safe for concurrent use. The same Encoder is reused: Finish ends the
-// current native encoder and the next command starts a fresh one, so a
-// stream keeps one Encoder for its whole life and the encoding path
-// allocates nothing in Go.
-//
-// At most one compute pass is open; commands that cannot run inside a pass
-// (Copy, ResolveQueries, Finish) end it first.
-type Encoder struct {
-	dev  *Device
-	raw  C.WGPUDevice
-	enc  C.WGPUCommandEncoder     // the native encoder; nil until the first command
-	pass C.WGPUComputePassEncoder // the open pass; nil when none
-	last C.WGPUComputePipeline    // pipeline set last in the open pass
-	cerr nativeErr                // C-allocated error slot, reused
-	dead bool                     // Release was called
-
-	// Commands counts the dispatches encoded since the last Finish.
-	Commands int
-}
-
-// NewEncoder returns an Encoder for d. It holds no native encoder until the
-// first command.
-func (d *Device) NewEncoder() (*Encoder, error) {
-	if err := d.enter("NewEncoder"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	e := &Encoder{dev: d, raw: rawDevice(d.dev), cerr: newNativeErr()}
-	d.track(e)
+	e := &encoder{dev: d, c: c}
+	e.init()
+	d.live.encoders.Add(1)
+	d.objs.add(e)
 	return e, nil
 }
 
-func (e *Encoder) begin(op string) error {
-	if e.dead {
-		return opError(op, ErrReleased, "encoder")
+func (e *encoder) Release() {
+	if e != nil {
+		e.release(e)
 	}
-	if e.enc != nil {
-		return nil
-	}
+}
+
+func (e *encoder) freeNative() {
+	e.dev.objs.remove(e)
+	e.dev.scopeMu.Lock()
+	C.sg_enc_free(e.c)
+	e.dev.scopeMu.Unlock()
+	e.c = nil
+	e.untarget()
+	e.dev.live.encoders.Add(-1)
+}
+
+// begin admits a call: the device must be open and the encoder live.
+func (e *encoder) begin(op string) error {
 	if err := e.dev.enter(op); err != nil {
 		return err
 	}
-	defer e.dev.leave()
-	e.dev.scopeMu.Lock()
-	e.enc = C.sg_encoder(e.raw, e.cerr.c)
-	e.dev.scopeMu.Unlock()
-	if e.enc == nil {
-		if e.cerr.failed() {
-			return e.cerr.err(op)
-		}
-		return &DeviceError{Op: op, Type: ErrorInternal, Message: "wgpu-native returned no command encoder"}
+	if !e.acquire() {
+		e.dev.leave()
+		return opError(op, ErrReleased, "encoder")
 	}
-	e.dev.live.encoders.Add(1)
 	return nil
 }
 
-// Timestamps asks a pass to write GPU timestamps at its beginning and end,
-// into Set at indices Begin and End.
-type Timestamps struct {
-	Set        *QuerySet
-	Begin, End uint32
+func (e *encoder) end() {
+	e.drop(e)
+	e.dev.leave()
 }
 
-// BeginPass opens a compute pass, with timestamp writes when ts is not nil
-// (the device must have Info().Timestamps). An open pass is ended first.
-func (e *Encoder) BeginPass(ts *Timestamps) error {
-	if err := e.begin("BeginPass"); err != nil {
+// scoped runs f, which calls scoped C functions, under the device's scope
+// lock, and returns the error the encoder's slot caught.
+func (e *encoder) scoped(op string, f func()) error {
+	e.dev.scopeMu.Lock()
+	f()
+	e.dev.scopeMu.Unlock()
+	return errFrom(op, &e.c.err)
+}
+
+// open makes the native encoder if there is none.
+func (e *encoder) open(op string) error {
+	if e.c.enc != nil {
+		return nil
+	}
+	return e.scoped(op, func() { C.sg_enc_open(e.c) })
+}
+
+// ensurePass opens a pass without timestamps if none is open.
+func (e *encoder) ensurePass(op string) error {
+	if e.c.pass != nil {
+		return nil
+	}
+	if err := e.open(op); err != nil {
 		return err
 	}
-	if err := e.EndPass(); err != nil {
+	return e.scoped(op, func() { C.sg_enc_begin_pass(e.c, nil, 0, 0) })
+}
+
+func (e *encoder) endPass(op string) error {
+	if e.c.pass == nil {
+		return nil
+	}
+	return e.scoped(op, func() { C.sg_enc_end_pass(e.c) })
+}
+
+func (e *encoder) BeginPass(ts *driver.Timestamps) error {
+	const op = "BeginPass"
+	if err := e.begin(op); err != nil {
 		return err
 	}
+	defer e.end()
 	var set C.WGPUQuerySet
 	var b, en uint32
 	if ts != nil {
 		if !e.dev.info.Timestamps {
-			return opError("BeginPass", ErrInvalidArgument, "timestamps requested but the adapter has no timestamp-query feature")
+			return opError(op, ErrInvalidArgument, "timestamps requested but the adapter has no timestamp-query feature")
 		}
-		if ts.Set == nil || ts.Set.dev != e.dev || ts.Begin >= ts.Set.count || ts.End >= ts.Set.count {
-			return opError("BeginPass", ErrInvalidArgument, "timestamps need a query set of this device with indices in range")
+		q, err := e.dev.ownQueries(op, ts.Set)
+		if err != nil {
+			return err
 		}
-		set, b, en = rawQuerySet(ts.Set.qs), ts.Begin, ts.End
+		defer q.drop(q)
+		if ts.Begin >= q.count || ts.End >= q.count {
+			return opError(op, ErrInvalidArgument, "timestamp indices %d and %d of a set of %d", ts.Begin, ts.End, q.count)
+		}
+		set, b, en = q.raw, ts.Begin, ts.End
 	}
-	e.pass = C.sg_pass(e.enc, set, C.uint32_t(b), C.uint32_t(en))
-	e.last = nil
-	if e.pass == nil {
-		return &DeviceError{Op: "BeginPass", Type: ErrorInternal, Message: "wgpu-native returned no compute pass"}
+	if err := e.open(op); err != nil {
+		return err
 	}
-	return nil
+	return e.scoped(op, func() { C.sg_enc_begin_pass(e.c, set, C.uint32_t(b), C.uint32_t(en)) })
 }
 
-// PassOpen reports whether a compute pass is open.
-func (e *Encoder) PassOpen() bool { return e.pass != nil }
+func (e *encoder) EndPass() error {
+	const op = "Pass.End"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	return e.endPass(op)
+}
 
-// SetKernel sets k's pipeline unless it is the one set last in this pass.
-// A pass must be open (BeginPass); SetKernel, SetBindGroup and Dispatch are
-// the hot path and do not check.
-func (e *Encoder) SetKernel(k *Kernel) {
-	p := rawPipeline(k.pipeline)
-	if p != e.last {
-		C.wgpuComputePassEncoderSetPipeline(e.pass, p)
-		e.last = p
+// dispatchArgs are the acquired objects of one dispatch and their raw
+// handles.
+type dispatchArgs struct {
+	k      *Kernel
+	groups [4]*bindGroup
+	raws   *[4]C.WGPUBindGroup // where the raw handles go (C memory)
+	n      int
+	counts *buffer
+}
+
+func (a *dispatchArgs) drop() {
+	if a.k != nil {
+		a.k.drop(a.k)
+	}
+	for _, g := range a.groups[:a.n] {
+		if g != nil {
+			g.drop(g)
+		}
+	}
+	if a.counts != nil {
+		a.counts.drop(a.counts)
 	}
 }
 
-// SetBindGroup sets group 0.
-func (e *Encoder) SetBindGroup(g *BindGroup) {
-	C.wgpuComputePassEncoderSetBindGroup(e.pass, 0, rawBindGroup(g.bg), 0, nil)
-}
-
-// Dispatch dispatches x×y×z workgroups.
-func (e *Encoder) Dispatch(x, y, z uint32) {
-	C.wgpuComputePassEncoderDispatchWorkgroups(e.pass, C.uint32_t(x), C.uint32_t(y), C.uint32_t(z))
-	e.Commands++
-}
-
-// DispatchIndirect dispatches the three u32 workgroup counts stored in b at
-// offset, read by the GPU when the dispatch executes.
-func (e *Encoder) DispatchIndirect(b *Buffer, offset uint64) {
-	C.wgpuComputePassEncoderDispatchWorkgroupsIndirect(e.pass, rawBuffer(b.buf), C.uint64_t(offset))
-	e.Commands++
-}
-
-// EncodeTasks encodes tasks [from, to) of l into the open pass with one cgo
-// call. The caller guarantees the range and keeps what the tasks reference
-// alive.
-func (e *Encoder) EncodeTasks(l *TaskList, from, to int) {
-	if to <= from {
-		return
+// acquireDispatch checks a dispatch completely before anything is encoded:
+// a command the device would refuse inside a pass poisons the whole
+// command buffer (every dispatch since the last submit would be lost), and
+// some refusals abort the process instead.
+func (d *Device) acquireDispatch(op string, kx driver.Kernel, groups []driver.BindGroup, counts driver.Buffer, offset uint64, xyz [3]uint32, a *dispatchArgs) error {
+	k, err := d.ownKernel(op, kx)
+	if err != nil {
+		return err
 	}
-	C.sg_encode(e.pass, l.tasks, C.size_t(from), C.size_t(to), &e.last)
-	e.Commands += to - from
-}
-
-// EndPass ends the open pass, if any. A command the device refused anywhere
-// in the pass is reported here as a *DeviceError; the native encoder is then
-// invalid, and Finish will fail and discard it.
-func (e *Encoder) EndPass() error {
-	if e.pass == nil {
+	a.k = k
+	if len(groups) != k.groups {
+		return opError(op, ErrInvalidArgument, "%d bind groups for kernel %q, whose layout has %d", len(groups), k.entry, k.groups)
+	}
+	for i, gx := range groups {
+		if gx == nil {
+			if k.empty[i] == nil {
+				return opError(op, ErrInvalidArgument, "bind group %d of kernel %q is nil but the group has bindings", i, k.entry)
+			}
+			a.raws[i] = rawBindGroup(k.empty[i])
+			a.n = i + 1
+			continue
+		}
+		g, err := d.ownGroup(op, gx)
+		if err != nil {
+			return err
+		}
+		a.groups[i], a.n = g, i+1
+		if g.k != k || g.group != uint32(i) {
+			return opError(op, ErrInvalidArgument, "bind group %d was made for another kernel or group than kernel %q's group %d", i, k.entry, i)
+		}
+		a.raws[i] = g.raw
+	}
+	if counts != nil {
+		b, err := d.ownBuffer(op, "indirect buffer", counts)
+		if err != nil {
+			return err
+		}
+		a.counts = b
+		if b.usage&driver.UsageIndirect == 0 {
+			return opError(op, ErrInvalidArgument, "the indirect buffer lacks Indirect usage")
+		}
+		if offset%4 != 0 || offset > b.size || b.size-offset < 12 {
+			return opError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte buffer (a multiple of 4 with 12 bytes after it)", offset, b.size)
+		}
 		return nil
 	}
-	e.dev.scopeMu.Lock()
-	C.sg_pass_end(e.raw, e.pass, e.cerr.c)
-	e.dev.scopeMu.Unlock()
-	e.pass, e.last = nil, nil
-	if e.cerr.failed() {
-		return e.cerr.err("Pass.End")
+	max := d.info.Limits.MaxComputeWorkgroupsPerDimension
+	if xyz[0] > max || xyz[1] > max || xyz[2] > max {
+		return opError(op, ErrInvalidArgument, "workgroups=(%d,%d,%d) for kernel %q (each at most %d, the device's maxComputeWorkgroupsPerDimension)", xyz[0], xyz[1], xyz[2], k.entry, max)
 	}
 	return nil
 }
 
-// Copy copies size bytes from src at srcOffset to dst at dstOffset. Offsets
-// and size must be multiples of 4 and in range.
-func (e *Encoder) Copy(src *Buffer, srcOffset uint64, dst *Buffer, dstOffset, size uint64) error {
-	if srcOffset%4 != 0 || dstOffset%4 != 0 || size%4 != 0 {
-		return opError("Copy", ErrInvalidArgument, "srcOffset=%d dstOffset=%d size=%d (multiples of 4)", srcOffset, dstOffset, size)
+func (e *encoder) Dispatch(k driver.Kernel, groups []driver.BindGroup, x, y, z uint32) error {
+	return e.dispatch("Dispatch", k, groups, nil, 0, [3]uint32{x, y, z})
+}
+
+func (e *encoder) DispatchIndirect(k driver.Kernel, groups []driver.BindGroup, counts driver.Buffer, offset uint64) error {
+	if counts == nil {
+		return opError("DispatchIndirect", ErrInvalidArgument, "indirect buffer is nil")
 	}
-	if err := e.dev.owns("Copy", src); err != nil {
+	return e.dispatch("DispatchIndirect", k, groups, counts, offset, [3]uint32{})
+}
+
+func (e *encoder) dispatch(op string, k driver.Kernel, groups []driver.BindGroup, counts driver.Buffer, offset uint64, xyz [3]uint32) error {
+	if err := e.begin(op); err != nil {
 		return err
 	}
-	if err := e.dev.owns("Copy", dst); err != nil {
+	defer e.end()
+	a := dispatchArgs{raws: &e.c.scratch}
+	defer a.drop()
+	if err := e.dev.acquireDispatch(op, k, groups, counts, offset, xyz, &a); err != nil {
 		return err
 	}
-	if srcOffset > src.size || size > src.size-srcOffset || dstOffset > dst.size || size > dst.size-dstOffset {
-		return opError("Copy", ErrInvalidArgument, "size=%d past the end (src %d bytes at %d, dst %d bytes at %d)", size, src.size, srcOffset, dst.size, dstOffset)
-	}
-	if err := e.begin("Copy"); err != nil {
+	if err := e.ensurePass(op); err != nil {
 		return err
 	}
-	if err := e.EndPass(); err != nil {
-		return err
+	var ind C.WGPUBuffer
+	if a.counts != nil {
+		ind = a.counts.raw
 	}
-	e.dev.scopeMu.Lock()
-	C.sg_copy(e.raw, e.enc, rawBuffer(src.buf), C.uint64_t(srcOffset), rawBuffer(dst.buf), C.uint64_t(dstOffset), C.uint64_t(size), e.cerr.c)
-	e.dev.scopeMu.Unlock()
-	if e.cerr.failed() {
-		return e.cerr.err("Copy")
-	}
+	C.sg_enc_dispatch(e.c, a.k.raw, C.uint32_t(a.n), ind, C.uint64_t(offset), C.uint32_t(xyz[0]), C.uint32_t(xyz[1]), C.uint32_t(xyz[2]))
 	return nil
 }
 
-// ResolveQueries writes count timestamps from set, starting at first, into
-// dst at offset (a multiple of 256) as little-endian u64 ticks.
-func (e *Encoder) ResolveQueries(set *QuerySet, first, count uint32, dst *Buffer, offset uint64) error {
-	if set == nil || set.dev != e.dev || first+count > set.count {
-		return opError("ResolveQueries", ErrInvalidArgument, "first=%d count=%d", first, count)
-	}
-	if err := e.dev.owns("ResolveQueries", dst); err != nil {
+func (e *encoder) Encode(px driver.Program, from, to int) error {
+	const op = "Encode"
+	if err := e.begin(op); err != nil {
 		return err
 	}
-	if err := e.begin("ResolveQueries"); err != nil {
+	defer e.end()
+	p, err := e.dev.ownProgram(op, px)
+	if err != nil {
 		return err
 	}
-	if err := e.EndPass(); err != nil {
-		return err
+	defer p.drop(p)
+	if from < 0 || to > p.n || from > to {
+		return opError(op, ErrInvalidArgument, "commands [%d, %d) of a program of %d", from, to, p.n)
 	}
-	e.dev.scopeMu.Lock()
-	C.sg_resolve(e.raw, e.enc, rawQuerySet(set.qs), C.uint32_t(first), C.uint32_t(count), rawBuffer(dst.buf), C.uint64_t(offset), e.cerr.c)
-	e.dev.scopeMu.Unlock()
-	if e.cerr.failed() {
-		return e.cerr.err("ResolveQueries")
-	}
-	return nil
-}
-
-// Empty reports whether no native encoder is open (nothing to finish).
-func (e *Encoder) Empty() bool { return e.enc == nil }
-
-// CommandBuffer is a finished native command buffer, submitted once by
-// Device.Submit. The zero value is empty.
-type CommandBuffer struct {
-	cb  C.WGPUCommandBuffer
-	dev *Device
-}
-
-// Finish ends the open pass and the native encoder and returns its command
-// buffer; the Encoder is ready for new commands afterwards. On failure the
-// native encoder is discarded and no command buffer is returned, so a failed
-// Finish can never reach Submit: the error says what the device refused.
-// Finishing an empty Encoder returns an empty CommandBuffer.
-func (e *Encoder) Finish() (CommandBuffer, error) {
-	if e.dead {
-		return CommandBuffer{}, opError("Finish", ErrReleased, "encoder")
-	}
-	if e.enc == nil {
-		return CommandBuffer{}, nil
-	}
-	passErr := e.EndPass()
-	e.dev.scopeMu.Lock()
-	cb := C.sg_finish(e.raw, e.enc, e.cerr.c)
-	e.dev.scopeMu.Unlock()
-	e.enc = nil
-	e.Commands = 0
-	e.dev.live.encoders.Add(-1)
-	if passErr != nil {
-		if cb != nil {
-			C.wgpuCommandBufferRelease(cb)
+	cmds := unsafe.Slice(p.c.cmds, p.n)
+	for i := from; i < to; {
+		if k := cmds[i].kind; k == C.SG_COPY || k == C.SG_CLEAR {
+			if err := e.endPass(op); err != nil {
+				return err
+			}
+			if err := e.open(op); err != nil {
+				return err
+			}
+			if err := e.scoped(op, func() { C.sg_enc_program_transfer(e.c, p.c, C.size_t(i)) }); err != nil {
+				return err
+			}
+			i++
+			continue
 		}
-		return CommandBuffer{}, passErr
+		if err := e.ensurePass(op); err != nil {
+			return err
+		}
+		i = int(C.sg_enc_program(e.c, p.c, C.size_t(i), C.size_t(to)))
 	}
+	return nil
+}
+
+// transfer prepares a command outside passes: the open pass ends, an
+// encoder exists.
+func (e *encoder) transfer(op string) error {
+	if err := e.endPass(op); err != nil {
+		return err
+	}
+	return e.open(op)
+}
+
+// target records a MapRead copy destination: it may not be mapped until
+// the command buffer is submitted or dropped.
+func (e *encoder) target(b *buffer) {
+	if b.usage&driver.UsageMapRead == 0 {
+		return
+	}
+	b.acquire()
+	b.pending.Add(1)
+	e.targets = append(e.targets, b)
+}
+
+func (e *encoder) untarget() {
+	for _, b := range e.targets {
+		b.pending.Add(-1)
+		b.drop(b)
+	}
+	e.targets = e.targets[:0]
+}
+
+func copyRange(op string, src, dst *buffer, so, do, size uint64) error {
+	if so%4 != 0 || do%4 != 0 || size%4 != 0 {
+		return opError(op, ErrInvalidArgument, "srcOffset=%d dstOffset=%d size=%d (multiples of 4)", so, do, size)
+	}
+	if so > src.size || size > src.size-so || do > dst.size || size > dst.size-do {
+		return opError(op, ErrInvalidArgument, "size=%d past the end (src %d bytes at %d, dst %d bytes at %d)", size, src.size, so, dst.size, do)
+	}
+	if src == dst {
+		return opError(op, ErrInvalidArgument, "source and destination are the same buffer (WebGPU refuses such a copy)")
+	}
+	if src.usage&driver.UsageCopySrc == 0 || dst.usage&driver.UsageCopyDst == 0 {
+		return opError(op, ErrInvalidArgument, "the source needs CopySrc usage and the destination CopyDst")
+	}
+	if dst.mapping.Load() {
+		return opError(op, ErrInvalidArgument, "the destination is mapped (a read of it has not finished)")
+	}
+	return nil
+}
+
+func (e *encoder) CopyBuffer(sx driver.Buffer, so uint64, dx driver.Buffer, do, size uint64) error {
+	const op = "Copy"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	src, err := e.dev.ownBuffer(op, "source", sx)
+	if err != nil {
+		return err
+	}
+	defer src.drop(src)
+	dst, err := e.dev.ownBuffer(op, "destination", dx)
+	if err != nil {
+		return err
+	}
+	defer dst.drop(dst)
+	if err := copyRange(op, src, dst, so, do, size); err != nil {
+		return err
+	}
+	if size == 0 {
+		return nil
+	}
+	if err := e.transfer(op); err != nil {
+		return err
+	}
+	e.target(dst)
+	return e.scoped(op, func() {
+		C.sg_enc_copy(e.c, src.raw, C.uint64_t(so), dst.raw, C.uint64_t(do), C.uint64_t(size))
+	})
+}
+
+func (e *encoder) ClearBuffer(bx driver.Buffer, offset, size uint64) error {
+	const op = "Clear"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	b, err := e.dev.ownBuffer(op, "buffer", bx)
+	if err != nil {
+		return err
+	}
+	defer b.drop(b)
+	if err := clearRange(op, b, offset, size); err != nil {
+		return err
+	}
+	if size == 0 {
+		return nil
+	}
+	if err := e.transfer(op); err != nil {
+		return err
+	}
+	return e.scoped(op, func() { C.sg_enc_clear(e.c, b.raw, C.uint64_t(offset), C.uint64_t(size)) })
+}
+
+func clearRange(op string, b *buffer, offset, size uint64) error {
+	if offset%4 != 0 || size%4 != 0 || offset > b.size || size > b.size-offset {
+		return opError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (multiples of 4, in range)", offset, size, b.size)
+	}
+	if b.usage&driver.UsageCopyDst == 0 {
+		return opError(op, ErrInvalidArgument, "the buffer lacks CopyDst usage")
+	}
+	if b.mapping.Load() {
+		return opError(op, ErrInvalidArgument, "the buffer is mapped")
+	}
+	return nil
+}
+
+// imageCopy checks a whole-texture copy through a buffer with rows
+// bytesPerRow apart.
+func imageCopy(op string, t *texture, b *buffer, offset uint64, bytesPerRow uint32) error {
+	row := uint64(t.desc.Width) * uint64(t.fmt.size)
+	if bytesPerRow%256 != 0 || uint64(bytesPerRow) < row {
+		return opError(op, ErrInvalidArgument, "bytesPerRow=%d (a multiple of 256, at least %d)", bytesPerRow, row)
+	}
+	need := uint64(bytesPerRow)*uint64(t.desc.Height)*uint64(t.desc.Depth-1) + uint64(bytesPerRow)*uint64(t.desc.Height-1) + row
+	if offset%uint64(t.fmt.size) != 0 || offset > b.size || need > b.size-offset {
+		return opError(op, ErrInvalidArgument, "a %d×%d×%d %s texture needs %d bytes at offset %d of a %d-byte buffer", t.desc.Width, t.desc.Height, t.desc.Depth, t.desc.Format, need, offset, b.size)
+	}
+	return nil
+}
+
+func (e *encoder) CopyBufferToTexture(bx driver.Buffer, offset uint64, bytesPerRow uint32, tx driver.Texture) error {
+	const op = "CopyBufferToTexture"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	b, err := e.dev.ownBuffer(op, "source", bx)
+	if err != nil {
+		return err
+	}
+	defer b.drop(b)
+	t, err := e.dev.ownTexture(op, "destination", tx)
+	if err != nil {
+		return err
+	}
+	defer t.drop(t)
+	if err := imageCopy(op, t, b, offset, bytesPerRow); err != nil {
+		return err
+	}
+	if b.usage&driver.UsageCopySrc == 0 {
+		return opError(op, ErrInvalidArgument, "the source lacks CopySrc usage")
+	}
+	if err := e.transfer(op); err != nil {
+		return err
+	}
+	return e.scoped(op, func() {
+		C.sg_enc_copy_b2t(e.c, b.raw, C.uint64_t(offset), C.uint32_t(bytesPerRow), C.uint32_t(t.desc.Height), t.raw,
+			C.uint32_t(t.desc.Width), C.uint32_t(t.desc.Height), C.uint32_t(t.desc.Depth))
+	})
+}
+
+func (e *encoder) CopyTextureToBuffer(tx driver.Texture, bx driver.Buffer, offset uint64, bytesPerRow uint32) error {
+	const op = "CopyTextureToBuffer"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	t, err := e.dev.ownTexture(op, "source", tx)
+	if err != nil {
+		return err
+	}
+	defer t.drop(t)
+	b, err := e.dev.ownBuffer(op, "destination", bx)
+	if err != nil {
+		return err
+	}
+	defer b.drop(b)
+	if err := imageCopy(op, t, b, offset, bytesPerRow); err != nil {
+		return err
+	}
+	if b.usage&driver.UsageCopyDst == 0 || b.mapping.Load() {
+		return opError(op, ErrInvalidArgument, "the destination lacks CopyDst usage or is mapped")
+	}
+	if err := e.transfer(op); err != nil {
+		return err
+	}
+	e.target(b)
+	return e.scoped(op, func() {
+		C.sg_enc_copy_t2b(e.c, t.raw, C.uint32_t(t.desc.Width), C.uint32_t(t.desc.Height), C.uint32_t(t.desc.Depth),
+			b.raw, C.uint64_t(offset), C.uint32_t(bytesPerRow), C.uint32_t(t.desc.Height))
+	})
+}
+
+func (e *encoder) ResolveQueries(qx driver.QuerySet, first, count uint32, dx driver.Buffer, offset uint64) error {
+	const op = "ResolveQueries"
+	if err := e.begin(op); err != nil {
+		return err
+	}
+	defer e.end()
+	q, err := e.dev.ownQueries(op, qx)
+	if err != nil {
+		return err
+	}
+	defer q.drop(q)
+	b, err := e.dev.ownBuffer(op, "destination", dx)
+	if err != nil {
+		return err
+	}
+	defer b.drop(b)
+	if count == 0 || first >= q.count || count > q.count-first {
+		return opError(op, ErrInvalidArgument, "first=%d count=%d of a set of %d", first, count, q.count)
+	}
+	if offset%256 != 0 || offset > b.size || uint64(count)*8 > b.size-offset || b.usage&driver.UsageQueryResolve == 0 {
+		return opError(op, ErrInvalidArgument, "offset=%d (a multiple of 256) and room for %d timestamps in a QueryResolve buffer of %d bytes", offset, count, b.size)
+	}
+	if err := e.transfer(op); err != nil {
+		return err
+	}
+	return e.scoped(op, func() {
+		C.sg_enc_resolve(e.c, q.raw, C.uint32_t(first), C.uint32_t(count), b.raw, C.uint64_t(offset))
+	})
+}
+
+func (e *encoder) PassOpen() bool { return e.c != nil && e.c.pass != nil }
+
+func (e *encoder) Dispatches() int {
+	if e.c == nil {
+		return 0
+	}
+	return int(e.c.dispatches)
+}
+
+func (e *encoder) Empty() bool { return e.c == nil || e.c.enc == nil }
+
+func (e *encoder) Finish() (driver.CommandBuffer, error) {
+	const op = "Finish"
+	if err := e.begin(op); err != nil {
+		return driver.CommandBuffer{}, err
+	}
+	defer e.end()
+	if e.c.enc == nil {
+		return driver.CommandBuffer{}, nil
+	}
+	n := int(e.c.dispatches)
+	var cb C.WGPUCommandBuffer
+	err := e.scoped(op, func() { cb = C.sg_enc_finish(e.c) })
 	if cb == nil {
-		if e.cerr.failed() {
-			return CommandBuffer{}, e.cerr.err("Finish")
+		e.untarget()
+		if err == nil {
+			err = &DeviceError{Op: op, Type: ErrorInternal, Message: "wgpu-native returned no command buffer"}
 		}
-		return CommandBuffer{}, &DeviceError{Op: "Finish", Type: ErrorInternal, Message: "wgpu-native returned no command buffer"}
+		return driver.CommandBuffer{}, err
 	}
-	e.dev.live.commandBuffers.Add(1)
-	return CommandBuffer{cb: cb, dev: e.dev}, nil
+	targets := e.targets
+	e.targets = nil // the record now holds their acquisitions
+	return e.dev.record(cb, n, targets), nil
 }
 
-// Release abandons the open native encoder and frees the Encoder's C
-// memory; idempotent. The Encoder cannot be used afterwards.
-func (e *Encoder) Release() {
-	if e != nil && e.releaseNative() {
-		e.dev.untrack(e)
+func (e *encoder) Discard() {
+	if e.begin("Discard") != nil {
+		return
 	}
-}
-
-func (e *Encoder) releaseNative() bool {
-	if e.dead {
-		return false
-	}
-	e.Discard()
-	e.dead = true
-	freeNativeErr(e.cerr)
-	e.cerr = nativeErr{}
-	return true
-}
-
-// Discard drops the commands encoded since the last Finish (the native
-// encoder and its pass) and leaves the Encoder ready for new commands.
-func (e *Encoder) Discard() {
-	if e.pass != nil {
-		e.dev.scopeMu.Lock()
-		C.sg_pass_end(e.raw, e.pass, e.cerr.c)
-		e.dev.scopeMu.Unlock()
-		e.pass, e.last = nil, nil
-	}
-	if e.enc != nil {
-		C.wgpuCommandEncoderRelease(e.enc)
-		e.enc = nil
-		e.dev.live.encoders.Add(-1)
-	}
-	e.Commands = 0
-}
-
-// Empty reports whether the command buffer holds nothing to submit.
-func (c CommandBuffer) Empty() bool { return c.cb == nil }
-
-// Release drops a command buffer that will not be submitted.
-func (c CommandBuffer) Release() {
-	if c.cb != nil {
-		C.wgpuCommandBufferRelease(c.cb)
-		c.dev.live.commandBuffers.Add(-1)
-	}
-}
-
-// QuerySet holds GPU timestamps.
-type QuerySet struct {
-	dev      *Device
-	qs       *wgpu.QuerySet // owned
-	count    uint32
-	released atomic.Bool
-}
-
-// NewTimestampQueries creates a set of count timestamp queries. The device
-// must have Info().Timestamps.
-func (d *Device) NewTimestampQueries(count uint32) (*QuerySet, error) {
-	if err := d.enter("NewTimestampQueries"); err != nil {
-		return nil, err
-	}
-	defer d.leave()
-	if !d.info.Timestamps {
-		return nil, opError("NewTimestampQueries", ErrInvalidArgument, "the adapter has no timestamp-query feature")
-	}
-	if count == 0 || count > wgpu.QuerySetMaxQueries {
-		return nil, opError("NewTimestampQueries", ErrInvalidArgument, "count=%d (1..%d)", count, wgpu.QuerySetMaxQueries)
-	}
-	var qs *wgpu.QuerySet
-	if err := d.scoped("NewTimestampQueries", func() (err error) {
-		qs, err = d.dev.CreateQuerySet(&wgpu.QuerySetDescriptor{Type: wgpu.QueryTypeTimestamp, Count: count})
-		return err
-	}); err != nil {
-		if qs != nil {
-			qs.Release()
-		}
-		return nil, err
-	}
-	d.live.querySets.Add(1)
-	q := &QuerySet{dev: d, qs: qs, count: count}
-	d.track(q)
-	return q, nil
-}
-
-// Count is the number of queries in the set.
-func (q *QuerySet) Count() uint32 { return q.count }
-
-// Release drops the query set; idempotent, and a no-op after the device's
-// Close.
-func (q *QuerySet) Release() {
-	if q != nil && q.releaseNative() {
-		q.dev.untrack(q)
-	}
-}
-
-func (q *QuerySet) releaseNative() bool {
-	if !q.released.CompareAndSwap(false, true) {
-		return false
-	}
-	q.qs.Release()
-	q.dev.live.querySets.Add(-1)
-	return true
+	defer e.end()
+	e.dev.scopeMu.Lock()
+	C.sg_enc_discard(e.c)
+	e.dev.scopeMu.Unlock()
+	e.untarget()
 }

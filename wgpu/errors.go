@@ -3,6 +3,7 @@ package wgpu
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 )
 
@@ -125,32 +126,67 @@ func validationError(op string, err error) error {
 	return &DeviceError{Op: op, Type: ErrorValidation, Message: msg}
 }
 
-// CompileError is a WGSL kernel that did not compile, or an entry point the
-// source does not define. It wraps ErrCompile.
+// CompileError is a WGSL kernel that did not compile, an entry point the
+// source does not define, or a kernel over the device's limits. It wraps
+// ErrCompile.
 type CompileError struct {
 	Entry      string // the requested entry point
-	Diagnostic string // the compiler's (naga's) message, or ours for a missing entry
+	Diagnostic string // the compiler's (naga's) message, or softgraph's front-end's
+	// Hint, when set, says what to change for the bundled compiler's known
+	// gaps (it predates WGSL's abstract-integer conversions).
+	Hint string
 }
 
 func (e *CompileError) Error() string {
-	return fmt.Sprintf("Kernel: entry %q: %s", e.Entry, strings.TrimSpace(e.Diagnostic))
+	msg := fmt.Sprintf("Kernel: entry %q: %s", e.Entry, strings.TrimSpace(e.Diagnostic))
+	if e.Hint != "" {
+		msg += "\nhint: " + e.Hint
+	}
+	return msg
+}
+
+// abstractIntHints are fragments of the bundled compiler's diagnostics for
+// an integer literal it cannot convert to the type the context needs.
+var abstractIntHints = []string{
+	"automatic conversion",
+	"abstractint",
+	"{abstractint}",
+	"abstract-int",
+	"the type of `",
+}
+
+// abstractIntHint explains the bundled WGSL compiler's most common refusal
+// of valid modern WGSL: it does not convert an unsuffixed integer literal
+// (an abstract int) to u32 or to a concrete type where the spec says it
+// should (`case 1:` over a u32, `atomicAdd(&c, 1)`, `const N = 2;` compared
+// with a u32).
+func abstractIntHint(diag string) string {
+	d := strings.ToLower(diag)
+	for _, f := range abstractIntHints {
+		if strings.Contains(d, f) {
+			return "this WGSL compiler needs explicit u/i suffixes on integer literals where the type is u32 or i32 (write 1u, not 1; `const N: u32 = 2u;`): it predates WGSL's automatic conversion of abstract integers"
+		}
+	}
+	return ""
 }
 
 func (e *CompileError) Unwrap() error { return ErrCompile }
 
 // AdapterError is returned by Open when no adapter matches what was asked
-// for. It wraps ErrNoAdapter and lists what was found, so the message answers
-// "what do I have instead?".
+// for, or none of those that match works. It wraps ErrNoAdapter and lists
+// what was found, so the message answers "what do I have instead?", with a
+// hint for this operating system when nothing was found at all.
 type AdapterError struct {
-	Want  string        // what was asked for, e.g. `backend=metal adapter="H200"`
-	Found []AdapterInfo // every adapter enumerated, on every backend tried
+	Want   string        // what was asked for, e.g. `backend=metal adapter="H200"`
+	Found  []AdapterInfo // every adapter enumerated, on every backend tried
+	Failed []string      // adapters that matched but could not run a kernel, with why
 }
 
 func (e *AdapterError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Open: no adapter matches %s; found ", e.Want)
 	if len(e.Found) == 0 {
-		b.WriteString("none (is a Vulkan, Metal, DX12 or OpenGL driver installed? on headless Linux: apt-get install mesa-vulkan-drivers libvulkan1)")
+		fmt.Fprintf(&b, "none (%s)", noAdapterHint(runtime.GOOS))
 	}
 	for i, a := range e.Found {
 		if i > 0 {
@@ -158,7 +194,26 @@ func (e *AdapterError) Error() string {
 		}
 		b.WriteString(a.String())
 	}
+	if len(e.Failed) > 0 {
+		b.WriteString("; none of the matching adapters could run a compute kernel: ")
+		b.WriteString(strings.Join(e.Failed, "; "))
+	}
 	return b.String()
 }
 
 func (e *AdapterError) Unwrap() error { return ErrNoAdapter }
+
+// noAdapterHint tells a user on goos how to get an adapter.
+func noAdapterHint(goos string) string {
+	switch goos {
+	case "linux":
+		return "is a Vulkan or OpenGL driver installed? on Debian or Ubuntu: apt-get install mesa-vulkan-drivers libvulkan1 (GPU drivers or Mesa's lavapipe), and libegl1 libegl-mesa0 libgl1-mesa-dri for the OpenGL fallback"
+	case "windows":
+		return "install or update your GPU vendor's driver (NVIDIA, AMD or Intel), which brings Vulkan and DX12; without a GPU, SOFTGRAPH_FALLBACK=1 picks a software adapter such as WARP"
+	case "darwin", "ios":
+		return "Metal is built into macOS and iOS; this usually means the process has no access to the GPU (a sandbox or a virtual machine without Metal)"
+	case "android":
+		return "the device offers no Vulkan or OpenGL ES driver to this process"
+	}
+	return "is a Vulkan, Metal, DX12 or OpenGL driver installed?"
+}

@@ -1,16 +1,24 @@
 package wgpu
 
+// #include "native.h"
+import "C"
+
 import (
+	"errors"
 	"fmt"
-	"regexp"
+	"maps"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/wgpu/internal/wgsl"
 )
 
-// BindingKind is what a @group(0) @binding(i) declaration of a kernel holds.
+// BindingKind is what a binding of a kernel holds.
 type BindingKind uint8
 
 const (
@@ -20,6 +28,14 @@ const (
 	BindReadOnlyStorage
 	// BindUniform is var<uniform>.
 	BindUniform
+	// BindTexture is a sampled texture (texture_2d<f32>, texture_3d<u32>, ...).
+	BindTexture
+	// BindStorageTexture is texture_storage_2d<format, access> or _3d.
+	BindStorageTexture
+	// BindSampler is sampler.
+	BindSampler
+	// BindComparisonSampler is sampler_comparison.
+	BindComparisonSampler
 )
 
 func (k BindingKind) String() string {
@@ -30,33 +46,93 @@ func (k BindingKind) String() string {
 		return "read-only storage"
 	case BindUniform:
 		return "uniform"
+	case BindTexture:
+		return "texture"
+	case BindStorageTexture:
+		return "storage texture"
+	case BindSampler:
+		return "sampler"
+	case BindComparisonSampler:
+		return "comparison sampler"
 	}
 	return fmt.Sprintf("BindingKind(%d)", uint8(k))
 }
 
-// Kernel is a compiled WGSL compute entry point: shader module, pipeline, and
-// an explicit group-0 bind group layout derived from the source.
-//
-// The layout is explicit on purpose: a pipeline with an automatic layout
-// keeps only the bindings its entry point uses, and a bind group carrying an
-// entry for a declared-but-unused binding is then a validation error. With
-// the layout taken from the declarations, argument i always meets binding i.
-//
-// Kernels are cached by their Device (Device.Kernel with the same source and
-// entry returns the same *Kernel) and released by Device.Close.
-type Kernel struct {
-	dev      *Device
-	entry    string
-	bindings []BindingKind
-	wgSize   [3]uint32
+// IsBuffer reports whether the binding takes a buffer.
+func (k BindingKind) IsBuffer() bool { return k <= BindUniform }
 
-	module   *wgpu.ShaderModule    // owned
-	layout   *wgpu.BindGroupLayout // owned
-	pipeline *wgpu.ComputePipeline // owned
-	playout  *wgpu.PipelineLayout  // owned
+// Binding describes one resource a kernel's entry point uses, as its WGSL
+// declares it. A launch passes one argument per Binding, in the order
+// Kernel.Bindings lists them: by group, then binding number.
+type Binding struct {
+	Group, Binding uint32
+	Name           string      // the variable's name in the WGSL
+	Kind           BindingKind // what it holds
+	Type           string      // the store type as written: "array<f32>", "Params", "texture_2d<f32>", ...
+	MinSize        uint64      // buffers: the fewest bytes a bound buffer must have
+	Dim            string      // textures: "2d", "3d", ...
+	SampleType     string      // sampled textures: "float", "unfilterable-float", "sint", "uint", "depth"
+	Format         string      // storage textures: the texel format
+	Access         string      // storage buffers and textures: "read", "write" or "read_write"
 }
 
-type kernelKey struct{ source, entry string }
+// String names the binding for messages: "@group(0) @binding(1) dst (storage)".
+func (b Binding) String() string {
+	return fmt.Sprintf("@group(%d) @binding(%d) %s (%s)", b.Group, b.Binding, b.Name, b.Kind)
+}
+
+// KernelOption configures Device.Kernel.
+type KernelOption func(*kernelOptions)
+
+type kernelOptions struct{ constants map[string]float64 }
+
+// WithConstants gives pipeline-overridable constants: values for the WGSL
+// module's `override` declarations, keyed by the override's name or by its
+// @id as decimal text ("7"). An override without a value takes its
+// default; one with neither is an error naming it, and so is a key that
+// names no override. Values must be representable in the override's type.
+func WithConstants(c map[string]float64) KernelOption {
+	return func(o *kernelOptions) { o.constants = maps.Clone(c) }
+}
+
+// Kernel is a compiled WGSL compute entry point: its pipeline, and explicit
+// bind group layouts derived from the resources the entry point uses.
+//
+// The layouts are explicit on purpose: a pipeline with an automatic layout
+// keeps only the bindings its entry point uses, and a bind group carrying an
+// entry for a declared-but-unused binding is then a validation error. With
+// the layouts taken from the reflected entry point, argument i always meets
+// binding i of Bindings.
+//
+// Kernels are cached by their Device: Device.Kernel with the same source,
+// entry and constants returns the same *Kernel until Release. Release frees
+// the kernel's native objects once nothing uses them (graphs, and work
+// already encoded, hold their own references), removes it from the cache,
+// and makes every later launch with it fail with ErrReleased; it releases
+// the kernel for every holder of the *Kernel. Device.Close releases every
+// kernel.
+type Kernel struct {
+	life
+	dev       *Device
+	key       kernelKey
+	entry     string
+	source    string
+	constants map[string]float64 // every override's value
+	resources []driver.Resource  // launch-argument order
+	bindings  []Binding
+	wgSize    [3]uint32
+	groups    int // bind groups in the pipeline layout
+
+	module   *wgpu.ShaderModule      // owned
+	layouts  []*wgpu.BindGroupLayout // owned; one per group index
+	empty    []*wgpu.BindGroup       // owned; for group indices with no bindings
+	playout  *wgpu.PipelineLayout    // owned
+	pipeline *wgpu.ComputePipeline   // owned
+	raw      C.WGPUComputePipeline
+	view     *kernelView
+}
+
+type kernelKey struct{ source, entry, constants string }
 
 // Entry is the kernel's entry point name.
 func (k *Kernel) Entry() string { return k.entry }
@@ -64,126 +140,185 @@ func (k *Kernel) Entry() string { return k.entry }
 // Device is the device the kernel was compiled on.
 func (k *Kernel) Device() *Device { return k.dev }
 
-// Bindings lists the kind of each @group(0) binding, index i for
-// @binding(i). A launch passes exactly len(Bindings()) arguments.
-func (k *Kernel) Bindings() []BindingKind { return slices.Clone(k.bindings) }
+// Source is the WGSL the kernel was compiled from, as given.
+func (k *Kernel) Source() string { return k.source }
 
-// NumBindings is len(Bindings()) without the copy.
-func (k *Kernel) NumBindings() int { return len(k.bindings) }
+// Constants are the values every override of the module took (given or
+// default), by name.
+func (k *Kernel) Constants() map[string]float64 { return maps.Clone(k.constants) }
 
-// Binding is the kind of binding i; i must be in range.
-func (k *Kernel) Binding(i int) BindingKind { return k.bindings[i] }
+// Bindings lists the resources the entry point uses, in launch-argument
+// order (by group, then binding).
+func (k *Kernel) Bindings() []Binding { return slices.Clone(k.bindings) }
 
-// WorkgroupSize is the entry point's @workgroup_size; a dimension given by an
-// override or expression reads as 0.
+// WorkgroupSize is the entry point's @workgroup_size, with overrides and
+// constant expressions evaluated and missing dimensions 1.
 func (k *Kernel) WorkgroupSize() [3]uint32 { return k.wgSize }
 
-func (k *Kernel) release() {
+// Release frees the kernel (see Kernel). Idempotent and nil-safe.
+func (k *Kernel) Release() {
+	if k == nil {
+		return
+	}
+	k.dev.kernelsMu.Lock()
+	if k.dev.kernels != nil && k.dev.kernels[k.key] == k {
+		delete(k.dev.kernels, k.key)
+	}
+	k.dev.kernelsMu.Unlock()
+	k.release(k)
+}
+
+func (k *Kernel) freeNative() {
 	k.pipeline.Release()
 	k.playout.Release()
-	k.layout.Release()
+	for _, g := range k.empty {
+		if g != nil {
+			g.Release()
+		}
+	}
+	for _, l := range k.layouts {
+		l.Release()
+	}
 	k.module.Release()
 	k.dev.live.kernels.Add(-1)
 }
 
 // Kernel compiles the WGSL compute entry point entry of source, or returns
-// the cached *Kernel for the same (source, entry).
+// the cached *Kernel for the same source, entry and constants.
 //
-// Invalid WGSL, a missing entry point, a binding outside @group(0), a
-// non-buffer binding, or binding numbers with gaps fail with a *CompileError
-// wrapping ErrCompile whose Diagnostic holds the compiler's message. It never
-// panics and never aborts the process.
-func (d *Device) Kernel(source, entry string) (*Kernel, error) {
-	if err := d.enter("Kernel"); err != nil {
+// The source is read by softgraph's own WGSL front-end first (comments,
+// attributes in any order, overrides, every bind group, textures and
+// samplers), then compiled by wgpu-native's. The bundled compiler predates
+// `override`; each override is replaced by a module-scope const with its
+// value before compiling, so `@workgroup_size(blockSize)` works.
+//
+// Failures are a *CompileError (wrapping ErrCompile) with the compiler's
+// diagnostic: invalid WGSL, a missing or non-compute entry point, a kernel
+// over this device's limits (workgroup size, invocations, workgroup
+// storage, bind groups, bindings per stage), and an override given no value;
+// a constants key naming no override is an *Error wrapping
+// ErrInvalidArgument. It never panics and never aborts the process.
+func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, error) {
+	const op = "Kernel"
+	if err := d.enter(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
+	var o kernelOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	if entry == "" {
-		return nil, opError("Kernel", ErrInvalidArgument, "entry=\"\"")
+		return nil, opError(op, ErrInvalidArgument, "entry=\"\"")
 	}
 	if strings.TrimSpace(source) == "" {
-		return nil, opError("Kernel", ErrInvalidArgument, "source is empty")
+		return nil, opError(op, ErrInvalidArgument, "source is empty")
 	}
-	key := kernelKey{source, entry}
+	key := kernelKey{source, entry, constantsKey(o.constants)}
 	d.kernelsMu.Lock()
 	defer d.kernelsMu.Unlock()
 	if k, ok := d.kernels[key]; ok {
 		return k, nil
 	}
-	k, err := d.compile(source, entry)
+	k, err := d.compile(source, entry, o.constants)
 	if err != nil {
 		return nil, err
 	}
+	k.key = key
 	d.kernels[key] = k
 	d.live.kernels.Add(1)
 	d.log.Debug().Str("entry", entry).Int("bindings", len(k.bindings)).Msg("kernel compiled")
 	return k, nil
 }
 
-// compile builds the module first, so invalid WGSL reports the compiler's
-// diagnostic rather than softgraph's reading of the declarations.
-func (d *Device) compile(source, entry string) (_ *Kernel, err error) {
-	k := &Kernel{dev: d, entry: entry}
+func constantsKey(c map[string]float64) string {
+	if len(c) == 0 {
+		return ""
+	}
+	keys := slices.Sorted(maps.Keys(c))
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(strconv.FormatFloat(c[k], 'g', -1, 64))
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+// compile reflects the entry point, checks it against the device's limits,
+// and builds module, layouts and pipeline. Every native object made on the
+// way is released on failure.
+func (d *Device) compile(source, entry string, constants map[string]float64) (_ *Kernel, err error) {
+	spec, err := wgsl.Specialize(source, entry, constants)
+	if err != nil {
+		var oe *wgsl.OverrideError
+		if errors.As(err, &oe) {
+			return nil, &Error{Op: "Kernel", Arg: "constants", Err: fmt.Errorf("%w: %v", ErrInvalidArgument, err)}
+		}
+		return nil, &CompileError{Entry: entry, Diagnostic: err.Error()}
+	}
+	if err := d.checkLimits(spec); err != nil {
+		return nil, &CompileError{Entry: entry, Diagnostic: err.Error()}
+	}
+	k := &Kernel{dev: d, entry: entry, source: source, constants: spec.Overrides, wgSize: spec.WorkgroupSize}
+	if k.constants == nil {
+		k.constants = map[string]float64{}
+	}
 	defer func() {
-		if err == nil {
-			return
-		}
-		if k.pipeline != nil {
-			k.pipeline.Release()
-		}
-		if k.playout != nil {
-			k.playout.Release()
-		}
-		if k.layout != nil {
-			k.layout.Release()
-		}
-		if k.module != nil {
-			k.module.Release()
+		if err != nil {
+			k.freePartial()
 		}
 	}()
+	for _, r := range spec.Resources {
+		dr := resourceOf(r)
+		k.resources = append(k.resources, dr)
+		k.bindings = append(k.bindings, bindingOf(dr))
+		k.groups = max(k.groups, int(r.Group)+1)
+	}
+
 	var cerr error
 	typ, msg := scopedError(d, func() {
 		k.module, cerr = d.dev.CreateShaderModule(&wgpu.ShaderModuleDescriptor{
 			Label:          entry,
-			WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: source},
+			WGSLDescriptor: &wgpu.ShaderModuleWGSLDescriptor{Code: spec.Source},
 		})
 	})
-	if err := compileFailure(entry, cerr, typ, msg); err != nil {
+	if err := compileFailure(entry, cerr, typ, msg, spec.Source); err != nil {
 		return nil, err
 	}
-	decl, err := parseDecls(source, entry)
-	if err != nil {
-		return nil, err
-	}
-	k.bindings, k.wgSize = decl.bindings, decl.wgSize
-	entries := make([]wgpu.BindGroupLayoutEntry, len(decl.bindings))
-	for i, b := range decl.bindings {
-		t := wgpu.BufferBindingTypeStorage
-		switch b {
-		case BindReadOnlyStorage:
-			t = wgpu.BufferBindingTypeReadOnlyStorage
-		case BindUniform:
-			t = wgpu.BufferBindingTypeUniform
+	for g := 0; g < k.groups; g++ {
+		var entries []wgpu.BindGroupLayoutEntry
+		for _, r := range k.resources {
+			if int(r.Group) == g {
+				entries = append(entries, layoutEntry(r))
+			}
 		}
-		entries[i] = wgpu.BindGroupLayoutEntry{
-			Binding:    uint32(i),
-			Visibility: wgpu.ShaderStageCompute,
-			Buffer:     wgpu.BufferBindingLayout{Type: t},
-		}
-	}
-	typ, msg = scopedError(d, func() {
-		k.layout, cerr = d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: entry, Entries: entries})
-	})
-	if err := compileFailure(entry, cerr, typ, msg); err != nil {
-		return nil, err
-	}
-	typ, msg = scopedError(d, func() {
-		k.playout, cerr = d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{
-			Label:            entry,
-			BindGroupLayouts: []*wgpu.BindGroupLayout{k.layout},
+		var l *wgpu.BindGroupLayout
+		typ, msg = scopedError(d, func() {
+			l, cerr = d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Label: entry, Entries: entries})
 		})
+		if l != nil {
+			k.layouts = append(k.layouts, l)
+		}
+		if err := compileFailure(entry, cerr, typ, msg, ""); err != nil {
+			return nil, err
+		}
+		var empty *wgpu.BindGroup
+		if len(entries) == 0 {
+			typ, msg = scopedError(d, func() {
+				empty, cerr = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: l})
+			})
+			if err := compileFailure(entry, cerr, typ, msg, ""); err != nil {
+				return nil, err
+			}
+		}
+		k.empty = append(k.empty, empty)
+	}
+	typ, msg = scopedError(d, func() {
+		k.playout, cerr = d.dev.CreatePipelineLayout(&wgpu.PipelineLayoutDescriptor{Label: entry, BindGroupLayouts: k.layouts})
 	})
-	if err := compileFailure(entry, cerr, typ, msg); err != nil {
+	if err := compileFailure(entry, cerr, typ, msg, ""); err != nil {
 		return nil, err
 	}
 	typ, msg = scopedError(d, func() {
@@ -193,124 +328,252 @@ func (d *Device) compile(source, entry string) (_ *Kernel, err error) {
 			Compute: wgpu.ProgrammableStageDescriptor{Module: k.module, EntryPoint: entry},
 		})
 	})
-	if err := compileFailure(entry, cerr, typ, msg); err != nil {
+	if err := compileFailure(entry, cerr, typ, msg, spec.Source); err != nil {
 		return nil, err
 	}
+	k.raw = rawPipeline(k.pipeline)
+	k.view = &kernelView{k}
+	k.init()
 	return k, nil
 }
 
-func compileFailure(entry string, err error, typ ErrorType, msg string) error {
-	if err != nil {
-		m := err.Error()
-		if i := strings.Index(m, "(): "); i >= 0 {
-			m = m[i+4:]
-		}
-		return &CompileError{Entry: entry, Diagnostic: m}
+// freePartial releases what a failed compile made.
+func (k *Kernel) freePartial() {
+	if k.pipeline != nil {
+		k.pipeline.Release()
 	}
-	if typ != ErrorNone {
-		return &CompileError{Entry: entry, Diagnostic: typ.String() + ": " + msg}
+	if k.playout != nil {
+		k.playout.Release()
+	}
+	for _, g := range k.empty {
+		if g != nil {
+			g.Release()
+		}
+	}
+	for _, l := range k.layouts {
+		l.Release()
+	}
+	if k.module != nil {
+		k.module.Release()
+	}
+}
+
+// checkLimits refuses a kernel the device cannot run. A kernel over
+// maxComputeWorkgroupStorageSize compiles and launches on some drivers and
+// then loses the device (seen on the H200: 256 KiB of var<workgroup> against
+// its 48 KiB), and the next submission aborts the process; so it is refused
+// here, from the reflection, before any native call.
+func (d *Device) checkLimits(k *wgsl.Kernel) error {
+	l := d.info.Limits
+	ws := k.WorkgroupSize
+	if ws[0] > l.MaxComputeWorkgroupSizeX || ws[1] > l.MaxComputeWorkgroupSizeY || ws[2] > l.MaxComputeWorkgroupSizeZ {
+		return fmt.Errorf("@workgroup_size(%d, %d, %d) is over this device's maxComputeWorkgroupSize (%d, %d, %d)",
+			ws[0], ws[1], ws[2], l.MaxComputeWorkgroupSizeX, l.MaxComputeWorkgroupSizeY, l.MaxComputeWorkgroupSizeZ)
+	}
+	if n := uint64(ws[0]) * uint64(ws[1]) * uint64(ws[2]); n > uint64(l.MaxComputeInvocationsPerWorkgroup) {
+		return fmt.Errorf("@workgroup_size(%d, %d, %d) is %d invocations, over this device's maxComputeInvocationsPerWorkgroup %d",
+			ws[0], ws[1], ws[2], n, l.MaxComputeInvocationsPerWorkgroup)
+	}
+	if k.WorkgroupStorage > uint64(l.MaxComputeWorkgroupStorageSize) {
+		return fmt.Errorf("the entry point uses %d bytes of var<workgroup> memory, over this device's maxComputeWorkgroupStorageSize %d",
+			k.WorkgroupStorage, l.MaxComputeWorkgroupStorageSize)
+	}
+	var storage, uniform, textures, samplers, storageTextures uint32
+	for _, r := range k.Resources {
+		if r.Group >= l.MaxBindGroups {
+			return fmt.Errorf("%s is in @group(%d); this device has %d bind groups (0..%d)", r.Name, r.Group, l.MaxBindGroups, l.MaxBindGroups-1)
+		}
+		if r.Binding >= l.MaxBindingsPerBindGroup {
+			return fmt.Errorf("%s is @binding(%d); this device allows bindings 0..%d", r.Name, r.Binding, l.MaxBindingsPerBindGroup-1)
+		}
+		switch r.Kind {
+		case wgsl.ResourceStorage, wgsl.ResourceReadOnlyStorage:
+			storage++
+		case wgsl.ResourceUniform:
+			uniform++
+		case wgsl.ResourceTexture:
+			textures++
+		case wgsl.ResourceStorageTexture:
+			storageTextures++
+		case wgsl.ResourceSampler, wgsl.ResourceComparisonSampler:
+			samplers++
+		}
+	}
+	for _, c := range []struct {
+		what       string
+		n, limit   uint32
+		limitsName string
+	}{
+		{"storage buffers", storage, l.MaxStorageBuffersPerShaderStage, "maxStorageBuffersPerShaderStage"},
+		{"uniform buffers", uniform, l.MaxUniformBuffersPerShaderStage, "maxUniformBuffersPerShaderStage"},
+		{"sampled textures", textures, l.MaxSampledTexturesPerShaderStage, "maxSampledTexturesPerShaderStage"},
+		{"storage textures", storageTextures, l.MaxStorageTexturesPerShaderStage, "maxStorageTexturesPerShaderStage"},
+		{"samplers", samplers, l.MaxSamplersPerShaderStage, "maxSamplersPerShaderStage"},
+	} {
+		if c.n > c.limit {
+			return fmt.Errorf("the entry point uses %d %s, over this device's %s %d", c.n, c.what, c.limitsName, c.limit)
+		}
 	}
 	return nil
 }
 
-// decls is what softgraph reads from WGSL source itself: the group-0 buffer
-// bindings and the entry point's workgroup size.
-type decls struct {
-	bindings []BindingKind
-	wgSize   [3]uint32
-}
-
-var (
-	lineComment  = regexp.MustCompile(`//[^\n]*`)
-	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
-	// attributes, then `var`, an optional <address space, access>, the name.
-	varDecl = regexp.MustCompile(`((?:@\w+\s*(?:\([^)]*\))?\s*)+)var\s*(?:<([^>]*)>)?\s*(\w+)`)
-	attrArg = regexp.MustCompile(`@(\w+)\s*(?:\(([^)]*)\))?`)
-	// attributes, then `fn name(`.
-	fnDecl = regexp.MustCompile(`((?:@\w+\s*(?:\([^)]*\))?\s*)+)fn\s+(\w+)\s*\(`)
-)
-
-// parseDecls reads the declarations the explicit layout is built from. It
-// does not validate the WGSL (the compiler does, right after); it refuses
-// only what softgraph cannot bind.
-func parseDecls(source, entry string) (decls, error) {
-	src := blockComment.ReplaceAllString(source, " ")
-	src = lineComment.ReplaceAllString(src, "")
-	var d decls
-	kinds := map[int]BindingKind{}
-	for _, m := range varDecl.FindAllStringSubmatch(src, -1) {
-		attrs := attributes(m[1])
-		g, hasG := attrs["group"]
-		b, hasB := attrs["binding"]
-		if !hasG && !hasB {
-			continue
+func resourceOf(r wgsl.Resource) driver.Resource {
+	out := driver.Resource{Group: r.Group, Binding: r.Binding, Name: r.Name, Type: r.Type, MinSize: r.MinSize,
+		Multisampled: r.Multisampled, Format: r.Format}
+	switch r.Kind {
+	case wgsl.ResourceStorage:
+		out.Kind, out.Access = driver.ResourceStorage, "read_write"
+	case wgsl.ResourceReadOnlyStorage:
+		out.Kind, out.Access = driver.ResourceReadOnlyStorage, "read"
+	case wgsl.ResourceUniform:
+		out.Kind = driver.ResourceUniform
+	case wgsl.ResourceTexture:
+		out.Kind = driver.ResourceTexture
+	case wgsl.ResourceStorageTexture:
+		out.Kind = driver.ResourceStorageTexture
+	case wgsl.ResourceSampler:
+		out.Kind = driver.ResourceSampler
+	case wgsl.ResourceComparisonSampler:
+		out.Kind = driver.ResourceComparisonSampler
+	}
+	if r.Kind == wgsl.ResourceTexture || r.Kind == wgsl.ResourceStorageTexture {
+		out.Dim = dimName(r.Dim)
+	}
+	if r.Kind == wgsl.ResourceTexture {
+		switch r.SampleType {
+		case wgsl.SampleFloat:
+			// A texture the entry point samples with a filtering call needs a
+			// filterable format; one it only loads from accepts every float
+			// format (rgba32float included).
+			out.SampleType = "unfilterable-float"
+			if r.Filtered {
+				out.SampleType = "float"
+			}
+		case wgsl.SampleSint:
+			out.SampleType = "sint"
+		case wgsl.SampleUint:
+			out.SampleType = "uint"
+		case wgsl.SampleDepth:
+			out.SampleType = "depth"
 		}
-		group, err1 := strconv.Atoi(g)
-		binding, err2 := strconv.Atoi(b)
-		if err1 != nil || err2 != nil {
-			return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("binding %q: @group and @binding must be integer literals", m[3])}
-		}
-		if group != 0 {
-			return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("binding %q is in @group(%d); softgraph binds @group(0) only", m[3], group)}
-		}
-		space := strings.Split(strings.ReplaceAll(m[2], " ", ""), ",")
-		var kind BindingKind
-		switch {
-		case space[0] == "uniform":
-			kind = BindUniform
-		case space[0] == "storage" && len(space) > 1 && space[1] == "read_write":
-			kind = BindStorage
-		case space[0] == "storage":
-			kind = BindReadOnlyStorage
+	}
+	if r.Kind == wgsl.ResourceStorageTexture {
+		switch r.Access {
+		case wgsl.AccessRead:
+			out.Access = "read"
+		case wgsl.AccessWrite:
+			out.Access = "write"
 		default:
-			return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("binding %q (@binding(%d)) is not a storage or uniform buffer; softgraph binds buffers only", m[3], binding)}
+			out.Access = "read_write"
 		}
-		if _, dup := kinds[binding]; dup {
-			return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("@binding(%d) is declared twice", binding)}
-		}
-		kinds[binding] = kind
-	}
-	for i := 0; i < len(kinds); i++ {
-		k, ok := kinds[i]
-		if !ok {
-			return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("@group(0) bindings must be numbered 0..%d without gaps; @binding(%d) is missing", len(kinds)-1, i)}
-		}
-		d.bindings = append(d.bindings, k)
-	}
-	var computeEntries []string
-	found := false
-	for _, m := range fnDecl.FindAllStringSubmatch(src, -1) {
-		attrs := attributes(m[1])
-		if _, ok := attrs["compute"]; !ok {
-			continue
-		}
-		computeEntries = append(computeEntries, m[2])
-		if m[2] != entry {
-			continue
-		}
-		found = true
-		for i, v := range strings.SplitN(attrs["workgroup_size"], ",", 3) {
-			n, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), "u"), 0, 32)
-			if err == nil {
-				d.wgSize[i] = uint32(n)
-			}
-		}
-		for i := range d.wgSize {
-			if d.wgSize[i] == 0 && i >= len(strings.Split(attrs["workgroup_size"], ",")) {
-				d.wgSize[i] = 1
-			}
-		}
-	}
-	if !found {
-		return d, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("no @compute entry point named %q (found %v)", entry, computeEntries)}
-	}
-	return d, nil
-}
-
-func attributes(s string) map[string]string {
-	out := map[string]string{}
-	for _, a := range attrArg.FindAllStringSubmatch(s, -1) {
-		out[a[1]] = strings.TrimSpace(a[2])
 	}
 	return out
 }
+
+func dimName(d wgsl.TextureDim) string {
+	switch d {
+	case wgsl.Dim1D:
+		return "1d"
+	case wgsl.Dim2D:
+		return "2d"
+	case wgsl.Dim2DArray:
+		return "2d_array"
+	case wgsl.Dim3D:
+		return "3d"
+	case wgsl.DimCube:
+		return "cube"
+	case wgsl.DimCubeArray:
+		return "cube_array"
+	}
+	return "?"
+}
+
+func bindingOf(r driver.Resource) Binding {
+	return Binding{Group: r.Group, Binding: r.Binding, Name: r.Name, Kind: BindingKind(r.Kind), Type: r.Type,
+		MinSize: r.MinSize, Dim: r.Dim, SampleType: r.SampleType, Format: r.Format, Access: r.Access}
+}
+
+var viewDims = map[string]wgpu.TextureViewDimension{
+	"1d": wgpu.TextureViewDimension1D, "2d": wgpu.TextureViewDimension2D, "2d_array": wgpu.TextureViewDimension2DArray,
+	"3d": wgpu.TextureViewDimension3D, "cube": wgpu.TextureViewDimensionCube, "cube_array": wgpu.TextureViewDimensionCubeArray,
+}
+
+var sampleTypes = map[string]wgpu.TextureSampleType{
+	"float": wgpu.TextureSampleTypeFloat, "unfilterable-float": wgpu.TextureSampleTypeUnfilterableFloat,
+	"sint": wgpu.TextureSampleTypeSint, "uint": wgpu.TextureSampleTypeUint, "depth": wgpu.TextureSampleTypeDepth,
+}
+
+func layoutEntry(r driver.Resource) wgpu.BindGroupLayoutEntry {
+	e := wgpu.BindGroupLayoutEntry{Binding: r.Binding, Visibility: wgpu.ShaderStageCompute}
+	switch r.Kind {
+	case driver.ResourceStorage:
+		e.Buffer.Type = wgpu.BufferBindingTypeStorage
+	case driver.ResourceReadOnlyStorage:
+		e.Buffer.Type = wgpu.BufferBindingTypeReadOnlyStorage
+	case driver.ResourceUniform:
+		e.Buffer.Type = wgpu.BufferBindingTypeUniform
+	case driver.ResourceTexture:
+		e.Texture = wgpu.TextureBindingLayout{SampleType: sampleTypes[r.SampleType], ViewDimension: viewDims[r.Dim], Multisampled: r.Multisampled}
+	case driver.ResourceStorageTexture:
+		access := wgpu.StorageTextureAccessReadWrite
+		switch r.Access {
+		case "read":
+			access = wgpu.StorageTextureAccessReadOnly
+		case "write":
+			access = wgpu.StorageTextureAccessWriteOnly
+		}
+		e.StorageTexture = wgpu.StorageTextureBindingLayout{Access: access, Format: texelFormats[r.Format].format, ViewDimension: viewDims[r.Dim]}
+	case driver.ResourceSampler:
+		e.Sampler.Type = wgpu.SamplerBindingTypeFiltering
+	case driver.ResourceComparisonSampler:
+		e.Sampler.Type = wgpu.SamplerBindingTypeComparison
+	}
+	return e
+}
+
+// compileFailure turns what a scoped creation reported into a
+// *CompileError; source, when given, lets it add a hint for the bundled
+// compiler's known gaps.
+func compileFailure(entry string, err error, typ ErrorType, msg, source string) error {
+	var diag string
+	switch {
+	case err != nil:
+		diag = err.Error()
+		if i := strings.Index(diag, "(): "); i >= 0 {
+			diag = diag[i+4:]
+		}
+	case typ != ErrorNone:
+		diag = typ.String() + ": " + msg
+	default:
+		return nil
+	}
+	return &CompileError{Entry: entry, Diagnostic: diag, Hint: abstractIntHint(diag)}
+}
+
+// kernelView is the driver.Kernel of a Kernel.
+type kernelView struct{ k *Kernel }
+
+func (v *kernelView) Release()                      { v.k.Release() }
+func (v *kernelView) Released() bool                { return v.k.Released() }
+func (v *kernelView) Entry() string                 { return v.k.entry }
+func (v *kernelView) Source() string                { return v.k.source }
+func (v *kernelView) Constants() map[string]float64 { return maps.Clone(v.k.constants) }
+func (v *kernelView) Resources() []driver.Resource  { return v.k.resources }
+func (v *kernelView) Groups() int                   { return v.k.groups }
+func (v *kernelView) WorkgroupSize() [3]uint32      { return v.k.wgSize }
+
+func (d *Device) ownKernel(op string, x driver.Kernel) (*Kernel, error) {
+	v, ok := x.(*kernelView)
+	if !ok || v == nil {
+		return nil, opError(op, ErrInvalidArgument, "kernel is nil or not a kernel of this package")
+	}
+	if v.k.dev != d {
+		return nil, opError(op, ErrForeignDevice, "kernel %q", v.k.entry)
+	}
+	if !v.k.acquire() {
+		return nil, opError(op, ErrReleased, "kernel %q", v.k.entry)
+	}
+	return v.k, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

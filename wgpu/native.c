@@ -77,6 +77,52 @@ void wgpuDevicePopErrorScope(WGPUDevice device, WGPUErrorCallback callback, void
 void wgpuSetLogCallback(WGPULogCallback callback, void * userdata);
 void wgpuSetLogLevel(uint32_t level);
 WGPUCommandEncoder wgpuDeviceCreateCommandEncoder(WGPUDevice device, void const * descriptor);
+void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder);
+void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline);
+void wgpuComputePassEncoderSetBindGroup(WGPUComputePassEncoder pass, uint32_t index, WGPUBindGroup group, size_t n, uint32_t const * offsets);
+void wgpuComputePassEncoderDispatchWorkgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z);
+void wgpuComputePassEncoderDispatchWorkgroupsIndirect(WGPUComputePassEncoder pass, WGPUBuffer buffer, uint64_t offset);
+void wgpuCommandEncoderClearBuffer(WGPUCommandEncoder encoder, WGPUBuffer buffer, uint64_t offset, uint64_t size);
+void wgpuComputePipelineReference(WGPUComputePipeline p);
+void wgpuComputePipelineRelease(WGPUComputePipeline p);
+void wgpuBindGroupReference(WGPUBindGroup g);
+void wgpuBindGroupRelease(WGPUBindGroup g);
+void wgpuBufferReference(WGPUBuffer b);
+void wgpuBufferRelease(WGPUBuffer b);
+void wgpuTextureReference(WGPUTexture t);
+void wgpuTextureRelease(WGPUTexture t);
+void wgpuQuerySetReference(WGPUQuerySet q);
+void wgpuQuerySetRelease(WGPUQuerySet q);
+typedef void (*WGPUQueueOnSubmittedWorkDoneCallback)(uint32_t status, void * userdata);
+void wgpuQueueOnSubmittedWorkDone(WGPUQueue queue, WGPUQueueOnSubmittedWorkDoneCallback callback, void * userdata);
+typedef struct WGPUWrappedSubmissionIndex {
+	WGPUQueue queue;
+	WGPUSubmissionIndex submissionIndex;
+} WGPUWrappedSubmissionIndex;
+WGPUBool wgpuDevicePoll(WGPUDevice device, WGPUBool wait, WGPUWrappedSubmissionIndex const * index);
+
+typedef struct WGPUOrigin3D { uint32_t x, y, z; } WGPUOrigin3D;
+typedef struct WGPUExtent3D { uint32_t width, height, depthOrArrayLayers; } WGPUExtent3D;
+typedef struct WGPUTextureDataLayout {
+	WGPUChainedStruct const * nextInChain;
+	uint64_t offset;
+	uint32_t bytesPerRow;
+	uint32_t rowsPerImage;
+} WGPUTextureDataLayout;
+typedef struct WGPUImageCopyBuffer {
+	WGPUChainedStruct const * nextInChain;
+	WGPUTextureDataLayout layout;
+	WGPUBuffer buffer;
+} WGPUImageCopyBuffer;
+typedef struct WGPUImageCopyTexture {
+	WGPUChainedStruct const * nextInChain;
+	WGPUTexture texture;
+	uint32_t mipLevel;
+	WGPUOrigin3D origin;
+	uint32_t aspect;
+} WGPUImageCopyTexture;
+void wgpuCommandEncoderCopyBufferToTexture(WGPUCommandEncoder e, WGPUImageCopyBuffer const * src, WGPUImageCopyTexture const * dst, WGPUExtent3D const * size);
+void wgpuCommandEncoderCopyTextureToBuffer(WGPUCommandEncoder e, WGPUImageCopyTexture const * src, WGPUImageCopyBuffer const * dst, WGPUExtent3D const * size);
 WGPUComputePassEncoder wgpuCommandEncoderBeginComputePass(WGPUCommandEncoder encoder, WGPUComputePassDescriptor const * descriptor);
 void wgpuComputePassEncoderEnd(WGPUComputePassEncoder pass);
 void wgpuComputePassEncoderRelease(WGPUComputePassEncoder pass);
@@ -249,88 +295,393 @@ static void sg_pop(WGPUDevice d, sg_err * e) {
 	wgpuDevicePopErrorScope(d, sg_err_cb, e);
 }
 
-WGPUCommandEncoder sg_encoder(WGPUDevice d, sg_err * e) {
-	e->type = 0;
-	sg_push(d);
-	WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(d, NULL);
-	sg_pop(d, e);
-	if (e->type != 0 && enc) {
-		wgpuCommandEncoderRelease(enc);
-		return NULL;
+// ---- references kept alive by encoders and programs ----
+
+enum { SG_REF_PIPELINE = 1, SG_REF_GROUP, SG_REF_BUFFER, SG_REF_TEXTURE, SG_REF_QUERIES, SG_REF_PROGRAM };
+
+static int sg_keep(sg_refs * r, uint8_t kind, void * h) {
+	if (!h) return 1;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		void ** refs = realloc(r->refs, cap * sizeof *refs);
+		if (!refs) return 0;
+		r->refs = refs;
+		uint8_t * kinds = realloc(r->kinds, cap);
+		if (!kinds) return 0;
+		r->kinds = kinds;
+		r->cap = cap;
 	}
-	return enc;
+	switch (kind) {
+	case SG_REF_PIPELINE: wgpuComputePipelineReference((WGPUComputePipeline)h); break;
+	case SG_REF_GROUP: wgpuBindGroupReference((WGPUBindGroup)h); break;
+	case SG_REF_BUFFER: wgpuBufferReference((WGPUBuffer)h); break;
+	case SG_REF_TEXTURE: wgpuTextureReference((WGPUTexture)h); break;
+	case SG_REF_QUERIES: wgpuQuerySetReference((WGPUQuerySet)h); break;
+	case SG_REF_PROGRAM: __atomic_add_fetch(&((sg_prog *)h)->count, 1, __ATOMIC_SEQ_CST); break;
+	}
+	r->kinds[r->n] = kind;
+	r->refs[r->n] = h;
+	r->n++;
+	return 1;
 }
 
-WGPUComputePassEncoder sg_pass(WGPUCommandEncoder enc, WGPUQuerySet set, uint32_t begin, uint32_t end) {
-	if (!set) return wgpuCommandEncoderBeginComputePass(enc, NULL);
-	WGPUComputePassTimestampWrites ts = { set, begin, end };
-	WGPUComputePassDescriptor desc;
-	memset(&desc, 0, sizeof desc);
-	desc.timestampWrites = &ts;
-	return wgpuCommandEncoderBeginComputePass(enc, &desc);
+static void sg_drop_all(sg_refs * r) {
+	for (size_t i = 0; i < r->n; i++) {
+		void * h = r->refs[i];
+		switch (r->kinds[i]) {
+		case SG_REF_PIPELINE: wgpuComputePipelineRelease((WGPUComputePipeline)h); break;
+		case SG_REF_GROUP: wgpuBindGroupRelease((WGPUBindGroup)h); break;
+		case SG_REF_BUFFER: wgpuBufferRelease((WGPUBuffer)h); break;
+		case SG_REF_TEXTURE: wgpuTextureRelease((WGPUTexture)h); break;
+		case SG_REF_QUERIES: wgpuQuerySetRelease((WGPUQuerySet)h); break;
+		case SG_REF_PROGRAM: sg_prog_unref((sg_prog *)h); break;
+		}
+	}
+	r->n = 0;
+}
+
+static void sg_refs_free(sg_refs * r) {
+	sg_drop_all(r);
+	free(r->refs);
+	free(r->kinds);
+	r->refs = NULL;
+	r->kinds = NULL;
+	r->cap = 0;
+}
+
+// ---- encoders ----
+
+
+sg_enc * sg_enc_new(WGPUDevice d) {
+	sg_enc * e = calloc(1, sizeof *e);
+	if (e) e->dev = d;
+	return e;
+}
+
+// sg_enc_open makes the native encoder if there is none; 0 on failure (the
+// error is in e->err).
+int sg_enc_open(sg_enc * e) {
+	e->err.type = 0;
+	if (e->enc) return 1;
+	sg_push(e->dev);
+	WGPUCommandEncoder enc = wgpuDeviceCreateCommandEncoder(e->dev, NULL);
+	sg_pop(e->dev, &e->err);
+	if (e->err.type != 0) {
+		if (enc) wgpuCommandEncoderRelease(enc);
+		return 0;
+	}
+	if (!enc) {
+		e->err.type = 3;
+		strcpy(e->err.message, "wgpu-native returned no command encoder");
+		return 0;
+	}
+	e->enc = enc;
+	return 1;
+}
+
+static void sg_enc_forget_pass(sg_enc * e) {
+	e->pass = NULL;
+	e->last = NULL;
+	memset(e->groups, 0, sizeof e->groups);
 }
 
 // End the pass and release it (wgpu-native wants it released after End and
 // before Finish). Errors of any command in the pass are reported here.
-void sg_pass_end(WGPUDevice d, WGPUComputePassEncoder pass, sg_err * e) {
-	e->type = 0;
-	sg_push(d);
-	wgpuComputePassEncoderEnd(pass);
-	sg_pop(d, e);
-	wgpuComputePassEncoderRelease(pass);
+void sg_enc_end_pass(sg_enc * e) {
+	e->err.type = 0;
+	if (!e->pass) return;
+	sg_push(e->dev);
+	wgpuComputePassEncoderEnd(e->pass);
+	sg_pop(e->dev, &e->err);
+	wgpuComputePassEncoderRelease(e->pass);
+	sg_enc_forget_pass(e);
 }
 
-// sg_encode encodes tasks[from:to) into the pass, skipping SetPipeline when
-// the pipeline is the one set last; *last carries that across calls.
-void sg_encode(WGPUComputePassEncoder pass, sg_task const * tasks, size_t from, size_t to, WGPUComputePipeline * last) {
-	WGPUComputePipeline cur = *last;
-	for (size_t i = from; i < to; i++) {
-		sg_task const * t = &tasks[i];
-		if (t->pipeline != cur) {
-			wgpuComputePassEncoderSetPipeline(pass, t->pipeline);
-			cur = t->pipeline;
+void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end) {
+	sg_enc_end_pass(e);
+	if (e->err.type != 0) return;
+	sg_push(e->dev);
+	if (set) {
+		sg_keep(&e->keep, SG_REF_QUERIES, set);
+		WGPUComputePassTimestampWrites ts = { set, begin, end };
+		WGPUComputePassDescriptor desc;
+		memset(&desc, 0, sizeof desc);
+		desc.timestampWrites = &ts;
+		e->pass = wgpuCommandEncoderBeginComputePass(e->enc, &desc);
+	} else {
+		e->pass = wgpuCommandEncoderBeginComputePass(e->enc, NULL);
+	}
+	sg_pop(e->dev, &e->err);
+	if (!e->pass && e->err.type == 0) {
+		e->err.type = 3;
+		strcpy(e->err.message, "wgpu-native returned no compute pass");
+	}
+}
+
+// sg_enc_dispatch encodes one dispatch into the open pass, skipping a
+// pipeline or bind group already set. The Go side guarantees an open pass.
+void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBuffer indirect, uint64_t offset, uint32_t x, uint32_t y, uint32_t z) {
+	WGPUBindGroup const * groups = e->scratch;
+	if (p != e->last) {
+		sg_keep(&e->keep, SG_REF_PIPELINE, p);
+		wgpuComputePassEncoderSetPipeline(e->pass, p);
+		e->last = p;
+	}
+	for (uint32_t i = 0; i < ngroups && i < 4; i++) {
+		if (groups[i] != e->groups[i]) {
+			sg_keep(&e->keep, SG_REF_GROUP, groups[i]);
+			wgpuComputePassEncoderSetBindGroup(e->pass, i, groups[i], 0, NULL);
+			e->groups[i] = groups[i];
 		}
-		wgpuComputePassEncoderSetBindGroup(pass, 0, t->group, 0, NULL);
-		if (t->indirect) {
-			wgpuComputePassEncoderDispatchWorkgroupsIndirect(pass, t->indirect, t->offset);
+	}
+	if (indirect) {
+		sg_keep(&e->keep, SG_REF_BUFFER, indirect);
+		wgpuComputePassEncoderDispatchWorkgroupsIndirect(e->pass, indirect, offset);
+	} else {
+		wgpuComputePassEncoderDispatchWorkgroups(e->pass, x, y, z);
+	}
+	e->dispatches++;
+}
+
+// sg_enc_program encodes the dispatches of p[from, to) into the open pass
+// and returns the index of the first command it did not encode (a copy or
+// clear, which needs the pass ended, or to). The program is kept alive by
+// one reference for the whole command buffer, not one per command.
+size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to) {
+	if (to > p->n) to = p->n;
+	if (from < to) sg_keep(&e->keep, SG_REF_PROGRAM, p);
+	WGPUComputePipeline cur = e->last;
+	size_t i = from;
+	for (; i < to; i++) {
+		sg_cmd const * c = &p->cmds[i];
+		if (c->kind != SG_DISPATCH && c->kind != SG_INDIRECT) break;
+		if (c->pipeline != cur) {
+			wgpuComputePassEncoderSetPipeline(e->pass, c->pipeline);
+			cur = c->pipeline;
+		}
+		for (uint32_t g = 0; g < c->ngroups; g++) {
+			if (c->groups[g] != e->groups[g]) {
+				wgpuComputePassEncoderSetBindGroup(e->pass, g, c->groups[g], 0, NULL);
+				e->groups[g] = c->groups[g];
+			}
+		}
+		if (c->kind == SG_INDIRECT) {
+			wgpuComputePassEncoderDispatchWorkgroupsIndirect(e->pass, c->a, c->aoff);
 		} else {
-			wgpuComputePassEncoderDispatchWorkgroups(pass, t->x, t->y, t->z);
+			wgpuComputePassEncoderDispatchWorkgroups(e->pass, c->x, c->y, c->z);
 		}
+		e->dispatches++;
 	}
-	*last = cur;
+	e->last = cur;
+	return i;
 }
 
-void sg_copy(WGPUDevice d, WGPUCommandEncoder enc, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size, sg_err * e) {
-	e->type = 0;
-	sg_push(d);
-	wgpuCommandEncoderCopyBufferToBuffer(enc, src, so, dst, dOff, size);
-	sg_pop(d, e);
+void sg_enc_program_transfer(sg_enc * e, sg_prog * p, size_t i) {
+	if (i >= p->n) return;
+	sg_cmd const * c = &p->cmds[i];
+	if (c->kind == SG_COPY) sg_enc_copy(e, c->a, c->aoff, c->b, c->boff, c->size);
+	else if (c->kind == SG_CLEAR) sg_enc_clear(e, c->a, c->aoff, c->size);
 }
 
-void sg_resolve(WGPUDevice d, WGPUCommandEncoder enc, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off, sg_err * e) {
-	e->type = 0;
-	sg_push(d);
-	wgpuCommandEncoderResolveQuerySet(enc, set, first, count, dst, off);
-	sg_pop(d, e);
+void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size) {
+	e->err.type = 0;
+	sg_keep(&e->keep, SG_REF_BUFFER, src);
+	sg_keep(&e->keep, SG_REF_BUFFER, dst);
+	sg_push(e->dev);
+	wgpuCommandEncoderCopyBufferToBuffer(e->enc, src, so, dst, dOff, size);
+	sg_pop(e->dev, &e->err);
 }
 
-// sg_finish finishes and releases the encoder. On error it returns NULL and
-// no command buffer exists, so nothing invalid can reach Submit.
-WGPUCommandBuffer sg_finish(WGPUDevice d, WGPUCommandEncoder enc, sg_err * e) {
-	e->type = 0;
-	sg_push(d);
-	WGPUCommandBuffer cb = wgpuCommandEncoderFinish(enc, NULL);
-	sg_pop(d, e);
-	wgpuCommandEncoderRelease(enc);
-	if (e->type != 0) {
-		if (cb) wgpuCommandBufferRelease(cb);
-		return NULL;
+void sg_enc_clear(sg_enc * e, WGPUBuffer b, uint64_t off, uint64_t size) {
+	e->err.type = 0;
+	sg_keep(&e->keep, SG_REF_BUFFER, b);
+	sg_push(e->dev);
+	wgpuCommandEncoderClearBuffer(e->enc, b, off, size);
+	sg_pop(e->dev, &e->err);
+}
+
+static WGPUImageCopyTexture sg_whole(WGPUTexture t) {
+	WGPUImageCopyTexture c;
+	memset(&c, 0, sizeof c);
+	c.texture = t;
+	return c;
+}
+
+static WGPUImageCopyBuffer sg_rows(WGPUBuffer b, uint64_t off, uint32_t bpr, uint32_t rows) {
+	WGPUImageCopyBuffer c;
+	memset(&c, 0, sizeof c);
+	c.layout.offset = off;
+	c.layout.bytesPerRow = bpr;
+	c.layout.rowsPerImage = rows;
+	c.buffer = b;
+	return c;
+}
+
+void sg_enc_copy_b2t(sg_enc * e, WGPUBuffer src, uint64_t off, uint32_t bpr, uint32_t rows, WGPUTexture dst, uint32_t w, uint32_t h, uint32_t depth) {
+	e->err.type = 0;
+	sg_keep(&e->keep, SG_REF_BUFFER, src);
+	sg_keep(&e->keep, SG_REF_TEXTURE, dst);
+	WGPUImageCopyBuffer b = sg_rows(src, off, bpr, rows);
+	WGPUImageCopyTexture t = sg_whole(dst);
+	WGPUExtent3D size = { w, h, depth };
+	sg_push(e->dev);
+	wgpuCommandEncoderCopyBufferToTexture(e->enc, &b, &t, &size);
+	sg_pop(e->dev, &e->err);
+}
+
+void sg_enc_copy_t2b(sg_enc * e, WGPUTexture src, uint32_t w, uint32_t h, uint32_t depth, WGPUBuffer dst, uint64_t off, uint32_t bpr, uint32_t rows) {
+	e->err.type = 0;
+	sg_keep(&e->keep, SG_REF_TEXTURE, src);
+	sg_keep(&e->keep, SG_REF_BUFFER, dst);
+	WGPUImageCopyTexture t = sg_whole(src);
+	WGPUImageCopyBuffer b = sg_rows(dst, off, bpr, rows);
+	WGPUExtent3D size = { w, h, depth };
+	sg_push(e->dev);
+	wgpuCommandEncoderCopyTextureToBuffer(e->enc, &t, &b, &size);
+	sg_pop(e->dev, &e->err);
+}
+
+void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off) {
+	e->err.type = 0;
+	sg_keep(&e->keep, SG_REF_QUERIES, set);
+	sg_keep(&e->keep, SG_REF_BUFFER, dst);
+	sg_push(e->dev);
+	wgpuCommandEncoderResolveQuerySet(e->enc, set, first, count, dst, off);
+	sg_pop(e->dev, &e->err);
+}
+
+// sg_enc_finish ends the pass and finishes the native encoder. On error it
+// returns NULL and no command buffer exists, so nothing invalid can reach
+// Submit; the first error (the pass's or the finish's) is in e->err. The
+// references kept for the encoded commands are dropped either way: a
+// finished command buffer holds what it uses itself.
+WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
+	sg_err passErr;
+	passErr.type = 0;
+	if (e->pass) {
+		sg_enc_end_pass(e);
+		passErr = e->err;
 	}
+	e->err.type = 0;
+	WGPUCommandBuffer cb = NULL;
+	if (e->enc) {
+		sg_push(e->dev);
+		cb = wgpuCommandEncoderFinish(e->enc, NULL);
+		sg_pop(e->dev, &e->err);
+		wgpuCommandEncoderRelease(e->enc);
+		e->enc = NULL;
+	}
+	if (passErr.type != 0) e->err = passErr;
+	if (e->err.type != 0 && cb) {
+		wgpuCommandBufferRelease(cb);
+		cb = NULL;
+	}
+	sg_drop_all(&e->keep);
+	e->dispatches = 0;
 	return cb;
 }
 
-WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer cb) {
-	WGPUSubmissionIndex idx = wgpuQueueSubmitForIndex(q, 1, &cb);
-	wgpuCommandBufferRelease(cb);
+// sg_enc_discard drops what was encoded since the last finish.
+void sg_enc_discard(sg_enc * e) {
+	if (e->pass) sg_enc_end_pass(e);
+	if (e->enc) {
+		wgpuCommandEncoderRelease(e->enc);
+		e->enc = NULL;
+	}
+	sg_drop_all(&e->keep);
+	e->dispatches = 0;
+	e->err.type = 0;
+}
+
+void sg_enc_free(sg_enc * e) {
+	if (!e) return;
+	if (e->pass) {
+		wgpuComputePassEncoderEnd(e->pass);
+		wgpuComputePassEncoderRelease(e->pass);
+	}
+	if (e->enc) wgpuCommandEncoderRelease(e->enc);
+	sg_refs_free(&e->keep);
+	free(e);
+}
+
+// ---- programs ----
+
+sg_prog * sg_prog_new(void) {
+	sg_prog * p = calloc(1, sizeof *p);
+	if (p) p->count = 1;
+	return p;
+}
+
+// sg_prog_add appends a command and takes references on what it uses;
+// 0 when out of host memory.
+int sg_prog_add(sg_prog * p, sg_cmd const * c) {
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		sg_cmd * cmds = realloc(p->cmds, cap * sizeof *cmds);
+		if (!cmds) return 0;
+		p->cmds = cmds;
+		p->cap = cap;
+	}
+	int ok = sg_keep(&p->keep, SG_REF_PIPELINE, c->pipeline);
+	for (uint32_t i = 0; i < c->ngroups && i < 4; i++) ok = ok && sg_keep(&p->keep, SG_REF_GROUP, c->groups[i]);
+	ok = ok && sg_keep(&p->keep, SG_REF_BUFFER, c->a);
+	ok = ok && sg_keep(&p->keep, SG_REF_BUFFER, c->b);
+	if (!ok) return 0;
+	p->cmds[p->n++] = *c;
+	return 1;
+}
+
+void sg_prog_unref(sg_prog * p) {
+	if (!p) return;
+	if (__atomic_sub_fetch(&p->count, 1, __ATOMIC_SEQ_CST) != 0) return;
+	sg_refs_free(&p->keep);
+	free(p->cmds);
+	free(p);
+}
+
+// ---- submission and completion ----
+
+sg_done * sg_done_new(void) { return calloc(1, sizeof(sg_done)); }
+
+uint64_t sg_done_get(sg_done * d) { return __atomic_load_n(&d->completed, __ATOMIC_SEQ_CST); }
+
+void sg_done_set(sg_done * d, uint64_t idx) {
+	uint64_t cur = __atomic_load_n(&d->completed, __ATOMIC_SEQ_CST);
+	while (idx > cur && !__atomic_compare_exchange_n(&d->completed, &cur, idx, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+	}
+}
+
+typedef struct {
+	sg_done * done;
+	uint64_t idx;
+} sg_work;
+
+static void sg_work_done(uint32_t status, void * userdata) {
+	sg_work * w = userdata;
+	(void)status;
+	sg_done_set(w->done, w->idx);
+	free(w);
+}
+
+// sg_submit submits cbs in one submission, releases them, and registers a
+// work-done callback that records the submission's index in done when the
+// GPU has finished it (callbacks run inside a later submit or poll).
+WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer const * cbs, size_t n, sg_done * done) {
+	WGPUSubmissionIndex idx = wgpuQueueSubmitForIndex(q, n, cbs);
+	for (size_t i = 0; i < n; i++) wgpuCommandBufferRelease(cbs[i]);
+	sg_work * w = malloc(sizeof *w);
+	if (w) {
+		w->done = done;
+		w->idx = idx;
+		wgpuQueueOnSubmittedWorkDone(q, sg_work_done, w);
+	}
 	return idx;
 }
+
+// sg_poll triages finished submissions without blocking (work-done and map
+// callbacks run here) and reports whether the queue is empty. It never
+// waits: wgpu-native's blocking poll gives up after five seconds and then
+// treats unfinished work as finished.
+uint32_t sg_poll(WGPUDevice d) { return wgpuDevicePoll(d, 0, NULL) ? 1 : 0; }
+
+void sg_cb_release(WGPUCommandBuffer cb) { wgpuCommandBufferRelease(cb); }

@@ -22,8 +22,8 @@ import (
 // fields. These views read and build them; TestNativeHandleLayout pins the
 // layouts they assume (v0.23.0).
 type (
-	oneRef struct{ ref unsafe.Pointer }         // Adapter, Device, QuerySet, BindGroup, ComputePipeline
-	twoRef struct{ device, ref unsafe.Pointer } // CommandEncoder, ComputePassEncoder, Buffer, Queue
+	oneRef struct{ ref unsafe.Pointer }         // Instance, Adapter, Device, QuerySet, BindGroup, ComputePipeline
+	twoRef struct{ device, ref unsafe.Pointer } // Buffer, Queue, Texture
 )
 
 // createInstance creates an instance for the given wgpu.InstanceBackend
@@ -41,6 +41,16 @@ func createInstance(backends wgpu.InstanceBackend) *wgpu.Instance {
 
 func limitsFromC(l *C.WGPULimits) Limits {
 	return Limits{
+		MaxComputeWorkgroupStorageSize:    uint32(l.maxComputeWorkgroupStorageSize),
+		MaxComputeWorkgroupSizeX:          uint32(l.maxComputeWorkgroupSizeX),
+		MaxComputeWorkgroupSizeY:          uint32(l.maxComputeWorkgroupSizeY),
+		MaxComputeWorkgroupSizeZ:          uint32(l.maxComputeWorkgroupSizeZ),
+		MaxBindGroups:                     uint32(l.maxBindGroups),
+		MaxTextureDimension2D:             uint32(l.maxTextureDimension2D),
+		MaxTextureDimension3D:             uint32(l.maxTextureDimension3D),
+		MaxSampledTexturesPerShaderStage:  uint32(l.maxSampledTexturesPerShaderStage),
+		MaxSamplersPerShaderStage:         uint32(l.maxSamplersPerShaderStage),
+		MaxStorageTexturesPerShaderStage:  uint32(l.maxStorageTexturesPerShaderStage),
 		MaxComputeWorkgroupsPerDimension:  uint32(l.maxComputeWorkgroupsPerDimension),
 		MaxComputeInvocationsPerWorkgroup: uint32(l.maxComputeInvocationsPerWorkgroup),
 		MaxStorageBufferBindingSize:       uint64(l.maxStorageBufferBindingSize),
@@ -68,6 +78,46 @@ func deviceLimits(d *wgpu.Device) Limits {
 
 func adapterRef(a *wgpu.Adapter) C.WGPUAdapter {
 	return C.WGPUAdapter((*oneRef)(unsafe.Pointer(a)).ref)
+}
+
+func rawDevice(d *wgpu.Device) C.WGPUDevice {
+	return C.WGPUDevice((*oneRef)(unsafe.Pointer(d)).ref)
+}
+func rawQueue(q *wgpu.Queue) C.WGPUQueue {
+	return C.WGPUQueue((*twoRef)(unsafe.Pointer(q)).ref)
+}
+func rawBuffer(b *wgpu.Buffer) C.WGPUBuffer {
+	return C.WGPUBuffer((*twoRef)(unsafe.Pointer(b)).ref)
+}
+func rawTexture(t *wgpu.Texture) C.WGPUTexture {
+	return C.WGPUTexture((*twoRef)(unsafe.Pointer(t)).ref)
+}
+func rawBindGroup(g *wgpu.BindGroup) C.WGPUBindGroup {
+	return C.WGPUBindGroup((*oneRef)(unsafe.Pointer(g)).ref)
+}
+func rawPipeline(p *wgpu.ComputePipeline) C.WGPUComputePipeline {
+	return C.WGPUComputePipeline((*oneRef)(unsafe.Pointer(p)).ref)
+}
+func rawQuerySet(q *wgpu.QuerySet) C.WGPUQuerySet {
+	return C.WGPUQuerySet((*oneRef)(unsafe.Pointer(q)).ref)
+}
+
+// nativeErr is a C-allocated error slot (C memory, so passing it to C needs
+// no pinning and no allocation).
+type nativeErr struct{ c *C.sg_err }
+
+func newNativeErr() nativeErr {
+	return nativeErr{(*C.sg_err)(C.calloc(1, C.size_t(unsafe.Sizeof(C.sg_err{}))))}
+}
+
+func freeNativeErr(e nativeErr) { C.free(unsafe.Pointer(e.c)) }
+
+// errFrom turns a C error slot into a *DeviceError for op, or nil.
+func errFrom(op string, e *C.sg_err) error {
+	if e._type == 0 {
+		return nil
+	}
+	return &DeviceError{Op: op, Type: ErrorType(e._type), Message: C.GoString(&e.message[0])}
 }
 
 func deviceFromRef(ref C.WGPUDevice) *wgpu.Device {

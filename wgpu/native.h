@@ -74,14 +74,60 @@ typedef struct {
 	char message[2048];
 } sg_err;
 
-// sg_task is one prebuilt dispatch of a replay.
+typedef struct WGPUTextureImpl* WGPUTexture;
+
+// sg_refs is a growable list of native references an encoder or a program
+// holds (wgpu*Reference on the way in, wgpu*Release on the way out), so that
+// what a command uses stays alive however its Go handles are released.
 typedef struct {
+	uint8_t * kinds;
+	void ** refs;
+	size_t n, cap;
+} sg_refs;
+
+// sg_cmd is one command of a program (the sealed form of a graph).
+enum { SG_DISPATCH = 0, SG_INDIRECT = 1, SG_COPY = 2, SG_CLEAR = 3 };
+typedef struct {
+	uint32_t kind;
+	uint32_t ngroups;
 	WGPUComputePipeline pipeline;
-	WGPUBindGroup group;
-	WGPUBuffer indirect; // NULL for a direct dispatch
-	uint64_t offset;
+	WGPUBindGroup groups[4];
+	WGPUBuffer a; // indirect counts, copy source, or the buffer to clear
+	uint64_t aoff;
+	WGPUBuffer b; // copy destination
+	uint64_t boff;
+	uint64_t size;
 	uint32_t x, y, z;
-} sg_task;
+} sg_cmd;
+
+// sg_prog is a program: commands plus the references they hold. It is
+// reference-counted (atomically): its owner holds one, and every encoder
+// that encoded it holds one until its command buffer is finished.
+typedef struct {
+	int64_t count; // atomic
+	sg_cmd * cmds;
+	size_t n, cap;
+	sg_refs keep;
+} sg_prog;
+
+// sg_enc is a command encoder with at most one open compute pass.
+typedef struct {
+	WGPUDevice dev;
+	WGPUCommandEncoder enc;       // NULL until the first command
+	WGPUComputePassEncoder pass;  // NULL when no pass is open
+	WGPUComputePipeline last;     // pipeline set last in the open pass
+	WGPUBindGroup groups[4];      // bind groups set last in the open pass
+	WGPUBindGroup scratch[4];     // the next dispatch's bind groups, filled by Go (no Go memory crosses)
+	sg_refs keep;                 // released after Finish or Discard
+	size_t dispatches;            // since the last Finish
+	sg_err err;
+} sg_enc;
+
+// sg_done is a device's completion record: the highest submission index
+// whose work the GPU has finished, written by work-done callbacks.
+typedef struct {
+	uint64_t completed; // atomic
+} sg_done;
 
 // Device, instance and logging (native.c).
 WGPUInstance sg_create_instance(uint32_t backends);
@@ -92,22 +138,38 @@ void sg_install_log(uint32_t level);
 void sg_push_oom(WGPUDevice device);
 void sg_pop_oom(WGPUDevice device, sg_err * out);
 
-// Encoding (native.c).
-WGPUCommandEncoder sg_encoder(WGPUDevice d, sg_err * e);
-WGPUComputePassEncoder sg_pass(WGPUCommandEncoder enc, WGPUQuerySet set, uint32_t begin, uint32_t end);
-void sg_pass_end(WGPUDevice d, WGPUComputePassEncoder pass, sg_err * e);
-void sg_encode(WGPUComputePassEncoder pass, sg_task const * tasks, size_t from, size_t to, WGPUComputePipeline * last);
-void sg_copy(WGPUDevice d, WGPUCommandEncoder enc, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size, sg_err * e);
-void sg_resolve(WGPUDevice d, WGPUCommandEncoder enc, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off, sg_err * e);
-WGPUCommandBuffer sg_finish(WGPUDevice d, WGPUCommandEncoder enc, sg_err * e);
-WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer cb);
+// Encoders (native.c). Functions marked "scoped" push and pop error scopes:
+// the Go caller holds the device's scope mutex around them.
+sg_enc * sg_enc_new(WGPUDevice d);
+void sg_enc_free(sg_enc * e);
+int sg_enc_open(sg_enc * e);                                                          // scoped
+void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end);   // scoped
+void sg_enc_end_pass(sg_enc * e);                                                     // scoped
+void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBuffer indirect, uint64_t offset, uint32_t x, uint32_t y, uint32_t z);
+size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to);
+void sg_enc_program_transfer(sg_enc * e, sg_prog * p, size_t i);                     // scoped
+void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size);  // scoped
+void sg_enc_clear(sg_enc * e, WGPUBuffer b, uint64_t off, uint64_t size);                                // scoped
+void sg_enc_copy_b2t(sg_enc * e, WGPUBuffer src, uint64_t off, uint32_t bpr, uint32_t rows, WGPUTexture dst, uint32_t w, uint32_t h, uint32_t depth); // scoped
+void sg_enc_copy_t2b(sg_enc * e, WGPUTexture src, uint32_t w, uint32_t h, uint32_t depth, WGPUBuffer dst, uint64_t off, uint32_t bpr, uint32_t rows); // scoped
+void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off); // scoped
+WGPUCommandBuffer sg_enc_finish(sg_enc * e);                                          // scoped
+void sg_enc_discard(sg_enc * e);                                                      // scoped
+
+// Programs (native.c).
+sg_prog * sg_prog_new(void);
+int sg_prog_add(sg_prog * p, sg_cmd const * c);
+void sg_prog_unref(sg_prog * p);
+
+// Submission and completion (native.c).
+sg_done * sg_done_new(void);
+uint64_t sg_done_get(sg_done * d);
+void sg_done_set(sg_done * d, uint64_t idx);
+WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer const * cbs, size_t n, sg_done * done);
+uint32_t sg_poll(WGPUDevice d);
+void sg_cb_release(WGPUCommandBuffer cb);
 
 // wgpu-native entry points called directly from Go.
-void wgpuComputePassEncoderSetPipeline(WGPUComputePassEncoder pass, WGPUComputePipeline pipeline);
-void wgpuComputePassEncoderSetBindGroup(WGPUComputePassEncoder pass, uint32_t index, WGPUBindGroup group, size_t n, uint32_t const * offsets);
-void wgpuComputePassEncoderDispatchWorkgroups(WGPUComputePassEncoder pass, uint32_t x, uint32_t y, uint32_t z);
-void wgpuComputePassEncoderDispatchWorkgroupsIndirect(WGPUComputePassEncoder pass, WGPUBuffer buffer, uint64_t offset);
-void wgpuCommandEncoderRelease(WGPUCommandEncoder encoder);
 void wgpuCommandBufferRelease(WGPUCommandBuffer cb);
 
 #endif

@@ -8,6 +8,7 @@ import (
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -182,7 +183,10 @@ type rawPaths struct {
 }
 
 func newRawPaths(d *wgpu.Device, elems uint32, kernels int) (*rawPaths, error) {
-	dev, queue := d.Native()
+	// The hand-written baseline runs on the same native device, through
+	// cogentcore directly: no softgraph code in its loop.
+	nd, nq := driver.Native(d)
+	dev, queue := nd.(*webgpu.Device), nq.(*webgpu.Queue)
 	r := &rawPaths{dev: dev, queue: queue, elems: elems, kernels: kernels}
 	mod, err := dev.CreateShaderModule(&webgpu.ShaderModuleDescriptor{WGSLDescriptor: &webgpu.ShaderModuleWGSLDescriptor{Code: addOneWGSL}})
 	if err != nil {

@@ -1,0 +1,144 @@
+package recorder
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// ParamsFrom packs a Go struct (or a pointer to one) as a Params uniform
+// with WGSL's layout rules for the uniform address space, so a struct that
+// mixes f32, u32 and i32 fields, vectors and arrays needs no hand packing.
+// Field types map to WGSL as:
+//
+//	uint32, int32, float32           u32, i32, f32
+//	[2]T, [3]T, [4]T of those        vec2<T>, vec3<T>, vec4<T>
+//	[N]T, or any array tagged        array<T, N> (element stride rounded up to 16,
+//	  `wgsl:"array"`                  as uniform buffers require)
+//	[C][R]float32                    matCxR<f32> (C columns of vecR)
+//	a nested struct                  a struct member (alignment rounded up to 16)
+//
+// Fields are laid out in declaration order with each member aligned to its
+// WGSL alignment, and the struct's size is rounded up to its alignment
+// (16), exactly as the WGSL struct with the same members in the same order.
+// An unsupported field (bool, int, float64, a slice, a pointer) is an error
+// naming it.
+func ParamsFrom(v any) (Params, error) {
+	rv := reflect.ValueOf(v)
+	for rv.Kind() == reflect.Pointer {
+		if rv.IsNil() {
+			return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: nil pointer")
+		}
+		rv = rv.Elem()
+	}
+	if rv.Kind() != reflect.Struct {
+		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %T is not a struct", v)
+	}
+	l, err := layoutOf(rv.Type(), rv.Type().Name(), "")
+	if err != nil {
+		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %v", err)
+	}
+	if l.size == 0 {
+		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %s has no fields", rv.Type())
+	}
+	out := make(Params, l.size)
+	l.put(out, rv)
+	return out, nil
+}
+
+// uniformLayout is the WGSL uniform-address-space layout of a Go type and
+// how to write a value of it.
+type uniformLayout struct {
+	align, size uint64
+	put         func(dst []byte, v reflect.Value)
+}
+
+func roundUp(n, k uint64) uint64 { return (n + k - 1) / k * k }
+
+func scalarLayout(t reflect.Type) (uniformLayout, bool) {
+	switch t.Kind() {
+	case reflect.Uint32:
+		return uniformLayout{4, 4, func(dst []byte, v reflect.Value) { binary.LittleEndian.PutUint32(dst, uint32(v.Uint())) }}, true
+	case reflect.Int32:
+		return uniformLayout{4, 4, func(dst []byte, v reflect.Value) { binary.LittleEndian.PutUint32(dst, uint32(int32(v.Int()))) }}, true
+	case reflect.Float32:
+		return uniformLayout{4, 4, func(dst []byte, v reflect.Value) {
+			binary.LittleEndian.PutUint32(dst, math.Float32bits(float32(v.Float())))
+		}}, true
+	}
+	return uniformLayout{}, false
+}
+
+// layoutOf computes the layout of t; path names the field for errors and
+// tag is its `wgsl` struct tag.
+func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
+	if l, ok := scalarLayout(t); ok {
+		return l, nil
+	}
+	switch t.Kind() {
+	case reflect.Array:
+		el := t.Elem()
+		n := uint64(t.Len())
+		if s, ok := scalarLayout(el); ok && n >= 2 && n <= 4 && tag != "array" {
+			align := uint64(16)
+			if n == 2 {
+				align = 8
+			}
+			return uniformLayout{align, 4 * n, func(dst []byte, v reflect.Value) {
+				for i := 0; i < int(n); i++ {
+					s.put(dst[4*i:], v.Index(i))
+				}
+			}}, nil
+		}
+		if n == 0 {
+			return uniformLayout{}, fmt.Errorf("field %s: a zero-length array has no WGSL form", path)
+		}
+		e, err := layoutOf(el, path+"[]", "")
+		if err != nil {
+			return uniformLayout{}, err
+		}
+		// Uniform buffers round array strides (and alignment) up to 16.
+		stride := roundUp(roundUp(e.size, e.align), 16)
+		return uniformLayout{max(e.align, 16), stride * n, func(dst []byte, v reflect.Value) {
+			for i := 0; i < int(n); i++ {
+				e.put(dst[uint64(i)*stride:], v.Index(i))
+			}
+		}}, nil
+	case reflect.Struct:
+		type field struct {
+			off uint64
+			l   uniformLayout
+			i   int
+		}
+		var fields []field
+		var off, align uint64 = 0, 16
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Name == "_" {
+				continue
+			}
+			name := f.Name
+			if path != "" {
+				name = path + "." + f.Name
+			}
+			fl, err := layoutOf(f.Type, name, strings.TrimSpace(f.Tag.Get("wgsl")))
+			if err != nil {
+				return uniformLayout{}, err
+			}
+			off = roundUp(off, fl.align)
+			fields = append(fields, field{off, fl, i})
+			off += fl.size
+			align = max(align, fl.align)
+		}
+		return uniformLayout{align, roundUp(off, align), func(dst []byte, v reflect.Value) {
+			for _, f := range fields {
+				f.l.put(dst[f.off:], v.Field(f.i))
+			}
+		}}, nil
+	}
+	return uniformLayout{}, fmt.Errorf("field %s has type %s, which has no WGSL uniform form (use uint32, int32, float32, arrays of them, or structs)", path, t)
+}

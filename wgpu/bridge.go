@@ -1,0 +1,126 @@
+package wgpu
+
+import (
+	"context"
+
+	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/internal/driver"
+)
+
+// driverView is the driver.Device of a Device: the narrow, checked
+// interface softgraph's recorder encodes through. It is handed out only
+// through driver.Of (registered below), so nothing outside the module can
+// reach it.
+type driverView struct{ d *Device }
+
+func init() {
+	driver.Register(driver.Bridge{
+		Device: func(dev any) (driver.Device, error) {
+			d, ok := dev.(*Device)
+			if !ok || d == nil {
+				return nil, opError("driver", ErrInvalidArgument, "%T is not a *wgpu.Device", dev)
+			}
+			if o := d.override.Load(); o != nil {
+				return *o, nil
+			}
+			return d.view, nil
+		},
+		Override: func(dev any, wrap func(driver.Device) driver.Device) error {
+			d, ok := dev.(*Device)
+			if !ok || d == nil {
+				return opError("driver", ErrInvalidArgument, "%T is not a *wgpu.Device", dev)
+			}
+			if wrap == nil {
+				d.override.Store(nil)
+				return nil
+			}
+			o := wrap(d.view)
+			d.override.Store(&o)
+			return nil
+		},
+		InjectLoss: func(dev any, reason string) {
+			if d, ok := dev.(*Device); ok && d != nil {
+				d.markLost("injected: " + reason)
+			}
+		},
+		Native: func(dev any) (any, any) {
+			if d, ok := dev.(*Device); ok && d != nil {
+				return d.dev, d.queue
+			}
+			return nil, nil
+		},
+	})
+}
+
+func (v *driverView) Err() error              { return v.d.Err() }
+func (v *driverView) Logger() zerolog.Logger { return v.d.log }
+func (v *driverView) Local(make func() any) any {
+	v.d.local.once.Do(func() { v.d.local.v = make() })
+	return v.d.local.v
+}
+
+func (v *driverView) Kernel(k any) (driver.Kernel, error) {
+	kk, ok := k.(*Kernel)
+	if !ok || kk == nil {
+		return nil, opError("Kernel", ErrInvalidArgument, "kernel is nil")
+	}
+	if kk.dev != v.d {
+		return nil, opError("Kernel", ErrForeignDevice, "kernel %q was compiled on another device", kk.entry)
+	}
+	if kk.Released() {
+		return nil, opError("Kernel", ErrReleased, "kernel %q", kk.entry)
+	}
+	return kk.view, nil
+}
+
+func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
+	return v.d.newBuffer(size, usage, label)
+}
+func (v *driverView) NewTexture(d driver.TextureDesc) (driver.Texture, error) { return v.d.newTexture(d) }
+func (v *driverView) NewSampler(d driver.SamplerDesc) (driver.Sampler, error) { return v.d.newSampler(d) }
+func (v *driverView) NewBindGroup(k driver.Kernel, group uint32, entries []driver.Entry) (driver.BindGroup, error) {
+	return v.d.newBindGroup(k, group, entries)
+}
+func (v *driverView) NewEncoder() (driver.Encoder, error)           { return v.d.newEncoder() }
+func (v *driverView) NewProgram() (driver.Program, error)           { return v.d.newProgram() }
+func (v *driverView) NewQueries(n uint32) (driver.QuerySet, error)  { return v.d.newQueries(n) }
+func (v *driverView) WriteBuffer(b driver.Buffer, off uint64, data []byte) error {
+	return v.d.writeBuffer(b, off, data)
+}
+func (v *driverView) WriteTexture(t driver.Texture, data []byte) error { return v.d.writeTexture(t, data) }
+func (v *driverView) Submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
+	return v.d.submit(cbs)
+}
+func (v *driverView) Drop(cb driver.CommandBuffer) { v.d.drop(cb) }
+
+func (v *driverView) Wait(ctx context.Context, s driver.Submission) error {
+	const op = "Wait"
+	if err := v.d.enter(op); err != nil {
+		return err
+	}
+	defer v.d.leave()
+	err := v.d.waitFor(ctx, uint64(s), false)
+	switch err {
+	case nil:
+		return nil
+	case errWaitGaveWay:
+		return &Error{Op: op, Arg: "device", Err: ErrClosed}
+	}
+	return &Error{Op: op, Err: err}
+}
+
+func (v *driverView) ReadBuffer(ctx context.Context, b driver.Buffer, off uint64, dst []byte) error {
+	return v.d.readBuffer(ctx, b, off, dst)
+}
+func (v *driverView) TimestampPeriod() (float64, error) { return v.d.timestampPeriod() }
+func (v *driverView) TakeErrors() []error               { return v.d.takeErrors() }
+
+func (v *driverView) Live() driver.Live {
+	l := &v.d.live
+	return driver.Live{
+		Buffers: l.buffers.Load(), Textures: l.textures.Load(), Samplers: l.samplers.Load(),
+		BindGroups: l.bindGroups.Load(), Encoders: l.encoders.Load(), CommandBuffers: l.commandBuffers.Load(),
+		QuerySets: l.querySets.Load(), Kernels: l.kernels.Load(), Programs: l.programs.Load(),
+	}
+}

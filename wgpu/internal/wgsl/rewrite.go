@@ -1,0 +1,80 @@
+package wgsl
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// rewrite produces Kernel.Source: the module with every override turned
+// into a const of its value and every trailing comma of an attribute
+// argument list removed, each replaced region keeping its line breaks so
+// the compiler's line numbers still point at the author's lines.
+func (c *checker) rewrite() (string, error) {
+	type edit struct {
+		start, end int
+		text       string
+	}
+	var edits []edit
+	for _, o := range c.m.overrides {
+		v, err := c.overrideValue(o)
+		if err != nil {
+			return "", err
+		}
+		typ := ": " + v.kind.String()
+		switch {
+		case o.typ != nil:
+			typ = ": " + format(o.typ)
+		case c.m.names[v.kind.String()] != nil:
+			// The module redeclares the predeclared type's name (alias
+			// i32 = u32); the literal's suffix already gives the type.
+			typ = ""
+		}
+		text := "const " + o.name + typ + " = " + wgslLiteral(v) + ";"
+		text += strings.Repeat("\n", strings.Count(c.m.src[o.start:o.end], "\n"))
+		edits = append(edits, edit{o.start, o.end, text})
+	}
+	for _, pos := range c.m.commas {
+		inside := false
+		for _, o := range c.m.overrides {
+			inside = inside || pos >= o.start && pos < o.end
+		}
+		if !inside {
+			edits = append(edits, edit{pos, pos + 1, ""})
+		}
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	var b strings.Builder
+	b.Grow(len(c.m.src))
+	last := 0
+	for _, e := range edits {
+		b.WriteString(c.m.src[last:e.start])
+		b.WriteString(e.text)
+		last = e.end
+	}
+	b.WriteString(c.m.src[last:])
+	return b.String(), nil
+}
+
+// wgslLiteral spells v as a WGSL literal of exactly its type: an explicit
+// suffix, and floats in the shortest form that reads back to the same f32
+// (or f16). The most negative i32 has no literal (2147483648i is out of
+// range before the minus applies), so it is spelled as a subtraction of
+// two, which no module-scope declaration can shadow.
+func wgslLiteral(v value) string {
+	switch v.kind {
+	case scalarBool:
+		return strconv.FormatBool(v.i != 0)
+	case scalarI32:
+		if v.i == math.MinInt32 {
+			return "(-2147483647i - 1i)"
+		}
+		return strconv.FormatInt(v.i, 10) + "i"
+	case scalarU32:
+		return strconv.FormatInt(v.i, 10) + "u"
+	case scalarF16:
+		return strconv.FormatFloat(v.f, 'g', -1, 32) + "h"
+	}
+	return strconv.FormatFloat(v.f, 'g', -1, 32) + "f"
+}

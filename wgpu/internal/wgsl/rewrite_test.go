@@ -1,0 +1,140 @@
+package wgsl
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestRewriteChangesOnlyOverridesAndAttributeCommas: Kernel.Source differs from the input in exactly the forms
+// the package doc lists (overrides become consts, attribute trailing commas
+// go) and keeps every line where it was, so the compiler's diagnostics
+// point at the author's lines.
+func TestRewriteChangesOnlyOverridesAndAttributeCommas(t *testing.T) {
+	for _, tc := range rewriteCases {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.src + rewriteEntry
+			k, err := Specialize(src, "entry_", tc.constants)
+			if err != nil {
+				t.Fatalf("Specialize: %v", err)
+			}
+			got := strings.TrimSuffix(k.Source, rewriteEntry)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("the rewrite differs (-want +got):\n%s", diff)
+			}
+			if strings.Count(got, "\n") != strings.Count(tc.src, "\n") {
+				t.Errorf("the rewrite has %d lines; the source had %d", strings.Count(got, "\n"), strings.Count(tc.src, "\n"))
+			}
+		})
+	}
+}
+
+// rewriteEntry is appended to each rewrite case to give it an entry point.
+const rewriteEntry = "@compute @workgroup_size(1) fn entry_() {}\n"
+
+var rewriteCases = []struct {
+	name      string
+	src       string
+	constants map[string]float64
+	want      string
+}{
+	{
+		name: "a typed override becomes a const of its type",
+		src:  "override n: u32 = 8;\n",
+		want: "const n: u32 = 8u;\n",
+	},
+	{
+		name: "untyped overrides take their initializer's concretized type",
+		src:  "override i = 2;\noverride f = 2.5;\noverride u = 2u;\noverride b = 1 < 2;\noverride h = 1.5h;\n",
+		want: "const i: i32 = 2i;\nconst f: f32 = 2.5f;\nconst u: u32 = 2u;\nconst b: bool = true;\nconst h: f16 = 1.5h;\n",
+	},
+	{
+		name:      "values from constants replace initializers",
+		src:       "@id(3) override n: i32 = 8;\noverride x: f32;\noverride on: bool = true;\n",
+		constants: map[string]float64{"3": -3, "x": 0.1, "on": 0},
+		want:      "const n: i32 = -3i;\nconst x: f32 = 0.1f;\nconst on: bool = false;\n",
+	},
+	{
+		name: "an override's type is kept as written, alias and all",
+		src:  "alias Count = u32;\noverride n: Count = 4;\n",
+		want: "alias Count = u32;\nconst n: Count = 4u;\n",
+	},
+	{
+		name: "line breaks inside a declaration stay, comments inside it go",
+		src:  "@id(0)\n// the block size\noverride /* x */ n\n  : u32\n  = 8;  // after\nconst m = 1;\n",
+		want: "const n: u32 = 8u;\n\n\n\n  // after\nconst m = 1;\n",
+	},
+	{
+		name: "an untyped override's type is left to the suffix where the module shadows the type's name",
+		src:  "alias i32 = u32;\noverride x = 5i;\noverride y: i32 = 5;\n",
+		want: "alias i32 = u32;\nconst x = 5i;\nconst y: i32 = 5u;\n",
+	},
+	{
+		name: "an override initializer that names other overrides gets the value",
+		src:  "override a = 3u;\noverride b = a * a + 1u;\n",
+		want: "const a: u32 = 3u;\nconst b: u32 = 10u;\n",
+	},
+	{
+		name: "a trailing comma inside an override's @id goes with the declaration",
+		src:  "@id(1,) override n = 1;\n",
+		want: "const n: i32 = 1i;\n",
+	},
+	{
+		name: "trailing commas in every kind of attribute list",
+		src: "struct S { @align(16,) @size(16 ,) a: f32 }\n" +
+			"@group(0,) @binding(1,)\nvar<storage, read_write> s: S;\n" +
+			"@compute @workgroup_size(8, 8,) @diagnostic(off, derivative_uniformity,)\n" +
+			"fn main(@builtin(global_invocation_id,) id: vec3u) { s.a = f32(id.x); }\n",
+		want: "struct S { @align(16) @size(16 ) a: f32 }\n" +
+			"@group(0) @binding(1)\nvar<storage, read_write> s: S;\n" +
+			"@compute @workgroup_size(8, 8) @diagnostic(off, derivative_uniformity)\n" +
+			"fn main(@builtin(global_invocation_id) id: vec3u) { s.a = f32(id.x); }\n",
+	},
+	{
+		name: "nothing else changes: template-list commas, directives, const_assert, CRLF, comments",
+		src: "enable f16;\r\ndiagnostic(off, derivative_uniformity);\r\n/* override x = 1; @binding(0,) */\r\n" +
+			"const_assert 1 < 2;\r\nalias A = array<f32, 4,>;\r\nfn f(a: i32,) -> i32 { return max(a, 1,); }\r\n",
+		want: "enable f16;\r\ndiagnostic(off, derivative_uniformity);\r\n/* override x = 1; @binding(0,) */\r\n" +
+			"const_assert 1 < 2;\r\nalias A = array<f32, 4,>;\r\nfn f(a: i32,) -> i32 { return max(a, 1,); }\r\n",
+	},
+}
+
+// TestOverrideLiteralsReadBackExactly: each value is spelled with its type's suffix, and
+// reads back to exactly the same value of that type.
+func TestOverrideLiteralsReadBackExactly(t *testing.T) {
+	for _, tc := range []struct {
+		v    value
+		want string
+	}{
+		{value{kind: scalarU32, i: 8}, "8u"},
+		{value{kind: scalarU32, i: math.MaxUint32}, "4294967295u"},
+		{value{kind: scalarI32, i: -3}, "-3i"},
+		{value{kind: scalarI32, i: math.MinInt32}, "(-2147483647i - 1i)"},
+		{value{kind: scalarF32, f: 1.5}, "1.5f"},
+		{value{kind: scalarF32, f: 8}, "8f"},
+		{value{kind: scalarF32, f: float64(float32(0.1))}, "0.1f"},
+		{value{kind: scalarF32, f: 1e6}, "1e+06f"},
+		{value{kind: scalarF32, f: math.MaxFloat32}, "3.4028235e+38f"},
+		{value{kind: scalarF32, f: math.SmallestNonzeroFloat32}, "1e-45f"},
+		{value{kind: scalarF32, f: math.Copysign(0, -1)}, "-0f"},
+		{value{kind: scalarF16, f: 0.0999755859375}, "0.099975586h"},
+		{value{kind: scalarBool, i: 1}, "true"},
+		{value{kind: scalarBool}, "false"},
+	} {
+		got := wgslLiteral(tc.v)
+		if got != tc.want {
+			t.Errorf("the literal for %v %s is %s; want %s", tc.v, tc.v.kind, got, tc.want)
+		}
+		m, err := parse("const c = " + got + ";")
+		if err != nil {
+			t.Errorf("%s does not parse: %v", got, err)
+			continue
+		}
+		back, err := newChecker(m).constValue(m.names["c"].(*constDecl))
+		if err != nil || back.kind != tc.v.kind || back.i != tc.v.i || math.Float64bits(back.f) != math.Float64bits(tc.v.f) {
+			t.Errorf("%s reads back as %v %s (%v); want %v %s", got, back, back.kind, err, tc.v, tc.v.kind)
+		}
+	}
+}

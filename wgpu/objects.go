@@ -1,0 +1,104 @@
+package wgpu
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// life is the lifetime of one native object handle: the owner's reference
+// (1) plus one per call using the object right now. Release drops the
+// owner's reference; the native object is freed when the count reaches
+// zero, so a call that acquired the object finishes with it intact, and a
+// call after Release fails instead of touching a freed handle. Objects are
+// never recycled, so "increment only while positive" cannot resurrect one.
+type life struct {
+	refs     atomic.Int32
+	released atomic.Bool
+}
+
+// native is what a tracked object frees when its last reference goes.
+type native interface{ freeNative() }
+
+func (l *life) init() { l.refs.Store(1) }
+
+// acquire adds a reference for a call, or reports false after Release.
+func (l *life) acquire() bool {
+	for {
+		if l.released.Load() {
+			return false
+		}
+		n := l.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if l.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// drop releases a reference taken by acquire (or the owner's).
+func (l *life) drop(o native) {
+	if l.refs.Add(-1) == 0 {
+		o.freeNative()
+	}
+}
+
+// release drops the owner's reference once; later calls are no-ops.
+func (l *life) release(o native) bool {
+	if !l.released.CompareAndSwap(false, true) {
+		return false
+	}
+	l.drop(o)
+	return true
+}
+
+// Released reports whether Release was called.
+func (l *life) Released() bool { return l.released.Load() }
+
+// objects tracks the native objects made through a device and still alive,
+// so Close can release them before the device: wgpu-native v22 releasing an
+// object after its device (or leaving one alive) corrupts the next device of
+// the process, whose first submission then aborts.
+type objects struct {
+	mu  sync.Mutex
+	set map[releaser]struct{}
+}
+
+type releaser interface{ Release() }
+
+func (o *objects) add(r releaser) {
+	o.mu.Lock()
+	if o.set == nil {
+		o.set = map[releaser]struct{}{}
+	}
+	o.set[r] = struct{}{}
+	o.mu.Unlock()
+}
+
+func (o *objects) remove(r releaser) {
+	o.mu.Lock()
+	delete(o.set, r)
+	o.mu.Unlock()
+}
+
+// releaseAll releases everything still tracked, in the order given by
+// first (programs and encoders before the objects they reference).
+func (o *objects) releaseAll(first func(releaser) bool) {
+	o.mu.Lock()
+	var early, late []releaser
+	for r := range o.set {
+		if first(r) {
+			early = append(early, r)
+		} else {
+			late = append(late, r)
+		}
+	}
+	o.mu.Unlock()
+	for _, r := range early {
+		r.Release()
+	}
+	for _, r := range late {
+		r.Release()
+	}
+}
