@@ -235,7 +235,9 @@ func (s *Stream) check(op lifecycle.Op) error {
 	return nil
 }
 
-func closedError(op lifecycle.Op) error { return &Error{Op: op.String(), Arg: "stream", Err: ErrClosed} }
+func closedError(op lifecycle.Op) error {
+	return &Error{Op: op.String(), Arg: "stream", Err: ErrClosed}
+}
 
 // lock takes the stream's mutex for op and re-checks, under it, that the
 // stream was not closed meanwhile. On error the mutex is not held.

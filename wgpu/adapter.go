@@ -324,6 +324,7 @@ func rankCandidates(c []candidate) []candidate {
 	slices.SortStableFunc(c, func(a, b candidate) int { return rank(a.info) - rank(b.info) })
 	return c
 }
+
 // resolveOptions applies the environment to the options left at their zero
 // value: SOFTGRAPH_BACKEND, SOFTGRAPH_ADAPTER and SOFTGRAPH_FALLBACK=1.
 // Explicit options win, so a test that opens GL on purpose stays on GL.

@@ -175,12 +175,12 @@ type dropper struct{ o interface{ dropSelf() } }
 
 func (d dropper) dropIt() { d.o.dropSelf() }
 
-func (b *buffer) dropSelf()   { b.drop(b) }
-func (t *texture) dropSelf()  { t.drop(t) }
-func (s *sampler) dropSelf()  { s.drop(s) }
+func (b *buffer) dropSelf()    { b.drop(b) }
+func (t *texture) dropSelf()   { t.drop(t) }
+func (s *sampler) dropSelf()   { s.drop(s) }
 func (g *bindGroup) dropSelf() { g.drop(g) }
-func (k *Kernel) dropSelf()   { k.drop(k) }
-func (q *querySet) dropSelf() { q.drop(q) }
+func (k *Kernel) dropSelf()    { k.drop(k) }
+func (q *querySet) dropSelf()  { q.drop(q) }
 
 func (d *Device) ownGroup(op string, x driver.BindGroup) (*bindGroup, error) {
 	g, ok := x.(*bindGroup)

@@ -53,7 +53,7 @@ func init() {
 	})
 }
 
-func (v *driverView) Err() error              { return v.d.Err() }
+func (v *driverView) Err() error             { return v.d.Err() }
 func (v *driverView) Logger() zerolog.Logger { return v.d.log }
 func (v *driverView) Local(make func() any) any {
 	v.d.local.once.Do(func() { v.d.local.v = make() })
@@ -77,18 +77,24 @@ func (v *driverView) Kernel(k any) (driver.Kernel, error) {
 func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
 	return v.d.newBuffer(size, usage, label)
 }
-func (v *driverView) NewTexture(d driver.TextureDesc) (driver.Texture, error) { return v.d.newTexture(d) }
-func (v *driverView) NewSampler(d driver.SamplerDesc) (driver.Sampler, error) { return v.d.newSampler(d) }
+func (v *driverView) NewTexture(d driver.TextureDesc) (driver.Texture, error) {
+	return v.d.newTexture(d)
+}
+func (v *driverView) NewSampler(d driver.SamplerDesc) (driver.Sampler, error) {
+	return v.d.newSampler(d)
+}
 func (v *driverView) NewBindGroup(k driver.Kernel, group uint32, entries []driver.Entry) (driver.BindGroup, error) {
 	return v.d.newBindGroup(k, group, entries)
 }
-func (v *driverView) NewEncoder() (driver.Encoder, error)           { return v.d.newEncoder() }
-func (v *driverView) NewProgram() (driver.Program, error)           { return v.d.newProgram() }
-func (v *driverView) NewQueries(n uint32) (driver.QuerySet, error)  { return v.d.newQueries(n) }
+func (v *driverView) NewEncoder() (driver.Encoder, error)          { return v.d.newEncoder() }
+func (v *driverView) NewProgram() (driver.Program, error)          { return v.d.newProgram() }
+func (v *driverView) NewQueries(n uint32) (driver.QuerySet, error) { return v.d.newQueries(n) }
 func (v *driverView) WriteBuffer(b driver.Buffer, off uint64, data []byte) error {
 	return v.d.writeBuffer(b, off, data)
 }
-func (v *driverView) WriteTexture(t driver.Texture, data []byte) error { return v.d.writeTexture(t, data) }
+func (v *driverView) WriteTexture(t driver.Texture, data []byte) error {
+	return v.d.writeTexture(t, data)
+}
 func (v *driverView) Submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
 	return v.d.submit(cbs)
 }

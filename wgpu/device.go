@@ -112,7 +112,7 @@ type Device struct {
 		once sync.Once
 		v    any
 	}
-	view     *driverView                    // the driver.Device of this device
+	view     *driverView                   // the driver.Device of this device
 	override atomic.Pointer[driver.Device] // a wrapper of view installed by a test (driver.Override)
 }
 
