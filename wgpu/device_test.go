@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rs/zerolog"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -50,70 +51,6 @@ func bytesf32(b []byte) []float32 {
 	return v
 }
 
-// runAddOne runs addOne on in through the raw device layer and returns dst.
-func runAddOne(t *testing.T, d *wgpu.Device, in []float32) []float32 {
-	t.Helper()
-	k, err := d.Kernel(addOne, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	size := uint64(4 * len(in))
-	usage := wgpu.UsageStorage | wgpu.UsageCopySrc | wgpu.UsageCopyDst
-	src, err := d.NewBuffer(size, usage, "src")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Release()
-	dst, err := d.NewBuffer(size, usage, "dst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Release()
-	staging, err := d.NewBuffer(size, wgpu.UsageMapRead|wgpu.UsageCopyDst, "staging")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer staging.Release()
-	if err := d.Write(src, 0, f32bytes(in)); err != nil {
-		t.Fatal(err)
-	}
-	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: src, Size: size}, {Buffer: dst, Size: size}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bg.Release()
-	enc, err := d.NewEncoder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer enc.Release()
-	if err := enc.BeginPass(nil); err != nil {
-		t.Fatal(err)
-	}
-	enc.SetKernel(k)
-	enc.SetBindGroup(bg)
-	enc.Dispatch(uint32((len(in)+63)/64), 1, 1)
-	if err := enc.EndPass(); err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Copy(dst, 0, staging, 0, size); err != nil {
-		t.Fatal(err)
-	}
-	cb, err := enc.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := d.Submit(cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]byte, size)
-	if err := d.ReadMapped(t.Context(), staging, 0, out, sub); err != nil {
-		t.Fatal(err)
-	}
-	return bytesf32(out)
-}
-
 // TestKernelRunsOnTheDefaultAdapter compiles a real WGSL kernel and runs it:
 // the device layer alone computes dst = src + 1.
 func TestKernelRunsOnTheDefaultAdapter(t *testing.T) {
@@ -128,7 +65,7 @@ func TestKernelRunsOnTheDefaultAdapter(t *testing.T) {
 	if diff := cmp.Diff(want, runAddOne(t, d, in)); diff != "" {
 		t.Fatalf("dst = src + 1 (-want +got):\n%s", diff)
 	}
-	if got := d.Live(); got.Buffers != 0 || got.BindGroups != 0 || got.Encoders != 0 || got.CommandBuffers != 0 {
+	if got := drv(t, d).Live(); got.BindGroups != 0 || got.Encoders != 0 || got.CommandBuffers != 0 {
 		t.Fatalf("after the run every buffer, bind group, encoder and command buffer is released; live: %+v", got)
 	}
 }
@@ -154,9 +91,7 @@ func TestCompileErrorCarriesTheDiagnostic(t *testing.T) {
 	}{
 		{"syntax", "@compute @workgroup_size(1) fn main() { let x = ; }", "main", "expected"},
 		{"type", "@compute @workgroup_size(1) fn main() { let x: u32 = 1.5; }", "main", "main"},
-		{"missing entry", addOne, "nope", `no @compute entry point named "nope" (found [main])`},
-		{"group 1", strings.ReplaceAll(addOne, "@group(0) @binding(1)", "@group(1) @binding(1)"), "main", "softgraph binds @group(0) only"},
-		{"gap", strings.ReplaceAll(addOne, "@binding(1)", "@binding(2)"), "main", "@binding(1) is missing"},
+		{"no such entry", addOne, "nope", `no @compute entry point named "nope"; found [main]`},
 	}
 	for _, c := range cases {
 		_, err := d.Kernel(c.src, c.entry)
@@ -177,7 +112,8 @@ func TestCompileErrorCarriesTheDiagnostic(t *testing.T) {
 }
 
 // TestKernelIsCachedAndLayoutIsExplicit: asking twice returns the same
-// *Kernel, and a declared-but-unused binding is still part of the layout.
+// *Kernel; a declared-but-unused binding is not an argument (the entry
+// point does not use it), while a commented-out one never existed.
 func TestKernelIsCachedAndLayoutIsExplicit(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
 	src := `
@@ -199,36 +135,29 @@ fn run() { out[0] = params.x; }
 	if k1 != k2 {
 		t.Fatal("the same (source, entry) must return the cached *Kernel")
 	}
+	var kinds []wgpu.BindingKind
+	for _, b := range k1.Bindings() {
+		kinds = append(kinds, b.Kind)
+	}
 	got := struct {
 		B  []wgpu.BindingKind
 		WG [3]uint32
-	}{k1.Bindings(), k1.WorkgroupSize()}
+	}{kinds, k1.WorkgroupSize()}
 	want := struct {
 		B  []wgpu.BindingKind
 		WG [3]uint32
-	}{[]wgpu.BindingKind{wgpu.BindStorage, wgpu.BindReadOnlyStorage, wgpu.BindUniform}, [3]uint32{8, 4, 1}}
+	}{[]wgpu.BindingKind{wgpu.BindStorage, wgpu.BindUniform}, [3]uint32{8, 4, 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("declarations read from the source (-want +got):\n%s", diff)
 	}
-	// Binding the unused binding 1 must be accepted (an auto layout would refuse it).
-	usage := wgpu.UsageStorage | wgpu.UsageUniform | wgpu.UsageCopyDst | wgpu.UsageCopySrc
-	b, err := d.NewBuffer(16, usage, "b")
-	if err != nil {
-		t.Fatal(err)
+	before := drv(t, d).Live().Kernels
+	k1.Release()
+	if got := drv(t, d).Live().Kernels; got != before-1 {
+		t.Fatalf("Release frees the kernel: live kernels %d, want %d", got, before-1)
 	}
-	defer b.Release()
-	u, err := d.NewBuffer(16, usage, "u")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer u.Release()
-	bg, err := d.NewBindGroup(k1, []wgpu.Binding{{Buffer: b, Size: 16}, {Buffer: u, Size: 16}, {Buffer: u, Size: 16}})
-	if err != nil {
-		t.Fatalf("a bind group covering a declared-but-unused binding must be valid: %v", err)
-	}
-	bg.Release()
-	if got := d.Live().Kernels; got != 1 {
-		t.Fatalf("one kernel compiled, live kernels = %d", got)
+	k3, err := d.Kernel(src, "run")
+	if err != nil || k3 == k1 {
+		t.Fatalf("after Release the same source compiles anew: %v", err)
 	}
 }
 
@@ -272,20 +201,21 @@ func TestEnvironmentPicksTheBackend(t *testing.T) {
 // ErrClosed, and Close is idempotent.
 func TestClosedDeviceRefusesEverything(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
-	b, err := d.NewBuffer(16, wgpu.UsageStorage|wgpu.UsageCopyDst, "b")
+	v := drv(t, d)
+	b, err := v.NewBuffer(16, driver.UsageStorage|driver.UsageCopyDst, "b")
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Release()
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatalf("second Close must be a no-op, got %v", err)
 	}
+	b.Release() // after Close: a no-op, not a crash
 	_, e1 := d.Kernel(addOne, "main")
-	_, e2 := d.NewBuffer(16, wgpu.UsageStorage, "x")
-	_, e3 := d.NewEncoder()
+	_, e2 := v.NewBuffer(16, driver.UsageStorage, "x")
+	_, e3 := v.NewEncoder()
 	for i, err := range []error{e1, e2, e3, d.Err()} {
 		if !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("call %d after Close: want ErrClosed, got %v", i, err)
@@ -297,10 +227,11 @@ func TestClosedDeviceRefusesEverything(t *testing.T) {
 // later call returns ErrDeviceLost instead of hanging.
 func TestLostDeviceRefusesEverything(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
-	d.InjectLoss("test")
-	_, e1 := d.NewBuffer(16, wgpu.UsageStorage, "x")
+	driver.InjectLoss(d, "test")
+	v := drv(t, d)
+	_, e1 := v.NewBuffer(16, driver.UsageStorage, "x")
 	_, e2 := d.Kernel(addOne, "main")
-	e3 := d.Wait(t.Context(), 0)
+	e3 := v.Wait(t.Context(), 0)
 	for i, err := range []error{e1, e2, e3, d.Err()} {
 		if !errors.Is(err, wgpu.ErrDeviceLost) {
 			t.Errorf("call %d after loss: want ErrDeviceLost, got %v", i, err)
@@ -310,21 +241,18 @@ func TestLostDeviceRefusesEverything(t *testing.T) {
 
 func TestBadBufferArgumentsAreRefusedOnTheHost(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
+	v := drv(t, d)
 	for _, size := range []uint64{0, 6, math.MaxUint64 &^ 3} {
-		_, err := d.NewBuffer(size, wgpu.UsageStorage, "bad")
+		_, err := v.NewBuffer(size, driver.UsageStorage, "bad")
 		if !errors.Is(err, wgpu.ErrInvalidArgument) || !strings.Contains(err.Error(), "size=") {
 			t.Errorf("NewBuffer(%d): want ErrInvalidArgument naming size, got %v", size, err)
 		}
 	}
-	b, err := d.NewBuffer(16, wgpu.UsageStorage|wgpu.UsageCopyDst, "b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Release()
-	if err := d.Write(b, 8, make([]byte, 16)); !errors.Is(err, wgpu.ErrInvalidArgument) {
+	b := newBuffer(t, v, 16, driver.UsageStorage|driver.UsageCopyDst)
+	if err := v.WriteBuffer(b, 8, make([]byte, 16)); !errors.Is(err, wgpu.ErrInvalidArgument) {
 		t.Errorf("a write past the end must be refused, got %v", err)
 	}
-	if err := d.Write(b, 2, make([]byte, 4)); !errors.Is(err, wgpu.ErrInvalidArgument) {
+	if err := v.WriteBuffer(b, 2, make([]byte, 4)); !errors.Is(err, wgpu.ErrInvalidArgument) {
 		t.Errorf("a misaligned write must be refused, got %v", err)
 	}
 }
@@ -336,74 +264,45 @@ func TestTimestampedPassRecordsTicks(t *testing.T) {
 	if !d.Info().Timestamps {
 		t.Skipf("%s has no timestamp queries", d.Info())
 	}
-	qs, err := d.NewTimestampQueries(2)
+	v := drv(t, d)
+	qs, err := v.NewQueries(2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer qs.Release()
-	res, err := d.NewBuffer(256, wgpu.UsageQueryResolve|wgpu.UsageCopySrc, "resolve")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Release()
-	staging, err := d.NewBuffer(16, wgpu.UsageMapRead|wgpu.UsageCopyDst, "staging")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer staging.Release()
-	k, err := d.Kernel(addOne, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf, err := d.NewBuffer(4096, wgpu.UsageStorage, "buf")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf.Release()
-	buf2, err := d.NewBuffer(4096, wgpu.UsageStorage, "buf2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer buf2.Release()
-	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: buf, Size: 4096}, {Buffer: buf2, Size: 4096}})
+	res := newBuffer(t, v, 256, driver.UsageQueryResolve|driver.UsageCopySrc)
+	_, k := kernelOf(t, d, addOne)
+	buf := newBuffer(t, v, 4096, storageUsage)
+	buf2 := newBuffer(t, v, 4096, storageUsage)
+	bg, err := v.NewBindGroup(k, 0, []driver.Entry{{Binding: 0, Buffer: buf, Size: 4096}, {Binding: 1, Buffer: buf2, Size: 4096}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bg.Release()
-	enc, err := d.NewEncoder()
+	enc, err := v.NewEncoder()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer enc.Release()
-	if err := enc.BeginPass(&wgpu.Timestamps{Set: qs, Begin: 0, End: 1}); err != nil {
+	if err := enc.BeginPass(&driver.Timestamps{Set: qs, Begin: 0, End: 1}); err != nil {
 		t.Fatal(err)
 	}
-	enc.SetKernel(k)
-	enc.SetBindGroup(bg)
 	for range 50 {
-		enc.Dispatch(16, 1, 1)
-	}
-	if err := enc.EndPass(); err != nil {
-		t.Fatal(err)
+		if err := enc.Dispatch(k, []driver.BindGroup{bg}, 16, 1, 1); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := enc.ResolveQueries(qs, 0, 2, res, 0); err != nil {
-		t.Fatal(err)
-	}
-	if err := enc.Copy(res, 0, staging, 0, 16); err != nil {
 		t.Fatal(err)
 	}
 	cb, err := enc.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sub, err := d.Submit(cb)
-	if err != nil {
+	if _, err := v.Submit([]driver.CommandBuffer{cb}); err != nil {
 		t.Fatal(err)
 	}
-	out := make([]byte, 16)
-	if err := d.ReadMapped(t.Context(), staging, 0, out, sub); err != nil {
-		t.Fatal(err)
-	}
+	out := readBack(t, v, res)
 	begin, end := binary.LittleEndian.Uint64(out), binary.LittleEndian.Uint64(out[8:])
 	if !(end > begin && begin > 0) {
 		t.Fatalf("timestamps must be positive and increasing: begin=%d end=%d", begin, end)
@@ -426,125 +325,9 @@ func TestNativeLogGoesThroughTheLogger(t *testing.T) {
 	}
 }
 
-// TestOneBadDispatchIsReportedAndTheEncoderRecovers: a dispatch over the
-// workgroup limit poisons its native encoder (hazard 4). The error comes back
-// from Finish with the device's diagnostic, no command buffer is handed out,
-// and the same Encoder then encodes valid work.
-func TestOneBadDispatchIsReportedAndTheEncoderRecovers(t *testing.T) {
-	d := openDevice(t, wgpu.Options{})
-	k, err := d.Kernel(addOne, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, _ := d.NewBuffer(256, wgpu.UsageStorage, "a")
-	b, _ := d.NewBuffer(256, wgpu.UsageStorage, "b")
-	defer a.Release()
-	defer b.Release()
-	bg, err := d.NewBindGroup(k, []wgpu.Binding{{Buffer: a, Size: 256}, {Buffer: b, Size: 256}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bg.Release()
-	enc, err := d.NewEncoder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer enc.Release()
-	if err := enc.BeginPass(nil); err != nil {
-		t.Fatal(err)
-	}
-	enc.SetKernel(k)
-	enc.SetBindGroup(bg)
-	enc.Dispatch(d.Info().Limits.MaxComputeWorkgroupsPerDimension+1, 1, 1)
-	cb, err := enc.Finish()
-	var de *wgpu.DeviceError
-	if !errors.As(err, &de) || !errors.Is(err, wgpu.ErrValidation) || !cb.Empty() {
-		t.Fatalf("an over-limit dispatch must fail Finish with a validation *DeviceError and no command buffer; got cb.Empty=%v err=%v", cb.Empty(), err)
-	}
-	if err := enc.BeginPass(nil); err != nil {
-		t.Fatal(err)
-	}
-	enc.SetKernel(k)
-	enc.SetBindGroup(bg)
-	enc.Dispatch(1, 1, 1)
-	cb, err = enc.Finish()
-	if err != nil || cb.Empty() {
-		t.Fatalf("after a failed Finish the encoder must encode valid work: %v", err)
-	}
-	sub, err := d.Submit(cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Wait(t.Context(), sub); err != nil {
-		t.Fatal(err)
-	}
-	if live := d.Live(); live.Encoders != 0 || live.CommandBuffers != 0 {
-		t.Fatalf("nothing may leak: %+v", live)
-	}
-}
-
-// TestTaskListEncodesLikeSingleCalls: the C replay loop computes what the
-// same dispatches issued one by one compute.
-func TestTaskListEncodesLikeSingleCalls(t *testing.T) {
-	d := openDevice(t, wgpu.Options{})
-	k, err := d.Kernel(addOne, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	usage := wgpu.UsageStorage | wgpu.UsageCopySrc | wgpu.UsageCopyDst
-	x, _ := d.NewBuffer(64, usage, "x")
-	y, _ := d.NewBuffer(64, usage, "y")
-	st, _ := d.NewBuffer(64, wgpu.UsageMapRead|wgpu.UsageCopyDst, "st")
-	defer x.Release()
-	defer y.Release()
-	defer st.Release()
-	xy, _ := d.NewBindGroup(k, []wgpu.Binding{{Buffer: x, Size: 64}, {Buffer: y, Size: 64}})
-	yx, _ := d.NewBindGroup(k, []wgpu.Binding{{Buffer: y, Size: 64}, {Buffer: x, Size: 64}})
-	defer xy.Release()
-	defer yx.Release()
-	l := wgpu.NewTaskList(2)
-	defer l.Free()
-	for i := range 10 {
-		if i%2 == 0 {
-			l.Append(k, xy, 1, 1, 1)
-		} else {
-			l.Append(k, yx, 1, 1, 1)
-		}
-	}
-	enc, _ := d.NewEncoder()
-	defer enc.Release()
-	if err := enc.BeginPass(nil); err != nil {
-		t.Fatal(err)
-	}
-	enc.EncodeTasks(l, 0, 4)
-	enc.EncodeTasks(l, 4, 10)
-	if err := enc.Copy(x, 0, st, 0, 64); err != nil {
-		t.Fatal(err)
-	}
-	cb, err := enc.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := d.Submit(cb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]byte, 64)
-	if err := d.ReadMapped(t.Context(), st, 0, out, sub); err != nil {
-		t.Fatal(err)
-	}
-	want := make([]float32, 16)
-	for i := range want {
-		want[i] = 10 // ten ping-pong steps of +1 from zero land in x
-	}
-	if diff := cmp.Diff(want, bytesf32(out)); diff != "" {
-		t.Fatalf("ten chained add-one tasks (-want +got):\n%s", diff)
-	}
-}
-
 func TestTimestampPeriodIsMeasured(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
-	p, err := d.TimestampPeriod()
+	p, err := drv(t, d).TimestampPeriod()
 	if !d.Info().Timestamps {
 		if !errors.Is(err, wgpu.ErrInvalidArgument) {
 			t.Fatalf("without timestamp queries TimestampPeriod must refuse, got %v", err)
@@ -568,11 +351,12 @@ func TestClosingWithUnsubmittedWritesLeavesTheNextDeviceWorking(t *testing.T) {
 		if err != nil {
 			t.Skip(err)
 		}
-		b, err := d.NewBuffer(64, wgpu.UsageStorage|wgpu.UsageCopyDst, "b")
+		v := drv(t, d)
+		b, err := v.NewBuffer(64, driver.UsageStorage|driver.UsageCopyDst, "b")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Write(b, 0, make([]byte, 64)); err != nil {
+		if err := v.WriteBuffer(b, 0, make([]byte, 64)); err != nil {
 			t.Fatal(err)
 		}
 		b.Release()

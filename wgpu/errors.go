@@ -3,7 +3,9 @@ package wgpu
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 )
 
@@ -145,32 +147,75 @@ func (e *CompileError) Error() string {
 	return msg
 }
 
-// abstractIntHints are fragments of the bundled compiler's diagnostics for
-// an integer literal it cannot convert to the type the context needs.
-var abstractIntHints = []string{
+func (e *CompileError) Unwrap() error { return ErrCompile }
+
+// abstractIntSymptoms are fragments of the bundled compiler's diagnostics
+// when it cannot convert an unsuffixed integer literal to the type the
+// context needs (measured on its naga: `atomicAdd(&c, 1)` "has invalid
+// type", `case 1:` over a u32 "expected unsigned integer", `const N = 2;`
+// compared with a u32 "can't work with").
+var abstractIntSymptoms = []string{
+	"has invalid type",
+	"expected unsigned integer",
+	"expected signed integer",
+	"can't work with",
+	"suffix the integer",
 	"automatic conversion",
-	"abstractint",
-	"{abstractint}",
-	"abstract-int",
-	"the type of `",
+	"type mismatch",
 }
+
+var (
+	diagSpan       = regexp.MustCompile(`┌─ [^:\n]*:(\d+):(\d+)[\s\S]*?\n[^\n]*│[^\n^]*(\^+)`)
+	unsuffixedInts = regexp.MustCompile(`(^|[^\w.@])\d+([^\w.]|$)`)
+	indexes        = regexp.MustCompile(`\[[^\]]*\]`)
+	untypedConsts  = regexp.MustCompile(`const\s+(\w+)\s*=\s*-?\d+\s*;`)
+	identifiers    = regexp.MustCompile(`[A-Za-z_]\w*`)
+)
 
 // abstractIntHint explains the bundled WGSL compiler's most common refusal
-// of valid modern WGSL: it does not convert an unsuffixed integer literal
-// (an abstract int) to u32 or to a concrete type where the spec says it
-// should (`case 1:` over a u32, `atomicAdd(&c, 1)`, `const N = 2;` compared
-// with a u32).
-func abstractIntHint(diag string) string {
+// of valid modern WGSL: it predates WGSL's conversion of abstract integers,
+// so an unsuffixed literal where the spec converts it to u32 or i32 (`case
+// 1:` over a u32, `atomicAdd(&c, 1)`, `const N = 2;` compared with a u32)
+// fails to compile. The hint is given only when the diagnostic has one of
+// those symptoms and the code it points at has an unsuffixed integer
+// literal (outside an index) or an untyped integer const.
+func abstractIntHint(diag, source string) string {
 	d := strings.ToLower(diag)
-	for _, f := range abstractIntHints {
+	symptom := false
+	for _, f := range abstractIntSymptoms {
 		if strings.Contains(d, f) {
-			return "this WGSL compiler needs explicit u/i suffixes on integer literals where the type is u32 or i32 (write 1u, not 1; `const N: u32 = 2u;`): it predates WGSL's automatic conversion of abstract integers"
+			symptom = true
+			break
 		}
 	}
-	return ""
+	m := diagSpan.FindStringSubmatch(diag)
+	if !symptom || source == "" || m == nil {
+		return ""
+	}
+	lines := strings.Split(source, "\n")
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	if line < 1 || line > len(lines) || col < 1 || col > len(lines[line-1])+1 {
+		return ""
+	}
+	span := lines[line-1][col-1:]
+	if n := len(m[3]); n < len(span) {
+		span = span[:n]
+	}
+	span = indexes.ReplaceAllString(span, "")
+	abstract := unsuffixedInts.MatchString(span)
+	consts := map[string]bool{}
+	for _, c := range untypedConsts.FindAllStringSubmatch(source, -1) {
+		consts[c[1]] = true
+	}
+	for _, id := range identifiers.FindAllString(span, -1) {
+		abstract = abstract || consts[id]
+	}
+	if !abstract {
+		return ""
+	}
+	return "this WGSL compiler needs explicit u/i suffixes on integer literals where the type is u32 or i32 (write 1u, not 1; `const N: u32 = 2u;`): it predates WGSL's automatic conversion of abstract integers"
 }
-
-func (e *CompileError) Unwrap() error { return ErrCompile }
 
 // AdapterError is returned by Open when no adapter matches what was asked
 // for, or none of those that match works. It wraps ErrNoAdapter and lists

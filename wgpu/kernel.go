@@ -547,7 +547,7 @@ func compileFailure(entry string, err error, typ ErrorType, msg, source string) 
 	default:
 		return nil
 	}
-	return &CompileError{Entry: entry, Diagnostic: diag, Hint: abstractIntHint(diag)}
+	return &CompileError{Entry: entry, Diagnostic: diag, Hint: abstractIntHint(diag, source)}
 }
 
 // kernelView is the driver.Kernel of a Kernel.

@@ -21,6 +21,7 @@ func TestNativeHandleLayout(t *testing.T) {
 		"Device":    unsafe.Sizeof(wgpu.Device{}),
 		"QuerySet":  unsafe.Sizeof(wgpu.QuerySet{}),
 		"BindGroup": unsafe.Sizeof(wgpu.BindGroup{}),
+		"Pipeline":  unsafe.Sizeof(wgpu.ComputePipeline{}),
 	}
 	for name, size := range one {
 		if size != ptr {
@@ -28,8 +29,9 @@ func TestNativeHandleLayout(t *testing.T) {
 		}
 	}
 	two := map[string]uintptr{
-		"CommandEncoder":     unsafe.Sizeof(wgpu.CommandEncoder{}),
-		"ComputePassEncoder": unsafe.Sizeof(wgpu.ComputePassEncoder{}),
+		"Buffer":  unsafe.Sizeof(wgpu.Buffer{}),
+		"Queue":   unsafe.Sizeof(wgpu.Queue{}),
+		"Texture": unsafe.Sizeof(wgpu.Texture{}),
 	}
 	for name, size := range two {
 		if size != 2*ptr {
