@@ -134,7 +134,11 @@ func TestShadersDeclareTheDocumentedBindings(t *testing.T) {
 	} {
 		t.Run(c.sh.Name, func(t *testing.T) {
 			k := compile(t, d, c.sh)
-			if diff := cmp.Diff(c.bindings, k.Bindings()); diff != "" {
+			var kinds []wgpu.BindingKind
+			for _, b := range k.Bindings() {
+				kinds = append(kinds, b.Kind)
+			}
+			if diff := cmp.Diff(c.bindings, kinds); diff != "" {
 				t.Errorf("bindings (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(c.wg, k.WorkgroupSize()); diff != "" {

@@ -7,8 +7,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -55,35 +57,35 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 
 func newMatrixRig(t *testing.T) *matrixRig {
 	r := &matrixRig{elems: 64}
-	r.d = openDevice(t)
-	r.s = newStream(t, r.d)
-	r.s2 = newStream(t, r.d)
-	r.other = openDevice(t)
-	otherS := newStream(t, r.other)
-	r.closedDev = openDevice(t)
-	r.closedDevK = kernel(t, r.closedDev, addOneWGSL)
+	r.d = gputest.Open(t, wgpu.Options{})
+	r.s = gputest.Stream(t, r.d)
+	r.s2 = gputest.Stream(t, r.d)
+	r.other = gputest.Open(t, wgpu.Options{})
+	otherS := gputest.Stream(t, r.other)
+	r.closedDev = gputest.Open(t, wgpu.Options{})
+	r.closedDevK = gputest.Kernel(t, r.closedDev, gputest.AddOneWGSL)
 	if err := r.closedDev.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r.lostDev = openDevice(t)
-	r.lostDev.InjectLoss("bad-input matrix")
+	r.lostDev = gputest.Open(t, wgpu.Options{})
+	driver.InjectLoss(r.lostDev, "bad-input matrix")
 
-	r.k = kernel(t, r.d, addOneWGSL)
-	r.copyK = kernel(t, r.d, copyWGSL)
-	r.foreignK = kernel(t, r.other, addOneWGSL)
-	r.a = upload(t, r.s, fill(64, 0))
-	r.b = empty(t, r.s, 256)
-	r.x = upload(t, r.s, fill(16, 1))
-	r.y = empty(t, r.s, 64)
-	ind, err := r.s.Upload(u32params(1, 1, 1, 0))
+	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL)
+	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL)
+	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL)
+	r.a = gputest.Upload(t, r.s, gputest.Fill(64, 0))
+	r.b = gputest.Empty(t, r.s, 256)
+	r.x = gputest.Upload(t, r.s, gputest.Fill(16, 1))
+	r.y = gputest.Empty(t, r.s, 64)
+	ind, err := r.s.Upload(gputest.U32(1, 1, 1, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.ind = ind
-	r.odd = empty(t, r.s, 12)
-	r.released = empty(t, r.s, 64)
+	r.odd = gputest.Empty(t, r.s, 12)
+	r.released = gputest.Empty(t, r.s, 64)
 	r.released.Release()
-	r.foreign = empty(t, otherS, 64)
+	r.foreign = gputest.Empty(t, otherS, 64)
 	lim := r.d.Info().Limits
 	// One word over each binding limit (limits need not be multiples of 4:
 	// NVIDIA's GL reports a storage limit of 2^31-1).
@@ -94,34 +96,37 @@ func newMatrixRig(t *testing.T) *matrixRig {
 		limit uint64
 	}{{&r.bigUni, lim.MaxUniformBufferBindingSize}, {&r.bigStore, lim.MaxStorageBufferBindingSize}} {
 		if size := (big.limit + 4) &^ 3; size <= lim.MaxBufferSize {
-			*big.b = empty(t, r.s, size)
+			*big.b = gputest.Empty(t, r.s, size)
 		}
 	}
 
-	r.closedS = newStream(t, r.d)
-	r.closedBuf = empty(t, r.closedS, 64)
-	r.orphan = empty(t, r.closedS, 64)
-	cx := upload(t, r.closedS, fill(16, 0))
-	r.closedGraph = capture(t, r.closedS, func() {
+	r.closedS = gputest.Stream(t, r.d)
+	r.closedBuf = gputest.Empty(t, r.closedS, 64)
+	r.orphan = gputest.Empty(t, r.closedS, 64)
+	cx := gputest.Upload(t, r.closedS, gputest.Fill(16, 0))
+	r.closedGraph = gputest.Capture(t, r.closedS, func() {
 		if err := r.closedS.Launch(r.copyK, recorder.Groups(1, 1, 1), cx, r.closedBuf); err != nil {
 			t.Fatal(err)
 		}
 	})
+
 	if err := r.closedS.Close(); err != nil {
 		t.Fatal(err)
 	}
 
-	sx := upload(t, r.s2, fill(16, 0))
-	r.s2Graph = capture(t, r.s2, func() {
-		if err := r.s2.Launch(r.copyK, recorder.Groups(1, 1, 1), sx, empty(t, r.s2, 64)); err != nil {
+	sx := gputest.Upload(t, r.s2, gputest.Fill(16, 0))
+	r.s2Graph = gputest.Capture(t, r.s2, func() {
+		if err := r.s2.Launch(r.copyK, recorder.Groups(1, 1, 1), sx, gputest.Empty(t, r.s2, 64)); err != nil {
 			t.Fatal(err)
 		}
 	})
-	r.releasedGraph = capture(t, r.s, func() {
+
+	r.releasedGraph = gputest.Capture(t, r.s, func() {
 		if err := r.s.Launch(r.copyK, recorder.Groups(1, 1, 1), r.x, r.y); err != nil {
 			t.Fatal(err)
 		}
 	})
+
 	r.releasedGraph.Release()
 
 	for _, p := range []struct {
@@ -148,7 +153,7 @@ func newMatrixRig(t *testing.T) *matrixRig {
 // the warmup has run and the window is open.
 func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
 	t.Helper()
-	if err := recorder.WriteSlice(r.s, r.a, 0, ramp(int(r.elems), base)); err != nil {
+	if err := recorder.WriteSlice(r.s, r.a, 0, gputest.Ramp(int(r.elems), base)); err != nil {
 		t.Fatalf("writing the proof's input: %v", err)
 	}
 	if st == lifecycle.NoCapture {
@@ -158,7 +163,7 @@ func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if st == lifecycle.Capture {
-		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+		if err := gputest.Chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
 			t.Fatalf("warmup: %v", err)
 		}
 		if err := r.s.BeginCapture(); err != nil {
@@ -176,7 +181,7 @@ func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poison
 	t.Helper()
 	runs := float32(1)
 	if st == lifecycle.Prepare {
-		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+		if err := gputest.Chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
 			t.Fatalf("warmup after the refused call: %v", err)
 		}
 		if err := r.s.BeginCapture(); err != nil {
@@ -184,12 +189,12 @@ func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poison
 		}
 	}
 	if st != lifecycle.NoCapture {
-		if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+		if err := gputest.Chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
 			t.Fatalf("recording after the refused call: %v", err)
 		}
 		g, err := r.s.EndCapture()
 		if poisoned {
-			wantErr(t, "a write inside the window makes EndCapture fail", err, []error{lifecycle.ErrGraphState}, "write")
+			gputest.WantErr(t, "a write inside the window makes EndCapture fail", err, []error{lifecycle.ErrGraphState}, "write")
 			if g != nil {
 				t.Fatalf("a failed EndCapture must return no graph")
 			}
@@ -208,14 +213,14 @@ func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poison
 			}
 			runs++
 		}
-	} else if err := chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
+	} else if err := gputest.Chain(r.s, r.k, r.a, r.b, 2, r.elems); err != nil {
 		t.Fatalf("launching after the refused call: %v", err)
 	}
 	got, err := recorder.ReadSlice[float32](r.s, r.a)
 	if err != nil {
 		t.Fatalf("a refused call must leave nothing queued: Read: %v", err)
 	}
-	wantEqual(t, "the stream still computes after the refused call", plus(ramp(int(r.elems), base), 2*runs), got)
+	gputest.WantEqual(t, "the stream still computes after the refused call", gputest.Plus(gputest.Ramp(int(r.elems), base), 2*runs), got)
 	wantState(t, "after the proof", r.s, lifecycle.NoCapture)
 	if n := r.s.MemoryStats().Graphs; n != 0 {
 		t.Fatalf("a refused call must leave no graph behind: %d live graphs", n)
@@ -312,7 +317,7 @@ func badCases() []badCase {
 		return r.s.Launch(r.k, d, args...)
 	}
 	g1 := recorder.Groups(1, 1, 1)
-	p := u32params(16)
+	p := gputest.U32(16)
 	openErr := func(d *wgpu.Device, err error) error {
 		if d != nil {
 			_ = d.Close()
@@ -368,16 +373,25 @@ func badCases() []badCase {
 
 		// Device.Kernel
 		{entry: "Device.Kernel", name: "nil device", want: wantIs(wgpu.ErrInvalidArgument, "Kernel", "device is nil"),
-			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilDevice.Kernel(addOneWGSL, "main"); return err }},
+			do: func(_ *testing.T, _ *matrixRig) error {
+				_, err := nilDevice.Kernel(gputest.AddOneWGSL, "main")
+				return err
+			}},
 		{entry: "Device.Kernel", name: "closed device", want: wantIs(wgpu.ErrClosed, "Kernel"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedDev.Kernel(addOneWGSL, "main"); return err }},
+			do: func(_ *testing.T, r *matrixRig) error {
+				_, err := r.closedDev.Kernel(gputest.AddOneWGSL, "main")
+				return err
+			}},
 		{entry: "Device.Kernel", name: "lost device", want: wantIs(wgpu.ErrDeviceLost, "Kernel"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.lostDev.Kernel(addOneWGSL, "main"); return err }},
+			do: func(_ *testing.T, r *matrixRig) error {
+				_, err := r.lostDev.Kernel(gputest.AddOneWGSL, "main")
+				return err
+			}},
 		{entry: "Device.Kernel", name: "empty source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf("", "main")},
 		{entry: "Device.Kernel", name: "blank source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf(" \n\t", "main")},
-		{entry: "Device.Kernel", name: "empty entry", want: wantIs(wgpu.ErrInvalidArgument, `entry=""`), do: kernelOf(addOneWGSL, "")},
+		{entry: "Device.Kernel", name: "empty entry", want: wantIs(wgpu.ErrInvalidArgument, `entry=""`), do: kernelOf(gputest.AddOneWGSL, "")},
 		{entry: "Device.Kernel", name: "syntax error", want: compile(`entry "main"`, "expected"), do: kernelOf("fn main( {", "main")},
-		{entry: "Device.Kernel", name: "missing entry point", want: compile(`no @compute entry point named "nope"`), do: kernelOf(addOneWGSL, "nope")},
+		{entry: "Device.Kernel", name: "missing entry point", want: compile(`no @compute entry point named "nope"`), do: kernelOf(gputest.AddOneWGSL, "nope")},
 		{entry: "Device.Kernel", name: "binding outside group 0", want: compile("@group(1)"),
 			do: kernelOf("@group(1) @binding(0) var<storage, read_write> a: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = 1.0; }", "main")},
 		{entry: "Device.Kernel", name: "binding numbers with a gap", want: compile("@binding(1) is missing"),
@@ -572,7 +586,7 @@ func badCases() []badCase {
 		{entry: "Stream.Write", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Write"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Write(r.y, 0, make([]byte, 4)) }},
 		{entry: "Stream.Write", name: "valid write inside the window", states: onlyCapture, want: poisonsEnd,
-			do: func(_ *testing.T, r *matrixRig) error { return recorder.WriteSlice(r.s, r.a, 0, fill(4, 1e6)) }},
+			do: func(_ *testing.T, r *matrixRig) error { return recorder.WriteSlice(r.s, r.a, 0, gputest.Fill(4, 1e6)) }},
 
 		// Stream.Read
 		{entry: "Stream.Read", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Read", "buffer is nil"),
@@ -685,11 +699,12 @@ func badCases() []badCase {
 			do: func(_ *testing.T, _ *matrixRig) error { nilGraph.Release(); return nilGraph.Replay() }},
 		{entry: "Graph.Release", name: "twice, then Replay", want: wantIs(wgpu.ErrReleased, "Replay"),
 			do: func(t *testing.T, r *matrixRig) error {
-				g := capture(t, r.s2, func() {
+				g := gputest.Capture(t, r.s2, func() {
 					if err := r.s2.Launch(r.copyK, g1, r.s2Buf(t), r.s2Buf(t)); err != nil {
 						t.Fatal(err)
 					}
 				})
+
 				g.Release()
 				g.Release()
 				return g.Replay()
@@ -722,7 +737,7 @@ func badCases() []badCase {
 // s2Buf is a fresh 64-byte buffer on the second stream, released with the
 // test.
 func (r *matrixRig) s2Buf(t *testing.T) *recorder.Buffer {
-	b := empty(t, r.s2, 64)
+	b := gputest.Empty(t, r.s2, 64)
 	t.Cleanup(b.Release)
 	return b
 }
@@ -791,7 +806,7 @@ func TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes(t *testing.T)
 				if errors.Is(err, errPanicked) {
 					t.Fatalf("%s must return an error, never panic: %v", c.entry, err)
 				}
-				if problem := checkErr(err, w.is, w.msg); problem != "" {
+				if problem := gputest.CheckErr(err, w.is, w.msg); problem != "" {
 					t.Fatalf("%s (%s) in %v: %s", c.entry, c.name, st, problem)
 				}
 				if w.as != nil && !w.as(err) {

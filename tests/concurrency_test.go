@@ -7,46 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// collect gathers the errors of concurrent workers.
-type collect struct {
-	mu   sync.Mutex
-	errs []error
-}
-
-func (c *collect) add(err error) {
-	c.mu.Lock()
-	c.errs = append(c.errs, err)
-	c.mu.Unlock()
-}
-
-func (c *collect) report(t *testing.T) {
-	t.Helper()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for i, err := range c.errs {
-		if i == 10 {
-			t.Errorf("... and %d more", len(c.errs)-10)
-			break
-		}
-		t.Error(err)
-	}
-}
-
-// waitAll waits for wg, failing the test instead of hanging forever.
-func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-		t.Fatalf("%s: still running after %v; a call hung", what, limit)
-	}
-}
 
 // TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice: several
 // goroutines on several streams of one device at once: eager chains on
@@ -57,9 +22,9 @@ func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string)
 // queue, dependents and kernel cache, or between a Replay and a Read, goes
 // unseen.
 func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
-	d := openDevice(t)
-	k := kernel(t, d, addOneWGSL)
-	add := kernel(t, d, addConstWGSL)
+	d := gputest.Open(t, wgpu.Options{})
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	const (
 		eagerStreams   = 2
 		eagerPerStream = 3
@@ -73,13 +38,13 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 
 	// Eager: goroutines share a stream, each on its own buffers.
 	for si := range eagerStreams {
-		s := newStream(t, d)
+		s := gputest.Stream(t, d)
 		for gi := range eagerPerStream {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				start := float32(1000*si + 100*gi)
-				a, err := recorder.UploadSlice(s, ramp(elems, start))
+				a, err := recorder.UploadSlice(s, gputest.Ramp(elems, start))
 				if err != nil {
 					errs.add(err)
 					return
@@ -92,7 +57,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 				}
 				defer b.Release()
 				for r := range rounds {
-					if err := chain(s, k, a, b, chainLen, elems); err != nil {
+					if err := gputest.Chain(s, k, a, b, chainLen, elems); err != nil {
 						errs.add(err)
 						return
 					}
@@ -102,7 +67,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 						errs.add(err)
 						return
 					}
-					if want := plus(ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
+					if want := gputest.Plus(gputest.Ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
 						errs.add(fmt.Errorf("eager stream %d goroutine %d round %d: got %v, want %v", si, gi, r, got[:4], want[:4]))
 						return
 					}
@@ -113,11 +78,11 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 
 	// Capture cycles: one goroutine per stream owns its lifecycle.
 	for ci := range captureStreams {
-		s := newStream(t, d)
+		s := gputest.Stream(t, d)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, err := recorder.UploadSlice(s, fill(elems, float32(ci)))
+			a, err := recorder.UploadSlice(s, gputest.Fill(elems, float32(ci)))
 			if err != nil {
 				errs.add(err)
 				return
@@ -127,7 +92,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 			for r := range rounds {
 				var g *recorder.Graph
 				err := func() error {
-					step := func() error { return chain(s, k, a, b, chainLen, elems) }
+					step := func() error { return gputest.Chain(s, k, a, b, chainLen, elems) }
 					if err := s.GraphPrepare(); err != nil {
 						return err
 					}
@@ -163,7 +128,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 					errs.add(err)
 					return
 				}
-				if fmt.Sprint(got) != fmt.Sprint(fill(elems, total)) {
+				if fmt.Sprint(got) != fmt.Sprint(gputest.Fill(elems, total)) {
 					errs.add(fmt.Errorf("capture stream %d round %d: got %v, want all %v", ci, r, got[:4], total))
 					return
 				}
@@ -172,19 +137,21 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	}
 
 	// Concurrent replays of two graphs of one stream, on disjoint buffers.
-	rs := newStream(t, d)
-	x := upload(t, rs, fill(elems, 0))
-	y := upload(t, rs, fill(elems, 0))
-	gx := capture(t, rs, func() {
-		if err := rs.Launch(add, recorder.Groups(1, 1, 1), x, f32params(1)); err != nil {
+	rs := gputest.Stream(t, d)
+	x := gputest.Upload(t, rs, gputest.Fill(elems, 0))
+	y := gputest.Upload(t, rs, gputest.Fill(elems, 0))
+	gx := gputest.Capture(t, rs, func() {
+		if err := rs.Launch(add, recorder.Groups(1, 1, 1), x, gputest.F32(1)); err != nil {
 			t.Fatal(err)
 		}
 	})
-	gy := capture(t, rs, func() {
-		if err := rs.Launch(add, recorder.Groups(1, 1, 1), y, f32params(2)); err != nil {
+
+	gy := gputest.Capture(t, rs, func() {
+		if err := rs.Launch(add, recorder.Groups(1, 1, 1), y, gputest.F32(2)); err != nil {
 			t.Fatal(err)
 		}
 	})
+
 	const replayers, replays = 3, 40
 	for i := range replayers {
 		g := gx
@@ -207,8 +174,8 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	wantEqual(t, "x: warmup + 2 goroutines × 40 replays of +1", fill(elems, 1+2*replays), read(t, rs, x))
-	wantEqual(t, "y: warmup + 1 goroutine × 40 replays of +2", fill(elems, 2+2*replays), read(t, rs, y))
+	gputest.WantEqual(t, "x: warmup + 2 goroutines × 40 replays of +1", gputest.Fill(elems, 1+2*replays), gputest.Read(t, rs, x))
+	gputest.WantEqual(t, "y: warmup + 1 goroutine × 40 replays of +2", gputest.Fill(elems, 2+2*replays), gputest.Read(t, rs, y))
 }
 
 // TestStreamCloseWhileInUseReturnsErrClosed: closing a stream while other
@@ -244,7 +211,7 @@ func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
 // can break the next device. Without it, a profile's query set or staging
 // buffer could outlive its stream or be freed under EndProfile.
 func TestStreamCloseWhileProfilingReturnsErrClosed(t *testing.T) {
-	inFreshProcess(t, "", func(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range 8 {
 			t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
 				closeWhileInUse(t, []string{"profile"}, time.Duration(round%4)*5*time.Millisecond)
@@ -258,23 +225,24 @@ func TestStreamCloseWhileProfilingReturnsErrClosed(t *testing.T) {
 // closes the stream, and checks every goroutine ended with nil or ErrClosed,
 // promptly, and that the closed stream holds no native object.
 func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
-	d := openDevice(t)
-	s := newStream(t, d)
-	k := kernel(t, d, addConstWGSL)
-	x := upload(t, s, fill(16, 0))
-	y := upload(t, s, fill(16, 0))
-	z := upload(t, s, fill(16, 0))
-	g := capture(t, s, func() {
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), z, f32params(1)); err != nil {
+	d := gputest.Open(t, wgpu.Options{})
+	s := gputest.Stream(t, d)
+	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	x := gputest.Upload(t, s, gputest.Fill(16, 0))
+	y := gputest.Upload(t, s, gputest.Fill(16, 0))
+	z := gputest.Upload(t, s, gputest.Fill(16, 0))
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), z, gputest.F32(1)); err != nil {
 			t.Fatal(err)
 		}
 	})
+
 	all := map[string]func() error{
-		"launch": func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(1)) },
-		"write":  func() error { return recorder.WriteSlice(s, y, 0, fill(16, 3)) },
+		"launch": func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)) },
+		"write":  func() error { return recorder.WriteSlice(s, y, 0, gputest.Fill(16, 3)) },
 		"read": func() error {
 			v, err := recorder.ReadSlice[float32](s, y)
-			if err == nil && fmt.Sprint(v) != fmt.Sprint(fill(16, 3)) && fmt.Sprint(v) != fmt.Sprint(fill(16, 0)) {
+			if err == nil && fmt.Sprint(v) != fmt.Sprint(gputest.Fill(16, 3)) && fmt.Sprint(v) != fmt.Sprint(gputest.Fill(16, 0)) {
 				return fmt.Errorf("a read before the close returned %v, want all 0 or all 3", v)
 			}
 			return err
@@ -330,7 +298,7 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 	}
 	waitAll(t, &wg, time.Minute, "calls racing Close")
 	errs.report(t)
-	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, f32params(1)); !errors.Is(err, wgpu.ErrClosed) {
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)); !errors.Is(err, wgpu.ErrClosed) {
 		t.Fatalf("after Close every call returns ErrClosed, got %v", err)
 	}
 	if err := g.Replay(); !errors.Is(err, wgpu.ErrClosed) {
@@ -339,8 +307,8 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 	if err := d.Err(); err != nil {
 		t.Fatalf("closing a stream leaves its device open: %v", err)
 	}
-	if live := d.Live(); live != (wgpu.LiveObjects{Kernels: 1}) {
-		t.Fatalf("once the calls racing Close have returned, the closed stream must hold no native object: live %+v", live)
+	if n := live(t, d); n != (driver.Live{Kernels: 1}) {
+		t.Fatalf("once the calls racing Close have returned, the closed stream must hold no native object: live %+v", n)
 	}
 }
 
@@ -352,12 +320,12 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 // the process opens works (it runs in a fresh process). Without it, Close
 // could release the native device under a call in flight.
 func TestDeviceCloseWhileStreamsAreInUseReturnsErrClosed(t *testing.T) {
-	inFreshProcess(t, "", deviceCloseWhileStreamsAreInUse)
+	gputest.InFreshProcess(t, deviceCloseWhileStreamsAreInUse)
 }
 
 func deviceCloseWhileStreamsAreInUse(t *testing.T) {
-	d := openDevice(t)
-	k := kernel(t, d, addOneWGSL)
+	d := gputest.Open(t, wgpu.Options{})
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	var streams []*recorder.Stream
 	var errs collect
 	var wg sync.WaitGroup
@@ -368,15 +336,16 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 			t.Fatal(err)
 		}
 		streams = append(streams, s)
-		a := upload(t, s, fill(32, 0))
-		b := empty(t, s, a.Size())
-		g := capture(t, s, func() {
-			if err := chain(s, k, a, b, 4, 32); err != nil {
+		a := gputest.Upload(t, s, gputest.Fill(32, 0))
+		b := gputest.Empty(t, s, a.Size())
+		g := gputest.Capture(t, s, func() {
+			if err := gputest.Chain(s, k, a, b, 4, 32); err != nil {
 				t.Fatal(err)
 			}
 		})
-		c := upload(t, s, fill(32, 0))
-		cb := empty(t, s, c.Size())
+
+		c := gputest.Upload(t, s, gputest.Fill(32, 0))
+		cb := gputest.Empty(t, s, c.Size())
 		ops := []func() error{
 			func() error { return g.Replay() },
 			func() error { _, err := s.Read(a); return err },
@@ -389,19 +358,19 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 				t.Fatal(err)
 			}
 			streams = append(streams, s2)
-			c2 := upload(t, s2, fill(32, 0))
-			cb2 := empty(t, s2, c2.Size())
+			c2 := gputest.Upload(t, s2, gputest.Fill(32, 0))
+			cb2 := gputest.Empty(t, s2, c2.Size())
 			ops = append(ops, func() error {
 				if err := s2.GraphPrepare(); err != nil {
 					return err
 				}
-				if err := chain(s2, k, c2, cb2, 2, 32); err != nil {
+				if err := gputest.Chain(s2, k, c2, cb2, 2, 32); err != nil {
 					return err
 				}
 				if err := s2.BeginCapture(); err != nil {
 					return err
 				}
-				_ = chain(s2, k, c2, cb2, 2, 32)
+				_ = gputest.Chain(s2, k, c2, cb2, 2, 32)
 				g, err := s2.EndCapture()
 				if err != nil {
 					return err
@@ -410,7 +379,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 				return g.Replay()
 			})
 		} else {
-			ops = append(ops, func() error { return chain(s, k, c, cb, 4, 32) })
+			ops = append(ops, func() error { return gputest.Chain(s, k, c, cb, 4, 32) })
 		}
 		for j, op := range ops {
 			wg.Add(1)
@@ -444,7 +413,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 	}
 	waitAll(t, &wg, time.Minute, "stream calls racing Device.Close")
 	errs.report(t)
-	wantErr(t, "after Device.Close, Device.Err reports it", d.Err(), []error{wgpu.ErrClosed})
+	gputest.WantErr(t, "after Device.Close, Device.Err reports it", d.Err(), []error{wgpu.ErrClosed})
 	for i, s := range streams {
 		if err := s.Sync(); !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("stream %d: after Device.Close, Sync must return ErrClosed, got %v", i, err)

@@ -7,26 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// within runs f and fails the test if it has not returned after limit: a
-// call on a closed or lost device must fail fast, never wait for a GPU
-// that is gone.
-func within(t *testing.T, limit time.Duration, what string, f func() error) error {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(limit):
-		t.Fatalf("%s did not return within %v: a call on a closed or lost device must not hang", what, limit)
-		return nil
-	}
-}
 
 // deviceWorld is a device with a stream in each lifecycle state and one of
 // everything made from them, for the closed- and lost-device tests.
@@ -37,29 +23,37 @@ type deviceWorld struct {
 	bufs    map[lifecycle.State][2]*recorder.Buffer
 	graph   *recorder.Graph
 	tok     recorder.ProfileToken
+	drv     driver.Device    // the driver view, taken while the device was open
+	spare   *recorder.Buffer // a live buffer of a's size, for Rebind
 }
 
 func newDeviceWorld(t *testing.T) *deviceWorld {
-	w := &deviceWorld{d: openDevice(t), streams: map[lifecycle.State]*recorder.Stream{}, bufs: map[lifecycle.State][2]*recorder.Buffer{}}
-	w.k = kernel(t, w.d, addOneWGSL)
+	w := &deviceWorld{d: gputest.Open(t, wgpu.Options{}), streams: map[lifecycle.State]*recorder.Stream{}, bufs: map[lifecycle.State][2]*recorder.Buffer{}}
+	w.k = gputest.Kernel(t, w.d, gputest.AddOneWGSL)
+	drv, err := driver.Of(w.d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.drv = drv
 	for _, st := range allStates {
 		s, err := recorder.New(w.d)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = s.Close() })
-		a := upload(t, s, fill(16, 0))
-		b := empty(t, s, a.Size())
+		a := gputest.Upload(t, s, gputest.Fill(16, 0))
+		b := gputest.Empty(t, s, a.Size())
 		w.streams[st], w.bufs[st] = s, [2]*recorder.Buffer{a, b}
-		if err := chain(s, w.k, a, b, 2, 16); err != nil {
+		if err := gputest.Chain(s, w.k, a, b, 2, 16); err != nil {
 			t.Fatal(err)
 		}
 		if st == lifecycle.NoCapture {
-			w.graph = capture(t, s, func() {
-				if err := chain(s, w.k, a, b, 2, 16); err != nil {
+			w.graph = gputest.Capture(t, s, func() {
+				if err := gputest.Chain(s, w.k, a, b, 2, 16); err != nil {
 					t.Fatal(err)
 				}
 			})
+
 			if err := w.graph.Replay(); err != nil {
 				t.Fatal(err)
 			}
@@ -68,6 +62,7 @@ func newDeviceWorld(t *testing.T) *deviceWorld {
 				t.Fatal(err)
 			}
 			w.tok = tok
+			w.spare = gputest.Empty(t, s, a.Size())
 			continue
 		}
 		if err := s.GraphPrepare(); err != nil {
@@ -77,7 +72,7 @@ func newDeviceWorld(t *testing.T) *deviceWorld {
 			if err := s.BeginCapture(); err != nil {
 				t.Fatal(err)
 			}
-			if err := chain(s, w.k, a, b, 2, 16); err != nil {
+			if err := gputest.Chain(s, w.k, a, b, 2, 16); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -94,14 +89,24 @@ type call struct {
 // calls lists every device- and stream-level operation, on the stream in
 // each lifecycle state.
 func (w *deviceWorld) calls() []call {
-	d := w.d
+	d, drv := w.d, w.drv
 	out := []call{
 		{"Device.Err", d.Err},
-		{"Device.Kernel", func() error { _, err := d.Kernel(scaleWGSL, "main"); return err }},
-		{"Device.NewBuffer", func() error { _, err := d.NewBuffer(64, wgpu.UsageStorage, "t"); return err }},
-		{"Device.NewEncoder", func() error { _, err := d.NewEncoder(); return err }},
+		{"Device.Kernel", func() error { _, err := d.Kernel(gputest.ScaleWGSL, "main"); return err }},
+		// The driver boundary the recorder encodes through is checked too:
+		// it is what would hand a dead native device to wgpu-native.
+		{"driver.NewBuffer", func() error { _, err := drv.NewBuffer(64, driver.UsageStorage, "t"); return err }},
+		{"driver.NewEncoder", func() error { _, err := drv.NewEncoder(); return err }},
+		{"driver.NewProgram", func() error { _, err := drv.NewProgram(); return err }},
 		{"recorder.New", func() error { _, err := recorder.New(d); return err }},
 		{"Graph.Replay", w.graph.Replay},
+		{"Graph.Rebind", func() error {
+			g, err := w.graph.Rebind(w.bufs[lifecycle.NoCapture][0], w.spare)
+			if g != nil {
+				g.Release()
+			}
+			return err
+		}},
 	}
 	for _, st := range allStates {
 		s, a, b := w.streams[st], w.bufs[st][0], w.bufs[st][1]
@@ -109,8 +114,8 @@ func (w *deviceWorld) calls() []call {
 		out = append(out,
 			call{p("Empty"), func() error { _, err := s.Empty(64); return err }},
 			call{p("Upload"), func() error { _, err := s.Upload(make([]byte, 16)); return err }},
-			call{p("Launch"), func() error { return chain(s, w.k, a, b, 2, 16) }},
-			call{p("Write"), func() error { return recorder.WriteSlice(s, a, 0, fill(16, 5)) }},
+			call{p("Launch"), func() error { return gputest.Chain(s, w.k, a, b, 2, 16) }},
+			call{p("Write"), func() error { return recorder.WriteSlice(s, a, 0, gputest.Fill(16, 5)) }},
 			call{p("Read"), func() error { _, err := s.Read(a); return err }},
 			call{p("ReadContext"), func() error {
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -129,8 +134,20 @@ func (w *deviceWorld) calls() []call {
 			call{p("GraphPrepare"), s.GraphPrepare},
 			call{p("BeginCapture"), s.BeginCapture},
 			call{p("EndCapture"), func() error { return endCaptureErr(s) }},
+			call{p("AbortCapture"), s.AbortCapture},
+			call{p("Flush"), s.Flush},
+			call{p("Copy"), func() error { return s.Copy(b, 0, a, 0, a.Size()) }},
+			call{p("Clear"), func() error { return s.Clear(a, 0, a.Size()) }},
+			call{p("Trim"), func() error { _, err := s.Trim(); return err }},
+			call{p("NewTexture"), func() error {
+				_, err := s.NewTexture(recorder.TextureDesc{Width: 4, Height: 4, Format: "rgba8unorm"})
+				return err
+			}},
+			call{p("NewSampler"), func() error { _, err := s.NewSampler(recorder.SamplerDesc{}); return err }},
 		)
 	}
+	s := w.streams[lifecycle.NoCapture]
+	out = append(out, call{"no_capture/Stream.ProfileReplay", func() error { _, err := s.ProfileReplay(w.graph); return err }})
 	return out
 }
 
@@ -175,7 +192,7 @@ func (w *deviceWorld) checkBroken(t *testing.T, sentinel error, rule string) {
 // Without it, a stream would hand a released native device to wgpu-native,
 // which aborts the process.
 func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
-	inFreshProcess(t, "", func(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
 		w := newDeviceWorld(t)
 		if err := w.d.Close(); err != nil {
 			t.Fatalf("Device.Close: %v", err)
@@ -192,13 +209,13 @@ func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
 // before its streams, as a deferred Close does on an error path, aborts the
 // process.
 func TestStreamCloseAfterDeviceCloseDropsUnsubmittedWork(t *testing.T) {
-	inFreshProcess(t, "", func(t *testing.T) {
-		d := openDevice(t)
-		s := newStream(t, d)
-		k := kernel(t, d, addOneWGSL)
-		a := upload(t, s, fill(64, 0))
-		b := empty(t, s, a.Size())
-		if err := chain(s, k, a, b, 4, 64); err != nil { // under the first submission chunk: encoded, not submitted
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d := gputest.Open(t, wgpu.Options{})
+		s := gputest.Stream(t, d)
+		k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+		a := gputest.Upload(t, s, gputest.Fill(64, 0))
+		b := gputest.Empty(t, s, a.Size())
+		if err := gputest.Chain(s, k, a, b, 4, 64); err != nil { // under the first submission chunk: encoded, not submitted
 			t.Fatal(err)
 		}
 		if err := d.Close(); err != nil {
@@ -221,10 +238,10 @@ func TestStreamCloseAfterDeviceCloseDropsUnsubmittedWork(t *testing.T) {
 // next device the process opens works (it runs in a fresh process). Without
 // it, a driver reset would hang a server in Sync or Read forever.
 func TestEveryCallAfterDeviceLossReturnsErrDeviceLost(t *testing.T) {
-	inFreshProcess(t, "", func(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
 		w := newDeviceWorld(t)
-		w.d.InjectLoss("reliability suite")
-		wantErr(t, "Device.Err reports the loss with its reason", w.d.Err(), []error{wgpu.ErrDeviceLost}, "reliability suite")
+		driver.InjectLoss(w.d, "reliability suite")
+		gputest.WantErr(t, "Device.Err reports the loss with its reason", w.d.Err(), []error{wgpu.ErrDeviceLost}, "reliability suite")
 		if errors.Is(w.d.Err(), wgpu.ErrClosed) {
 			t.Fatalf("a lost device is not a closed one: %v", w.d.Err())
 		}
@@ -238,27 +255,27 @@ func TestEveryCallAfterDeviceLossReturnsErrDeviceLost(t *testing.T) {
 // work enqueued: a plain Sync then completes it and the result is exact.
 // Without it, a caller's cancellation would be ignored or would drop work.
 func TestCancelledContextEndsSyncAndReadAtOnce(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(1024, 0))
-	b := empty(t, s, a.Size())
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(1024, 0))
+	b := gputest.Empty(t, s, a.Size())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := chain(s, k, a, b, 20, 1024); err != nil {
+	if err := gputest.Chain(s, k, a, b, 20, 1024); err != nil {
 		t.Fatal(err)
 	}
 	err := within(t, 5*time.Second, "SyncContext(cancelled)", func() error { return s.SyncContext(ctx) })
-	wantErr(t, "SyncContext with a cancelled context", err, []error{context.Canceled}, "Sync")
+	gputest.WantErr(t, "SyncContext with a cancelled context", err, []error{context.Canceled}, "Sync")
 	var re *recorder.Error
 	if !errors.As(err, &re) {
 		t.Fatalf("SyncContext's error must be a *recorder.Error, got %T", err)
 	}
 	_, err = s.ReadContext(ctx, a)
-	wantErr(t, "ReadContext with a cancelled context", err, []error{context.Canceled}, "Read")
+	gputest.WantErr(t, "ReadContext with a cancelled context", err, []error{context.Canceled}, "Read")
 	if err := s.Sync(); err != nil {
 		t.Fatalf("the cancelled sync left the work enqueued; Sync completes it: %v", err)
 	}
-	wantEqual(t, "the work enqueued before the cancelled sync ran whole", fill(1024, 20), read(t, s, a))
+	gputest.WantEqual(t, "the work enqueued before the cancelled sync ran whole", gputest.Fill(1024, 20), gputest.Read(t, s, a))
 }
 
 // TestSyncContextDeadlineOnALongWorkload: SyncContext with a short deadline
@@ -268,14 +285,14 @@ func TestCancelledContextEndsSyncAndReadAtOnce(t *testing.T) {
 // enqueued, so a plain Sync completes it and the result is exact. Without
 // it, a hung GPU would hold the caller past any deadline.
 func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	const elems = 1 << 20
-	a := upload(t, s, fill(elems, 0))
-	b := empty(t, s, a.Size())
+	a := gputest.Upload(t, s, gputest.Fill(elems, 0))
+	b := gputest.Empty(t, s, a.Size())
 	// Measure one round, then enqueue enough for ~1.5 s of GPU work.
 	start := time.Now()
-	if err := chain(s, k, a, b, 2, elems); err != nil {
+	if err := gputest.Chain(s, k, a, b, 2, elems); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Sync(); err != nil {
@@ -283,7 +300,7 @@ func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
 	}
 	per := time.Since(start) / 2
 	n := 2 * int(min(max(750*time.Millisecond/max(per, time.Microsecond), 4), 2000))
-	if err := chain(s, k, a, b, n, elems); err != nil {
+	if err := gputest.Chain(s, k, a, b, n, elems); err != nil {
 		t.Fatal(err)
 	}
 	// Submit what is encoded first, so the clock below times the wait only.
@@ -298,7 +315,7 @@ func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("%d launches of %d floats (≈%v each): SyncContext(%v) returned after %v: %v", n, elems, per, deadline, took, err)
 	if err != nil {
-		wantErr(t, "a SyncContext that ran out of time", err, []error{context.DeadlineExceeded}, "Sync")
+		gputest.WantErr(t, "a SyncContext that ran out of time", err, []error{context.DeadlineExceeded}, "Sync")
 	}
 	if took > deadline+time.Second {
 		t.Fatalf("SyncContext must return by its deadline (%v) plus slack, took %v", deadline, took)
@@ -306,5 +323,5 @@ func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatalf("the work stays enqueued after the deadline; Sync completes it: %v", err)
 	}
-	wantFloats(t, "every launch ran", fill(elems, float32(n+2)), read(t, s, a))
+	gputest.WantFloats(t, "every launch ran", gputest.Fill(elems, float32(n+2)), gputest.Read(t, s, a))
 }

@@ -68,7 +68,7 @@ func openFuzzDevice(t *testing.T) *wgpu.Device {
 		for _, k := range []struct {
 			dst **wgpu.Kernel
 			src string
-		}{{&f.add, addConstWGSL}, {&f.scale, scaleWGSL}, {&f.acc, accumulateWGSL}} {
+		}{{&f.add, gputest.AddConstWGSL}, {&f.scale, gputest.ScaleWGSL}, {&f.acc, gputest.AccumulateWGSL}} {
 			if *k.dst, f.err = f.d.Kernel(k.src, "main"); f.err != nil {
 				return
 			}
@@ -244,12 +244,12 @@ func (m *streamModel) step(op int, arg []byte) {
 			d = recorder.Indirect(m.ind, 0)
 		}
 		m.launch(opNames[op], effect{op: opAdd, dst: sl.m, c: c}, func() error {
-			return m.s.Launch(k.add, d, sl.b, f32params(c))
+			return m.s.Launch(k.add, d, sl.b, gputest.F32(c))
 		})
 	case opScale:
 		c := [...]float32{-1, 0, 2, 3}[arg[1]%4]
 		m.launch("scale", effect{op: opScale, dst: sl.m, c: c}, func() error {
-			return m.s.Launch(k.scale, g1, sl.b, f32params(c))
+			return m.s.Launch(k.scale, g1, sl.b, gputest.F32(c))
 		})
 	case opAccumulate:
 		dst := &m.slots[int(arg[1])%fuzzSlots]
@@ -410,7 +410,7 @@ func runOps(t *testing.T, data []byte) {
 			opts = append(opts, recorder.WithSubmitChunks(1, 2))
 		}
 	}
-	before := d.Live()
+	before := live(t, d)
 	s, err := recorder.New(d, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -421,7 +421,7 @@ func runOps(t *testing.T, data []byte) {
 			_ = m.s.Close()
 		}
 	}()
-	m.ind, err = s.Upload(u32params(1, 1, 1))
+	m.ind, err = s.Upload(gputest.U32(1, 1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +432,7 @@ func runOps(t *testing.T, data []byte) {
 		}
 		m.slots[i].m = &modelBuf{known: [fuzzElems]bool{true, true, true, true, true, true, true, true}}
 		copy(m.slots[i].m.vals[:], init)
-		m.slots[i].b = upload(t, s, init)
+		m.slots[i].b = gputest.Upload(t, s, init)
 	}
 	for n := 0; len(data) > 0 && n < fuzzOps; n++ {
 		op := int(data[0]) % opCount
@@ -464,7 +464,7 @@ func runOps(t *testing.T, data []byte) {
 		m.failf("Close must return nil when the model queued nothing: %v", err)
 	}
 	m.s = nil
-	if after := d.Live(); after != before {
+	if after := live(t, d); after != before {
 		m.failf("a closed stream must give back every native object it made: live %+v before New, %+v after Close", before, after)
 	}
 }

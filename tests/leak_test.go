@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -30,7 +32,7 @@ type footprint struct {
 	ParamsEntries int
 	BindGroups    int
 	Graphs        int
-	Live          wgpu.LiveObjects
+	Live          driver.Live
 	Heap          uint64 // Go heap after GC; compared with slack, not exactly
 }
 
@@ -46,7 +48,7 @@ func measure(t *testing.T, s *recorder.Stream, d *wgpu.Device) footprint {
 	runtime.ReadMemStats(&ms)
 	return footprint{
 		Reserved: m.Reserved, Pages: m.Pages, Params: m.Params, ParamsEntries: m.ParamsEntries,
-		BindGroups: m.BindGroups, Graphs: m.Graphs, Live: d.Live(), Heap: ms.HeapAlloc,
+		BindGroups: m.BindGroups, Graphs: m.Graphs, Live: live(t, d), Heap: ms.HeapAlloc,
 	}
 }
 
@@ -78,15 +80,16 @@ func TestReplayingAGraphLeaksNothing(t *testing.T) {
 		replays = 100_000
 	}
 	const dispatches, elems = 150, 64
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	a := upload(t, s, fill(elems, 0))
-	b := empty(t, s, a.Size())
-	g := capture(t, s, func() {
-		if err := chain(s, k, a, b, dispatches, elems); err != nil {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(elems, 0))
+	b := gputest.Empty(t, s, a.Size())
+	g := gputest.Capture(t, s, func() {
+		if err := gputest.Chain(s, k, a, b, dispatches, elems); err != nil {
 			t.Fatal(err)
 		}
 	})
+
 	if g.Len() != dispatches {
 		t.Fatalf("the graph holds %d dispatches, want %d", g.Len(), dispatches)
 	}
@@ -110,7 +113,7 @@ func TestReplayingAGraphLeaksNothing(t *testing.T) {
 	last := measure(t, s, d)
 	t.Logf("%d replays of %d dispatches in %v", replays-early, dispatches, time.Since(start))
 	wantFlat(t, fmt.Sprintf("%d replays", replays), first, last)
-	wantEqual(t, "warmup + every replay added 150", fill(elems, float32(dispatches*(replays+1))), read(t, s, a))
+	gputest.WantEqual(t, "warmup + every replay added 150", gputest.Fill(elems, float32(dispatches*(replays+1))), gputest.Read(t, s, a))
 }
 
 // TestCaptureReleaseCyclesLeakNothing: capturing a step that allocates and
@@ -126,31 +129,31 @@ func TestCaptureReleaseCyclesLeakNothing(t *testing.T) {
 		cycles = 10_000
 	}
 	const elems = 64
-	d, s := openStream(t)
-	k := kernel(t, d, addOneWGSL)
-	scale := kernel(t, d, scaleWGSL)
-	a := upload(t, s, fill(elems, 0))
-	out := empty(t, s, a.Size())
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	scale := gputest.Kernel(t, d, gputest.ScaleWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(elems, 0))
+	out := gputest.Empty(t, s, a.Size())
 	step := func() error {
 		tmp, err := s.Empty(a.Size())
 		if err != nil {
 			return err
 		}
 		defer tmp.Release()
-		if err := chain(s, k, a, tmp, 2, elems); err != nil { // a += 2
+		if err := gputest.Chain(s, k, a, tmp, 2, elems); err != nil { // a += 2
 			return err
 		}
-		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, u32params(elems)); err != nil { // out = a + 1
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, gputest.U32(elems)); err != nil { // out = a + 1
 			return err
 		}
-		return s.Launch(scale, recorder.Groups(1, 1, 1), out, f32params(-1)) // out = -(a + 1)
+		return s.Launch(scale, recorder.Groups(1, 1, 1), out, gputest.F32(-1)) // out = -(a + 1)
 	}
 	total := float32(0)
 	cycle := func(i int) {
 		if i > 0 && i%16 == 0 {
 			// Values stay exact: check, then reset the input now and then.
-			wantEqual(t, fmt.Sprintf("before cycle %d: out = -(a+1)", i), fill(elems, -(total+1)), read(t, s, out))
-			if err := recorder.WriteSlice(s, a, 0, fill(elems, 0)); err != nil {
+			gputest.WantEqual(t, fmt.Sprintf("before cycle %d: out = -(a+1)", i), gputest.Fill(elems, -(total+1)), gputest.Read(t, s, out))
+			if err := recorder.WriteSlice(s, a, 0, gputest.Fill(elems, 0)); err != nil {
 				t.Fatal(err)
 			}
 			total = 0
@@ -194,5 +197,5 @@ func TestCaptureReleaseCyclesLeakNothing(t *testing.T) {
 	if last.Graphs != 0 {
 		t.Errorf("every graph was released, yet %d are live", last.Graphs)
 	}
-	wantEqual(t, "the last cycle's result", fill(elems, -(total+1)), read(t, s, out))
+	gputest.WantEqual(t, "the last cycle's result", gputest.Fill(elems, -(total+1)), gputest.Read(t, s, out))
 }
