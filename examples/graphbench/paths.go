@@ -202,7 +202,10 @@ func newRawPaths(d *wgpu.Device, elems uint32, kernels int) (*rawPaths, error) {
 	defer layout.Release()
 	pb := make([]byte, 16)
 	binary.LittleEndian.PutUint32(pb, elems)
-	if r.params, err = dev.CreateBufferInit(&webgpu.BufferInitDescriptor{Contents: pb, Usage: webgpu.BufferUsageUniform}); err != nil {
+	if r.params, err = dev.CreateBuffer(&webgpu.BufferDescriptor{Size: 16, Usage: webgpu.BufferUsageUniform | webgpu.BufferUsageCopyDst}); err != nil {
+		return nil, err
+	}
+	if err := queue.WriteBuffer(r.params, 0, pb); err != nil {
 		return nil, err
 	}
 	size := uint64(elems) * 4
