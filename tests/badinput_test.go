@@ -27,6 +27,8 @@ type matrixRig struct {
 	closedS   *recorder.Stream // a closed stream on d
 
 	k, foreignK, closedDevK, copyK *wgpu.Kernel
+	releasedK                      *wgpu.Kernel // released before the cases run
+	fixedK                         *wgpu.Kernel // binds a fixed-size 256-byte struct
 
 	a, b      *recorder.Buffer // the proof's ping-pong pair (64 floats)
 	x, y      *recorder.Buffer // 64-byte arguments
@@ -40,19 +42,20 @@ type matrixRig struct {
 	bigStore  *recorder.Buffer // one word over maxStorageBufferBindingSize
 
 	releasedGraph, closedGraph, s2Graph *recorder.Graph
+	g                                   *recorder.Graph // a live graph of s: x copied to y
+	graphs                              int             // live graphs of s between cases
 	staleTok, otherTok, runningTok      recorder.ProfileToken
 
 	elems uint32
 }
 
-// copyWGSL: dst = src (both 64 bytes in the matrix).
-const copyWGSL = `
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	if (id.x < arrayLength(&dst)) { dst[id.x] = src[id.x]; }
-}
+// fixedWGSL binds a fixed-size 256-byte struct: Launch checks a buffer
+// against the size the kernel's reflection says its type needs.
+const fixedWGSL = `
+struct S { a: array<f32, 64> }
+@group(0) @binding(0) var<storage, read_write> s: S;
+@compute @workgroup_size(1)
+fn main() { s.a[0] = s.a[63]; }
 `
 
 func newMatrixRig(t *testing.T) *matrixRig {
@@ -72,6 +75,11 @@ func newMatrixRig(t *testing.T) *matrixRig {
 
 	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL)
 	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL)
+	r.fixedK = gputest.Kernel(t, r.d, fixedWGSL)
+	// Kernels are cached per source: the released one gets a source of its
+	// own, or Release would take the live copy kernel with it.
+	r.releasedK = gputest.Kernel(t, r.d, gputest.CopyWGSL+"// released\n")
+	r.releasedK.Release()
 	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL)
 	r.a = gputest.Upload(t, r.s, gputest.Fill(64, 0))
 	r.b = gputest.Empty(t, r.s, 256)
@@ -128,6 +136,12 @@ func newMatrixRig(t *testing.T) *matrixRig {
 	})
 
 	r.releasedGraph.Release()
+	r.g = gputest.Capture(t, r.s, func() {
+		if err := r.s.Launch(r.copyK, recorder.Groups(1, 1, 1), r.x, r.y); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r.graphs = r.s.MemoryStats().Graphs
 
 	for _, p := range []struct {
 		s   *recorder.Stream
@@ -222,8 +236,8 @@ func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poison
 	}
 	gputest.WantEqual(t, "the stream still computes after the refused call", gputest.Plus(gputest.Ramp(int(r.elems), base), 2*runs), got)
 	wantState(t, "after the proof", r.s, lifecycle.NoCapture)
-	if n := r.s.MemoryStats().Graphs; n != 0 {
-		t.Fatalf("a refused call must leave no graph behind: %d live graphs", n)
+	if n := r.s.MemoryStats().Graphs; n != r.graphs {
+		t.Fatalf("a refused call must leave no graph behind: %d live graphs, want the rig's %d", n, r.graphs)
 	}
 }
 
@@ -234,14 +248,8 @@ func (r *matrixRig) reset() {
 		_, _ = r.s.EndProfile(r.runningTok)
 		r.runningTok = recorder.ProfileToken{}
 	}
-	switch r.s.State() {
-	case lifecycle.Prepare:
-		_ = r.s.BeginCapture()
-		fallthrough
-	case lifecycle.Capture:
-		if g, err := r.s.EndCapture(); err == nil {
-			g.Release()
-		}
+	if r.s.State() != lifecycle.NoCapture {
+		_ = r.s.AbortCapture()
 	}
 	_ = r.s.Sync()
 }
@@ -571,6 +579,14 @@ func badCases() []badCase {
 			}},
 		{entry: "Stream.Launch", name: "indirect buffer bound read-write", want: wantIs(wgpu.ErrInvalidArgument, "indirect buffer is also @group(0) @binding(1)"),
 			do: func(_ *testing.T, r *matrixRig) error { return launch(r, recorder.Indirect(r.y, 0), r.x, r.y, p) }},
+		{entry: "Stream.Launch", name: "released kernel", want: wantIs(wgpu.ErrReleased, "Launch", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Launch(r.releasedK, g1, r.x, r.y) }},
+		{entry: "Stream.Launch", name: "buffer smaller than its binding's type", want: wantIs(wgpu.ErrInvalidArgument, "argument 0", "16-byte buffer is smaller than its type", "256 bytes"),
+			do: func(t *testing.T, r *matrixRig) error {
+				small := gputest.Empty(t, r.s, 16)
+				defer small.Release()
+				return r.s.Launch(r.fixedK, g1, small)
+			}},
 		{entry: "Stream.Launch", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Launch", "stream is nil"),
 			do: func(_ *testing.T, r *matrixRig) error { return nilStream.Launch(r.k, g1, r.x, r.y, p) }},
 		{entry: "Stream.Launch", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Launch"),
@@ -605,6 +621,44 @@ func badCases() []badCase {
 			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Write(r.y, 0, make([]byte, 4)) }},
 		{entry: "Stream.Write", name: "valid write inside the window", states: onlyCapture, want: poisonsEnd,
 			do: func(_ *testing.T, r *matrixRig) error { return recorder.WriteSlice(r.s, r.a, 0, gputest.Fill(4, 1e6)) }},
+
+		// Stream.Copy
+		{entry: "Stream.Copy", name: "nil destination", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "destination is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(nil, 0, r.x, 0, 64) }},
+		{entry: "Stream.Copy", name: "nil source", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "source is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 0, nil, 0, 64) }},
+		{entry: "Stream.Copy", name: "released source", want: wantIs(wgpu.ErrReleased, "Copy", "source", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 0, r.released, 0, 64) }},
+		{entry: "Stream.Copy", name: "destination of another device", want: wantIs(wgpu.ErrForeignDevice, "Copy", "destination", "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.foreign, 0, r.x, 0, 64) }},
+		{entry: "Stream.Copy", name: "source of a closed stream", want: wantIs(wgpu.ErrClosed, "Copy", "closed stream"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 0, r.closedBuf, 0, 64) }},
+		{entry: "Stream.Copy", name: "a buffer onto itself", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "same buffer"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 32, r.y, 0, 32) }},
+		{entry: "Stream.Copy", name: "misaligned offset", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "srcOffset=2"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 0, r.x, 2, 4) }},
+		{entry: "Stream.Copy", name: "running past the end", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "size=8", "past the end"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 60, r.x, 0, 8) }},
+		{entry: "Stream.Copy", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "past the end"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Copy(r.y, 0, r.x, 0, hugeAligned) }},
+		{entry: "Stream.Copy", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Copy", "stream is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return nilStream.Copy(r.y, 0, r.x, 0, 64) }},
+		{entry: "Stream.Copy", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Copy"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Copy(r.y, 0, r.x, 0, 64) }},
+
+		// Stream.Clear
+		{entry: "Stream.Clear", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Clear", "buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Clear(nil, 0, 4) }},
+		{entry: "Stream.Clear", name: "released buffer", want: wantIs(wgpu.ErrReleased, "Clear", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Clear(r.released, 0, 4) }},
+		{entry: "Stream.Clear", name: "misaligned size", want: wantIs(wgpu.ErrInvalidArgument, "Clear", "size=2"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Clear(r.y, 0, 2) }},
+		{entry: "Stream.Clear", name: "running past the end", want: wantIs(wgpu.ErrInvalidArgument, "Clear", "offset=60 size=8"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Clear(r.y, 60, 8) }},
+		{entry: "Stream.Clear", name: "offset MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "Clear", "offset=18446744073709551612"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.Clear(r.y, hugeAligned, 4) }},
+		{entry: "Stream.Clear", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Clear"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Clear(r.y, 0, 4) }},
 
 		// Stream.Read
 		{entry: "Stream.Read", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Read", "buffer is nil"),
@@ -728,6 +782,38 @@ func badCases() []badCase {
 				return g.Replay()
 			}},
 
+		// Graph.Rebind
+		{entry: "Graph.Rebind", name: "nil graph", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "graph is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(nilGraph.Rebind(r.x, r.b)) }},
+		{entry: "Graph.Rebind", name: "nil old buffer", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "old buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(nil, r.b)) }},
+		{entry: "Graph.Rebind", name: "nil new buffer", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "new buffer is nil"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, nil)) }},
+		{entry: "Graph.Rebind", name: "new buffer of another size", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "keeps sizes"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, r.odd)) }},
+		{entry: "Graph.Rebind", name: "released new buffer", want: wantIs(wgpu.ErrReleased, "Rebind", "new buffer", "released"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, r.released)) }},
+		{entry: "Graph.Rebind", name: "new buffer of another device", want: wantIs(wgpu.ErrForeignDevice, "Rebind", "another device"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, r.foreign)) }},
+		{entry: "Graph.Rebind", name: "old buffer the graph does not bind", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "does not bind"), inCapture: graphState("Rebind", "recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.a, r.b)) }},
+		{entry: "Graph.Rebind", name: "one buffer read-only and read-write", want: wantIs(wgpu.ErrInvalidArgument, "Rebind", "same resource"), inCapture: graphState("Rebind", "recording"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, r.y)) }},
+		{entry: "Graph.Rebind", name: "released graph", want: wantIs(wgpu.ErrReleased, "Rebind", "released"), inCapture: graphState("Rebind", "recording"),
+			do: func(t *testing.T, r *matrixRig) error { return rebindErr(r.releasedGraph.Rebind(r.x, r.s2Buf(t))) }},
+		{entry: "Graph.Rebind", name: "valid rebinding inside the window", states: onlyCapture, want: *graphState("Rebind", "recording"),
+			do: func(t *testing.T, r *matrixRig) error { return rebindErr(r.g.Rebind(r.x, r.s2Buf(t))) }},
+		{entry: "Graph.Rebind", name: "graph of a closed stream", want: wantIs(wgpu.ErrClosed, "Rebind"),
+			do: func(_ *testing.T, r *matrixRig) error { return rebindErr(r.closedGraph.Rebind(r.x, r.b)) }},
+
+		// Stream.AbortCapture
+		{entry: "Stream.AbortCapture", name: "nothing prepared", states: once, want: *graphState("AbortCapture", "no graph capture is prepared"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.AbortCapture() }},
+		{entry: "Stream.AbortCapture", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "AbortCapture", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.AbortCapture() }},
+		{entry: "Stream.AbortCapture", name: "closed stream", want: wantIs(wgpu.ErrClosed, "AbortCapture"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.AbortCapture() }},
+
 		// Buffer.Release
 		{entry: "Buffer.Release", name: "nil buffer", want: noError,
 			do: func(_ *testing.T, _ *matrixRig) error { nilBuffer.Release(); return nil }},
@@ -760,6 +846,19 @@ func (r *matrixRig) s2Buf(t *testing.T) *recorder.Buffer {
 	b := gputest.Empty(t, r.s2, 64)
 	t.Cleanup(b.Release)
 	return b
+}
+
+// rebindErr is a Rebind that must fail: a graph returned with the error,
+// or instead of it, is a failure of its own (and is released).
+func rebindErr(g *recorder.Graph, err error) error {
+	if g != nil {
+		g.Release()
+		if err != nil {
+			return fmt.Errorf("Rebind returned a graph with its error %v", err)
+		}
+		return errors.New("Rebind returned a graph")
+	}
+	return err
 }
 
 func endCaptureErr(s *recorder.Stream) error {

@@ -193,19 +193,33 @@ func newRawPaths(d *wgpu.Device, elems uint32, kernels int) (*rawPaths, error) {
 		return nil, err
 	}
 	defer mod.Release()
+	// An explicit layout, as a careful user writes it: a pipeline made with
+	// an implicit (auto) layout leaves wgpu-native v22 broken for the next
+	// device of the process once this one is closed (its first submit
+	// aborts: "a resource with a different device").
+	layout, err := dev.CreateBindGroupLayout(&webgpu.BindGroupLayoutDescriptor{Entries: []webgpu.BindGroupLayoutEntry{
+		{Binding: 0, Visibility: webgpu.ShaderStageCompute, Buffer: webgpu.BufferBindingLayout{Type: webgpu.BufferBindingTypeReadOnlyStorage}},
+		{Binding: 1, Visibility: webgpu.ShaderStageCompute, Buffer: webgpu.BufferBindingLayout{Type: webgpu.BufferBindingTypeStorage}},
+		{Binding: 2, Visibility: webgpu.ShaderStageCompute, Buffer: webgpu.BufferBindingLayout{Type: webgpu.BufferBindingTypeUniform}},
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer layout.Release()
+	pl, err := dev.CreatePipelineLayout(&webgpu.PipelineLayoutDescriptor{BindGroupLayouts: []*webgpu.BindGroupLayout{layout}})
+	if err != nil {
+		return nil, err
+	}
+	defer pl.Release()
 	if r.pipeline, err = dev.CreateComputePipeline(&webgpu.ComputePipelineDescriptor{
+		Layout:  pl,
 		Compute: webgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: "main"},
 	}); err != nil {
 		return nil, err
 	}
-	layout := r.pipeline.GetBindGroupLayout(0)
-	defer layout.Release()
 	pb := make([]byte, 16)
 	binary.LittleEndian.PutUint32(pb, elems)
-	if r.params, err = dev.CreateBuffer(&webgpu.BufferDescriptor{Size: 16, Usage: webgpu.BufferUsageUniform | webgpu.BufferUsageCopyDst}); err != nil {
-		return nil, err
-	}
-	if err := queue.WriteBuffer(r.params, 0, pb); err != nil {
+	if r.params, err = dev.CreateBufferInit(&webgpu.BufferInitDescriptor{Contents: pb, Usage: webgpu.BufferUsageUniform}); err != nil {
 		return nil, err
 	}
 	size := uint64(elems) * 4
