@@ -10,6 +10,7 @@ package gputest
 import (
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -370,4 +371,20 @@ func MustChain(t testing.TB, s *recorder.Stream, k *wgpu.Kernel, a, b *recorder.
 		return b
 	}
 	return a
+}
+
+// MainSkippingExamples runs a test binary's tests, leaving its runnable
+// godoc examples out when this machine has no adapter and GPUs are not
+// required (an example cannot skip itself: its output would not match).
+// With SOFTGRAPH_REQUIRE_GPU=1 the examples always run. Call it from
+// TestMain: os.Exit(gputest.MainSkippingExamples(m)).
+func MainSkippingExamples(m *testing.M) int {
+	flag.Parse()
+	if !Required() && len(wgpu.Adapters(wgpu.BackendAuto)) == 0 {
+		if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
+			_ = flag.Set("test.run", "^(Test|Benchmark|Fuzz)")
+			fmt.Fprintln(os.Stderr, "gputest: no adapter; runnable examples are not run")
+		}
+	}
+	return m.Run()
 }
