@@ -206,6 +206,8 @@ type recording struct {
 	start   time.Time
 	regions []region // control-flow regions; regions[0] is the top level
 	cur     int      // the region launches are recorded into
+
+	gatePage *page // set by lowering: the gate buffer of If and While
 }
 
 func newRecording(s *Stream) *recording {
@@ -250,28 +252,17 @@ func (r *recording) addTransfer(c *transfer) {
 }
 
 // include appends a sealed graph's nodes (a child graph), pinning what it
-// pins.
+// pins. The child's control flow is already lowered to gate dispatches and
+// dispatches from its gate buffer; included inside a body, its indirect
+// dispatches are forwarded through this recording's gates like any other,
+// so the child runs only when the enclosing body does.
 func (r *recording) include(g *Graph) {
-	base := len(r.regions)
-	for _, rg := range g.regions[1:] {
-		rg.parent = r.remap(rg.parent, base)
-		r.regions = append(r.regions, rg)
-	}
 	for _, n := range g.nodes {
-		n.region = r.remap(n.region, base)
+		n.region = r.cur
 		n.acc = append([]access(nil), n.acc...)
 		r.nodes = append(r.nodes, n)
 	}
 	r.pins.merge(g.pins)
-}
-
-// remap moves a child graph's region index into this recording: its top
-// level becomes the region being recorded into.
-func (r *recording) remap(region, base int) int {
-	if region == 0 {
-		return r.cur
-	}
-	return base + region - 1
 }
 
 // discard drops everything the recording holds (a failed capture, or Close).

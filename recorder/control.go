@@ -1,6 +1,152 @@
 package recorder
 
-import "io"
+import (
+	"context"
+	_ "embed"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// MaxWhileIterations is the most iterations one While may record. A While
+// is unrolled in the graph (each iteration is a gate dispatch plus the
+// body's dispatches), so its cost in graph size and in skipped-iteration
+// overhead grows with it.
+const MaxWhileIterations = 4096
+
+// maxLowered bounds the dispatches a graph with control flow may unroll
+// to (nested loops multiply).
+const maxLowered = 1 << 20
+
+// If runs body's work only when the u32 at cond[offset] is non-zero.
+//
+// Outside a capture it runs eagerly: it reads the condition from the GPU
+// (a sync: the condition reflects everything enqueued before) and calls
+// body if it is non-zero. Inside a capture body's launches, copies and
+// clears are recorded so that at every replay they run only when the
+// condition is non-zero at the moment the GPU reaches the If: a small gate
+// kernel reads it on the GPU and writes each body dispatch's workgroup
+// counts (or zeros) into a graph-owned buffer the body's dispatches are
+// dispatched indirectly from. A skipped body costs its gate dispatch and
+// one empty dispatch per body dispatch; no host round trip. Copies and
+// clears in a body run as kernels so they can be skipped too (a native copy
+// command cannot be). Bodies nest.
+//
+// cond must be a live buffer of the stream's device, offset a multiple of 4
+// with 4 bytes after it. An error body returns is returned wrapped, and
+// what it recorded is dropped from the capture.
+func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
+	return s.branch(regionIf, cond, offset, 1, body)
+}
+
+// While runs body while the u32 at cond[offset] is non-zero, at most
+// maxIterations times (1..MaxWhileIterations); body's work is what updates
+// the condition.
+//
+// Outside a capture it runs eagerly, reading the condition from the GPU
+// before each iteration. Inside a capture the loop is unrolled
+// maxIterations times in the graph, each iteration a gate dispatch that
+// enables the iteration's body only when the condition is non-zero and
+// every earlier iteration ran; once the condition is zero the remaining
+// iterations are skipped, each costing its gate dispatch and one empty
+// dispatch per body dispatch. When maxIterations are reached with the
+// condition still non-zero, the loop stops and the condition stays as the
+// last iteration left it: a caller that reads it can tell the loop did not
+// finish.
+func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) error {
+	if maxIterations < 1 || maxIterations > MaxWhileIterations {
+		return argError(lifecycle.Branch, ErrInvalidArgument, "While: maxIterations=%d (1..%d: a While is unrolled in the graph)", maxIterations, MaxWhileIterations)
+	}
+	return s.branch(regionWhile, cond, offset, maxIterations, body)
+}
+
+func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter int, body func() error) error {
+	const op = lifecycle.Branch
+	name := kind.String()
+	if err := s.check(op); err != nil {
+		return err
+	}
+	if body == nil {
+		return argError(op, ErrInvalidArgument, "%s: body is nil", name)
+	}
+	if cond != nil && (offset%4 != 0 || offset > cond.size || cond.size-offset < 4) {
+		return argError(op, ErrInvalidArgument, "%s: condition offset=%d into a %d-byte buffer (a multiple of 4 with 4 bytes after it)", name, offset, cond.size)
+	}
+	pg, err := cond.acquire(op, name+": condition buffer", s)
+	if err != nil {
+		return err
+	}
+	v, err := s.admit(op)
+	if err != nil {
+		pg.unref()
+		return err
+	}
+	if v == lifecycle.Execute {
+		s.mu.Unlock()
+		defer pg.unref()
+		return s.branchEagerly(kind, cond, pg, offset, maxIter, body)
+	}
+	// Record: the body's work goes into a region of the recording.
+	rec := s.rec
+	parent := rec.cur
+	rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
+		maxIter: maxIter, start: len(rec.nodes)})
+	id := len(rec.regions) - 1
+	rec.pins.addPage(pg)
+	rec.cur = id
+	nodes := len(rec.nodes)
+	s.mu.Unlock()
+	berr := body()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rec != rec {
+		// The body ended or abandoned the capture itself.
+		if berr != nil {
+			return &StepError{Run: name + " body", Err: berr}
+		}
+		return argError(op, ErrInvalidArgument, "%s: the capture ended inside the body", name)
+	}
+	rec.cur = parent
+	if berr != nil {
+		// Drop what the body recorded; its pins stay with the recording
+		// (released with it) and pin nothing another graph needs.
+		rec.nodes = rec.nodes[:nodes]
+		rec.regions = rec.regions[:id]
+		return &StepError{Run: name + " body", Err: berr}
+	}
+	rec.regions[id].end = len(rec.nodes)
+	return nil
+}
+
+// branchEagerly runs If and While outside a capture.
+func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *page, offset uint64, maxIter int, body func() error) error {
+	for i := 0; i < maxIter; i++ {
+		c, err := s.readWord(pg, offset, cond.String())
+		if err != nil {
+			return err
+		}
+		if c == 0 {
+			return nil
+		}
+		if err := body(); err != nil {
+			return &StepError{Run: kind.String() + " body", Err: err}
+		}
+	}
+	return nil
+}
+
+// readWord reads the u32 at offset of pg (a sync).
+func (s *Stream) readWord(pg *page, offset uint64, what string) (uint32, error) {
+	var w uint32
+	err := s.readBack(context.Background(), lifecycle.Read, what, func(st driver.Buffer) error {
+		return s.enc.CopyBuffer(pg.buf, offset, st, 0, 4)
+	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
+	return w, err
+}
 
 // regionKind is the kind of a control-flow region of a recording.
 type regionKind uint8
@@ -11,37 +157,421 @@ const (
 	regionWhile
 )
 
+func (k regionKind) String() string {
+	switch k {
+	case regionIf:
+		return "If"
+	case regionWhile:
+		return "While"
+	}
+	return "top"
+}
+
 // region is one If or While body of a recording (regions[0] is the top
-// level): its condition and its place in the nesting.
+// level): its condition, its place in the nesting, and the nodes recorded
+// inside it, nested regions' included ([start, end) of the recording's
+// nodes).
 type region struct {
-	kind    regionKind
-	parent  int
+	kind       regionKind
+	parent     int
+	cond       *page
+	condBuf    *Buffer
+	condOff    uint64
+	maxIter    int
+	start, end int
+	gates      []int // in a sealed graph: the enable word of each iteration's gate
+}
+
+// noParent marks a top-level gate (no enclosing body to ask).
+const noParent = 0xffffffff
+
+// gateItem is one gate dispatch of the lowered graph.
+type gateItem struct {
+	region  int
 	cond    *page
 	condBuf *Buffer
 	condOff uint64
-	maxIter int
+	parent  uint32 // enable word of the enclosing gate, or noParent
+	enable  uint32 // this gate's enable word
+	entries [][4]uint32
 }
 
+// lowering turns regions into gates: it walks the recording, assigning
+// words of the gate buffer, and emits the final node list.
+type lowering struct {
+	s     *Stream
+	rec   *recording
+	words uint32 // words of the gate buffer used so far
+	out   []node
+	gates []*gateItem
+	// Pending: nodes waiting for the gate and table buffers to exist.
+	fixups []fixup
+}
+
+// fixup says how a lowered node is completed once the gate buffer exists.
+type fixup struct {
+	at   int // index in out
+	kind fixKind
+	gate *gateItem
+	slot uint32 // gated dispatch: its counts' word
+	// forwarders and copy kernels
+	src, dst       *page
+	srcBuf, dstBuf *Buffer
+	srcWord, words uint32
+	dstWord        uint32
+}
+
+type fixKind uint8
+
+const (
+	fixGated   fixKind = iota // an original dispatch, now dispatched from its slot
+	fixGate                   // a gate dispatch
+	fixForward                // forwards an indirect dispatch's counts to its slot
+	fixCopy                   // a copy run as a kernel, from its slot
+	fixClear                  // a clear run as a kernel, from its slot
+)
+
 // lower turns a recording's nodes and regions into the graph's final node
-// list.
+// list: without control flow, the recording itself.
 func lower(s *Stream, rec *recording) ([]node, []region, error) {
-	return rec.nodes, rec.regions, nil
+	if len(rec.regions) == 1 {
+		return rec.nodes, rec.regions, nil
+	}
+	l := &lowering{s: s, rec: rec}
+	if err := l.emit(0, noParent, nil); err != nil {
+		return nil, nil, err
+	}
+	if n := len(l.out); n > maxLowered {
+		return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to %d commands (at most %d): lower a While's maxIterations", n, maxLowered)
+	}
+	if err := l.materialize(); err != nil {
+		return nil, nil, err
+	}
+	return l.out, rec.regions, nil
+}
+
+// emit writes region r's content: its direct nodes (gated by gate g when
+// inside a body) and its nested regions, in recording order.
+func (l *lowering) emit(r int, enable uint32, g *gateItem) error {
+	rg := &l.rec.regions[r]
+	start, end := rg.start, rg.end
+	if r == 0 {
+		start, end = 0, len(l.rec.nodes)
+	}
+	i := start
+	for c := r + 1; c < len(l.rec.regions); c++ {
+		child := &l.rec.regions[c]
+		if child.parent != r {
+			continue
+		}
+		for ; i < child.start; i++ {
+			l.node(i, enable, g)
+		}
+		if err := l.child(c, enable); err != nil {
+			return err
+		}
+		i = child.end
+	}
+	for ; i < end; i++ {
+		l.node(i, enable, g)
+	}
+	if len(l.out) > maxLowered {
+		return argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", maxLowered)
+	}
+	return nil
+}
+
+// child emits a nested If (one gate) or While (one gate per iteration, each
+// enabled only if the previous one was).
+func (l *lowering) child(c int, parent uint32) error {
+	rg := &l.rec.regions[c]
+	prev := parent
+	for it := 0; it < rg.maxIter; it++ {
+		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.words}
+		l.words++
+		rg.gates = append(rg.gates, int(g.enable))
+		l.gates = append(l.gates, g)
+		l.out = append(l.out, node{kind: nodeDispatch, region: c})
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGate, gate: g})
+		if err := l.emit(c, g.enable, g); err != nil {
+			return err
+		}
+		prev = g.enable
+	}
+	return nil
+}
+
+// node emits recorded node i: unchanged at top level, gated inside a body.
+func (l *lowering) node(i int, enable uint32, g *gateItem) {
+	n := l.rec.nodes[i]
+	n.acc = append([]access(nil), n.acc...)
+	if g == nil {
+		l.out = append(l.out, n)
+		return
+	}
+	slot := l.words
+	l.words += 3
+	switch {
+	case n.kind == nodeDispatch && n.ind != nil:
+		// Its own counts are read on the GPU when it is reached: a
+		// forwarder copies them to the slot (or zeros when skipped).
+		l.out = append(l.out, node{kind: nodeDispatch, region: n.region})
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixForward, gate: g, slot: slot, src: n.ind, srcBuf: n.indBuf, srcWord: uint32(n.d.offset / 4)})
+		l.out = append(l.out, n)
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGated, slot: slot})
+	case n.kind == nodeDispatch:
+		g.entries = append(g.entries, [4]uint32{slot, n.d.x, n.d.y, n.d.z})
+		l.out = append(l.out, n)
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGated, slot: slot})
+	default:
+		words := uint32(n.size / 4)
+		groups := (words + 63) / 64
+		gx, gy := min(groups, 65535), (groups+65534)/65535
+		g.entries = append(g.entries, [4]uint32{slot, gx, gy, 1})
+		kind := fixCopy
+		if n.kind == nodeClear {
+			kind = fixClear
+		}
+		l.out = append(l.out, node{kind: nodeDispatch, region: n.region})
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: kind, slot: slot, src: n.src, srcBuf: n.srcBuf, dst: n.dst, dstBuf: n.dstBuf,
+			srcWord: uint32(n.srcOff / 4), dstWord: uint32(n.dstOff / 4), words: words})
+	}
+}
+
+// Embedded control-flow kernels.
+var (
+	//go:embed control.wgsl
+	gateWGSL string
+	//go:embed control_forward.wgsl
+	forwardWGSL string
+	//go:embed control_copy.wgsl
+	copyWGSL string
+	//go:embed control_clear.wgsl
+	clearWGSL string
+)
+
+// controlKernel compiles (once per device, by the device's cache) one of
+// the control-flow kernels.
+func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
+	k, err := s.dev.Kernel(src, entry)
+	if err != nil {
+		return nil, err
+	}
+	return s.drv.Kernel(k)
+}
+
+// materialize allocates the gate buffer and the table, writes the table,
+// and completes every lowered node: gate and helper dispatches get their
+// kernels, bindings and params; gated nodes dispatch from their slots.
+func (l *lowering) materialize() error {
+	s := l.s
+	pins := l.rec.pins
+	var table []byte
+	for _, g := range l.gates {
+		first := uint32(len(table) / 16)
+		for _, e := range g.entries {
+			for _, w := range e {
+				table = binary.LittleEndian.AppendUint32(table, w)
+			}
+		}
+		g.entries = append(g.entries[:0], [4]uint32{first, uint32(len(g.entries))})
+	}
+	if len(table) == 0 {
+		table = make([]byte, 16)
+	}
+	gatePg, err := s.mem.alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal)
+	if err != nil {
+		return err
+	}
+	pins.addPage(gatePg)
+	tablePg, err := s.mem.alloc(uint64(len(table)), lifecycle.PoolNormal)
+	if err != nil {
+		return err
+	}
+	pins.addPage(tablePg)
+	if err := s.drv.WriteBuffer(tablePg.buf, 0, table); err != nil {
+		return err
+	}
+	gateSize, tableSize := uint64(max(l.words, 4))*4, uint64(len(table))
+	kernels := map[string]driver.Kernel{}
+	kernel := func(src, entry string) (driver.Kernel, error) {
+		if k, ok := kernels[entry]; ok {
+			return k, nil
+		}
+		k, err := s.controlKernel(src, entry)
+		kernels[entry] = k
+		return k, err
+	}
+	bufAcc := func(pg *page, b *Buffer, size uint64, write bool, binding uint32) access {
+		pg.ref()
+		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
+	}
+	params := func(binding uint32, words ...uint32) (access, error) {
+		e, err := s.meta.lookup(ParamsOf(words...), s.gen, lifecycle.CacheCapture, &s.batch.slots)
+		if err != nil {
+			return access{}, err
+		}
+		return access{kind: accessParams, meta: e, size: e.size, binding: binding}, nil
+	}
+	for _, f := range l.fixups {
+		n := &l.out[f.at]
+		if f.kind == fixGated {
+			n.d = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}
+			n.ind, n.indBuf = gatePg, nil
+			continue
+		}
+		var k driver.Kernel
+		var p access
+		switch f.kind {
+		case fixGate:
+			g := f.gate
+			if k, err = kernel(gateWGSL, "softgraph_gate"); err != nil {
+				return err
+			}
+			if p, err = params(3, uint32(g.condOff/4), g.parent, g.enable, g.entries[0][0], g.entries[0][1], 0, 0, 0); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p}
+			n.d = Groups(1, 1, 1)
+		case fixForward:
+			if k, err = kernel(forwardWGSL, "softgraph_forward"); err != nil {
+				return err
+			}
+			if p, err = params(2, f.srcWord, f.gate.enable, f.slot, 0); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p}
+			n.d = Groups(1, 1, 1)
+		case fixCopy:
+			if k, err = kernel(copyWGSL, "softgraph_copy"); err != nil {
+				return err
+			}
+			if p, err = params(2, f.srcWord, f.dstWord, f.words, 0); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(f.dst, f.dstBuf, f.dstBuf.size, true, 1), p}
+			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}, gatePg
+		case fixClear:
+			if k, err = kernel(clearWGSL, "softgraph_clear"); err != nil {
+				return err
+			}
+			if p, err = params(1, 0, f.dstWord, f.words, 0); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(f.dst, f.dstBuf, f.dstBuf.size, true, 0), p}
+			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}, gatePg
+		}
+		n.k = k
+		for i := range n.acc {
+			pins.pinAccess(&n.acc[i])
+		}
+		var groups [4]*bindGroup
+		if err := s.bindGroups(lifecycle.Branch, k, n.acc, &groups); err != nil {
+			return err
+		}
+		for i, g := range groups {
+			if g != nil {
+				n.groups[i] = g
+				pins.addGroup(g)
+			}
+		}
+	}
+	l.rec.gatePage = gatePg
+	return nil
 }
 
 // controlSummary describes the graph's If and While regions for String
 // ("" when it has none).
-func (g *Graph) controlSummary() string { return "" }
+func (g *Graph) controlSummary() string {
+	if len(g.regions) <= 1 {
+		return ""
+	}
+	counts := make([]int, len(g.regions))
+	for i := range g.nodes {
+		counts[g.nodes[i].region]++
+	}
+	var parts []string
+	for i, r := range g.regions[1:] {
+		id := i + 1
+		switch r.kind {
+		case regionIf:
+			parts = append(parts, fmt.Sprintf("If r%d in r%d (%d commands, gate included)", id, r.parent, counts[id]))
+		case regionWhile:
+			parts = append(parts, fmt.Sprintf("While r%d in r%d (≤%d iterations, %d commands unrolled, gates included)", id, r.parent, r.maxIter, counts[id]))
+		}
+	}
+	return "control: " + strings.Join(parts, ", ")
+}
 
-// writeClusters draws the graph's If and While bodies as DOT clusters.
-func (g *Graph) writeClusters(w io.Writer) {}
+// writeClusters draws the graph's If and While regions as DOT clusters
+// holding their commands (all iterations of a While together).
+func (g *Graph) writeClusters(w io.Writer) {
+	if len(g.regions) <= 1 {
+		return
+	}
+	members := make([][]int, len(g.regions))
+	for i := range g.nodes {
+		members[g.nodes[i].region] = append(members[g.nodes[i].region], i)
+	}
+	var write func(r int, indent string)
+	write = func(r int, indent string) {
+		rg := g.regions[r]
+		label := "If"
+		if rg.kind == regionWhile {
+			label = fmt.Sprintf("While ≤%d", rg.maxIter)
+		}
+		fmt.Fprintf(w, "%ssubgraph cluster_r%d {\n%s  label=\"r%d: %s\";\n", indent, r, indent, r, label)
+		for _, n := range members[r] {
+			fmt.Fprintf(w, "%s  d%d;\n", indent, n)
+		}
+		for c := r + 1; c < len(g.regions); c++ {
+			if g.regions[c].parent == r {
+				write(c, indent+"  ")
+			}
+		}
+		fmt.Fprintf(w, "%s}\n", indent)
+	}
+	for c := 1; c < len(g.regions); c++ {
+		if g.regions[c].parent == 0 {
+			write(c, "  ")
+		}
+	}
+}
 
-// BranchRun is one If or While body of a profiled replay and the
-// iterations of it that ran.
+// BranchRun is one If or While of a profiled replay and the iterations of
+// it that ran.
 type BranchRun struct {
-	Region int    // the region's number, as Graph.String names it
-	Kind   string // "if" or "while"
+	Region int    // the region's number, as Graph.String names it (r1, r2, ...)
+	Kind   string // "If" or "While"
 	Ran    []bool // per unrolled iteration (one for an If): whether the body ran
 }
 
-// branchRuns reads, after a profiled replay, which bodies ran.
-func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) { return nil, nil }
+// branchRuns reads, after a profiled replay, which bodies ran: the gate
+// buffer's enable words.
+func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
+	if len(g.regions) <= 1 || g.gatePage == nil {
+		return nil, nil
+	}
+	var words []uint32
+	size := g.gatePage.cap
+	err := s.readBack(context.Background(), lifecycle.Profile, "gate buffer", func(st driver.Buffer) error {
+		return s.enc.CopyBuffer(g.gatePage.buf, 0, st, 0, size)
+	}, size, func(raw []byte) {
+		words = make([]uint32, len(raw)/4)
+		for i := range words {
+			words[i] = binary.LittleEndian.Uint32(raw[4*i:])
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []BranchRun
+	for i, r := range g.regions[1:] {
+		run := BranchRun{Region: i + 1, Kind: r.kind.String()}
+		for _, w := range r.gates {
+			run.Ran = append(run.Ran, int(w) < len(words) && words[w] != 0)
+		}
+		out = append(out, run)
+	}
+	return out, nil
+}

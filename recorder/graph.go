@@ -39,6 +39,9 @@ type Graph struct {
 	pins    *pinSet        // what the graph keeps alive; one reference is the graph's
 	stats   GraphStats
 	buffers []*Buffer // the Buffers it binds, in first-use order
+	// gatePage is the gate buffer of its If and While regions (pinned by
+	// pins); nil without control flow.
+	gatePage *page
 
 	// Guarded by s.mu.
 	released bool
@@ -68,7 +71,7 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins}
+	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, gatePage: rec.gatePage}
 	if g.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return nil, err
 	}
