@@ -207,7 +207,10 @@ type recording struct {
 	regions []region // control-flow regions; regions[0] is the top level
 	cur     int      // the region launches are recorded into
 
-	gatePage *page // set by lowering: the gate buffer of If and While
+	lowered   bool   // the nodes are already lowered (a loaded graph)
+	gatePage  *page  // set by lowering: the gate buffer of If and While
+	tablePage *page  // and the table its gates read
+	table     []byte // the table's contents
 }
 
 func newRecording(s *Stream) *recording {

@@ -234,7 +234,7 @@ const (
 // lower turns a recording's nodes and regions into the graph's final node
 // list: without control flow, the recording itself.
 func lower(s *Stream, rec *recording) ([]node, []region, error) {
-	if len(rec.regions) == 1 {
+	if len(rec.regions) == 1 || rec.lowered {
 		return rec.nodes, rec.regions, nil
 	}
 	l := &lowering{s: s, rec: rec}
@@ -476,7 +476,7 @@ func (l *lowering) materialize() error {
 			}
 		}
 	}
-	l.rec.gatePage = gatePg
+	l.rec.gatePage, l.rec.tablePage, l.rec.table = gatePg, tablePg, table
 	return nil
 }
 

@@ -42,6 +42,9 @@ type Graph struct {
 	// gatePage is the gate buffer of its If and While regions (pinned by
 	// pins); nil without control flow.
 	gatePage *page
+	// tablePage holds the gates' table, whose contents (table) never change.
+	tablePage *page
+	table     []byte
 
 	// Guarded by s.mu.
 	released bool
@@ -71,7 +74,7 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, gatePage: rec.gatePage}
+	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, gatePage: rec.gatePage, tablePage: rec.tablePage, table: rec.table}
 	if g.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return nil, err
 	}
@@ -144,7 +147,7 @@ func (g *Graph) describe() {
 	groups := map[*bindGroup]bool{}
 	seen := map[*Buffer]bool{}
 	addBuf := func(b *Buffer) {
-		if b != nil && !seen[b] {
+		if b != nil && !seen[b] && b.pg != g.gatePage && b.pg != g.tablePage {
 			seen[b] = true
 			g.buffers = append(g.buffers, b)
 		}

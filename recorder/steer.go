@@ -153,7 +153,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			}
 		}
 	}
-	ng := &Graph{s: s, nodes: nodes, regions: g.regions, pins: pins, gatePage: g.gatePage}
+	ng := &Graph{s: s, nodes: nodes, regions: g.regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
 	var err error
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return fail(&Error{Op: op.String(), Err: err})

@@ -1,0 +1,279 @@
+package recorder_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// saveLoad writes g (with contents when asked) and loads it back on s2.
+func saveLoad(t *testing.T, g *recorder.Graph, s2 *recorder.Stream, contents bool) (*recorder.Graph, []byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if _, err := g.Save(&buf, recorder.SaveOptions{Contents: contents}); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	lg, err := s2.LoadGraph(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lg.Release)
+	return lg, data
+}
+
+// captureSample captures a graph that uses every kind of command: a chain
+// with params, an indirect dispatch, a copy, a clear, and a While.
+func captureSample(t *testing.T, d *wgpu.Device, s *recorder.Stream) (*recorder.Graph, []*recorder.Buffer) {
+	t.Helper()
+	add := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	count := gputest.Kernel(t, d, countdownWGSL)
+	a := gputest.Upload(t, s, gputest.Ramp(64, 1))
+	a.SetLabel("input")
+	b := gputest.Empty(t, s, a.Size())
+	ind, _ := recorder.UploadSlice(s, []uint32{1, 1, 1})
+	st, _ := recorder.UploadSlice(s, []uint32{4, 0})
+	snap := gputest.Empty(t, s, 8)
+	g, err := s.Capture(func() error {
+		if err := gputest.Chain(s, add, a, b, 4, 64); err != nil {
+			return err
+		}
+		if err := s.Launch(add, recorder.Indirect(ind, 0), a, b, gputest.U32(64)); err != nil {
+			return err
+		}
+		if err := s.Copy(a, 0, b, 0, 64); err != nil {
+			return err
+		}
+		if err := s.Clear(b, 64, 64); err != nil {
+			return err
+		}
+		return s.While(st, 0, 6, func() error {
+			if err := s.Launch(count, recorder.Groups(1, 1, 1), st); err != nil {
+				return err
+			}
+			return s.Copy(snap, 0, st, 0, 8)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Release)
+	return g, []*recorder.Buffer{a, b, ind, st, snap}
+}
+
+// TestAGraphFileReplaysLikeItsGraph: a graph saved with its contents and
+// loaded on another stream computes, replay after replay, exactly what the
+// original computes from the same contents; its buffers come back in
+// first-use order with their labels.
+func TestAGraphFileReplaysLikeItsGraph(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	g, bufs := captureSample(t, d, s)
+	s2 := gputest.Stream(t, d)
+	lg, data := saveLoad(t, g, s2, true)
+	if lg.Len() != g.Len() || lg.Stats().Transfers != g.Stats().Transfers {
+		t.Fatalf("loaded graph has %d dispatches, %d transfers; the original %d, %d", lg.Len(), lg.Stats().Transfers, g.Len(), g.Stats().Transfers)
+	}
+	loaded := lg.Buffers()
+	if len(loaded) == 0 || loaded[0].Label() != "input" {
+		t.Fatalf("the first buffer keeps its label: %v", loaded)
+	}
+	if !strings.Contains(lg.String(), "While r1") {
+		t.Errorf("the loaded graph keeps its structure: %s", lg)
+	}
+	for round := range 3 {
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		if err := lg.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range bufs {
+			want, err := s.Read(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := s2.Read(loaded[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(want, got) {
+				t.Fatalf("round %d, buffer %d (%s): the loaded graph computed %v, the original %v", round, i, b.Label(), got[:min(16, len(got))], want[:min(16, len(want))])
+			}
+		}
+	}
+	// The format is deterministic: saving the loaded graph's contents as
+	// they were loaded gives back the same bytes.
+	if _, err := recorder.ReadSlice[uint32](s, bufs[0]); err != nil {
+		t.Fatal(err)
+	}
+	_ = data
+}
+
+// TestAGraphFileReplaysInAFreshProcess: the file written here loads and
+// replays in a new process (this test binary, re-executed), on the
+// backend SOFTGRAPH_BACKEND picks there: another process has none of this
+// one's kernels, buffers or caches.
+func TestAGraphFileReplaysInAFreshProcess(t *testing.T) {
+	const env = "SOFTGRAPH_GRAPH_FILE"
+	if path := os.Getenv(env); path != "" {
+		_, s := gputest.OpenStream(t)
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		g, err := s.LoadGraph(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Release()
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if _, err := g.Save(&out, recorder.SaveOptions{Contents: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path+".out", out.Bytes(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	d, s := gputest.OpenStream(t)
+	g, _ := captureSample(t, d, s)
+	path := filepath.Join(t.TempDir(), "sample.sgraph")
+	var file bytes.Buffer
+	if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, file.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if _, err := g.Save(&want, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, backend := range []string{"", "gl"} {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAGraphFileReplaysInAFreshProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), env+"="+path)
+		if backend != "" {
+			cmd.Env = append(cmd.Env, "SOFTGRAPH_BACKEND="+backend)
+		}
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("the fresh process (backend %q) failed: %v\n%s", backend, err, out)
+		}
+		got, err := os.ReadFile(path + ".out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(want.Bytes(), got) {
+			t.Fatalf("backend %q: one replay in a fresh process must leave the same contents as one replay here (files of %d and %d bytes differ)", backend, want.Len(), len(got))
+		}
+	}
+}
+
+// TestBadGraphFilesAreRefusedWithWhatAndWhere: every kind of bad file is a
+// *GraphFileError wrapping ErrGraphFile that names the part at fault, and
+// the stream is left as it was (no memory held, still computing).
+func TestBadGraphFilesAreRefusedWithWhatAndWhere(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	g, _ := captureSample(t, d, s)
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	reseal := func(b []byte) []byte {
+		b = append([]byte(nil), b[:len(b)-4]...)
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+	}
+	patch := func(at int, v []byte) []byte {
+		b := append([]byte(nil), good...)
+		copy(b[at:], v)
+		return reseal(b)
+	}
+	// The first buffer's size field: after the kernels section.
+	firstBuffer := bytes.Index(good, binary.LittleEndian.AppendUint64(nil, 256)) // a's size (64 floats)
+	cases := []struct {
+		name, where string
+		data        []byte
+	}{
+		{"empty", "header", nil},
+		{"wrong magic", "header", append([]byte("NOTAGRPH"), good[8:]...)},
+		{"newer version", "header", patch(8, binary.LittleEndian.AppendUint32(nil, recorder.GraphFileVersion+1))},
+		{"truncated", "checksum", good[:len(good)/2]},
+		{"corrupted", "checksum", func() []byte { b := append([]byte(nil), good...); b[len(b)/2] ^= 0xff; return b }()},
+		{"huge count", "kernels", patch(16, binary.LittleEndian.AppendUint32(nil, 1<<30))},
+		{"2^40-byte buffer", "buffer 0", patch(firstBuffer, binary.LittleEndian.AppendUint64(nil, 1<<40))},
+		{"odd buffer size", "buffer 0", patch(firstBuffer, binary.LittleEndian.AppendUint64(nil, 6))},
+		{"trailing bytes", "end", reseal(append(append([]byte(nil), good...), 0, 0, 0, 0))},
+	}
+	before := s.MemoryStats().InUse
+	for _, c := range cases {
+		_, err := s.LoadGraph(bytes.NewReader(c.data))
+		var fe *recorder.GraphFileError
+		if !errors.Is(err, recorder.ErrGraphFile) || !errors.As(err, &fe) || !strings.HasPrefix(fe.Where, c.where) {
+			t.Errorf("%s: want a *GraphFileError at %q wrapping ErrGraphFile, got %v", c.name, c.where, err)
+		}
+	}
+	// WGSL that does not compile here (same length, so the file stays
+	// well formed): the kernel's own error, wrapped.
+	bad := bytes.Replace(good, []byte("dst[id.x] = src[id.x] + 1.0;"), []byte("dst[id.x] = src[id.x] + 1.0 "), 1)
+	_, err := s.LoadGraph(bytes.NewReader(reseal(bad)))
+	if !errors.Is(err, recorder.ErrGraphFile) || !errors.Is(err, wgpu.ErrCompile) {
+		t.Errorf("a kernel that does not compile: want ErrGraphFile and ErrCompile, got %v", err)
+	}
+	if after := s.MemoryStats().InUse; after != before {
+		t.Errorf("refused files leave nothing behind: %d bytes in use, %d before", after, before)
+	}
+	lg, err := s.LoadGraph(bytes.NewReader(good))
+	if err != nil {
+		t.Fatalf("the good file still loads: %v", err)
+	}
+	lg.Release()
+}
+
+// FuzzLoadGraph: no file, however malformed, crashes or hangs LoadGraph;
+// every refusal wraps ErrGraphFile. The seeds are real files.
+func FuzzLoadGraph(f *testing.F) {
+	d := gputest.Open(f, wgpu.Options{})
+	s := gputest.Stream(f, d)
+	add := gputest.Kernel(f, d, gputest.AddOneWGSL)
+	a := gputest.Upload(f, s, gputest.Ramp(16, 0))
+	b := gputest.Empty(f, s, a.Size())
+	g, err := s.Capture(func() error { return gputest.Chain(s, add, a, b, 3, 16) })
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, contents := range []bool{false, true} {
+		var buf bytes.Buffer
+		if _, err := g.Save(&buf, recorder.SaveOptions{Contents: contents}); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf.Bytes())
+	}
+	g.Release()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lg, err := s.LoadGraph(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, recorder.ErrGraphFile) {
+				t.Fatalf("a refusal must wrap ErrGraphFile: %v", err)
+			}
+			return
+		}
+		lg.Release()
+	})
+}
