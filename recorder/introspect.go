@@ -121,7 +121,9 @@ func (g *Graph) String() string {
 	if copies+clears > 0 {
 		fmt.Fprintf(&b, "; copies: %d, clears: %d", copies, clears)
 	}
-	fmt.Fprintf(&b, "; buffers: %s", strings.Join(bs, ", "))
+	if len(bs) > 0 {
+		fmt.Fprintf(&b, "; buffers: %s", strings.Join(bs, ", "))
+	}
 	if len(names.texs) > 0 {
 		var ts []string
 		for h, name := range names.texs {

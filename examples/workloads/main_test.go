@@ -1,0 +1,12 @@
+package workloads_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/softgraph/softgraph/tests/gputest"
+)
+
+// TestMain runs the package's tests; its godoc examples need an adapter and
+// are left out where none exists (gputest's skip-or-require rule).
+func TestMain(m *testing.M) { os.Exit(gputest.MainSkippingExamples(m)) }
