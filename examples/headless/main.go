@@ -72,13 +72,14 @@ func run(args []string, stdout io.Writer) error {
 	}
 
 	found := wgpu.Adapters(backend)
-	fmt.Fprintf(stdout, "adapters for backend %s: %d\n", backend, len(found))
-	for _, a := range found {
-		fmt.Fprintf(stdout, "  %s\n", a)
+	fmt.Fprintf(stdout, "adapters for backend %s: %d, in the order Open tries them\n", backend, len(found))
+	for i, a := range found {
+		fmt.Fprintf(stdout, "  %d. %s\n     %s\n", i+1, a, wgpu.RankReason(a))
 	}
 	if *list {
 		if len(found) == 0 {
-			return fmt.Errorf("no adapter for backend %s (on headless Linux: apt-get install mesa-vulkan-drivers libvulkan1)", backend)
+			// The error names what to install on this operating system.
+			return &wgpu.AdapterError{Want: "backend=" + backend.String()}
 		}
 		return nil
 	}
