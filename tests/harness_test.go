@@ -1,6 +1,9 @@
 package tests
 
 import (
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,4 +89,27 @@ func live(t testing.TB, d *wgpu.Device) driver.Live {
 		t.Fatalf("driver.Of: %v", err)
 	}
 	return drv.Live()
+}
+
+// affordableBytes is how much host memory a test may plan to touch: what
+// the kernel reports available, divided by the race detector's overhead
+// when it runs. 0 when unknown.
+func affordableBytes() uint64 {
+	raw, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemAvailable:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			if raceEnabled {
+				return kb << 10 / 8
+			}
+			return kb << 10
+		}
+	}
+	return 0
 }

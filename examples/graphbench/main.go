@@ -1,31 +1,77 @@
 // Command graphbench measures what graph replay is worth, side by side with
 // the eager launch path, hand-written wgpu and the GPU floor.
 //
-// One pass is a chain of dependent kernels ping-ponging between two buffers
-// (dst = src + 1), issued then synced, as a decode step is. For each config
-// (elements per kernel × kernels per pass) it runs four paths on the same
-// device with the same WGSL, in interleaved rounds (eager, replay, replay_inline,
-// raw, gpu, eager, ...), never all of one path then the next:
+// A config is a workload, a pass of K dependent dispatches, and a graph of G
+// of those dispatches (G divides K). A pass is issued, then synced, as a
+// decode step is. The workloads:
 //
-//	eager   the recorder's normal Launch path, then Sync
-//	replay  a graph captured from the same pass, Replay then Sync
-//	raw     hand-written cogentcore/webgpu: bind groups made once, one pass, one submit, wait
-//	gpu     the floor: a command buffer encoded before the clock, then submit and wait
+//	add_one          dst = src + 1 on N floats, ping-pong A→B, B→A. Configs
+//	                 tiny_x150 … 1m_x2000 (N × K); their graph is the whole
+//	                 pass (G = K), replayed once per pass.
+//	add_one_inplace  x = x + 1 on 64 floats in one buffer. Configs
+//	                 tiny_g1_x1000, tiny_g2_x1000, tiny_g8_x1000: short
+//	                 graphs (G = 1, 2, 8) replayed K/G times back to back to
+//	                 run the same 1000 kernels per pass. In place because a
+//	                 graph of one dispatch must chain with itself.
+//	life             one Game of Life generation on a side×side torus of u32
+//	                 cells, ping-pong. Configs life64_g2_x200 …
+//	                 life512_g200_x200: 200 generations per pass, from graphs
+//	                 of 2 generations (A→B, B→A; replayed 100 times) and of
+//	                 200 (replayed once). The WGSL is graphbench's own.
 //
-// and, to show where replay's time goes, replay_inline: the same replay with
-// pre-encoding off (recorder.WithPreEncode(false)), encoding every dispatch
-// on the caller's goroutine in submission chunks.
+// Each config runs six paths on one device, with the same WGSL and params,
+// each path on buffers of its own, in interleaved rounds (eager, replay,
+// replay_inline, raw, raw_chunked, gpu, with the starting path rotated by one
+// each round), never all of one path then the next:
 //
-// Three warm-up rounds per path are not counted. It reports the median over
-// rounds and the min–max spread, the enqueue time of eager and replay (until
-// the call returns, before the sync), share = eager enqueue / eager e2e, the
-// capture time, and the ratios eager/replay, replay/raw, replay/gpu. Every
-// path's result buffer is read back and checked (n passes × k kernels) after
-// the rounds: the paths computed, they were not just timed. The 1m rows are
-// a GPU-bound control: there replay cannot win and the ratio must sit near 1.
+//	eager          the recorder's Launch, K times, then Sync
+//	replay         a graph of G dispatches captured from the same launches:
+//	               Replay K/G times back to back, then Sync, with the
+//	               recorder's defaults (replays join the stream's open batch;
+//	               a graph of ≥ 64 dispatches replayed again is pre-encoded
+//	               on a background goroutine, on hardware adapters)
+//	replay_inline  the same with recorder.WithPreEncode(false): every dispatch
+//	               is encoded on the caller's goroutine, in submission chunks
+//	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
+//	               and bind groups made once, the K dispatches in one compute
+//	               pass, one submit, wait
+//	raw_chunked    the same loop, with a compute pass and a submit every C
+//	               dispatches, then wait. C is the fastest of 16, 32, 64, 128,
+//	               256 (those below K) and K (one submit), swept per config in
+//	               the warm-up (3 interleaved runs each; 1 with -quick): a
+//	               careful user's tuned loop
+//	gpu            the floor: the K dispatches encoded into one command
+//	               buffer before the clock starts, then submit and wait
+//
+// After the chunk sweep, three rounds of every path are not counted. The
+// report gives, per path, the median over rounds of the end-to-end time per
+// kernel and its min–max spread; the enqueue time per pass of eager, replay
+// and replay_inline (until the last call returns, before the Sync) and per
+// Replay call (pass enqueue / (K/G)); share = eager enqueue / eager e2e; the
+// capture time; and three ratios, each of two medians of the same run:
+//
+//	eager/replay     eager / replay: what replay saves over launching (> 1:
+//	                 replay is faster)
+//	replay/raw_best  replay / the lower of raw's and raw_chunked's medians
+//	                 (the JSON names the winner and its chunk; the table's
+//	                 "replay/raw" column is this ratio): what replay costs
+//	                 over the best hand-written loop (< 1: replay is faster)
+//	replay/floor     replay / gpu: how far replay is from the floor
+//
+// After the rounds, the library's own view of the replay graph is taken
+// with ProfileReplay(graph, WithFloor(3)) on the replay path (per-kernel GPU
+// time, submit-and-wait and Floor of one graph; JSON lib_profile, not in the
+// ratios). Then every path is verified twice against what its count of
+// dispatches computes (every element equals the number of add-ones run; the
+// Go Game of Life after as many generations): its result buffer after all
+// the rounds, and one more, untimed pass from its initial contents written
+// back (a Life soup settles into blinkers, hiding a pass that ran an even
+// number of generations too few; a fresh one does not). The paths computed,
+// they were not just timed. The 1m rows are a GPU-bound control: there
+// replay cannot win and eager/replay must sit near 1.
 //
 //	go run ./examples/graphbench                 # full sweep
-//	go run ./examples/graphbench -quick          # three configs, few rounds (< 1 min on lavapipe)
+//	go run ./examples/graphbench -quick          # six configs, few rounds (about a minute on lavapipe)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs
 package main
@@ -45,23 +91,58 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
+// config is one row of the report.
 type config struct {
-	Name    string
-	Elems   uint32
-	Kernels int
+	Name     string
+	Workload string // see newWorkload
+	Elems    uint32 // floats per buffer, or cells (Side²) for life
+	Side     uint32 // life's grid side
+	Kernels  int    // dispatches per pass
+	GraphLen int    // dispatches per graph; the pass replays it Kernels/GraphLen times
+}
+
+func chain(name string, elems uint32, kernels int) config {
+	return config{Name: name, Workload: "add_one", Elems: elems, Kernels: kernels, GraphLen: kernels}
+}
+
+func short(name string, graphLen int) config {
+	return config{Name: name, Workload: "add_one_inplace", Elems: 64, Kernels: 1000, GraphLen: graphLen}
+}
+
+func life(name string, side uint32, graphLen int) config {
+	return config{Name: name, Workload: "life", Elems: side * side, Side: side, Kernels: 200, GraphLen: graphLen}
 }
 
 var sweep = []config{
-	{"tiny_x150", 64, 150},
-	{"tiny_x1000", 64, 1000},
-	{"tiny_x5000", 64, 5000},
-	{"64k_x1000", 64 << 10, 1000},
-	{"256k_x1000", 256 << 10, 1000},
-	{"1m_x500", 1 << 20, 500},
-	{"1m_x2000", 1 << 20, 2000},
+	chain("tiny_x150", 64, 150),
+	chain("tiny_x1000", 64, 1000),
+	chain("tiny_x5000", 64, 5000),
+	chain("64k_x1000", 64<<10, 1000),
+	chain("256k_x1000", 256<<10, 1000),
+	chain("1m_x500", 1<<20, 500),
+	chain("1m_x2000", 1<<20, 2000),
+	short("tiny_g1_x1000", 1),
+	short("tiny_g2_x1000", 2),
+	short("tiny_g8_x1000", 8),
+	life("life64_g2_x200", 64, 2),
+	life("life64_g200_x200", 64, 200),
+	life("life512_g2_x200", 512, 2),
+	life("life512_g200_x200", 512, 200),
 }
 
-var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000"}
+var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000", "tiny_g1_x1000", "tiny_g8_x1000", "life64_g2_x200", "life64_g200_x200"}
+
+// validate checks what the paths rely on: whole replays per pass, and
+// ping-pong graphs and passes that end back on A.
+func (c config) validate() error {
+	if c.GraphLen <= 0 || c.Kernels%c.GraphLen != 0 {
+		return fmt.Errorf("%s: a graph of %d dispatches does not divide a pass of %d", c.Name, c.GraphLen, c.Kernels)
+	}
+	if c.Workload != "add_one_inplace" && c.GraphLen%2 != 0 {
+		return fmt.Errorf("%s: a ping-pong graph needs an even length, not %d", c.Name, c.GraphLen)
+	}
+	return nil
+}
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
@@ -78,6 +159,7 @@ type options struct {
 	rounds     int
 	budget     time.Duration
 	first, max int
+	preEncode  string
 	merge      string
 }
 
@@ -85,14 +167,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var o options
 	fs := flag.NewFlagSet("graphbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.BoolVar(&o.quick, "quick", false, "three configs and few rounds (under a minute on a 2-core CPU with lavapipe)")
+	fs.BoolVar(&o.quick, "quick", false, "a few configs and few rounds (about a minute on a 2-core CPU with lavapipe)")
 	fs.StringVar(&o.configs, "configs", "", "comma-separated configs to run (default: all; -quick: "+strings.Join(quick, ",")+")")
 	fs.StringVar(&o.jsonPath, "json", "", "write the results as JSON to this file")
 	fs.StringVar(&o.svgPath, "svg", "", "write a chart (µs/kernel per config and path, log scale) to this file")
 	fs.IntVar(&o.rounds, "rounds", 0, "measured rounds per config (default 21, -quick 5)")
-	fs.DurationVar(&o.budget, "budget", 0, "stop adding rounds to a config after this long, once 3 are done (default 60s, -quick 8s)")
+	fs.DurationVar(&o.budget, "budget", 0, "stop adding rounds to a config after this long, once 3 are done (default 60s, -quick 4s)")
 	fs.IntVar(&o.first, "first", 0, "recorder first submission chunk (0: the recorder's default)")
 	fs.IntVar(&o.max, "chunk", 0, "recorder largest submission chunk (0: the recorder's default)")
+	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -106,7 +189,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if o.budget == 0 {
 		o.budget = 60 * time.Second
 		if o.quick {
-			o.budget = 8 * time.Second
+			o.budget = 4 * time.Second
 		}
 	}
 	if o.merge != "" {
@@ -135,27 +218,40 @@ func run(args []string, stdout, stderr io.Writer) error {
 			cfgs = append(cfgs, sweep[i])
 		}
 	}
+	for _, c := range cfgs {
+		if err := c.validate(); err != nil {
+			return err
+		}
+	}
+	var ropts []recorder.Option
+	if o.first > 0 || o.max > 0 {
+		ropts = append(ropts, recorder.WithSubmitChunks(o.first, o.max))
+	}
+	switch o.preEncode {
+	case "auto":
+	case "on", "off":
+		ropts = append(ropts, recorder.WithPreEncode(o.preEncode == "on"))
+	default:
+		return fmt.Errorf("-preencode %q: want auto, on or off", o.preEncode)
+	}
 
 	dev, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
 		return err
 	}
 	defer dev.Close()
-	var ropts []recorder.Option
-	if o.first > 0 || o.max > 0 {
-		ropts = append(ropts, recorder.WithSubmitChunks(o.first, o.max))
-	}
 	rep := report{
 		Adapter: dev.Info().String(),
 		Go:      runtime.Version(),
 		OS:      runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:    runtime.NumCPU(),
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Method:  "interleaved rounds eager,replay,raw,gpu; one uncounted warm-up round per path; median and min-max over rounds",
+		Method: "interleaved rounds eager,replay,replay_inline,raw,raw_chunked,gpu (start rotated each round); raw_chunked's chunk swept first; " +
+			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
 	}
 	fmt.Fprintf(stdout, "adapter: %s\ngo: %s %s, %d CPUs\n\n", rep.Adapter, rep.Go, rep.OS, rep.CPUs)
 	for _, c := range cfgs {
-		fmt.Fprintf(stderr, "graphbench: %s (%d elems × %d kernels)...\n", c.Name, c.Elems, c.Kernels)
+		fmt.Fprintf(stderr, "graphbench: %s (%s, %d elems × %d dispatches, graphs of %d)...\n", c.Name, c.Workload, c.Elems, c.Kernels, c.GraphLen)
 		row, err := measure(dev, ropts, c, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", c.Name, err)
@@ -166,8 +262,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, r := range rep.Rows {
-		for path, ok := range r.Verified {
-			if !ok {
+		for _, path := range paths {
+			if !r.Verified[path] {
 				return fmt.Errorf("%s: the %s path computed a wrong result: %s", r.Config, path, r.VerifyError[path])
 			}
 		}
@@ -175,27 +271,73 @@ func run(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// timedPath is one path: run does one pass (enqueue is negative where the
+// path has no separate enqueue phase: the hand-written ones), read reads
+// its result buffer, reset puts its initial contents back.
+type timedPath struct {
+	name  string
+	run   func() (enqueue, e2e time.Duration, err error)
+	read  func() pathResult
+	reset func() error
+}
+
+func recorderPath(name string, p *softgraphPaths, b *sgBuffers, run func() (time.Duration, time.Duration, error)) timedPath {
+	return timedPath{name, run, func() pathResult { return p.read(name, b) }, func() error { return p.reset(b) }}
+}
+
+func handWritten(name string, r *rawPaths, path int, f func() (time.Duration, error)) timedPath {
+	return timedPath{
+		name: name,
+		run: func() (time.Duration, time.Duration, error) {
+			d, err := f()
+			return -1, d, err
+		},
+		read:  func() pathResult { return r.read(name, path) },
+		reset: func() error { return r.reset(path) },
+	}
+}
+
 func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (row, error) {
-	sg, err := newSoftgraphPaths(dev, ropts, c.Elems, c.Kernels)
+	w, err := newWorkload(c)
+	if err != nil {
+		return row{}, err
+	}
+	sg, err := newSoftgraphPaths(dev, ropts, w, c)
 	if err != nil {
 		return row{}, err
 	}
 	defer sg.close()
 	// The same replay with pre-encoding off: what the replay loop costs when
 	// it encodes inline, chunk by chunk, on the caller's goroutine.
-	inline, err := newSoftgraphPaths(dev, append(slices.Clone(ropts), recorder.WithPreEncode(false)), c.Elems, c.Kernels)
+	inline, err := newSoftgraphPaths(dev, append(slices.Clone(ropts), recorder.WithPreEncode(false)), w, c)
 	if err != nil {
 		return row{}, err
 	}
 	defer inline.close()
-	raw, err := newRawPaths(dev, c.Elems, c.Kernels)
+	raw, err := newRawPaths(dev, w, c.Kernels)
 	if err != nil {
 		return row{}, err
 	}
 	defer raw.close()
 
-	var e2e = map[string][]time.Duration{}
-	var enq = map[string][]time.Duration{}
+	reps := 3
+	if o.quick {
+		reps = 1
+	}
+	chunkSweep, err := raw.sweepChunks(reps)
+	if err != nil {
+		return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
+	}
+	runs := []timedPath{
+		recorderPath("eager", sg, &sg.eagerBufs, sg.eager),
+		recorderPath("replay", sg, &sg.replayBufs, sg.replay),
+		recorderPath("replay_inline", inline, &inline.replayBufs, inline.replay),
+		handWritten("raw", raw, pathRaw, raw.raw),
+		handWritten("raw_chunked", raw, pathChunked, raw.rawChunked),
+		handWritten("gpu", raw, pathGPU, raw.gpu),
+	}
+	e2e := map[string][]time.Duration{}
+	enq := map[string][]time.Duration{}
 	start := time.Now()
 	rounds := 0
 	// Three uncounted warm-up rounds: the first passes on a GPU also pay for
@@ -205,50 +347,41 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		if round >= 3 && time.Since(start) > o.budget {
 			break
 		}
-		qe, te, err := sg.eager()
-		if err != nil {
-			return row{}, fmt.Errorf("eager: %w", err)
+		for j := range runs {
+			p := runs[(j+round+warmup)%len(runs)]
+			q, d, err := p.run()
+			if err != nil {
+				return row{}, fmt.Errorf("%s: %w", p.name, err)
+			}
+			if round < 0 {
+				continue // warm-up
+			}
+			e2e[p.name] = append(e2e[p.name], d)
+			if q >= 0 {
+				enq[p.name] = append(enq[p.name], q)
+			}
 		}
-		qr, tr, err := sg.replay()
-		if err != nil {
-			return row{}, fmt.Errorf("replay: %w", err)
+		if round >= 0 {
+			rounds++
 		}
-		qi, ti, err := inline.replay()
-		if err != nil {
-			return row{}, fmt.Errorf("replay_inline: %w", err)
-		}
-		tw, err := raw.raw()
-		if err != nil {
-			return row{}, fmt.Errorf("raw: %w", err)
-		}
-		tg, err := raw.gpu()
-		if err != nil {
-			return row{}, fmt.Errorf("gpu: %w", err)
-		}
-		if round < 0 {
-			continue // warm-up
-		}
-		rounds++
-		e2e["eager"] = append(e2e["eager"], te)
-		e2e["replay"] = append(e2e["replay"], tr)
-		e2e["replay_inline"] = append(e2e["replay_inline"], ti)
-		e2e["raw"] = append(e2e["raw"], tw)
-		e2e["gpu"] = append(e2e["gpu"], tg)
-		enq["eager"] = append(enq["eager"], qe)
-		enq["replay"] = append(enq["replay"], qr)
-		enq["replay_inline"] = append(enq["replay_inline"], qi)
 	}
 	r := row{
-		Config:    c.Name,
-		Elems:     c.Elems,
-		Kernels:   c.Kernels,
-		Rounds:    rounds,
-		E2E:       map[string]float64{},
-		E2EMin:    map[string]float64{},
-		E2EMax:    map[string]float64{},
-		Enqueue:   map[string]float64{},
-		CaptureMS: float64(sg.captureTime.Microseconds()) / 1000,
-		Verified:  map[string]bool{},
+		Config:           c.Name,
+		Workload:         c.Workload,
+		Elems:            c.Elems,
+		Kernels:          c.Kernels,
+		GraphLen:         c.GraphLen,
+		Replays:          c.Kernels / c.GraphLen,
+		Rounds:           rounds,
+		E2E:              map[string]float64{},
+		E2EMin:           map[string]float64{},
+		E2EMax:           map[string]float64{},
+		Enqueue:          map[string]float64{},
+		EnqueuePerReplay: map[string]float64{},
+		CaptureMS:        float64(sg.captureTime.Microseconds()) / 1000,
+		RawChunk:         raw.chunk,
+		ChunkSweep:       chunkSweep,
+		Verified:         map[string]bool{},
 	}
 	perKernel := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 / float64(c.Kernels) }
 	for path, ds := range e2e {
@@ -258,25 +391,92 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	for path, ds := range enq {
 		med, _, _ := stats(ds)
 		r.Enqueue[path] = float64(med.Nanoseconds()) / 1000
+		if path != "eager" {
+			r.EnqueuePerReplay[path] = r.Enqueue[path] / float64(r.Replays)
+		}
 	}
 	r.Share = r.Enqueue["eager"] / (r.E2E["eager"] * float64(c.Kernels))
-	r.Ratios = map[string]float64{
-		"eager/replay": r.E2E["eager"] / r.E2E["replay"],
-		"replay/raw":   r.E2E["replay"] / r.E2E["raw"],
-		"replay/gpu":   r.E2E["replay"] / r.E2E["gpu"],
+	r.RawBestPath, r.RawBestChunk = "raw", c.Kernels
+	if r.E2E["raw_chunked"] < r.E2E["raw"] {
+		r.RawBestPath, r.RawBestChunk = "raw_chunked", raw.chunk
 	}
-	errs := map[string]error{}
-	errs["eager"], errs["replay"] = sg.verify()
-	_, errs["replay_inline"] = inline.verify()
-	errs["raw"], errs["gpu"] = raw.verify(0), raw.verify(1)
+	r.Ratios = map[string]float64{
+		"eager/replay":    r.E2E["eager"] / r.E2E["replay"],
+		"replay/raw_best": r.E2E["replay"] / r.E2E[r.RawBestPath],
+		"replay/floor":    r.E2E["replay"] / r.E2E["gpu"],
+	}
+
+	lp := &libProfile{}
+	if prof, err := sg.profile(); err != nil {
+		lp.Error = err.Error()
+	} else {
+		lp.Method = prof.Method.String()
+		lp.GPU = perGraphKernel(prof.Total, c.GraphLen)
+		lp.SubmitWait = perGraphKernel(prof.SubmitWait, c.GraphLen)
+		lp.Floor = perGraphKernel(prof.Floor(), c.GraphLen)
+	}
+	r.LibProfile = lp
+
 	r.VerifyError = map[string]string{}
-	for path, err := range errs {
-		r.Verified[path] = err == nil
+	for p, err := range verify(w, runs) {
+		r.Verified[p] = err == nil
 		if err != nil {
-			r.VerifyError[path] = err.Error()
+			r.VerifyError[p] = err.Error()
 		}
 	}
 	return r, nil
+}
+
+// verify checks every path twice. The whole run: its result buffer after
+// the rounds holds what all the dispatches it ran compute from the initial
+// contents. One fresh pass: its initial contents written back, one more
+// pass run and checked. The second matters for Life, whose soup settles
+// into still lifes and blinkers within a few thousand generations, after
+// which a pass that ran two generations too few would pass the first check
+// (the 64×64 soup cycles with period 2 from generation 1741, the 512×512 one
+// from about 4000); from a fresh soup, a pass of 200 generations is not.
+func verify(w *workload, runs []timedPath) map[string]error {
+	errs := map[string]error{}
+	var history []pathResult
+	for _, p := range runs {
+		res := p.read()
+		res.label = "after the rounds"
+		history = append(history, res)
+	}
+	var fresh []pathResult
+	for _, p := range runs {
+		err := p.reset()
+		if err == nil {
+			_, _, err = p.run()
+		}
+		if err != nil {
+			fresh = append(fresh, pathResult{path: p.name, label: "fresh pass", err: err})
+			continue
+		}
+		res := p.read()
+		res.label = "fresh pass"
+		fresh = append(fresh, res)
+	}
+	// Check in ascending dispatch counts (fresh passes first): the Life
+	// reference only moves forward.
+	sort.SliceStable(history, func(i, j int) bool { return history[i].steps < history[j].steps })
+	for _, res := range append(fresh, history...) {
+		err := res.err
+		if err == nil {
+			err = w.check(res.words, res.steps)
+		}
+		if err != nil {
+			err = fmt.Errorf("%s: %w", res.label, err)
+		}
+		if errs[res.path] == nil { // absent, or no error yet: the first error stays
+			errs[res.path] = err
+		}
+	}
+	return errs
+}
+
+func perGraphKernel(d time.Duration, graphLen int) float64 {
+	return float64(d.Nanoseconds()) / 1000 / float64(graphLen)
 }
 
 // stats returns the median, min and max.

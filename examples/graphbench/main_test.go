@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,20 +16,24 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
+// testedConfigs are one of each kind of config: a chain captured whole, a
+// short graph replayed many times per pass, and a Life graph.
+var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200"}
+
 // TestQuickRunWritesCompleteJSONAndEveryPathComputed runs the benchmark as
-// a user would with -quick -configs tiny_x150, and checks that the JSON has
-// every field for every path and that every path's result buffer held the
-// expected value (the paths computed, they were not just timed).
+// a user would with -quick on one config of each kind, and checks that the
+// JSON has every field for every path and that every path's result buffer
+// held the expected value (the paths computed, they were not just timed).
 func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	dir := flatTempDir(t)
 	jsonPath, svgPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.svg")
 	var stdout, stderr bytes.Buffer
-	if err := run([]string{"-quick", "-configs", "tiny_x150", "-json", jsonPath, "-svg", svgPath}, &stdout, &stderr); err != nil {
+	if err := run([]string{"-quick", "-configs", strings.Join(testedConfigs, ","), "-json", jsonPath, "-svg", svgPath}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	if !strings.HasPrefix(stdout.String(), "adapter: ") || !strings.Contains(stdout.String(), "tiny_x150") {
-		t.Fatalf("the table starts with the adapter and lists the config:\n%s", stdout.String())
+	if !strings.HasPrefix(stdout.String(), "adapter: ") {
+		t.Fatalf("the table starts with the adapter:\n%s", stdout.String())
 	}
 	raw, err := os.ReadFile(jsonPath)
 	if err != nil {
@@ -37,13 +43,39 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatalf("invalid JSON: %v", err)
 	}
-	if rep.Adapter == "" || len(rep.Rows) != 1 {
-		t.Fatalf("want the adapter and one row, got adapter=%q rows=%d", rep.Adapter, len(rep.Rows))
+	if rep.Adapter == "" || len(rep.Rows) != len(testedConfigs) {
+		t.Fatalf("want the adapter and %d rows, got adapter=%q rows=%d", len(testedConfigs), rep.Adapter, len(rep.Rows))
 	}
-	r := rep.Rows[0]
-	if r.Config != "tiny_x150" || r.Elems != 64 || r.Kernels != 150 || r.Rounds < 3 {
-		t.Fatalf("row identity: %+v", r)
+	svg, err := os.ReadFile(svgPath)
+	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) {
+		t.Fatalf("the SVG chart is missing or empty: %v", err)
 	}
+	type identity struct {
+		Config, Workload           string
+		Elems                      uint32
+		Kernels, GraphLen, Replays int
+	}
+	wantIDs := []identity{
+		{"tiny_x150", "add_one", 64, 150, 150, 1},
+		{"tiny_g1_x1000", "add_one_inplace", 64, 1000, 1, 1000},
+		{"life64_g2_x200", "life", 64 * 64, 200, 2, 100},
+	}
+	for i, r := range rep.Rows {
+		t.Run(r.Config, func(t *testing.T) {
+			if d := cmp.Diff(wantIDs[i], identity{r.Config, r.Workload, r.Elems, r.Kernels, r.GraphLen, r.Replays}); d != "" || r.Rounds < 3 {
+				t.Fatalf("row identity (-want +got), and at least 3 rounds (got %d):\n%s", r.Rounds, d)
+			}
+			if !strings.Contains(stdout.String(), r.Config) || !bytes.Contains(svg, []byte(r.Config)) {
+				t.Errorf("the table and the chart must list %s", r.Config)
+			}
+			checkRow(t, r)
+		})
+	}
+}
+
+// checkRow checks one freshly measured row's fields.
+func checkRow(t *testing.T, r row) {
+	t.Helper()
 	// Timings are checked for presence, sign and order, not for being
 	// positive: a clock that ticks coarsely (Go's on Windows reads the
 	// interrupt time, which wine on CI's Windows leg updates in steps of
@@ -63,16 +95,176 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 			t.Errorf("enqueue µs/pass of %s must be present and non-negative, got %v", p, r.Enqueue[p])
 		}
 	}
-	if !(r.Share >= 0) || !(r.CaptureMS >= 0) || len(r.Ratios) != 3 {
-		t.Errorf("share %v and capture_ms %v must be non-negative, with 3 ratios: %v", r.Share, r.CaptureMS, r.Ratios)
+	for _, p := range []string{"replay", "replay_inline"} {
+		if !measured(r.EnqueuePerReplay, p) || math.Abs(r.EnqueuePerReplay[p]*float64(r.Replays)-r.Enqueue[p]) > 1e-6*r.Enqueue[p]+1e-9 {
+			t.Errorf("enqueue µs/Replay of %s must be its enqueue per pass / %d replays: %v vs %v", p, r.Replays, r.EnqueuePerReplay[p], r.Enqueue[p])
+		}
 	}
-	want := map[string]bool{"eager": true, "replay": true, "replay_inline": true, "raw": true, "gpu": true}
+	if !(r.Share >= 0) || !(r.CaptureMS >= 0) {
+		t.Errorf("share %v and capture_ms %v must be non-negative", r.Share, r.CaptureMS)
+	}
+	// The ratios are the medians' quotients, side by side from this run.
+	var keys []string
+	for k := range r.Ratios {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if d := cmp.Diff([]string{"eager/replay", "replay/floor", "replay/raw_best"}, keys); d != "" {
+		t.Errorf("ratio keys (-want +got):\n%s", d)
+	}
+	best := math.Min(r.E2E["raw"], r.E2E["raw_chunked"])
+	for k, want := range map[string]float64{
+		"eager/replay":    r.E2E["eager"] / r.E2E["replay"],
+		"replay/raw_best": r.E2E["replay"] / best,
+		"replay/floor":    r.E2E["replay"] / r.E2E["gpu"],
+	} {
+		if got := r.Ratios[k]; !(math.Abs(got-want) <= 1e-9*math.Abs(want)) && !(math.IsNaN(want) && math.IsNaN(got)) {
+			t.Errorf("ratio %s is %v, want the medians' quotient %v", k, got, want)
+		}
+	}
+	// raw_chunked's chunk is the sweep's fastest candidate, and the best
+	// hand-written path is named with its chunk.
+	cands := chunkCandidates(r.Kernels)
+	if _, ok := r.ChunkSweep[r.RawChunk]; !ok || len(r.ChunkSweep) != len(cands) || !slices.Contains(cands, r.RawChunk) {
+		t.Errorf("raw_chunked's chunk %d must be one of the swept candidates %v: sweep %v", r.RawChunk, cands, r.ChunkSweep)
+	}
+	for c, v := range r.ChunkSweep {
+		if v < r.ChunkSweep[r.RawChunk] {
+			t.Errorf("chunk %d (%v µs/k) beat the chosen chunk %d (%v µs/k) in the sweep", c, v, r.RawChunk, r.ChunkSweep[r.RawChunk])
+		}
+	}
+	switch {
+	case r.RawBestPath == "raw" && r.RawBestChunk == r.Kernels && r.E2E["raw"] <= r.E2E["raw_chunked"]:
+	case r.RawBestPath == "raw_chunked" && r.RawBestChunk == r.RawChunk && r.E2E["raw_chunked"] < r.E2E["raw"]:
+	default:
+		t.Errorf("raw_best %s chunk %d must name the faster of raw (%v) and raw_chunked (%v, chunk %d)",
+			r.RawBestPath, r.RawBestChunk, r.E2E["raw"], r.E2E["raw_chunked"], r.RawChunk)
+	}
+	if lp := r.LibProfile; lp == nil || lp.Error != "" || lp.Method == "" || !(lp.Floor > 0) {
+		t.Errorf("the library's ProfileReplay of the graph must be reported with a positive floor: %+v", lp)
+	}
+	want := map[string]bool{}
+	for _, p := range paths {
+		want[p] = true
+	}
 	if d := cmp.Diff(want, r.Verified); d != "" {
-		t.Fatalf("every path's result buffer must hold passes×kernels (-want +got):\n%s\n%v", d, r.VerifyError)
+		t.Fatalf("every path's result buffer must hold what its dispatches compute (-want +got):\n%s\n%v", d, r.VerifyError)
 	}
-	svg, err := os.ReadFile(svgPath)
-	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("tiny_x150")) {
-		t.Fatalf("the SVG chart is missing or empty: %v", err)
+}
+
+// TestMergeReadsRunsWithoutTheNewFields merges a run written before the
+// short-graph, Life and raw_chunked columns existed with a current one: the
+// old row keeps its measurements, gains what they determine (graph = pass,
+// per-Replay enqueue, replay/floor = its replay/gpu) and shows its
+// replay/raw as against raw only; no GPU is needed.
+func TestMergeReadsRunsWithoutTheNewFields(t *testing.T) {
+	dir := flatTempDir(t)
+	old := `{"adapter":"A","rows":[{"config":"tiny_x150","elems":64,"kernels":150,"rounds":5,
+		"e2e_us_per_kernel":{"eager":3,"replay":2,"replay_inline":2.5,"raw":2.2,"gpu":1.5},
+		"e2e_us_per_kernel_min":{"eager":2.9,"replay":1.9,"replay_inline":2.4,"raw":2.1,"gpu":1.4},
+		"e2e_us_per_kernel_max":{"eager":3.1,"replay":2.1,"replay_inline":2.6,"raw":2.3,"gpu":1.6},
+		"enqueue_us_per_pass":{"eager":300,"replay":60,"replay_inline":90},"share":0.67,"capture_ms":1,
+		"ratios":{"eager/replay":1.5,"replay/raw":0.91,"replay/gpu":1.33},
+		"verified":{"eager":true,"replay":true,"replay_inline":true,"raw":true,"gpu":true}}]}`
+	cur := rowJSON(t, row{Config: "tiny_g2_x1000", Workload: "add_one_inplace", Elems: 64, Kernels: 1000, GraphLen: 2, Replays: 500, Rounds: 5,
+		E2E:     map[string]float64{"eager": 3, "replay": 2, "replay_inline": 2, "raw": 2, "raw_chunked": 1.8, "gpu": 1.5},
+		E2EMin:  map[string]float64{"eager": 3, "replay": 2, "replay_inline": 2, "raw": 2, "raw_chunked": 1.8, "gpu": 1.5},
+		E2EMax:  map[string]float64{"eager": 3, "replay": 2, "replay_inline": 2, "raw": 2, "raw_chunked": 1.8, "gpu": 1.5},
+		Enqueue: map[string]float64{"eager": 3000, "replay": 1000, "replay_inline": 1000}, EnqueuePerReplay: map[string]float64{"replay": 2, "replay_inline": 2},
+		RawChunk: 64, RawBestPath: "raw_chunked", RawBestChunk: 64,
+		Ratios:   map[string]float64{"eager/replay": 1.5, "replay/raw_best": 1.11, "replay/floor": 1.33},
+		Verified: map[string]bool{"eager": true, "replay": true, "replay_inline": true, "raw": true, "raw_chunked": true, "gpu": true}})
+	oldPath, curPath, outPath, svgPath := filepath.Join(dir, "old.json"), filepath.Join(dir, "cur.json"), filepath.Join(dir, "all.json"), filepath.Join(dir, "all.svg")
+	if err := os.WriteFile(oldPath, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(curPath, []byte(`{"adapter":"A","rows":[`+cur+`]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout bytes.Buffer
+	if err := run([]string{"-merge", oldPath + "," + curPath, "-json", outPath, "-svg", svgPath}, &stdout, &bytes.Buffer{}); err != nil {
+		t.Fatalf("merging an old run with a current one must work: %v", err)
+	}
+	for _, s := range []string{"tiny_x150", "150×1", "raw only", "tiny_g2_x1000", "2×500", "chunk 64"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("the merged table must show %q:\n%s", s, stdout.String())
+		}
+	}
+	raw, err := os.ReadFile(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Rows) != 2 {
+		t.Fatalf("the merged JSON must hold both rows: %v", err)
+	}
+	o := rep.Rows[0]
+	if o.GraphLen != 150 || o.Replays != 1 || o.EnqueuePerReplay["replay"] != 60 || o.Ratios["replay/floor"] != 1.33 || o.Ratios["replay/raw"] != 0.91 {
+		t.Errorf("the old row must gain graph = pass, per-Replay enqueue and replay/floor, and keep replay/raw: %+v", o)
+	}
+	if _, ok := o.Ratios["replay/raw_best"]; ok {
+		t.Errorf("the old row measured no raw_chunked: it must not claim a replay/raw_best")
+	}
+	if svg, err := os.ReadFile(svgPath); err != nil || !bytes.Contains(svg, []byte("tiny_x150")) {
+		t.Errorf("the merged chart must draw the old row: %v", err)
+	}
+}
+
+func rowJSON(t *testing.T, r row) string {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestEveryConfigIsValidAndQuickCoversEachKind: each config's graph divides
+// its pass (ping-pong graphs evenly), and -quick runs at least one short
+// graph and one Life config, as the issue asks.
+func TestEveryConfigIsValidAndQuickCoversEachKind(t *testing.T) {
+	for _, c := range sweep {
+		if err := c.validate(); err != nil {
+			t.Error(err)
+		}
+	}
+	kinds := map[string]bool{}
+	for _, n := range quick {
+		i := slices.IndexFunc(sweep, func(c config) bool { return c.Name == n })
+		if i < 0 {
+			t.Fatalf("quick config %s is not in the sweep", n)
+		}
+		kinds[sweep[i].Workload] = true
+	}
+	for _, k := range []string{"add_one", "add_one_inplace", "life"} {
+		if !kinds[k] {
+			t.Errorf("-quick must run a %s config: %v", k, quick)
+		}
+	}
+}
+
+// TestLifeReferenceKnowsTheBlinker: the Go reference the GPU is checked
+// against flips a blinker every generation, wraps around the edges, and
+// restarts from its soup when asked for an earlier generation.
+func TestLifeReferenceKnowsTheBlinker(t *testing.T) {
+	const w, h = 5, 5
+	r := &lifeReference{w: w, h: h, init: make([]uint32, w*h), nxt: make([]uint32, w*h)}
+	for _, x := range []int{4, 0, 1} { // a horizontal blinker across the wrap, on row 2
+		r.init[2*w+x] = 1
+	}
+	r.cur = slices.Clone(r.init)
+	vertical := make([]uint32, w*h)
+	for _, y := range []int{1, 2, 3} {
+		vertical[y*w+0] = 1
+	}
+	if d := cmp.Diff(vertical, slices.Clone(r.at(1))); d != "" {
+		t.Errorf("a blinker across the edge turns vertical after one generation (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(r.init, slices.Clone(r.at(2))); d != "" {
+		t.Errorf("and back after two (-want +got):\n%s", d)
+	}
+	if err := r.check(vertical, 1); err != nil {
+		t.Errorf("asking for an earlier generation must restart from the soup: %v", err)
 	}
 }
 

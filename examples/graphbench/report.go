@@ -21,40 +21,128 @@ type report struct {
 }
 
 type row struct {
-	Config      string             `json:"config"`
-	Elems       uint32             `json:"elems"`
-	Kernels     int                `json:"kernels"`
-	Rounds      int                `json:"rounds"`
-	E2E         map[string]float64 `json:"e2e_us_per_kernel"`
-	E2EMin      map[string]float64 `json:"e2e_us_per_kernel_min"`
-	E2EMax      map[string]float64 `json:"e2e_us_per_kernel_max"`
-	Enqueue     map[string]float64 `json:"enqueue_us_per_pass"`
-	Share       float64            `json:"share"`
-	CaptureMS   float64            `json:"capture_ms"`
+	Config   string             `json:"config"`
+	Workload string             `json:"workload,omitempty"` // add_one, add_one_inplace, life; empty in old runs (add_one)
+	Elems    uint32             `json:"elems"`
+	Kernels  int                `json:"kernels"`                    // dispatches per pass
+	GraphLen int                `json:"graph_dispatches,omitempty"` // dispatches per graph (old runs: Kernels)
+	Replays  int                `json:"replays_per_pass,omitempty"` // Replay calls per pass: Kernels / GraphLen
+	Rounds   int                `json:"rounds"`
+	E2E      map[string]float64 `json:"e2e_us_per_kernel"`
+	E2EMin   map[string]float64 `json:"e2e_us_per_kernel_min"`
+	E2EMax   map[string]float64 `json:"e2e_us_per_kernel_max"`
+	// Enqueue is the median time to enqueue one pass (eager, replay,
+	// replay_inline), EnqueuePerReplay the same for replay and replay_inline
+	// divided by their Replay calls per pass: the host cost of one Replay.
+	Enqueue          map[string]float64 `json:"enqueue_us_per_pass"`
+	EnqueuePerReplay map[string]float64 `json:"enqueue_us_per_replay,omitempty"`
+	Share            float64            `json:"share"`
+	CaptureMS        float64            `json:"capture_ms"`
+	// RawChunk is raw_chunked's chunk (dispatches per submit), the fastest
+	// in ChunkSweep (µs/kernel median per candidate, from the warm-up).
+	RawChunk   int             `json:"raw_chunked_chunk,omitempty"`
+	ChunkSweep map[int]float64 `json:"raw_chunk_sweep_us_per_kernel,omitempty"`
+	// RawBestPath is the hand-written path with the lower median, raw or
+	// raw_chunked, that replay/raw_best compares against, and RawBestChunk
+	// its dispatches per submit (Kernels for raw).
+	RawBestPath  string `json:"raw_best_path,omitempty"`
+	RawBestChunk int    `json:"raw_best_chunk,omitempty"`
+	// Ratios: eager/replay, replay/raw_best, replay/floor (old runs:
+	// replay/raw against raw alone, and replay/gpu, the same as replay/floor).
 	Ratios      map[string]float64 `json:"ratios"`
+	LibProfile  *libProfile        `json:"lib_profile,omitempty"`
 	Verified    map[string]bool    `json:"verified"`
 	VerifyError map[string]string  `json:"verify_error,omitempty"`
 }
 
-var paths = []string{"eager", "replay", "replay_inline", "raw", "gpu"}
+// libProfile is the library's own view of one replay of the replay path's
+// graph (Stream.ProfileReplay with WithFloor), in µs per kernel of the graph.
+type libProfile struct {
+	Method     string  `json:"method,omitempty"`
+	GPU        float64 `json:"gpu_us_per_kernel"`         // ReplayProfile.Total / graph dispatches
+	SubmitWait float64 `json:"submit_wait_us_per_kernel"` // ReplayProfile.SubmitWait / graph dispatches
+	Floor      float64 `json:"floor_us_per_kernel"`       // ReplayProfile.Floor() / graph dispatches
+	Error      string  `json:"error,omitempty"`
+}
+
+var paths = []string{"eager", "replay", "replay_inline", "raw", "raw_chunked", "gpu"}
+
+// upgrade fills what an older run's row lacks but its own measurements
+// determine: its graph was the whole pass, replayed once, so the per-Replay
+// enqueue is the per-pass one; its replay/gpu is replay/floor. Its
+// replay/raw (against one-submit raw only) is left as it is: raw_chunked was
+// not measured, so replay/raw_best stays absent.
+func (x *row) upgrade() {
+	if x.Workload == "" {
+		x.Workload = "add_one"
+	}
+	if x.GraphLen == 0 {
+		x.GraphLen, x.Replays = x.Kernels, 1
+	}
+	if x.EnqueuePerReplay == nil && x.Replays > 0 {
+		x.EnqueuePerReplay = map[string]float64{}
+		for _, p := range []string{"replay", "replay_inline"} {
+			if v, ok := x.Enqueue[p]; ok {
+				x.EnqueuePerReplay[p] = v / float64(x.Replays)
+			}
+		}
+	}
+	if _, ok := x.Ratios["replay/floor"]; !ok {
+		if v, ok := x.Ratios["replay/gpu"]; ok {
+			if x.Ratios == nil {
+				x.Ratios = map[string]float64{}
+			}
+			x.Ratios["replay/floor"] = v
+		}
+	}
+}
 
 func (r report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\trounds\teager µs/k\treplay µs/k\tinline µs/k\traw µs/k\tgpu µs/k\teager enq µs\treplay enq µs\tshare\tcapture ms\teager/replay\treplay/raw\treplay/gpu\tverified\t")
+	fmt.Fprintln(tw, "config\trounds\tgraph×replays\teager µs/k\treplay µs/k\tinline µs/k\traw µs/k\tchunked µs/k\tgpu µs/k\teager enq µs\treplay enq µs\tµs/Replay\tshare\tcapture ms\teager/replay\treplay/raw\traw best\treplay/floor\tverified\t")
 	for _, x := range r.Rows {
 		cell := func(p string) string {
-			return fmt.Sprintf("%.2f [%.2f–%.2f]", x.E2E[p], x.E2EMin[p], x.E2EMax[p])
+			v, ok := x.E2E[p]
+			if !ok {
+				return "–"
+			}
+			s := fmt.Sprintf("%.2f [%.2f–%.2f]", v, x.E2EMin[p], x.E2EMax[p])
+			if p == "raw_chunked" && x.RawChunk > 0 {
+				s += fmt.Sprintf(" @%d", x.RawChunk)
+			}
+			return s
 		}
-		ok := "yes"
+		num := func(m map[string]float64, k, format string) string {
+			if v, ok := m[k]; ok {
+				return fmt.Sprintf(format, v)
+			}
+			return "–"
+		}
+		var wrong []string
 		for _, p := range paths {
-			if !x.Verified[p] {
-				ok = "NO: " + p
+			if _, ran := x.E2E[p]; ran && !x.Verified[p] {
+				wrong = append(wrong, p)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%.0f\t%.0f\t%.2f\t%.1f\t%.2f\t%.2f\t%.2f\t%s\t\n",
-			x.Config, x.Rounds, cell("eager"), cell("replay"), cell("replay_inline"), cell("raw"), cell("gpu"),
-			x.Enqueue["eager"], x.Enqueue["replay"], x.Share, x.CaptureMS,
-			x.Ratios["eager/replay"], x.Ratios["replay/raw"], x.Ratios["replay/gpu"], ok)
+		ok := "yes"
+		if wrong != nil {
+			ok = "NO: " + strings.Join(wrong, ",")
+		}
+		rawRatio, best := num(x.Ratios, "replay/raw_best", "%.2f"), "–"
+		switch {
+		case x.RawBestPath == "raw":
+			best = "raw"
+		case x.RawBestPath != "":
+			best = fmt.Sprintf("chunk %d", x.RawBestChunk)
+		case x.Ratios["replay/raw"] > 0:
+			rawRatio, best = fmt.Sprintf("%.2f", x.Ratios["replay/raw"]), "raw only" // an old run
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n",
+			x.Config, x.Rounds, x.GraphLen, x.Replays,
+			cell("eager"), cell("replay"), cell("replay_inline"), cell("raw"), cell("raw_chunked"), cell("gpu"),
+			num(x.Enqueue, "eager", "%.0f"), num(x.Enqueue, "replay", "%.0f"), num(x.EnqueuePerReplay, "replay", "%.2f"),
+			x.Share, x.CaptureMS,
+			num(x.Ratios, "eager/replay", "%.2f"), rawRatio, best, num(x.Ratios, "replay/floor", "%.2f"), ok)
 	}
 	tw.Flush()
 }
@@ -86,6 +174,9 @@ func mergeReports(paths []string) (report, error) {
 		if err := json.Unmarshal(raw, &r); err != nil {
 			return report{}, fmt.Errorf("%s: %w", p, err)
 		}
+		for i := range r.Rows {
+			r.Rows[i].upgrade()
+		}
 		if i == 0 {
 			out = r
 			out.Rows = nil
@@ -106,26 +197,33 @@ func (r report) writeJSON(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// writeSVG draws grouped bars: one group per config, one bar per path,
-// µs/kernel on a log scale, with min–max whiskers.
+// writeSVG draws grouped bars: one group per config, one bar per path it
+// measured, µs/kernel on a log scale, with min–max whiskers; under each group
+// eager/replay and replay/raw_best (replay/raw for an old run).
 func (r report) writeSVG(path string) error {
-	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "raw": "#ff7f0e", "gpu": "#2ca02c"}
+	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "raw": "#ff7f0e", "raw_chunked": "#ffbb78", "gpu": "#2ca02c"}
 	const (
-		left, right, top, bottom = 70.0, 20.0, 60.0, 70.0
-		barW, gap                = 16.0, 24.0
+		left, right, top, bottom = 70.0, 20.0, 60.0, 90.0
+		barW, gap                = 16.0, 28.0
 		height                   = 360.0
+		legendStep               = 110.0
 	)
 	groupW := barW*float64(len(paths)) + gap
-	width := left + right + groupW*float64(len(r.Rows))
+	width := max(left+right+groupW*float64(len(r.Rows)), left+right+legendStep*float64(len(paths)))
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range r.Rows {
 		for _, p := range paths {
-			lo = math.Min(lo, x.E2EMin[p])
-			hi = math.Max(hi, x.E2EMax[p])
+			if _, ok := x.E2E[p]; ok {
+				lo = math.Min(lo, x.E2EMin[p])
+				hi = math.Max(hi, x.E2EMax[p])
+			}
 		}
 	}
-	if !(lo > 0) {
+	if !(lo > 0) || math.IsInf(lo, 1) {
 		lo = 0.01
+	}
+	if !(hi > lo) {
+		hi = lo * 10
 	}
 	lmin, lmax := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
 	if lmax <= lmin {
@@ -148,20 +246,32 @@ func (r report) writeSVG(path string) error {
 	for i, x := range r.Rows {
 		gx := left + gap/2 + float64(i)*groupW
 		for j, p := range paths {
+			v, ok := x.E2E[p]
+			if !ok {
+				continue // an old run without this path
+			}
 			bx := gx + float64(j)*barW
-			v := x.E2E[p]
+			label := p
+			if p == "raw_chunked" && x.RawChunk > 0 {
+				label = fmt.Sprintf("%s (chunk %d)", p, x.RawChunk)
+			}
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %.2f µs/kernel</title></rect>`+"\n",
-				bx, y(v), barW-2, top+height-y(v), colors[p], x.Config, p, v)
+				bx, y(v), barW-2, top+height-y(v), colors[p], x.Config, label, v)
 			cx := bx + (barW-2)/2
 			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>`+"\n", cx, cx, y(x.E2EMin[p]), y(x.E2EMax[p]))
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", gx+barW*2.5, top+height+18, x.Config)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">×%.2f</text>`+"\n", gx+barW*2.5, top+height+34, x.Ratios["eager/replay"])
+		mid := gx + barW*float64(len(paths))/2
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", mid, top+height+18, x.Config)
+		rawRatio, ok := x.Ratios["replay/raw_best"]
+		if !ok {
+			rawRatio = x.Ratios["replay/raw"]
+		}
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">×%.2f · ×%.2f</text>`+"\n", mid, top+height+34, x.Ratios["eager/replay"], rawRatio)
 	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="#555">×: eager/replay</text>`+"\n", left, top+height+54)
+	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="#555">under each config: ×eager/replay · ×replay/raw_best (medians of one run)</text>`+"\n", left, top+height+54)
 	for j, p := range paths {
-		lx := left + 140 + float64(j)*110
-		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="12" height="12" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx, top+height+44, colors[p], lx+16, top+height+54, p)
+		lx := left + float64(j)*legendStep
+		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="12" height="12" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx, top+height+64, colors[p], lx+16, top+height+74, p)
 	}
 	b.WriteString("</svg>\n")
 	return os.WriteFile(path, []byte(b.String()), 0o644)
