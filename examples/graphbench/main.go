@@ -281,8 +281,8 @@ type timedPath struct {
 	reset func() error
 }
 
-func recorderPath(name string, p *softgraphPaths, b *sgBuffers, run func() (time.Duration, time.Duration, error)) timedPath {
-	return timedPath{name, run, func() pathResult { return p.read(name, b) }, func() error { return p.reset(b) }}
+func recorderPath(name string, p *softgraphPaths, sp *sgPath, run func() (time.Duration, time.Duration, error)) timedPath {
+	return timedPath{name, run, func() pathResult { return p.read(name, sp) }, func() error { return p.reset(sp) }}
 }
 
 func handWritten(name string, r *rawPaths, path int, f func() (time.Duration, error)) timedPath {
@@ -298,7 +298,7 @@ func handWritten(name string, r *rawPaths, path int, f func() (time.Duration, er
 }
 
 func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (row, error) {
-	w, err := newWorkload(c)
+	w, err := newWorkload(dev, c)
 	if err != nil {
 		return row{}, err
 	}
@@ -329,9 +329,9 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
 	}
 	runs := []timedPath{
-		recorderPath("eager", sg, &sg.eagerBufs, sg.eager),
-		recorderPath("replay", sg, &sg.replayBufs, sg.replay),
-		recorderPath("replay_inline", inline, &inline.replayBufs, inline.replay),
+		recorderPath("eager", sg, &sg.eagerPath, sg.eager),
+		recorderPath("replay", sg, &sg.replayPath, sg.replay),
+		recorderPath("replay_inline", inline, &inline.replayPath, inline.replay),
 		handWritten("raw", raw, pathRaw, raw.raw),
 		handWritten("raw_chunked", raw, pathChunked, raw.rawChunked),
 		handWritten("gpu", raw, pathGPU, raw.gpu),
