@@ -3,6 +3,7 @@ package recorder_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
@@ -61,6 +62,51 @@ func BenchmarkReplay(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/dispatch")
+		})
+	}
+}
+
+// BenchmarkShortGraphs does 1000 tiny dependent kernels per op three ways,
+// side by side: eager launches, and a graph of g dispatches (g = 1, 2, 8)
+// replayed 1000/g times back to back, each followed by one Sync. It
+// reports ns per kernel and the host time per Replay call (enqueue, before
+// the Sync): what a loop replaying one frame's few dispatches costs.
+func BenchmarkShortGraphs(b *testing.B) {
+	const kernels = 1000
+	d, s := gputest.OpenStream(b)
+	k := gputest.Kernel(b, d, gputest.AddOneWGSL)
+	x := gputest.Upload(b, s, gputest.Fill(64, 0))
+	y, _ := s.Empty(256)
+	b.Run("eager", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			gputest.MustChain(b, s, k, x, y, kernels, 64)
+			if err := s.Sync(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*kernels), "ns/kernel")
+	})
+	for _, g := range []int{1, 2, 8} {
+		b.Run(fmt.Sprintf("replay_g%d", g), func(b *testing.B) {
+			gr := gputest.Capture(b, s, func() { gputest.MustChain(b, s, k, x, y, g, 64) })
+			reps := kernels / g
+			var enqueue time.Duration
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				for range reps {
+					if err := gr.Replay(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				enqueue += time.Since(t0)
+				if err := s.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*kernels), "ns/kernel")
+			b.ReportMetric(float64(enqueue.Nanoseconds())/float64(b.N*reps), "ns/replay-call")
 		})
 	}
 }
