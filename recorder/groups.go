@@ -1,6 +1,10 @@
 package recorder
 
-import "github.com/softgraph/softgraph/internal/driver"
+import (
+	"unsafe"
+
+	"github.com/softgraph/softgraph/internal/driver"
+)
 
 // maxCachedBindings is the most bindings one group of a launch may have for
 // its bind group to be cached; larger groups get a fresh bind group each
@@ -26,17 +30,40 @@ func (g *bindGroup) unref() {
 }
 
 // groupKey is what a bind group binds: the kernel's layout (kernel and group
-// index) and each binding's resource and range. Two launches with equal keys
-// can share one bind group whatever Buffers or params they came from,
+// index) and, per binding, the resource and range. Two launches with equal
+// keys can share one bind group whatever Buffers or params they came from,
 // because a bind group is only a set of ranges: contents are read when the
-// dispatch runs. A cached key cannot outlive its resources: pages and
-// params pages live as long as the stream, and a texture's or sampler's
-// release empties the cache (a key naming a released one is never reused).
+// dispatch runs. Resources are named by their pointers (page, params page,
+// texture or sampler handle), which the key keeps alive, so a key cannot
+// match a different resource at a reused address. A cached key cannot
+// outlive its resources' native objects: pages and params pages live as
+// long as the stream, and a texture's or sampler's release empties the
+// cache.
 type groupKey struct {
 	k     driver.Kernel
 	group uint32
 	n     int
-	e     [maxCachedBindings]driver.Entry
+	e     [maxCachedBindings]keyEntry
+}
+
+// keyEntry is one binding of a groupKey: compact, so the cache's hashing
+// and comparing stay cheap on the launch path.
+type keyEntry struct {
+	res       unsafe.Pointer
+	off, size uint64
+}
+
+// keyOf is the key entry of a resolved access.
+func keyOf(a *access) keyEntry {
+	switch a.kind {
+	case accessBuffer:
+		return keyEntry{unsafe.Pointer(a.pg), 0, a.size}
+	case accessParams:
+		return keyEntry{unsafe.Pointer(a.meta.pg), a.meta.off, a.meta.size}
+	case accessTexture:
+		return keyEntry{unsafe.Pointer(a.tex.h), 0, 0}
+	}
+	return keyEntry{unsafe.Pointer(a.smp.h), 0, 0}
 }
 
 // groupCache maps keys to shared bind groups. It is bounded crudely: when
@@ -55,21 +82,29 @@ func (c *groupCache) clear() {
 	}
 }
 
-// bindGroup returns a bind group for group of k with entries, with one
-// reference for the caller.
-func (s *Stream) bindGroup(k driver.Kernel, group uint32, entries []driver.Entry) (*bindGroup, error) {
-	cacheable := len(entries) <= maxCachedBindings
+// bindGroup returns a bind group for group of k binding the accesses acc
+// (those of that group, in binding order), with one reference for the
+// caller.
+func (s *Stream) bindGroup(k driver.Kernel, group uint32, acc []*access) (*bindGroup, error) {
+	cacheable := len(acc) <= maxCachedBindings
 	var key groupKey
 	if cacheable {
-		key.k, key.group, key.n = k, group, len(entries)
-		copy(key.e[:], entries)
+		key.k, key.group, key.n = k, group, len(acc)
+		for i, a := range acc {
+			key.e[i] = keyOf(a)
+		}
 		if g, ok := s.groups.m[key]; ok {
 			s.groups.hits++
 			return g.ref(), nil
 		}
 	}
 	s.groups.misses++
+	entries := s.scratch.entries[:0]
+	for _, a := range acc {
+		entries = append(entries, a.entry())
+	}
 	bg, err := s.drv.NewBindGroup(k, group, entries)
+	clear(entries)
 	if err != nil {
 		return nil, err
 	}

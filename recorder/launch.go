@@ -446,17 +446,17 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 // bindGroups makes the bind group of every group that has accesses.
 func (s *Stream) bindGroups(op lifecycle.Op, k driver.Kernel, acc []access, out *[4]*bindGroup) error {
 	for g := 0; g < k.Groups(); g++ {
-		entries := s.scratch.entries[:0]
+		group := s.scratch.accs[:0]
 		for i := range acc {
 			if int(acc[i].group) == g {
-				entries = append(entries, acc[i].entry())
+				group = append(group, &acc[i])
 			}
 		}
-		if len(entries) == 0 {
+		if len(group) == 0 {
 			continue
 		}
-		bg, err := s.bindGroup(k, uint32(g), entries)
-		clear(entries)
+		bg, err := s.bindGroup(k, uint32(g), group)
+		clear(group)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("kernel %s, @group(%d)", k.Entry(), g), Err: err}
 		}

@@ -73,6 +73,7 @@ type Stream struct {
 		launch  launch
 		groups  [4]driver.BindGroup
 		entries [maxInline]driver.Entry
+		accs    [maxInline]*access
 	}
 }
 

@@ -194,7 +194,8 @@ func (d *Device) readBuffer(ctx context.Context, x driver.Buffer, offset uint64,
 // pollUntil polls the device until cond holds, ctx ends, the device is
 // lost or Close begins.
 func (d *Device) pollUntil(ctx context.Context, cond func() bool) error {
-	for spins := 0; !cond(); spins++ {
+	b := d.backoff()
+	for !cond() {
 		if lost := d.lost.Load(); lost != nil {
 			return *lost
 		}
@@ -208,7 +209,7 @@ func (d *Device) pollUntil(ctx context.Context, cond func() bool) error {
 		if cond() {
 			return nil
 		}
-		napFor(spins)
+		b.nap()
 	}
 	return nil
 }

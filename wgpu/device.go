@@ -400,7 +400,8 @@ var errWaitGaveWay = errors.New("device closing")
 // finished (Sync returned early, and Mesa's lavapipe crashed in its queue
 // thread on buffers freed under running work).
 func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) error {
-	for spins := 0; ; spins++ {
+	b := d.backoff()
+	for {
 		if d.completed() >= s {
 			return nil
 		}
@@ -419,24 +420,43 @@ func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) erro
 		if d.completed() >= s {
 			return nil
 		}
-		napFor(spins)
+		b.nap()
 	}
-}
-
-// napFor is the back-off between polls: spin (yielding) first, since most
-// waits on a fast GPU end within microseconds, then sleep, doubling up to a
-// millisecond, so a long wait costs no core.
-func napFor(spins int) {
-	if spins < 64 {
-		runtime.Gosched()
-		return
-	}
-	nap := 5 * time.Microsecond << min(spins-64, 8)
-	time.Sleep(min(nap, time.Millisecond))
 }
 
 // waitIdle waits for submission s during Close (which owns the closing).
 func (d *Device) waitIdle(s uint64) { _ = d.waitFor(nil, s, true) }
+
+// backoff paces a polling wait: it polls back to back (yielding the
+// processor between polls) for a spin budget — most waits on a fast GPU end
+// within it, and a sleep would overshoot them by tens of microseconds —
+// then sleeps, doubling from 20µs up to a millisecond, so a long wait costs
+// no core. The budget is a millisecond on hardware adapters and 50µs on
+// software ones, whose "GPU" is the very cores a spinning wait would take.
+type backoff struct {
+	start time.Time
+	spin  time.Duration
+	sleep time.Duration
+	n     int
+}
+
+func (d *Device) backoff() backoff {
+	spin := time.Millisecond
+	if d.info.Type == AdapterCPU {
+		spin = 50 * time.Microsecond
+	}
+	return backoff{start: time.Now(), spin: spin}
+}
+
+func (b *backoff) nap() {
+	b.n++
+	if b.n < 8 || time.Since(b.start) < b.spin {
+		runtime.Gosched()
+		return
+	}
+	b.sleep = min(max(2*b.sleep, 20*time.Microsecond), time.Millisecond)
+	time.Sleep(b.sleep)
+}
 
 // liveCounters count the native objects made through a Device and not yet
 // released (driver.Device.Live reports them).
