@@ -14,10 +14,14 @@
 //	                 run the same 1000 kernels per pass. In place because a
 //	                 graph of one dispatch must chain with itself.
 //	life             one Game of Life generation on a side×side torus of u32
-//	                 cells, ping-pong. Configs life64_g2_x200 …
+//	                 cells, ping-pong: examples/workloads' kernel
+//	                 (workloads.LifeWGSL; the hand-written paths turn its
+//	                 blockSize override into a const, as Device.Kernel does)
+//	                 on every path, its Life type (Steps) on the recorder
+//	                 paths. Configs life64_g2_x200 …
 //	                 life512_g200_x200: 200 generations per pass, from graphs
 //	                 of 2 generations (A→B, B→A; replayed 100 times) and of
-//	                 200 (replayed once). The WGSL is graphbench's own.
+//	                 200 (replayed once).
 //
 // Each config runs six paths on one device, with the same WGSL and params,
 // each path on buffers of its own, in interleaved rounds (eager, replay,
@@ -53,9 +57,11 @@
 //	eager/replay     eager / replay: what replay saves over launching (> 1:
 //	                 replay is faster)
 //	replay/raw_best  replay / the lower of raw's and raw_chunked's medians
-//	                 (the JSON names the winner and its chunk; the table's
-//	                 "replay/raw" column is this ratio): what replay costs
-//	                 over the best hand-written loop (< 1: replay is faster)
+//	                 (JSON raw_best_path and raw_best_chunk name the winner
+//	                 and its dispatches per submit; the table's "replay/raw"
+//	                 column is this ratio, "raw best" the winner): what
+//	                 replay costs over the best hand-written loop (< 1:
+//	                 replay is faster)
 //	replay/floor     replay / gpu: how far replay is from the floor
 //
 // After the rounds, the library's own view of the replay graph is taken
@@ -71,9 +77,10 @@
 // replay cannot win and eager/replay must sit near 1.
 //
 //	go run ./examples/graphbench                 # full sweep
-//	go run ./examples/graphbench -quick          # six configs, few rounds (about a minute on lavapipe)
+//	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life; few rounds (under a minute on lavapipe)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
-//	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs
+//	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
+//	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
 package main
 
 import (
@@ -457,12 +464,18 @@ func verify(w *workload, runs []timedPath) map[string]error {
 		res.label = "fresh pass"
 		fresh = append(fresh, res)
 	}
-	// Check in ascending dispatch counts (fresh passes first): the Life
-	// reference only moves forward.
+	checkFresh := w.checkFresh
+	if checkFresh == nil {
+		checkFresh = w.check
+	}
+	// The whole runs in ascending dispatch counts: the Life reference only
+	// moves forward.
 	sort.SliceStable(history, func(i, j int) bool { return history[i].steps < history[j].steps })
 	for _, res := range append(fresh, history...) {
 		err := res.err
-		if err == nil {
+		if err == nil && res.label == "fresh pass" {
+			err = checkFresh(res.words, res.steps)
+		} else if err == nil {
 			err = w.check(res.words, res.steps)
 		}
 		if err != nil {

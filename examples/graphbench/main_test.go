@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/examples/workloads"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -140,8 +141,9 @@ func checkRow(t *testing.T, r row) {
 		t.Errorf("raw_best %s chunk %d must name the faster of raw (%v) and raw_chunked (%v, chunk %d)",
 			r.RawBestPath, r.RawBestChunk, r.E2E["raw"], r.E2E["raw_chunked"], r.RawChunk)
 	}
-	if lp := r.LibProfile; lp == nil || lp.Error != "" || lp.Method == "" || !(lp.Floor > 0) {
-		t.Errorf("the library's ProfileReplay of the graph must be reported with a positive floor: %+v", lp)
+	// Non-negative, not positive: the coarse clock again.
+	if lp := r.LibProfile; lp == nil || lp.Error != "" || lp.Method == "" || !(lp.Floor >= 0) || !(lp.GPU >= 0) {
+		t.Errorf("the library's ProfileReplay of the graph must be reported, with its method and floor: %+v", lp)
 	}
 	want := map[string]bool{}
 	for _, p := range paths {
@@ -265,6 +267,37 @@ func TestLifeReferenceKnowsTheBlinker(t *testing.T) {
 	}
 	if err := r.check(vertical, 1); err != nil {
 		t.Errorf("asking for an earlier generation must restart from the soup: %v", err)
+	}
+}
+
+// TestLifeReferenceAgreesWithWorkloads: the parallel, incremental Go Life
+// that checks whole runs computes examples/workloads' LifeReference
+// generation for generation, on a square soup and on a grid whose height
+// is not a multiple of the rows each CPU takes; without it a run could be
+// checked against a different rule than the fresh passes.
+func TestLifeReferenceAgreesWithWorkloads(t *testing.T) {
+	for _, size := range [][2]int{{64, 64}, {37, 101}} {
+		w, h := size[0], size[1]
+		r := newLifeReference(w, h, 7)
+		want := r.init
+		for _, gens := range []int{1, 2, 5, 40} {
+			want = workloads.LifeReference(want, w, h, gens-r.gen)
+			if err := r.check(want, gens); err != nil {
+				t.Fatalf("%d×%d: the run reference must equal workloads.LifeReference: %v", w, h, err)
+			}
+		}
+	}
+}
+
+// TestConstOverridesKeepsTypeAndValue: the hand-written paths compile
+// workloads' Life with each override turned into a const of its default,
+// typed as WGSL types the override (i32 for an abstract int), so both
+// sides compile the same program.
+func TestConstOverridesKeepsTypeAndValue(t *testing.T) {
+	got := constOverrides("override blockSize = 8;\noverride  scale : f32=0.5 ;\n@workgroup_size(blockSize)")
+	want := "const blockSize: i32 = 8;\nconst scale: f32 = 0.5;\n@workgroup_size(blockSize)"
+	if got != want {
+		t.Errorf("constOverrides:\n got %q\nwant %q", got, want)
 	}
 }
 

@@ -183,6 +183,8 @@ func mergeReports(paths []string) (report, error) {
 			out.Method += "; merged from separate runs"
 		} else if r.Adapter != out.Adapter {
 			return report{}, fmt.Errorf("%s was measured on %q, not %q", p, r.Adapter, out.Adapter)
+		} else if !strings.Contains(out.Method, r.Method) {
+			out.Method += "; and " + r.Method // a run of another version of graphbench
 		}
 		out.Rows = append(out.Rows, r.Rows...)
 	}
