@@ -429,10 +429,13 @@ func (d *Device) waitIdle(s uint64) { _ = d.waitFor(nil, s, true) }
 
 // backoff paces a polling wait: it polls back to back (yielding the
 // processor between polls) for a spin budget — most waits on a fast GPU end
-// within it, and a sleep would overshoot them by tens of microseconds —
-// then sleeps, doubling from 20µs up to a millisecond, so a long wait costs
-// no core. The budget is a millisecond on hardware adapters and 50µs on
-// software ones, whose "GPU" is the very cores a spinning wait would take.
+// within it, and a sleep overshoots by up to a scheduler tick, which on a
+// GPU running microsecond kernels is most of the wait — then sleeps,
+// doubling from 50µs up to a millisecond, so a long wait costs no core and
+// overshoots by at most a few percent. The budget is 20ms on hardware
+// adapters (a core spinning while the GPU works, as CUDA's default sync
+// does) and 50µs on software ones, whose "GPU" is the very cores a
+// spinning wait would take.
 type backoff struct {
 	start time.Time
 	spin  time.Duration
@@ -441,7 +444,7 @@ type backoff struct {
 }
 
 func (d *Device) backoff() backoff {
-	spin := time.Millisecond
+	spin := 20 * time.Millisecond
 	if d.info.Type == AdapterCPU {
 		spin = 50 * time.Microsecond
 	}
@@ -454,7 +457,7 @@ func (b *backoff) nap() {
 		runtime.Gosched()
 		return
 	}
-	b.sleep = min(max(2*b.sleep, 20*time.Microsecond), time.Millisecond)
+	b.sleep = min(max(2*b.sleep, 50*time.Microsecond), time.Millisecond)
 	time.Sleep(b.sleep)
 }
 
