@@ -407,7 +407,7 @@ func (l *lowering) materialize() error {
 		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
 	}
 	params := func(binding uint32, words ...uint32) (access, error) {
-		e, err := s.meta.lookup(ParamsOf(words...), s.gen, lifecycle.CacheCapture, &s.batch.slots)
+		e, err := s.meta.lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
 		if err != nil {
 			return access{}, err
 		}

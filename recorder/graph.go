@@ -137,7 +137,7 @@ func (s *Stream) validateProgram(p driver.Program) error {
 	}
 	cb, err := s.enc.Finish()
 	cb.Release()
-	s.retire()
+	s.resetBatch()
 	return err
 }
 
@@ -294,15 +294,10 @@ func (s *Stream) replayLocked(g *Graph) error {
 }
 
 // joinCommandBuffer appends a finished command buffer to the open batch,
-// after what the stream's encoder holds.
+// after what the stream's encoder holds: that goes on its way first.
 func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
 	if !s.enc.Empty() {
-		own, err := s.enc.Finish()
-		if err != nil {
-			s.discardBatch(err)
-		} else {
-			s.batch.cbs = append(s.batch.cbs, own)
-		}
+		s.handOff()
 	}
 	s.batch.cbs = append(s.batch.cbs, cb)
 }

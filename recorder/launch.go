@@ -434,7 +434,7 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if a.kind != accessParams {
 			continue
 		}
-		e, err := s.meta.lookup(a.params, s.gen, s.state.CacheMode(), &s.batch.slots)
+		e, err := s.meta.lookup(a.params, s.gen, s.submittedGen, s.state.CacheMode(), &s.batch.slots)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}

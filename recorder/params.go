@@ -101,9 +101,11 @@ func (m *metaCache) classOf(size uint64) uint64 {
 }
 
 // lookup returns the entry for params, uploading it on a miss. gen is the
-// stream's open batch; mode decides whether eviction may happen; pending
-// receives slots evicted from the open batch, to be freed after submission.
-func (m *metaCache) lookup(params []byte, gen uint64, mode lifecycle.CacheMode, pending *[]metaSlot) (*metaEntry, error) {
+// stream's open batch and submitted the newest batch known to be submitted;
+// mode decides whether eviction may happen; pending receives slots evicted
+// while a batch not yet submitted uses them, to be freed after the open
+// batch's submission (which follows every earlier one).
+func (m *metaCache) lookup(params []byte, gen, submitted uint64, mode lifecycle.CacheMode, pending *[]metaSlot) (*metaEntry, error) {
 	m.clock++
 	if e, ok := m.entries[string(params)]; ok {
 		m.hits++
@@ -131,28 +133,31 @@ func (m *metaCache) lookup(params []byte, gen uint64, mode lifecycle.CacheMode, 
 	m.entries[e.key] = e
 	m.pushNewest(e)
 	if mode == lifecycle.CacheNormal {
-		m.evict(gen, pending)
+		m.evict(submitted, pending)
 	}
 	return e, nil
 }
 
 // evict drops the oldest unpinned entries while the cache is over its limit.
-func (m *metaCache) evict(gen uint64, pending *[]metaSlot) {
+func (m *metaCache) evict(submitted uint64, pending *[]metaSlot) {
 	for e := m.head.listNext; len(m.entries) > m.limit && e != &m.head; {
 		next := e.listNext
 		if e.pins == 0 {
-			m.drop(e, gen, pending)
+			m.drop(e, submitted, pending)
 		}
 		e = next
 	}
 }
 
-func (m *metaCache) drop(e *metaEntry, gen uint64, pending *[]metaSlot) {
+// drop evicts e. Its slot is reused at once only if the batch that last
+// used it was submitted: a queue write to the slot would otherwise overtake
+// that unsubmitted launch.
+func (m *metaCache) drop(e *metaEntry, submitted uint64, pending *[]metaSlot) {
 	m.unlink(e)
 	delete(m.entries, e.key)
 	m.evictions++
 	s := metaSlot{pg: e.pg, off: e.off}
-	if e.lastGen == gen {
+	if e.lastGen > submitted {
 		*pending = append(*pending, s)
 	} else {
 		m.putSlot(s)
@@ -200,14 +205,14 @@ func (m *metaCache) slot(class uint64) (metaSlot, error) {
 	return s, nil
 }
 
-// trim evicts every unpinned entry the open batch does not use and gives
+// trim evicts every unpinned entry no unsubmitted batch uses and gives
 // back every page left with no live slot; it returns the bytes given back.
-func (m *metaCache) trim(gen uint64) uint64 {
+func (m *metaCache) trim(submitted uint64) uint64 {
 	var pending []metaSlot
 	for e := m.head.listNext; e != &m.head; {
 		next := e.listNext
-		if e.pins == 0 && e.lastGen != gen {
-			m.drop(e, gen, &pending)
+		if e.pins == 0 && e.lastGen <= submitted {
+			m.drop(e, submitted, &pending)
 		}
 		e = next
 	}

@@ -100,7 +100,8 @@ func (s *Stream) Trim() (uint64, error) {
 	// work keeps what it uses) so trimmed pages are really freed.
 	s.groups.clear()
 	freed := s.mem.trim()
-	freed += s.meta.trim(s.gen)
+	s.flushLocked() // so every batch's params are known submitted
+	freed += s.meta.trim(s.submittedGen)
 	s.logPool("pool trimmed", s.mem)
 	return freed, nil
 }

@@ -58,6 +58,17 @@ type Stream struct {
 	timer      *time.Timer
 	timerGen   uint64 // the batch the timer was armed for
 
+	// The background submitter (submit.go): batches handed off and not yet
+	// reaped, in submission order; spare encoders; the newest batch known
+	// to be submitted.
+	sub          *submitter
+	inflight     []*flushJob
+	spare        []driver.Encoder
+	jobFree      []*flushJob
+	submittedGen uint64
+	inlineDone   []*flushJob // jobs processed inline (no submitter), not yet reaped
+	reaping      []*flushJob // reap's scratch
+
 	mem    *pool
 	meta   *metaCache
 	groups groupCache
@@ -95,6 +106,7 @@ type config struct {
 	groupLimit int
 	preEncode  bool
 	flushDelay time.Duration
+	async      bool
 }
 
 // Option configures New.
@@ -141,6 +153,13 @@ func WithMetadataCache(entries int) Option {
 // llvmpipe, WARP), whose "GPU" work runs on the same cores.
 func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }
 
+// WithBackgroundSubmit sets whether full batches are finished and
+// submitted on a goroutine of the stream's own, so the caller goes on
+// encoding the next batch while wgpu-native processes the previous one
+// (ending its pass and finishing it is most of a dispatch's host cost).
+// Default: on.
+func WithBackgroundSubmit(on bool) Option { return func(c *config) { c.async = on } }
+
 // WithFlushDelay bounds how long enqueued work may wait unsubmitted: the
 // open batch is submitted at the latest this long after its first command,
 // even if no Sync, Read, Flush or full chunk comes. Default 1ms; zero
@@ -173,7 +192,8 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		flushDelay: time.Millisecond,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
-		preEncode: dev.Info().Type != wgpu.AdapterCPU}
+		preEncode: dev.Info().Type != wgpu.AdapterCPU,
+		async:     true}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -324,6 +344,12 @@ func (s *Stream) uses(pg *page) bool {
 			return true
 		}
 	}
+	// Batches handed to the submitter and not yet submitted.
+	for _, j := range s.inflight {
+		if j.holds(pg) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -332,7 +358,7 @@ func (s *Stream) uses(pg *page) bool {
 // never waits unsubmitted longer than the flush delay.
 func (s *Stream) enqueued() {
 	if s.batch.dispatches >= s.nextSubmit {
-		s.flushLocked()
+		s.handOff()
 		return
 	}
 	if s.cfg.flushDelay > 0 && s.timerGen != s.gen {
@@ -349,7 +375,7 @@ func (s *Stream) flushOnTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.closing.Load() && s.timerGen == s.gen {
-		s.flushLocked()
+		s.handOff()
 	}
 }
 
@@ -364,81 +390,6 @@ func (s *Stream) Flush() error {
 	defer s.mu.Unlock()
 	s.flushLocked()
 	return nil
-}
-
-// flushLocked submits the open batch and retires it. A device error is
-// queued as a *DeferredError naming the dispatches lost with the batch.
-func (s *Stream) flushLocked() {
-	if s.enc.Empty() && len(s.batch.cbs) == 0 {
-		if len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
-			s.retire()
-		}
-		return
-	}
-	dispatches := s.batch.dispatches
-	var err error
-	if !s.enc.Empty() {
-		var cb driver.CommandBuffer
-		if cb, err = s.enc.Finish(); err == nil {
-			s.batch.cbs = append(s.batch.cbs, cb)
-		}
-	}
-	if err == nil {
-		var sub driver.Submission
-		sub, err = s.drv.Submit(s.batch.cbs)
-		if err == nil {
-			s.lastSub, s.submitted = sub, true
-			if s.log.GetLevel() <= zerolog.DebugLevel {
-				s.log.Debug().Int("dispatches", dispatches).Uint64("submission", uint64(sub)).Msg("submit")
-			}
-		}
-	} else {
-		for _, cb := range s.batch.cbs {
-			cb.Release()
-		}
-	}
-	if err != nil {
-		s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: dispatches, Err: err})
-	}
-	clear(s.batch.cbs)
-	s.batch.cbs = s.batch.cbs[:0]
-	s.retire()
-	if s.nextSubmit < s.cfg.maxChunk {
-		s.nextSubmit = min(2*s.nextSubmit, s.cfg.maxChunk)
-	}
-}
-
-// retire drops the open batch's holds: it has been submitted (or
-// discarded), so the queue's order now protects what it used.
-func (s *Stream) retire() {
-	b := &s.batch
-	for _, pg := range b.pages {
-		pg.unref()
-	}
-	clear(b.pages)
-	for _, p := range b.pins {
-		p.unref()
-	}
-	clear(b.pins)
-	if len(b.slots) > 0 {
-		s.meta.release(b.slots)
-	}
-	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
-	b.dispatches = 0
-	s.gen++
-}
-
-// discardBatch drops what the open batch encoded without submitting it
-// (an encoder the device refused), counting the dispatches as lost.
-func (s *Stream) discardBatch(err error) {
-	s.enc.Discard()
-	for _, cb := range s.batch.cbs {
-		cb.Release()
-	}
-	clear(s.batch.cbs)
-	s.batch.cbs = s.batch.cbs[:0]
-	s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: s.batch.dispatches, Err: err})
-	s.retire()
 }
 
 // takeErrors returns and clears the deferred errors of the stream and the
@@ -520,6 +471,7 @@ func (s *Stream) Close() error {
 	for g := range s.graphs {
 		g.releaseLocked()
 	}
+	s.stopSubmitter()
 	s.groups.clear()
 	s.prof.release()
 	s.prof = nil
@@ -531,6 +483,10 @@ func (s *Stream) Close() error {
 	s.dropOwned()
 	s.mem.close()
 	s.enc.Release()
+	for _, e := range s.spare {
+		e.Release()
+	}
+	s.spare = nil
 	s.shared.remove(s)
 	s.log.Debug().Msg("stream closed")
 	err := s.takeErrors()

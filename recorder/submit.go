@@ -1,0 +1,260 @@
+package recorder
+
+import (
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/internal/driver"
+)
+
+// maxInflight bounds the batches handed to the submitter and not yet
+// submitted: each holds an encoder and its memory until then.
+const maxInflight = 3
+
+// flushJob is one batch on its way to the GPU: the encoder that holds its
+// commands (ended and finished by whoever processes the job), the finished
+// command buffers that go before them, and what the batch holds until it is
+// submitted.
+type flushJob struct {
+	enc driver.Encoder
+	b   batch
+	gen uint64
+	sub driver.Submission
+	err error
+}
+
+// holds reports whether the job's batch uses pg.
+func (j *flushJob) holds(pg *page) bool {
+	for _, p := range j.b.pages {
+		if p == pg {
+			return true
+		}
+	}
+	for _, p := range j.b.pins {
+		if p.has(pg) {
+			return true
+		}
+	}
+	return false
+}
+
+// submitter is a stream's background goroutine: it finishes and submits the
+// batches handed to it, in order, and hands them back for the stream to
+// retire under its own lock. It never takes the stream's lock, so the
+// stream may wait for it while holding that lock.
+type submitter struct {
+	jobs   chan *flushJob
+	mu     sync.Mutex
+	cond   *sync.Cond
+	done   []*flushJob // processed, not yet reaped
+	exited chan struct{}
+}
+
+// process finishes and submits a job (on the submitter, or inline when
+// background submission is off).
+func (s *Stream) process(j *flushJob) {
+	cb, err := j.enc.Finish()
+	if err == nil {
+		if !cb.Empty() {
+			j.b.cbs = append(j.b.cbs, cb)
+		}
+		j.sub, err = s.drv.Submit(j.b.cbs)
+		if err == nil && s.log.GetLevel() <= zerolog.DebugLevel {
+			s.log.Debug().Int("dispatches", j.b.dispatches).Uint64("submission", uint64(j.sub)).Msg("submit")
+		}
+	} else {
+		for _, c := range j.b.cbs {
+			c.Release()
+		}
+	}
+	clear(j.b.cbs)
+	j.b.cbs = j.b.cbs[:0]
+	j.err = err
+}
+
+func (s *Stream) startSubmitter() {
+	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{})}
+	sub.cond = sync.NewCond(&sub.mu)
+	s.sub = sub
+	go func() {
+		defer close(sub.exited)
+		for j := range sub.jobs {
+			s.process(j)
+			sub.mu.Lock()
+			sub.done = append(sub.done, j)
+			sub.cond.Broadcast()
+			sub.mu.Unlock()
+		}
+	}()
+}
+
+// stopSubmitter ends the goroutine; the caller has drained it.
+func (s *Stream) stopSubmitter() {
+	if s.sub != nil {
+		close(s.sub.jobs)
+		<-s.sub.exited
+		s.sub = nil
+	}
+}
+
+// handOff sends the open batch on its way to the GPU and opens a new one:
+// to the submitter, or, with background submission off, finished and
+// submitted right here. The caller holds s.mu.
+func (s *Stream) handOff() {
+	s.reap(false)
+	if s.enc.Empty() && len(s.batch.cbs) == 0 {
+		if len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
+			// Nothing to submit: what the batch held is protected already.
+			j := s.newJob()
+			j.b, s.batch = s.batch, j.b
+			j.gen = s.gen
+			s.gen++
+			s.retireJob(j)
+		}
+		return
+	}
+	for len(s.inflight) >= maxInflight {
+		s.reap(true)
+	}
+	enc := s.takeEncoder()
+	j := s.newJob()
+	j.enc, s.enc = s.enc, enc
+	j.b, s.batch = s.batch, j.b
+	j.gen = s.gen
+	s.gen++
+	if s.nextSubmit < s.cfg.maxChunk {
+		s.nextSubmit = min(2*s.nextSubmit, s.cfg.maxChunk)
+	}
+	s.inflight = append(s.inflight, j)
+	if !s.cfg.async || enc == nil {
+		if enc == nil {
+			// No spare encoder could be made (the device is going): finish
+			// this one here and keep using it.
+			s.enc = j.enc
+		}
+		s.process(j)
+		s.sub0(j)
+		s.reap(false)
+		return
+	}
+	if s.sub == nil {
+		s.startSubmitter()
+	}
+	s.sub.jobs <- j
+}
+
+// sub0 records an inline-processed job as done.
+func (s *Stream) sub0(j *flushJob) {
+	if s.sub == nil {
+		s.inlineDone = append(s.inlineDone, j)
+		return
+	}
+	s.sub.mu.Lock()
+	s.sub.done = append(s.sub.done, j)
+	s.sub.mu.Unlock()
+}
+
+// reap retires the jobs the submitter has processed, oldest first; with
+// wait it blocks until at least one more is done (there must be one in
+// flight). The caller holds s.mu; the submitter never takes it.
+func (s *Stream) reap(wait bool) {
+	done := append(s.reaping[:0], s.inlineDone...)
+	clear(s.inlineDone)
+	s.inlineDone = s.inlineDone[:0]
+	defer func() {
+		clear(done)
+		s.reaping = done[:0]
+	}()
+	if s.sub != nil {
+		s.sub.mu.Lock()
+		for wait && len(s.sub.done) == 0 && len(done) == 0 {
+			s.sub.cond.Wait()
+		}
+		done = append(done, s.sub.done...)
+		clear(s.sub.done)
+		s.sub.done = s.sub.done[:0]
+		s.sub.mu.Unlock()
+	}
+	for _, j := range done {
+		if j.err != nil {
+			s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: j.b.dispatches, Err: j.err})
+		} else if j.sub >= s.lastSub {
+			s.lastSub, s.submitted = j.sub, true
+		}
+		s.submittedGen = max(s.submittedGen, j.gen)
+		// Jobs finish in order: the oldest in flight is this one.
+		if len(s.inflight) > 0 && s.inflight[0] == j {
+			copy(s.inflight, s.inflight[1:])
+			s.inflight[len(s.inflight)-1] = nil
+			s.inflight = s.inflight[:len(s.inflight)-1]
+		}
+		if j.enc != nil && j.enc != s.enc {
+			s.spare = append(s.spare, j.enc)
+		}
+		j.enc = nil
+		s.retireJob(j)
+	}
+}
+
+// retireJob drops what a submitted (or empty) batch held: the queue's order
+// protects it from now on.
+func (s *Stream) retireJob(j *flushJob) {
+	b := &j.b
+	for _, pg := range b.pages {
+		pg.unref()
+	}
+	clear(b.pages)
+	for _, p := range b.pins {
+		p.unref()
+	}
+	clear(b.pins)
+	if len(b.slots) > 0 {
+		s.meta.release(b.slots)
+	}
+	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
+	b.dispatches = 0
+	j.err, j.sub = nil, 0
+	s.jobFree = append(s.jobFree, j)
+}
+
+func (s *Stream) newJob() *flushJob {
+	if n := len(s.jobFree); n > 0 {
+		j := s.jobFree[n-1]
+		s.jobFree = s.jobFree[:n-1]
+		return j
+	}
+	return &flushJob{}
+}
+
+// takeEncoder returns a spare encoder, or a new one; nil if none can be
+// made.
+func (s *Stream) takeEncoder() driver.Encoder {
+	if n := len(s.spare); n > 0 {
+		e := s.spare[n-1]
+		s.spare = s.spare[:n-1]
+		return e
+	}
+	e, err := s.drv.NewEncoder()
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// flushLocked submits everything enqueued on the stream and waits until
+// the submitter has submitted it (not until the GPU has run it): every
+// sync point, queue write and transition goes through here. A device error
+// is queued as a *DeferredError naming the dispatches lost with the batch.
+// The caller holds s.mu.
+func (s *Stream) flushLocked() {
+	s.handOff()
+	for len(s.inflight) > 0 {
+		s.reap(true)
+	}
+}
+
+// resetBatch starts a new batch number without submitting anything (the
+// open batch is empty): EndCapture's validation encodes into the stream's
+// encoder and drops the result.
+func (s *Stream) resetBatch() { s.gen++ }
