@@ -243,7 +243,10 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 	if _, err := s.admit(op); err != nil {
 		return err
 	}
-	s.flushLocked()
+	if err := s.flushContext(ctx); err != nil {
+		s.mu.Unlock()
+		return &Error{Op: op.String(), Arg: what, Err: err}
+	}
 	if err := s.takeErrors(); err != nil {
 		s.mu.Unlock()
 		return err
@@ -251,12 +254,18 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 	st, err := s.staging(size)
 	if err == nil {
 		if err = encodeCopy(st); err == nil {
-			s.flushLocked()
-			err = s.takeErrors()
+			if err = s.flushContext(ctx); err == nil {
+				err = s.takeErrors()
+			} else {
+				// The copy into it is in flight: the buffer cannot be
+				// reused; releasing it is safe (the work keeps it alive).
+				st.Release()
+				st = nil
+			}
 		} else {
 			s.enc.Discard()
 		}
-		if err != nil {
+		if err != nil && st != nil {
 			s.stage = append(s.stage, st)
 		}
 	}

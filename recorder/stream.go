@@ -418,7 +418,10 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}
 	}
-	s.flushLocked()
+	if err := s.flushContext(ctx); err != nil {
+		s.mu.Unlock()
+		return &Error{Op: "Sync", Err: err}
+	}
 	sub, any := s.lastSub, s.submitted
 	s.nextSubmit = s.cfg.firstChunk
 	s.mu.Unlock()

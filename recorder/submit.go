@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"context"
 	"sync"
 
 	"github.com/rs/zerolog"
@@ -44,11 +45,12 @@ func (j *flushJob) holds(pg *page) bool {
 // retire under its own lock. It never takes the stream's lock, so the
 // stream may wait for it while holding that lock.
 type submitter struct {
-	jobs   chan *flushJob
-	mu     sync.Mutex
-	cond   *sync.Cond
-	done   []*flushJob // processed, not yet reaped
-	exited chan struct{}
+	jobs    chan *flushJob
+	mu      sync.Mutex
+	cond    *sync.Cond
+	done    []*flushJob   // processed, not yet reaped
+	changed chan struct{} // closed (and replaced) whenever a job is done, for waits that honour a context
+	exited  chan struct{}
 }
 
 // process finishes and submits a job (on the submitter, or inline when
@@ -74,7 +76,7 @@ func (s *Stream) process(j *flushJob) {
 }
 
 func (s *Stream) startSubmitter() {
-	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{})}
+	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{}), changed: make(chan struct{})}
 	sub.cond = sync.NewCond(&sub.mu)
 	s.sub = sub
 	go func() {
@@ -84,6 +86,8 @@ func (s *Stream) startSubmitter() {
 			sub.mu.Lock()
 			sub.done = append(sub.done, j)
 			sub.cond.Broadcast()
+			close(sub.changed)
+			sub.changed = make(chan struct{})
 			sub.mu.Unlock()
 		}
 	}()
@@ -251,6 +255,43 @@ func (s *Stream) flushLocked() {
 	s.handOff()
 	for len(s.inflight) > 0 {
 		s.reap(true)
+	}
+}
+
+// flushContext is flushLocked for a caller with a deadline: it hands the
+// open batch off and waits, with s.mu released, until everything handed off
+// is submitted or ctx ends. On the OpenGL backend a submission runs the
+// work itself inside wgpu-native (the driver executes it there), so this
+// wait can last as long as the GPU work; the deadline still holds. It
+// returns with s.mu held, and ctx's error if it ended first (the work stays
+// enqueued).
+func (s *Stream) flushContext(ctx context.Context) error {
+	s.handOff()
+	for {
+		s.reap(false)
+		if len(s.inflight) == 0 {
+			return nil
+		}
+		sub := s.sub
+		sub.mu.Lock()
+		changed := sub.changed
+		ready := len(sub.done) > 0
+		sub.mu.Unlock()
+		if ready {
+			continue
+		}
+		s.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+		}
+		s.mu.Lock()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.closing.Load() {
+			return ErrClosed
+		}
 	}
 }
 
