@@ -49,7 +49,7 @@ type submitter struct {
 	mu      sync.Mutex
 	cond    *sync.Cond
 	done    []*flushJob   // processed, not yet reaped
-	changed chan struct{} // closed (and replaced) whenever a job is done, for waits that honour a context
+	changed chan struct{} // made by a wait that honours a context, closed by the next job done
 	exited  chan struct{}
 }
 
@@ -76,7 +76,7 @@ func (s *Stream) process(j *flushJob) {
 }
 
 func (s *Stream) startSubmitter() {
-	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{}), changed: make(chan struct{})}
+	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{})}
 	sub.cond = sync.NewCond(&sub.mu)
 	s.sub = sub
 	go func() {
@@ -86,8 +86,10 @@ func (s *Stream) startSubmitter() {
 			sub.mu.Lock()
 			sub.done = append(sub.done, j)
 			sub.cond.Broadcast()
-			close(sub.changed)
-			sub.changed = make(chan struct{})
+			if sub.changed != nil {
+				close(sub.changed)
+				sub.changed = nil
+			}
 			sub.mu.Unlock()
 		}
 	}()
@@ -274,6 +276,9 @@ func (s *Stream) flushContext(ctx context.Context) error {
 		}
 		sub := s.sub
 		sub.mu.Lock()
+		if sub.changed == nil {
+			sub.changed = make(chan struct{})
+		}
 		changed := sub.changed
 		ready := len(sub.done) > 0
 		sub.mu.Unlock()
