@@ -81,6 +81,13 @@
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
+//	go run ./examples/graphbench -configs life64_g2_x200 -save graphs  # also write each config's graph file
+//	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
+//
+// -save DIR writes each config's replay graph before the rounds: CONFIG.sgraph
+// with the workload's initial contents and CONFIG.expected.sgraph with the
+// contents after one replay of it, so the graph can be timed or checked on
+// any machine with the replay tool, without this program.
 package main
 
 import (
@@ -168,6 +175,7 @@ type options struct {
 	first, max int
 	preEncode  string
 	merge      string
+	saveDir    string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -184,8 +192,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.max, "chunk", 0, "recorder largest submission chunk (0: the recorder's default)")
 	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
+	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.saveDir != "" {
+		if err := os.MkdirAll(o.saveDir, 0o755); err != nil {
+			return err
+		}
 	}
 	if o.rounds == 0 {
 		o.rounds = 21
@@ -314,6 +328,11 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		return row{}, err
 	}
 	defer sg.close()
+	if o.saveDir != "" {
+		if err := sg.save(o.saveDir, c.Name); err != nil {
+			return row{}, fmt.Errorf("-save: %w", err)
+		}
+	}
 	// The same replay with pre-encoding off: what the replay loop costs when
 	// it encodes inline, chunk by chunk, on the caller's goroutine.
 	inline, err := newSoftgraphPaths(dev, append(slices.Clone(ropts), recorder.WithPreEncode(false)), w, c)

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/softgraph/softgraph/examples/workloads"
+	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -30,7 +31,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	dir := flatTempDir(t)
 	jsonPath, svgPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.svg")
 	var stdout, stderr bytes.Buffer
-	if err := run([]string{"-quick", "-configs", strings.Join(testedConfigs, ","), "-json", jsonPath, "-svg", svgPath}, &stdout, &stderr); err != nil {
+	if err := run([]string{"-quick", "-configs", strings.Join(testedConfigs, ","), "-json", jsonPath, "-svg", svgPath, "-save", dir}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
 	if !strings.HasPrefix(stdout.String(), "adapter: ") {
@@ -70,7 +71,54 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 				t.Errorf("the table and the chart must list %s", r.Config)
 			}
 			checkRow(t, r)
+			checkSavedGraph(t, dir, r.Config)
 		})
+	}
+}
+
+// checkSavedGraph loads the pair of files -save wrote for config in a fresh
+// stream, replays the graph once from its saved initial contents and
+// compares every buffer with the expected file's, as the replay tool's
+// -check does. The replay must change something: a file saved with the
+// wrong contents (or none) would compare equal to nothing.
+func checkSavedGraph(t *testing.T, dir, config string) {
+	t.Helper()
+	s := gputest.Stream(t, gputest.Open(t, wgpu.Options{}))
+	load := func(name string) *recorder.Graph {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("-save must write %s: %v", name, err)
+		}
+		defer f.Close()
+		g, err := s.LoadGraph(f)
+		if err != nil {
+			t.Fatalf("LoadGraph(%s): %v", name, err)
+		}
+		t.Cleanup(g.Release)
+		return g
+	}
+	in, want := load(config+".sgraph"), load(config+".expected.sgraph")
+	contents := func(g *recorder.Graph) [][]byte {
+		var out [][]byte
+		for _, b := range g.Buffers() {
+			v, err := recorder.ReadSlice[byte](s, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	before := contents(in)
+	if err := in.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	after := contents(in)
+	if cmp.Equal(before, after) {
+		t.Fatalf("%s: one replay of the saved graph changed none of its buffers", config)
+	}
+	if d := cmp.Diff(contents(want), after); d != "" {
+		t.Errorf("%s: one replay of the saved graph differs from the saved expected result (-want +got):\n%s", config, d)
 	}
 }
 

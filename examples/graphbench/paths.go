@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/softgraph/softgraph/examples/workloads"
@@ -212,6 +215,37 @@ func (p *softgraphPaths) reset(sp *sgPath) error {
 	}
 	sp.steps = 0
 	return nil
+}
+
+// save writes the replay graph twice into dir, for the replay tool's
+// -check: name.sgraph holds it with the workload's initial contents,
+// name.expected.sgraph the contents after one replay from them. The replay
+// path is reset before and after, so the measured rounds start as usual.
+func (p *softgraphPaths) save(dir, name string) error {
+	write := func(file string) error {
+		f, err := os.Create(filepath.Join(dir, file))
+		if err != nil {
+			return err
+		}
+		if _, err := p.graph.Save(f, recorder.SaveOptions{Contents: true}); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		return f.Close()
+	}
+	if err := p.reset(&p.replayPath); err != nil {
+		return err
+	}
+	if err := write(name + ".sgraph"); err != nil {
+		return err
+	}
+	if err := p.graph.Replay(); err != nil {
+		return err
+	}
+	if err := write(name + ".expected.sgraph"); err != nil {
+		return err
+	}
+	return p.reset(&p.replayPath)
 }
 
 func (p *softgraphPaths) close() {
