@@ -317,6 +317,38 @@ func (e *encoder) untarget() {
 	e.targets = e.targets[:0]
 }
 
+// ownCopy acquires a copy's source and destination and checks the range
+// and usages (copyRange); on success the caller drops both.
+func (d *Device) ownCopy(op string, sx driver.Buffer, so uint64, dx driver.Buffer, do, size uint64) (src, dst *buffer, err error) {
+	if src, err = d.ownBuffer(op, "source", sx); err != nil {
+		return nil, nil, err
+	}
+	if dst, err = d.ownBuffer(op, "destination", dx); err != nil {
+		src.drop(src)
+		return nil, nil, err
+	}
+	if err = copyRange(op, src, dst, so, do, size); err != nil {
+		src.drop(src)
+		dst.drop(dst)
+		return nil, nil, err
+	}
+	return src, dst, nil
+}
+
+// ownClear acquires a clear's buffer and checks the range and usage
+// (clearRange); on success the caller drops it.
+func (d *Device) ownClear(op string, bx driver.Buffer, offset, size uint64) (*buffer, error) {
+	b, err := d.ownBuffer(op, "buffer", bx)
+	if err != nil {
+		return nil, err
+	}
+	if err := clearRange(op, b, offset, size); err != nil {
+		b.drop(b)
+		return nil, err
+	}
+	return b, nil
+}
+
 func copyRange(op string, src, dst *buffer, so, do, size uint64) error {
 	if so%4 != 0 || do%4 != 0 || size%4 != 0 {
 		return opError(op, ErrInvalidArgument, "srcOffset=%d dstOffset=%d size=%d (multiples of 4)", so, do, size)
@@ -342,19 +374,12 @@ func (e *encoder) CopyBuffer(sx driver.Buffer, so uint64, dx driver.Buffer, do, 
 		return err
 	}
 	defer e.end()
-	src, err := e.dev.ownBuffer(op, "source", sx)
+	src, dst, err := e.dev.ownCopy(op, sx, so, dx, do, size)
 	if err != nil {
 		return err
 	}
 	defer src.drop(src)
-	dst, err := e.dev.ownBuffer(op, "destination", dx)
-	if err != nil {
-		return err
-	}
 	defer dst.drop(dst)
-	if err := copyRange(op, src, dst, so, do, size); err != nil {
-		return err
-	}
 	if size == 0 {
 		return nil
 	}
@@ -373,14 +398,11 @@ func (e *encoder) ClearBuffer(bx driver.Buffer, offset, size uint64) error {
 		return err
 	}
 	defer e.end()
-	b, err := e.dev.ownBuffer(op, "buffer", bx)
+	b, err := e.dev.ownClear(op, bx, offset, size)
 	if err != nil {
 		return err
 	}
 	defer b.drop(b)
-	if err := clearRange(op, b, offset, size); err != nil {
-		return err
-	}
 	if size == 0 {
 		return nil
 	}

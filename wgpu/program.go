@@ -134,19 +134,12 @@ func (p *program) CopyBuffer(sx driver.Buffer, so uint64, dx driver.Buffer, do, 
 		return err
 	}
 	defer p.end()
-	src, err := p.dev.ownBuffer(op, "source", sx)
+	src, dst, err := p.dev.ownCopy(op, sx, so, dx, do, size)
 	if err != nil {
 		return err
 	}
 	defer src.drop(src)
-	dst, err := p.dev.ownBuffer(op, "destination", dx)
-	if err != nil {
-		return err
-	}
 	defer dst.drop(dst)
-	if err := copyRange(op, src, dst, so, do, size); err != nil {
-		return err
-	}
 	if dst.usage&driver.UsageMapRead != 0 {
 		return opError(op, ErrInvalidArgument, "a program may not copy into a MapRead buffer")
 	}
@@ -162,14 +155,11 @@ func (p *program) ClearBuffer(bx driver.Buffer, offset, size uint64) error {
 		return err
 	}
 	defer p.end()
-	b, err := p.dev.ownBuffer(op, "buffer", bx)
+	b, err := p.dev.ownClear(op, bx, offset, size)
 	if err != nil {
 		return err
 	}
 	defer b.drop(b)
-	if err := clearRange(op, b, offset, size); err != nil {
-		return err
-	}
 	if size == 0 {
 		return nil
 	}
