@@ -390,16 +390,16 @@ func (s *Stream) AbortCapture() error {
 		return err
 	}
 	defer s.mu.Unlock()
-	s.abortLocked()
-	return nil
+	return s.abortLocked()
 }
 
-// abortLocked returns to NoCapture from wherever the stream is (Capture's
-// failure paths). The caller holds s.mu.
-func (s *Stream) abortLocked() {
+// abortLocked returns to NoCapture from Prepare or Capture (AbortCapture,
+// and Capture's failure paths, which ignore the refusal from NoCapture:
+// there is nothing to abandon). The caller holds s.mu.
+func (s *Stream) abortLocked() error {
 	recording := s.state == lifecycle.Capture
-	if s.state.Cancel() != nil {
-		return
+	if err := s.state.Cancel(); err != nil {
+		return err
 	}
 	if s.rec != nil {
 		s.rec.discard(s)
@@ -410,6 +410,7 @@ func (s *Stream) abortLocked() {
 	}
 	s.mem.endPriming()
 	s.log.Debug().Msg("capture aborted")
+	return nil
 }
 
 // Capture records step into a Graph in one call: GraphPrepare, step once
@@ -427,7 +428,7 @@ func (s *Stream) Capture(step func() error) (*Graph, error) {
 	}
 	fail := func(err error) (*Graph, error) {
 		if lock := s.lock(lifecycle.AbortCapture); lock == nil {
-			s.abortLocked()
+			_ = s.abortLocked() // refused only from NoCapture: nothing to abandon
 			s.mu.Unlock()
 		}
 		return nil, err

@@ -297,6 +297,8 @@ func (s *Stream) replayLocked(g *Graph) error {
 // after what the stream's encoder holds: that goes on its way first.
 func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
 	if !s.enc.Empty() {
+		s.reap(false)
+		s.makeRoom()
 		s.handOff()
 	}
 	s.batch.cbs = append(s.batch.cbs, cb)

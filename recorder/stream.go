@@ -160,10 +160,15 @@ func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on }
 // Default: on.
 func WithBackgroundSubmit(on bool) Option { return func(c *config) { c.async = on } }
 
+// defaultFlushDelay is WithFlushDelay's default.
+const defaultFlushDelay = time.Millisecond
+
 // WithFlushDelay bounds how long enqueued work may wait unsubmitted: the
 // open batch is submitted at the latest this long after its first command,
-// even if no Sync, Read, Flush or full chunk comes. Default 1ms; zero
-// turns the timer off (work then waits for those).
+// even if no Sync, Read, Flush or full chunk comes (later when the stream's
+// submitter is still busy with earlier batches: the batch goes as soon as
+// it is free). Default 1ms; zero turns the timer off (work then waits for
+// those).
 func WithFlushDelay(d time.Duration) Option {
 	return func(c *config) {
 		if d >= 0 {
@@ -189,7 +194,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		return nil, &Error{Op: op, Err: err}
 	}
 	cfg := config{log: drv.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024,
-		flushDelay: time.Millisecond,
+		flushDelay: defaultFlushDelay,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
 		preEncode: dev.Info().Type != wgpu.AdapterCPU,
@@ -354,28 +359,48 @@ func (s *Stream) uses(pg *page) bool {
 }
 
 // enqueued is called after work was added to the open batch: it submits
-// the batch when it is full, and otherwise arms the flush timer, so work
-// never waits unsubmitted longer than the flush delay.
+// the batch when it is full (unless the submitter is behind: handOffFull),
+// and otherwise arms the flush timer, so work never waits unsubmitted
+// longer than the flush delay.
 func (s *Stream) enqueued() {
-	if s.batch.dispatches >= s.nextSubmit {
-		s.handOff()
+	full := s.batch.dispatches >= s.nextSubmit
+	if full && s.handOffFull() {
 		return
 	}
-	if s.cfg.flushDelay > 0 && s.timerGen != s.gen {
-		s.timerGen = s.gen
-		if s.timer == nil {
-			s.timer = time.AfterFunc(s.cfg.flushDelay, s.flushOnTimer)
-		} else {
-			s.timer.Reset(s.cfg.flushDelay)
+	if s.timerGen != s.gen {
+		s.armTimer(full)
+	}
+}
+
+// armTimer starts the flush delay for the open batch. A full batch the
+// submitter was too far behind to take is retried after the delay even
+// when the timer is off (WithFlushDelay(0)), so that it does not wait for
+// the next call. The caller holds s.mu.
+func (s *Stream) armTimer(full bool) {
+	d := s.cfg.flushDelay
+	if d <= 0 {
+		if !full {
+			return
 		}
+		d = defaultFlushDelay
+	}
+	s.timerGen = s.gen
+	if s.timer == nil {
+		s.timer = time.AfterFunc(d, s.flushOnTimer)
+	} else {
+		s.timer.Reset(d)
 	}
 }
 
 func (s *Stream) flushOnTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.closing.Load() && s.timerGen == s.gen {
-		s.handOff()
+	if s.closing.Load() || s.timerGen != s.gen {
+		return
+	}
+	full := s.batch.dispatches >= s.nextSubmit
+	if !s.handOffFull() {
+		s.armTimer(full) // the submitter is behind: try again after the delay
 	}
 }
 

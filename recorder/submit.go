@@ -9,9 +9,17 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 )
 
-// maxInflight bounds the batches handed to the submitter and not yet
-// submitted: each holds an encoder and its memory until then.
-const maxInflight = 3
+// maxInflight is how many batches may wait for the submitter before a full
+// batch stops being handed off: each holds an encoder and its memory until
+// it is submitted. Past it, Launch and Replay keep adding to the open batch
+// (the GPU, or the OpenGL driver's submit, is behind, so larger batches
+// cost nothing) until it holds maxBacklog dispatches; only then do they
+// wait for a submission, so that memory stays bounded. Sync points hand off
+// regardless of the bound: they wait for their own work anyway.
+const (
+	maxInflight = 3
+	maxBacklog  = 512
+)
 
 // flushJob is one batch on its way to the GPU: the encoder that holds its
 // commands (ended and finished by whoever processes the job), the finished
@@ -45,9 +53,10 @@ func (j *flushJob) holds(pg *page) bool {
 // retire under its own lock. It never takes the stream's lock, so the
 // stream may wait for it while holding that lock.
 type submitter struct {
-	jobs    chan *flushJob
 	mu      sync.Mutex
-	cond    *sync.Cond
+	cond    *sync.Cond    // signalled when a job is queued, done, or the submitter stops
+	queue   []*flushJob   // handed off, not yet processed, oldest first
+	stop    bool          // no more jobs: exit once the queue is empty
 	done    []*flushJob   // processed, not yet reaped
 	changed chan struct{} // made by a wait that honours a context, closed by the next job done
 	exited  chan struct{}
@@ -76,12 +85,25 @@ func (s *Stream) process(j *flushJob) {
 }
 
 func (s *Stream) startSubmitter() {
-	sub := &submitter{jobs: make(chan *flushJob, maxInflight), exited: make(chan struct{})}
+	sub := &submitter{exited: make(chan struct{})}
 	sub.cond = sync.NewCond(&sub.mu)
 	s.sub = sub
 	go func() {
 		defer close(sub.exited)
-		for j := range sub.jobs {
+		for {
+			sub.mu.Lock()
+			for len(sub.queue) == 0 && !sub.stop {
+				sub.cond.Wait()
+			}
+			if len(sub.queue) == 0 {
+				sub.mu.Unlock()
+				return
+			}
+			j := sub.queue[0]
+			copy(sub.queue, sub.queue[1:])
+			sub.queue[len(sub.queue)-1] = nil
+			sub.queue = sub.queue[:len(sub.queue)-1]
+			sub.mu.Unlock()
 			s.process(j)
 			sub.mu.Lock()
 			sub.done = append(sub.done, j)
@@ -98,9 +120,37 @@ func (s *Stream) startSubmitter() {
 // stopSubmitter ends the goroutine; the caller has drained it.
 func (s *Stream) stopSubmitter() {
 	if s.sub != nil {
-		close(s.sub.jobs)
+		s.sub.mu.Lock()
+		s.sub.stop = true
+		s.sub.cond.Broadcast()
+		s.sub.mu.Unlock()
 		<-s.sub.exited
 		s.sub = nil
+	}
+}
+
+// handOffFull is how a full batch (enqueued, the flush timer) goes on its
+// way without blocking: it reports false, handing nothing off, while
+// maxInflight batches still wait for the submitter and the open batch holds
+// fewer than maxBacklog dispatches; past that it waits for room. The caller
+// holds s.mu.
+func (s *Stream) handOffFull() bool {
+	s.reap(false)
+	if len(s.inflight) >= maxInflight {
+		if s.batch.dispatches < maxBacklog {
+			return false
+		}
+		s.makeRoom()
+	}
+	s.handOff()
+	return true
+}
+
+// makeRoom waits until fewer than maxInflight batches wait for the
+// submitter. The caller holds s.mu.
+func (s *Stream) makeRoom() {
+	for len(s.inflight) >= maxInflight {
+		s.reap(true)
 	}
 }
 
@@ -119,9 +169,6 @@ func (s *Stream) handOff() {
 			s.retireJob(j)
 		}
 		return
-	}
-	for len(s.inflight) >= maxInflight {
-		s.reap(true)
 	}
 	enc := s.takeEncoder()
 	j := s.newJob()
@@ -147,7 +194,10 @@ func (s *Stream) handOff() {
 	if s.sub == nil {
 		s.startSubmitter()
 	}
-	s.sub.jobs <- j
+	s.sub.mu.Lock()
+	s.sub.queue = append(s.sub.queue, j)
+	s.sub.cond.Broadcast()
+	s.sub.mu.Unlock()
 }
 
 // sub0 records an inline-processed job as done.
@@ -196,7 +246,13 @@ func (s *Stream) reap(wait bool) {
 			s.inflight = s.inflight[:len(s.inflight)-1]
 		}
 		if j.enc != nil && j.enc != s.enc {
-			s.spare = append(s.spare, j.enc)
+			// Keep as many spares as batches may wait for the submitter;
+			// a sync point's hand-off past that bound made one more.
+			if len(s.spare) < maxInflight {
+				s.spare = append(s.spare, j.enc)
+			} else {
+				j.enc.Release()
+			}
 		}
 		j.enc = nil
 		s.retireJob(j)
@@ -262,16 +318,18 @@ func (s *Stream) flushLocked() {
 
 // flushContext is flushLocked for a caller with a deadline: it hands the
 // open batch off and waits, with s.mu released, until everything handed off
-// is submitted or ctx ends. On the OpenGL backend a submission runs the
+// up to then is submitted or ctx ends. Batches other goroutines hand off
+// meanwhile are not waited for, so a busy stream cannot starve the wait. On the OpenGL backend a submission runs the
 // work itself inside wgpu-native (the driver executes it there), so this
 // wait can last as long as the GPU work; the deadline still holds. It
 // returns with s.mu held, and ctx's error if it ended first (the work stays
 // enqueued).
 func (s *Stream) flushContext(ctx context.Context) error {
 	s.handOff()
+	mine := s.gen // every batch handed off so far has a smaller number
 	for {
 		s.reap(false)
-		if len(s.inflight) == 0 {
+		if len(s.inflight) == 0 || s.inflight[0].gen >= mine {
 			return nil
 		}
 		sub := s.sub

@@ -23,9 +23,11 @@ type bindGroup struct {
 
 func (g *bindGroup) Release() {
 	if g != nil {
-		g.release(g)
+		g.dev.releaseGated(&g.life, g)
 	}
 }
+
+func (g *bindGroup) releaseOwner() { g.release(g) }
 
 func (g *bindGroup) freeNative() {
 	g.dev.objs.remove(g)

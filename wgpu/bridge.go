@@ -68,6 +68,11 @@ func (v *driverView) Kernel(k any) (driver.Kernel, error) {
 	if kk.dev != v.d {
 		return nil, opError("Kernel", ErrForeignDevice, "kernel %q was compiled on another device", kk.entry)
 	}
+	// A closed device releases its kernels: report the device, not the kernel.
+	if err := v.d.enter("Kernel"); err != nil {
+		return nil, err
+	}
+	defer v.d.leave()
 	if kk.Released() {
 		return nil, opError("Kernel", ErrReleased, "kernel %q", kk.entry)
 	}

@@ -43,9 +43,11 @@ func (b *buffer) Size() uint64        { return b.size }
 func (b *buffer) Usage() driver.Usage { return b.usage }
 func (b *buffer) Release() {
 	if b != nil {
-		b.release(b)
+		b.dev.releaseGated(&b.life, b)
 	}
 }
+
+func (b *buffer) releaseOwner() { b.release(b) }
 
 func (b *buffer) freeNative() {
 	b.dev.objs.remove(b)
@@ -223,8 +225,9 @@ type cbRecord struct {
 	done       atomic.Bool
 }
 
-// Release drops the command buffer unsubmitted (Close uses it).
-func (r *cbRecord) Release() { r.dev.dropRecord(r, true) }
+// releaseOwner drops the command buffer unsubmitted (Close uses it; a
+// caller drops one through Device.drop).
+func (r *cbRecord) releaseOwner() { r.dev.dropRecord(r, true) }
 
 func (d *Device) dropRecord(r *cbRecord, native bool) {
 	if !r.done.CompareAndSwap(false, true) {

@@ -312,7 +312,7 @@ func (d *Device) Close() error {
 	d.kernels = nil
 	d.kernelsMu.Unlock()
 	for _, k := range kernels {
-		k.Release()
+		k.release(k)
 	}
 	d.queue.Release()
 	d.dev.Release()

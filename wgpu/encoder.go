@@ -40,9 +40,11 @@ func (d *Device) newEncoder() (driver.Encoder, error) {
 
 func (e *encoder) Release() {
 	if e != nil {
-		e.release(e)
+		e.dev.releaseGated(&e.life, e)
 	}
 }
+
+func (e *encoder) releaseOwner() { e.release(e) }
 
 func (e *encoder) freeNative() {
 	e.dev.objs.remove(e)
@@ -532,16 +534,35 @@ func (e *encoder) ResolveQueries(qx driver.QuerySet, first, count uint32, dx dri
 	})
 }
 
-func (e *encoder) PassOpen() bool { return e.c != nil && e.c.pass != nil }
+// PassOpen, Dispatches and Empty are read without an error to return; they
+// still enter the device's gate, so Close cannot free the native state
+// under them (after Close they answer as for a fresh encoder).
+func (e *encoder) PassOpen() bool {
+	if !e.dev.use.enter() {
+		return false
+	}
+	defer e.dev.use.leave()
+	return e.c != nil && e.c.pass != nil
+}
 
 func (e *encoder) Dispatches() int {
+	if !e.dev.use.enter() {
+		return 0
+	}
+	defer e.dev.use.leave()
 	if e.c == nil {
 		return 0
 	}
 	return int(e.c.dispatches)
 }
 
-func (e *encoder) Empty() bool { return e.c == nil || e.c.enc == nil }
+func (e *encoder) Empty() bool {
+	if !e.dev.use.enter() {
+		return true
+	}
+	defer e.dev.use.leave()
+	return e.c == nil || e.c.enc == nil
+}
 
 func (e *encoder) Finish() (driver.CommandBuffer, error) {
 	const op = "Finish"

@@ -165,7 +165,7 @@ func (k *Kernel) Release() {
 		delete(k.dev.kernels, k.key)
 	}
 	k.dev.kernelsMu.Unlock()
-	k.release(k)
+	k.dev.releaseGated(&k.life, k)
 }
 
 func (k *Kernel) freeNative() {

@@ -65,7 +65,21 @@ type objects struct {
 	set map[releaser]struct{}
 }
 
-type releaser interface{ Release() }
+// releaser is a tracked object: releaseOwner drops the owner's reference
+// without the gate (Close, once no call is inside, releases through it).
+type releaser interface{ releaseOwner() }
+
+// releaseGated is every Release: it drops the owner's reference inside
+// the device's gate, so Close (which waits for the gate to empty, then
+// releases what is left through releaseOwner) never races a Release, and
+// no native object is freed after the device. A Release that finds Close
+// begun does nothing: Close frees the object.
+func (d *Device) releaseGated(l *life, o native) {
+	if d.use.enter() {
+		l.release(o)
+		d.use.leave()
+	}
+}
 
 func (o *objects) add(r releaser) {
 	o.mu.Lock()
@@ -96,9 +110,9 @@ func (o *objects) releaseAll(first func(releaser) bool) {
 	}
 	o.mu.Unlock()
 	for _, r := range early {
-		r.Release()
+		r.releaseOwner()
 	}
 	for _, r := range late {
-		r.Release()
+		r.releaseOwner()
 	}
 }

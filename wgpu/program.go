@@ -40,9 +40,11 @@ func (p *program) Len() int        { return p.n }
 func (p *program) Dispatches() int { return p.dispatches }
 func (p *program) Release() {
 	if p != nil {
-		p.release(p)
+		p.dev.releaseGated(&p.life, p)
 	}
 }
+
+func (p *program) releaseOwner() { p.release(p) }
 
 func (p *program) freeNative() {
 	p.dev.objs.remove(p)

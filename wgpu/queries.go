@@ -27,9 +27,11 @@ type querySet struct {
 func (q *querySet) Count() uint32 { return q.count }
 func (q *querySet) Release() {
 	if q != nil {
-		q.release(q)
+		q.dev.releaseGated(&q.life, q)
 	}
 }
+
+func (q *querySet) releaseOwner() { q.release(q) }
 
 func (q *querySet) freeNative() {
 	q.dev.objs.remove(q)

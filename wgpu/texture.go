@@ -76,9 +76,11 @@ func (t *texture) Storage() bool            { return t.fmt.storage }
 func (t *texture) Filterable() bool         { return t.fmt.filterable }
 func (t *texture) Release() {
 	if t != nil {
-		t.release(t)
+		t.dev.releaseGated(&t.life, t)
 	}
 }
+
+func (t *texture) releaseOwner() { t.release(t) }
 
 func (t *texture) freeNative() {
 	t.dev.objs.remove(t)
@@ -196,9 +198,11 @@ type sampler struct {
 func (s *sampler) Desc() driver.SamplerDesc { return s.desc }
 func (s *sampler) Release() {
 	if s != nil {
-		s.release(s)
+		s.dev.releaseGated(&s.life, s)
 	}
 }
+
+func (s *sampler) releaseOwner() { s.release(s) }
 
 func (s *sampler) freeNative() {
 	s.dev.objs.remove(s)
