@@ -776,7 +776,6 @@ func badCases() []badCase {
 						t.Fatal(err)
 					}
 				})
-
 				g.Release()
 				g.Release()
 				return g.Replay()

@@ -343,7 +343,6 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-
 		c := gputest.Upload(t, s, gputest.Fill(32, 0))
 		cb := gputest.Empty(t, s, c.Size())
 		ops := []func() error{
@@ -385,8 +384,12 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				began := time.Now()
 				for n := 0; ; n++ {
 					if n == 1 {
+						if took := time.Since(began); took > time.Second {
+							t.Logf("stream %d op %d: its first call took %v while the others ran", i, j, took)
+						}
 						ready <- struct{}{}
 					}
 					err := op()
@@ -404,13 +407,25 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 			}()
 		}
 	}
+	start := time.Now()
 	for range 6 {
-		<-ready
+		select {
+		case <-ready:
+		case <-time.After(30 * time.Second):
+			// Close anyway, so the calls end, and report the starvation.
+			t.Errorf("a call has not completed once in 30 s while the others ran: it is starved (see TestReadCompletesWhileOtherGoroutinesKeepTheStreamBusy)")
+			_ = within(t, 30*time.Second, "Device.Close", d.Close)
+			waitAll(t, &wg, time.Minute, "stream calls racing Device.Close")
+			return
+		}
 	}
+	t.Logf("every call ran once after %v", time.Since(start))
 	time.Sleep(10 * time.Millisecond)
-	if err := d.Close(); err != nil {
+	start = time.Now()
+	if err := within(t, 30*time.Second, "Device.Close racing its streams' calls", d.Close); err != nil {
 		t.Fatalf("Device.Close: %v", err)
 	}
+	t.Logf("Device.Close returned after %v", time.Since(start))
 	waitAll(t, &wg, time.Minute, "stream calls racing Device.Close")
 	errs.report(t)
 	gputest.WantErr(t, "after Device.Close, Device.Err reports it", d.Err(), []error{wgpu.ErrClosed})
@@ -423,6 +438,94 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 		}
 		if err := s.Close(); err != nil && !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("stream %d: Close after Device.Close must return nil or ErrClosed, got %v", i, err)
+		}
+	}
+}
+
+// TestReadCompletesWhileOtherGoroutinesKeepTheStreamBusy: a Read (and a
+// Sync) on a stream that other goroutines keep feeding with replays and
+// launches completes in bounded time, with exact data: it waits for the
+// work enqueued before it, not for work others enqueue while it waits.
+// Without it, a Read released the stream's lock while it waited for the
+// submitter and then waited until nothing at all was in flight, which
+// never happened while the others kept enqueuing (seen: a Read starved for
+// 2 minutes on GL, 20 s on lavapipe, behind a replay loop).
+func TestReadCompletesWhileOtherGoroutinesKeepTheStreamBusy(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 0))
+	b := gputest.Empty(t, s, a.Size())
+	g := gputest.Capture(t, s, func() {
+		if err := gputest.Chain(s, k, a, b, 4, 64); err != nil {
+			t.Fatal(err)
+		}
+	})
+	x := gputest.Upload(t, s, gputest.Fill(64, 0))
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var errs collect
+	for i, feed := range []func() error{
+		g.Replay,
+		func() error { return s.Launch(add, recorder.Groups(1, 1, 1), x, gputest.F32(1)) },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := feed(); err != nil {
+					errs.add(fmt.Errorf("feeder %d: %v", i, err))
+					return
+				}
+			}
+		}()
+	}
+	defer func() {
+		close(stop)
+		waitAll(t, &wg, time.Minute, "the feeding goroutines")
+		errs.report(t)
+	}()
+	y := gputest.Upload(t, s, gputest.Fill(64, 7))
+	// What a Read waits for is at most the open batch and the few handed to
+	// the submitter: milliseconds of this work on lavapipe. The limit is
+	// far above that, and far below what waiting for the feeders to pause
+	// costs.
+	const limit = 2 * time.Second
+	var slowest time.Duration
+	defer func() { t.Logf("the slowest Read or Sync took %v", slowest) }()
+	for i := range 10 {
+		start := time.Now()
+		err := within(t, 30*time.Second, "Read", func() error {
+			got, err := recorder.ReadSlice[float32](s, y)
+			if err == nil && fmt.Sprint(got) != fmt.Sprint(gputest.Fill(64, float32(7+i))) {
+				return fmt.Errorf("read %d returned %v, want all %d", i, got[:4], 7+i)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		slowest = max(slowest, took)
+		if took > limit {
+			t.Fatalf("read %d took %v while other goroutines kept the stream busy: a Read waits for the work enqueued before it, not for everything enqueued while it waits (limit %v)", i, took, limit)
+		}
+		if err := recorder.WriteSlice(s, y, 0, gputest.Fill(64, float32(8+i))); err != nil {
+			t.Fatal(err)
+		}
+		start = time.Now()
+		if err := within(t, 30*time.Second, "Sync", s.Sync); err != nil {
+			t.Fatal(err)
+		}
+		took = time.Since(start)
+		slowest = max(slowest, took)
+		if took > limit {
+			t.Fatalf("sync %d took %v while other goroutines kept the stream busy (limit %v)", i, took, limit)
 		}
 	}
 }

@@ -53,7 +53,6 @@ func newDeviceWorld(t *testing.T) *deviceWorld {
 					t.Fatal(err)
 				}
 			})
-
 			if err := w.graph.Replay(); err != nil {
 				t.Fatal(err)
 			}

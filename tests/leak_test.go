@@ -20,6 +20,10 @@ import (
 // form runs that still asserts flatness.
 func longRun() bool { return !testing.Short() && os.Getenv("SOFTGRAPH_LONG") == "1" }
 
+// encodersPerStream bounds the encoders a stream holds: its own, and one
+// per batch its background submitter may have in flight (3).
+const encodersPerStream = 1 + 3
+
 // heapSlack is how much the Go heap may grow between checkpoints: the
 // test's own bookkeeping, not a per-iteration cost.
 const heapSlack = 1 << 20
@@ -59,8 +63,15 @@ func wantFlat(t *testing.T, what string, early, end footprint) {
 	t.Logf("%s: early %+v; end %+v", what, early, end)
 	e, f := early, end
 	e.Heap, f.Heap = 0, 0
+	e.Live.Encoders, f.Live.Encoders = 0, 0
 	if d := cmp.Diff(e, f); d != "" {
 		t.Errorf("%s: pools, caches and live native objects must stay flat between the early checkpoint and the end (-early +end):\n%s", what, d)
+	}
+	// A stream keeps spare encoders for the batches its background
+	// submitter has in flight; how many it needed by the early checkpoint
+	// depends on timing, so they are bounded, not compared exactly.
+	if n := end.Live.Encoders; n > max(early.Live.Encoders, encodersPerStream) {
+		t.Errorf("%s: live encoders grew from %d to %d, past the %d a stream may keep: an encoder leaks per iteration", what, early.Live.Encoders, n, encodersPerStream)
 	}
 	if end.Heap > early.Heap+heapSlack {
 		t.Errorf("%s: the Go heap grew from %d to %d KiB (slack %d KiB): something is retained per iteration", what, early.Heap>>10, end.Heap>>10, heapSlack>>10)

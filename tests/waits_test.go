@@ -1,0 +1,331 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// Issue 12, items 6 and 7: waits behind long GPU work. A wait must end
+// only when the submission is done (wgpu-native's blocking wait gave up
+// after 5 s and treated running work as done), or when the caller's
+// context says so (on GL a SyncContext stayed blocked 20 s behind a long
+// dispatch). These tests make GPU work of a measured length; its duration
+// is adaptive, because one unit of it takes milliseconds on a GPU and far
+// longer on lavapipe's two cores.
+
+// spinWGSL keeps every invocation busy for p.iters dependent steps (under
+// the 65535 iterations after which llvmpipe and lavapipe stop a shader
+// loop), then adds 1 to x[i] for the invocations that have an element:
+// one launch is one unit of work, and x counts the units that ran.
+const spinWGSL = `
+struct P { iters: u32 }
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	var acc = f32(id.x);
+	for (var k = 0u; k < p.iters; k = k + 1u) {
+		acc = acc * 1.0000001 + 0.5;
+	}
+	if (id.x < arrayLength(&x)) {
+		// acc is never negative: the branch keeps the loop from being
+		// optimised away without changing the result.
+		x[id.x] = x[id.x] + select(1.0, 2.0, acc < 0.0);
+	}
+}
+`
+
+// spin is GPU work of a measured duration: launches of spinWGSL over
+// groups workgroups, each taking about unit.
+type spin struct {
+	k      *wgpu.Kernel
+	x      *recorder.Buffer
+	groups uint32
+	unit   time.Duration
+	ran    int // launches enqueued so far: what x must hold
+}
+
+const (
+	spinElems = 1024
+	spinIters = 2000
+)
+
+// newSpin compiles the kernel and grows the workgroup count until one
+// launch takes at least minUnit (or the dimension limit is reached), then
+// measures a unit the way the tests use it: a batch of launches submitted
+// together, of about a second in all.
+func newSpin(t *testing.T, d *wgpu.Device, s *recorder.Stream, minUnit time.Duration) *spin {
+	t.Helper()
+	sp := &spin{k: gputest.Kernel(t, d, spinWGSL), x: gputest.Upload(t, s, gputest.Fill(spinElems, 0)), groups: 64}
+	measure := func(on *recorder.Stream, n int) time.Duration {
+		start := time.Now()
+		for range n {
+			if err := sp.launch(on); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := on.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := on.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		return time.Since(start) / time.Duration(n)
+	}
+	maxGroups := d.Info().Limits.MaxComputeWorkgroupsPerDimension
+	for {
+		per := measure(s, 2)
+		if per >= minUnit || sp.groups == maxGroups {
+			break
+		}
+		grow := uint32(2)
+		if per < minUnit/16 {
+			grow = 8
+		}
+		sp.groups = min(sp.groups*grow, maxGroups)
+	}
+	n := max(int(time.Second/measure(s, 1)), 2)
+	batch := longStream(t, d, n)
+	sp.unit = measure(batch, n)
+	if err := batch.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%v: one unit is %d workgroups × %d iterations ≈ %v (measured over a batch of %d)", d.Info(), sp.groups, spinIters, sp.unit, n)
+	return sp
+}
+
+// launch enqueues one unit on s.
+func (sp *spin) launch(s *recorder.Stream) error {
+	if err := s.Launch(sp.k, recorder.Groups(sp.groups, 1, 1), sp.x, gputest.U32(spinIters)); err != nil {
+		return err
+	}
+	sp.ran++
+	return nil
+}
+
+// units is how many launches make about d of work.
+func (sp *spin) units(d time.Duration) int { return max(int(d/sp.unit), 1) }
+
+// check reads x back: every launch enqueued so far must have run.
+func (sp *spin) check(t *testing.T, s *recorder.Stream) {
+	t.Helper()
+	gputest.WantFloats(t, "every unit of work ran exactly once", gputest.Fill(spinElems, float32(sp.ran)), gputest.Read(t, s, sp.x))
+}
+
+// longBatch is how much work the early-return tests enqueue: past the 5 s
+// after which wgpu-native's blocking wait gave up, by enough that a wait
+// ending at 5 s is told from one that waited (see waitedLongEnough).
+const longBatch = 7500 * time.Millisecond
+
+// waitedLongEnough fails t if a wait returned while its work was still
+// running. The proof is a marker read on another stream right after it: a
+// wait that returned early leaves the rest of the batch ahead of the
+// marker, which then waits for it. The wait's own duration, against the
+// batch's measured length, is reported and checked loosely (the measure
+// of a unit on a shared two-core machine is only so good).
+func waitedLongEnough(t *testing.T, what string, took, want time.Duration, other *recorder.Stream) {
+	t.Helper()
+	m := gputest.Upload(t, other, gputest.Fill(4, 5))
+	start := time.Now()
+	gputest.WantEqual(t, "a marker read after the wait", gputest.Fill(4, 5), gputest.Read(t, other, m))
+	left := time.Since(start)
+	t.Logf("%s returned after %v (the batch measured ≈ %v); a marker read right after it took %v", what, took, want, left)
+	if left > max(want/6, 500*time.Millisecond) {
+		t.Fatalf("%s must wait until the GPU has finished: it returned after %v, and a marker read after it still waited %v for the rest of the batch", what, took, left)
+	}
+	if took < want/2 {
+		t.Fatalf("%s must wait until the GPU has finished: it returned after %v, the batch needs ≈ %v", what, took, want)
+	}
+}
+
+// longStream opens a stream that submits n launches as one batch: no flush
+// timer, a first chunk larger than n.
+func longStream(t *testing.T, d *wgpu.Device, n int) *recorder.Stream {
+	return gputest.Stream(t, d, recorder.WithFlushDelay(0), recorder.WithSubmitChunks(n+1, n+1))
+}
+
+// Issue 12, item 6.
+//
+// TestSyncWaitsForALongBatchToFinish: Sync behind one batch of about 7.5 s
+// of GPU work returns only when the batch is done, and the result is
+// exact. Without it, on Vulkan, Sync returned nil after 5.0 s while the GPU
+// was still working (wgpu-native's blocking wait gave up and treated the
+// work as done), and on lavapipe the process then died in the driver's
+// queue thread.
+func TestSyncWaitsForALongBatchToFinish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the batch takes 7.5 s")
+	}
+	d, s := gputest.OpenStream(t)
+	sp := newSpin(t, d, s, 20*time.Millisecond)
+	n := sp.units(longBatch)
+	ls := longStream(t, d, n)
+	for range n {
+		if err := sp.launch(ls); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if err := ls.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ls.Sync(); err != nil {
+		t.Fatalf("Sync behind a long batch: %v", err)
+	}
+	waitedLongEnough(t, fmt.Sprintf("Sync behind %d launches", n), time.Since(start), time.Duration(n)*sp.unit, s)
+	sp.check(t, s)
+}
+
+// Issue 12, item 6.
+//
+// TestSyncContextAndCloseWaitForALongBatchToFinish: SyncContext with a 60 s
+// deadline behind a batch of about 7.5 s returns nil only when the batch is
+// done; then a stream Close behind another such batch returns only when
+// that one is done, and the device closes and the next one computes (fresh
+// process: a Close that returned early let lavapipe's queue thread crash).
+// Without it, SyncContext (even with a 60 s deadline) and Close returned
+// nil after 5.0 s of a longer batch.
+func TestSyncContextAndCloseWaitForALongBatchToFinish(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the batches take 15 s")
+	}
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		sp := newSpin(t, d, s, 20*time.Millisecond)
+		n := sp.units(longBatch)
+		ls := longStream(t, d, n)
+		for range n {
+			if err := sp.launch(ls); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		start := time.Now()
+		if err := ls.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ls.SyncContext(ctx); err != nil {
+			t.Fatalf("SyncContext(60 s) behind a long batch: %v", err)
+		}
+		waitedLongEnough(t, fmt.Sprintf("SyncContext(60 s) behind %d launches", n), time.Since(start), time.Duration(n)*sp.unit, s)
+		sp.check(t, s)
+
+		for range n {
+			if err := sp.launch(ls); err != nil {
+				t.Fatal(err)
+			}
+		}
+		start = time.Now()
+		if err := ls.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ls.Close(); err != nil {
+			t.Fatalf("Close behind a long batch: %v", err)
+		}
+		waitedLongEnough(t, fmt.Sprintf("Close behind %d launches", n), time.Since(start), time.Duration(n)*sp.unit, s)
+		sp.check(t, s)
+		if err := within(t, 30*time.Second, "Device.Close", d.Close); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// Issue 12, item 7.
+//
+// TestDeadlinesHoldBehindLongDispatchesOnEveryBackend: behind long
+// dispatches (about 0.5 s each, 3 s in all) SyncContext with a 300 ms
+// deadline returns by the deadline, plus slack, with an error wrapping
+// context.DeadlineExceeded (or nil if the work was done), and the work
+// stays enqueued: a plain Sync completes it and the result is exact. That
+// holds with the stream's default batching (the flush timer submits the
+// batch) and with every launch submitted at once (a submission chunk of
+// 1), where Launch must not block behind the GPU either; and a stream
+// Close behind such work returns once it is done, not much later. It runs
+// on the backend SOFTGRAPH_BACKEND picks: run it with SOFTGRAPH_BACKEND=gl
+// too. Without it, on GL, SyncContext(300 ms) stayed blocked 20 s behind a
+// long dispatch, Launch blocked with a chunk of 1, and Close hung for 60 s.
+func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		sp := newSpin(t, d, s, 500*time.Millisecond)
+		n := sp.units(3 * time.Second)
+		const deadline = 300 * time.Millisecond
+		syncWithin := func(t *testing.T, ls *recorder.Stream) {
+			t.Helper()
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			err := within(t, time.Minute, "SyncContext(300 ms)", func() error { return ls.SyncContext(ctx) })
+			took := time.Since(start)
+			t.Logf("SyncContext(%v) behind ≈ %v of work returned after %v: %v", deadline, time.Duration(n)*sp.unit, took, err)
+			if took > deadline+time.Second {
+				t.Errorf("SyncContext must return by its deadline (%v) plus slack, took %v", deadline, took)
+			}
+			if err != nil {
+				gputest.WantErr(t, "a SyncContext that ran out of time", err, []error{context.DeadlineExceeded}, "Sync")
+			}
+			if err := ls.Sync(); err != nil {
+				t.Fatalf("the work stays enqueued after the deadline; Sync completes it: %v", err)
+			}
+			sp.check(t, s)
+		}
+
+		t.Run("batched", func(t *testing.T) {
+			ls := gputest.Stream(t, d)
+			for range n {
+				if err := sp.launch(ls); err != nil {
+					t.Fatal(err)
+				}
+			}
+			time.Sleep(10 * time.Millisecond) // past the flush delay: the timer submits the batch
+			syncWithin(t, ls)
+		})
+
+		t.Run("chunk of 1", func(t *testing.T) {
+			ls := gputest.Stream(t, d, recorder.WithSubmitChunks(1, 1))
+			var slowest time.Duration
+			// More submissions than a stream keeps in flight (3), so a
+			// Launch that waits for a slot shows.
+			for range max(n, 6) {
+				start := time.Now()
+				if err := sp.launch(ls); err != nil {
+					t.Fatal(err)
+				}
+				slowest = max(slowest, time.Since(start))
+			}
+			t.Logf("%d launches of ≈ %v each, submitted one by one; the slowest Launch took %v", max(n, 6), sp.unit, slowest)
+			if slowest > max(sp.unit/2, 250*time.Millisecond) {
+				t.Errorf("Launch must not block behind the GPU: one took %v with units of ≈ %v", slowest, sp.unit)
+			}
+			syncWithin(t, ls)
+
+			for range n {
+				if err := sp.launch(ls); err != nil {
+					t.Fatal(err)
+				}
+			}
+			work := time.Duration(n) * sp.unit
+			start := time.Now()
+			if err := within(t, time.Minute, "Stream.Close", ls.Close); err != nil {
+				t.Fatalf("Close behind long dispatches: %v", err)
+			}
+			took := time.Since(start)
+			t.Logf("Close behind ≈ %v of work returned after %v", work, took)
+			if took > 2*work+2*time.Second {
+				t.Errorf("Close must return once the work is done: it took %v behind ≈ %v of work", took, work)
+			}
+			sp.check(t, s)
+			if err := ls.Sync(); !errors.Is(err, wgpu.ErrClosed) {
+				t.Fatalf("a closed stream answers ErrClosed, got %v", err)
+			}
+		})
+	})
+}
