@@ -266,7 +266,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 				s.holdPins(g.pins)
 				s.batch.dispatches += g.prog.Dispatches()
 				g.pre.request()
-				s.enqueued()
+				s.enqueued(roomLocked)
 				return nil
 			}
 			r.cb.Release()
@@ -321,7 +321,7 @@ func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 		s.holdPins(pins)
 		s.batch.dispatches += end - i
 		i = end
-		s.enqueued()
+		s.enqueued(roomLocked)
 	}
 	return nil
 }

@@ -164,7 +164,7 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 		s.hold(c.src)
 	}
 	s.hold(c.dst)
-	s.enqueued()
+	s.enqueued(roomUnlocked)
 	return nil
 }
 

@@ -264,7 +264,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	s.batch.dispatches++
-	s.enqueued()
+	s.enqueued(roomUnlocked)
 	return nil
 }
 

@@ -359,12 +359,12 @@ func (s *Stream) uses(pg *page) bool {
 }
 
 // enqueued is called after work was added to the open batch: it submits
-// the batch when it is full (unless the submitter is behind: handOffFull),
-// and otherwise arms the flush timer, so work never waits unsubmitted
-// longer than the flush delay.
-func (s *Stream) enqueued() {
+// the batch when it is full (unless the submitter is behind: handOffFull,
+// which may wait as w says), and otherwise arms the flush timer, so work
+// never waits unsubmitted longer than the flush delay.
+func (s *Stream) enqueued(w roomWait) {
 	full := s.batch.dispatches >= s.nextSubmit
-	if full && s.handOffFull() {
+	if full && s.handOffFull(w) {
 		return
 	}
 	if s.timerGen != s.gen {
@@ -399,7 +399,7 @@ func (s *Stream) flushOnTimer() {
 		return
 	}
 	full := s.batch.dispatches >= s.nextSubmit
-	if !s.handOffFull() {
+	if !s.handOffFull(roomNever) {
 		s.armTimer(full) // the submitter is behind: try again after the delay
 	}
 }

@@ -58,6 +58,7 @@ type submitter struct {
 	queue   []*flushJob   // handed off, not yet processed, oldest first
 	stop    bool          // no more jobs: exit once the queue is empty
 	done    []*flushJob   // processed, not yet reaped
+	handled uint64        // jobs processed so far
 	changed chan struct{} // made by a wait that honours a context, closed by the next job done
 	exited  chan struct{}
 }
@@ -106,6 +107,7 @@ func (s *Stream) startSubmitter() {
 			sub.mu.Unlock()
 			s.process(j)
 			sub.mu.Lock()
+			sub.handled++
 			sub.done = append(sub.done, j)
 			sub.cond.Broadcast()
 			if sub.changed != nil {
@@ -129,20 +131,63 @@ func (s *Stream) stopSubmitter() {
 	}
 }
 
-// handOffFull is how a full batch (enqueued, the flush timer) goes on its
-// way without blocking: it reports false, handing nothing off, while
-// maxInflight batches still wait for the submitter and the open batch holds
-// fewer than maxBacklog dispatches; past that it waits for room. The caller
-// holds s.mu.
-func (s *Stream) handOffFull() bool {
+// roomWait says how a full batch may wait for the submitter (handOffFull).
+type roomWait int
+
+const (
+	// roomNever: never wait (the flush timer; it tries again later).
+	roomNever roomWait = iota
+	// roomLocked: wait holding s.mu (a Replay between two chunks of its
+	// graph, which must stay one uninterrupted call).
+	roomLocked
+	// roomUnlocked: wait with s.mu released (a Launch, Copy or Clear whose
+	// command is enqueued already), so that no other call of the stream,
+	// a SyncContext with a deadline above all, queues behind the GPU.
+	roomUnlocked
+)
+
+// handOffFull is how a full batch goes on its way without waiting for the
+// GPU: it reports false, handing nothing off, while maxInflight batches
+// still wait for the submitter and the open batch holds fewer than
+// maxBacklog dispatches; past that it waits for room as w says (roomNever:
+// it reports false). The caller holds s.mu.
+func (s *Stream) handOffFull(w roomWait) bool {
 	s.reap(false)
 	if len(s.inflight) >= maxInflight {
-		if s.batch.dispatches < maxBacklog {
+		if w == roomNever || s.batch.dispatches < maxBacklog {
 			return false
 		}
-		s.makeRoom()
+		if w == roomLocked {
+			s.makeRoom()
+		} else if gen := s.gen; !s.waitRoomUnlocked() || s.gen != gen {
+			return true // closing, or another call handed the batch off meanwhile
+		}
 	}
 	s.handOff()
+	return true
+}
+
+// waitRoomUnlocked is makeRoom with s.mu released while the submitter
+// works; it reports false if the stream began closing meanwhile. The caller
+// holds s.mu, and holds it again on return.
+func (s *Stream) waitRoomUnlocked() bool {
+	for len(s.inflight) >= maxInflight {
+		sub := s.sub
+		if sub == nil || s.closing.Load() {
+			return false
+		}
+		sub.mu.Lock()
+		seen := sub.handled
+		sub.mu.Unlock()
+		s.mu.Unlock()
+		sub.mu.Lock()
+		for sub.handled == seen {
+			sub.cond.Wait()
+		}
+		sub.mu.Unlock()
+		s.mu.Lock()
+		s.reap(false)
+	}
 	return true
 }
 

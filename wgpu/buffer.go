@@ -37,6 +37,10 @@ type buffer struct {
 	// work that uses a mapped buffer aborts the process in wgpu-native.
 	mapping atomic.Bool
 	pending atomic.Int32
+	// mapStatus is where the native map callback stores its status: C
+	// memory, made by the first read and kept until no callback can run
+	// (see freeNative).
+	mapStatus *C.uint32_t
 }
 
 func (b *buffer) Size() uint64        { return b.size }
@@ -53,6 +57,18 @@ func (b *buffer) freeNative() {
 	b.dev.objs.remove(b)
 	b.buf.Release()
 	b.dev.live.buffers.Add(-1)
+	if st := b.mapStatus; st != nil {
+		b.mapStatus = nil
+		if C.sg_map_status(st) != C.SG_MAP_PENDING {
+			C.free(unsafe.Pointer(st))
+		} else {
+			// An abandoned read's callback has not run yet: it still
+			// writes here, at the latest when the device goes.
+			b.dev.orphans.Lock()
+			b.dev.orphans.status = append(b.dev.orphans.status, st)
+			b.dev.orphans.Unlock()
+		}
+	}
 }
 
 func (d *Device) newBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
@@ -132,9 +148,6 @@ func (d *Device) writeBuffer(x driver.Buffer, offset uint64, data []byte) error 
 	return d.scoped(op, func() error { return d.queue.WriteBuffer(b.buf, offset, data) })
 }
 
-// mapPending is no map status: the callback has not run yet.
-const mapPending = 0xffff
-
 // readBuffer maps a MapRead buffer once every submitted command using it
 // has finished, copies out, and unmaps. If ctx ends first, the map is left
 // to finish on its own and the buffer stays unusable for copies until then
@@ -167,24 +180,37 @@ func (d *Device) readBuffer(ctx context.Context, x driver.Buffer, offset uint64,
 		return opError(op, ErrInvalidArgument, "the buffer is already being mapped")
 	}
 	// The callback runs inside whichever goroutine's poll or submit
-	// wgpu-native processes it in, so the status is atomic.
-	var status atomic.Uint32
-	status.Store(mapPending)
+	// wgpu-native processes it in; it stores the status atomically into C
+	// memory that outlives this call (see sg_map_read).
+	if b.mapStatus == nil {
+		b.mapStatus = (*C.uint32_t)(C.malloc(4))
+		if b.mapStatus == nil {
+			b.mapping.Store(false)
+			return opError(op, ErrInternal, "out of host memory")
+		}
+	}
+	st := b.mapStatus
 	if err := d.scoped(op, func() error {
-		return b.buf.MapAsync(wgpu.MapModeRead, offset, size, func(st wgpu.BufferMapAsyncStatus) { status.Store(uint32(st)) })
+		C.sg_map_read(b.raw, C.size_t(offset), C.size_t(size), st)
+		return nil
 	}); err != nil {
+		if C.sg_map_status(st) == C.SG_MAP_PENDING {
+			// Refused at once, the callback may still come: the buffer
+			// stays marked as mapping, which refuses copies and reads.
+			return err
+		}
 		b.mapping.Store(false)
 		return err
 	}
-	err = d.pollUntil(ctx, func() bool { return status.Load() != mapPending })
+	err = d.pollUntil(ctx, func() bool { return C.sg_map_status(st) != C.SG_MAP_PENDING })
 	if err != nil {
 		// The map may still complete; the buffer stays marked as mapping,
 		// which refuses copies into it. Callers release it.
 		return &Error{Op: op, Err: err}
 	}
-	if st := wgpu.BufferMapAsyncStatus(status.Load()); st != wgpu.BufferMapAsyncStatusSuccess {
+	if s := wgpu.BufferMapAsyncStatus(C.sg_map_status(st)); s != wgpu.BufferMapAsyncStatusSuccess {
 		b.mapping.Store(false)
-		return &DeviceError{Op: op, Type: ErrorValidation, Message: "map failed: " + st.String()}
+		return &DeviceError{Op: op, Type: ErrorValidation, Message: "map failed: " + s.String()}
 	}
 	src := b.buf.GetMappedRange(uint(offset), uint(size))
 	copy(dst, src)
@@ -207,7 +233,9 @@ func (d *Device) pollUntil(ctx context.Context, cond func() bool) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d.pollOnce()
+		if err := d.poll(ctx); err != nil {
+			return err
+		}
 		if cond() {
 			return nil
 		}

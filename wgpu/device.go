@@ -69,6 +69,19 @@ type Device struct {
 	rawQ    C.WGPUQueue
 	done    *C.sg_done // completion record; C memory, freed by Close
 
+	// polling is the OpenGL poll in progress on a goroutine (poll).
+	polling struct {
+		sync.Mutex
+		ch chan struct{}
+	}
+
+	// orphans are map status words of released buffers whose abandoned
+	// read may still complete: freed by Close once the device is gone.
+	orphans struct {
+		sync.Mutex
+		status []*C.uint32_t
+	}
+
 	kernelsMu sync.Mutex
 	kernels   map[kernelKey]*Kernel // the cache; each entry owned by the cache until Kernel.Release
 
@@ -322,6 +335,12 @@ func (d *Device) Close() error {
 	d.done = nil
 	C.free(unsafe.Pointer(d.submitC))
 	d.submitC, d.submitCap = nil, 0
+	d.orphans.Lock()
+	for _, st := range d.orphans.status {
+		C.free(unsafe.Pointer(st))
+	}
+	d.orphans.status = nil
+	d.orphans.Unlock()
 	d.log.Debug().Msg("device closed")
 	return nil
 }
@@ -390,6 +409,52 @@ func (d *Device) pollOnce() {
 	}
 }
 
+// poll polls once for a wait bounded by ctx (nil: unbounded). On OpenGL a
+// poll needs the context, which a submit holds while the driver runs (or
+// queues) the work, so one non-blocking poll can take as long as another
+// goroutine's submit; there the poll runs on a goroutine of its own and
+// the wait returns when ctx ends, even with the poll still inside
+// wgpu-native (which then finishes it under the device's gate). Elsewhere a
+// poll returns at once and runs here.
+func (d *Device) poll(ctx context.Context) error {
+	if ctx == nil || d.info.Backend != BackendGL {
+		d.pollOnce()
+		return nil
+	}
+	select {
+	case <-d.pollAsync():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// pollAsync starts a poll on its own goroutine unless one is running, and
+// returns a channel closed when that poll has returned (at once if Close
+// has begun: the waiter then gives way).
+func (d *Device) pollAsync() <-chan struct{} {
+	d.polling.Lock()
+	defer d.polling.Unlock()
+	if d.polling.ch != nil {
+		return d.polling.ch
+	}
+	ch := make(chan struct{})
+	if !d.use.enter() {
+		close(ch)
+		return ch
+	}
+	d.polling.ch = ch
+	go func() {
+		defer d.use.leave()
+		d.pollOnce()
+		d.polling.Lock()
+		d.polling.ch = nil
+		d.polling.Unlock()
+		close(ch)
+	}()
+	return ch
+}
+
 // errWaitGaveWay is returned by waitFor when Close began while it waited.
 var errWaitGaveWay = errors.New("device closing")
 
@@ -416,7 +481,9 @@ func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) erro
 				return err
 			}
 		}
-		d.pollOnce()
+		if err := d.poll(ctx); err != nil {
+			return err
+		}
 		if d.completed() >= s {
 			return nil
 		}

@@ -685,3 +685,17 @@ WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer const * cbs, size_t
 uint32_t sg_poll(WGPUDevice d) { return wgpuDevicePoll(d, 0, NULL) ? 1 : 0; }
 
 void sg_cb_release(WGPUCommandBuffer cb) { wgpuCommandBufferRelease(cb); }
+
+typedef void (*sg_map_callback)(uint32_t status, void * userdata);
+void wgpuBufferMapAsync(WGPUBuffer buffer, uint32_t mode, size_t offset, size_t size, sg_map_callback callback, void * userdata);
+
+static void sg_map_done(uint32_t status, void * userdata) {
+	__atomic_store_n((uint32_t *)userdata, status, __ATOMIC_RELEASE);
+}
+
+void sg_map_read(WGPUBuffer b, size_t offset, size_t size, uint32_t * status) {
+	__atomic_store_n(status, SG_MAP_PENDING, __ATOMIC_RELEASE);
+	wgpuBufferMapAsync(b, 1 /* WGPUMapMode_Read */, offset, size, sg_map_done, status);
+}
+
+uint32_t sg_map_status(uint32_t const * status) { return __atomic_load_n(status, __ATOMIC_ACQUIRE); }

@@ -169,6 +169,16 @@ WGPUSubmissionIndex sg_submit(WGPUQueue q, WGPUCommandBuffer const * cbs, size_t
 uint32_t sg_poll(WGPUDevice d);
 void sg_cb_release(WGPUCommandBuffer cb);
 
+// Buffer mapping (native.c). sg_map_read starts a read mapping whose
+// callback stores its status into *status (C memory the caller keeps until
+// the callback has run); sg_map_status reads it. cogentcore's MapAsync hands
+// wgpu-native a pointer into Go memory as the callback's user data, which
+// the garbage collector may reuse before the callback runs (seen: "misuse of
+// an invalid Handle" panics inside a later submit on the H200).
+#define SG_MAP_PENDING 0xffffffffu
+void sg_map_read(WGPUBuffer b, size_t offset, size_t size, uint32_t * status); // scoped
+uint32_t sg_map_status(uint32_t const * status);
+
 // wgpu-native entry points called directly from Go.
 void wgpuCommandBufferRelease(WGPUCommandBuffer cb);
 
