@@ -49,10 +49,10 @@
 // What it never does: call wgpu-native (package wgpu does, behind
 // internal/driver), decide the capture rule itself (lifecycle does), or
 // wait for the GPU in Launch. Launch and Replay hand full batches to the
-// stream's submitter goroutine; while it still has 3 batches to submit
-// (the GPU, or OpenGL's submit, which runs the work, is behind) they keep
-// adding to the open batch instead, and wait for a submission only once
-// that batch holds 512 dispatches, which bounds the memory unsubmitted
+// stream's submitter goroutine; when it still has 3 batches to submit after
+// 2 ms (the GPU, or OpenGL's submit, which runs the work, is behind) they
+// keep adding to the open batch instead, and wait for a submission only
+// once that batch holds 512 dispatches, which bounds the memory unsubmitted
 // work holds. A Replay that joins a pre-encoded command buffer after
 // launches waits for room among those 3 batches.
 //

@@ -35,6 +35,9 @@ type Stream struct {
 	// closing is set once by Close (under mu); done is closed when Close
 	// has finished, so a second Close waits for the first.
 	closing atomic.Bool
+	// stalled is set when a full batch found no room for roomPatience:
+	// later full batches grow without waiting until room shows (submit.go).
+	stalled bool
 	done    chan struct{}
 
 	// owned holds the caller's Buffers, Textures and Samplers made on the

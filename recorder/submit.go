@@ -2,7 +2,9 @@ package recorder
 
 import (
 	"context"
+	"runtime"
 	"sync"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -19,6 +21,13 @@ import (
 const (
 	maxInflight = 3
 	maxBacklog  = 512
+	// roomPatience is how long a full batch waits for room before the
+	// stream calls the submitter stalled and lets batches grow: on a
+	// hardware adapter the submitter frees a slot within microseconds, and
+	// handing off batches of the chunk size keeps the GPU fed best; behind
+	// long GPU work (or an OpenGL submit running it) room takes as long as
+	// the work, which Launch must not wait for.
+	roomPatience = 2 * time.Millisecond
 )
 
 // flushJob is one batch on its way to the GPU: the encoder that holds its
@@ -154,17 +163,58 @@ const (
 func (s *Stream) handOffFull(w roomWait) bool {
 	s.reap(false)
 	if len(s.inflight) >= maxInflight {
-		if w == roomNever || s.batch.dispatches < maxBacklog {
+		if w == roomNever {
 			return false
 		}
-		if w == roomLocked {
+		gen := s.gen
+		switch {
+		case s.batch.dispatches < maxBacklog:
+			if s.stalled || !s.awaitRoom(w) {
+				s.stalled = true
+				return false
+			}
+		case w == roomLocked:
 			s.makeRoom()
-		} else if gen := s.gen; !s.waitRoomUnlocked() || s.gen != gen {
-			return true // closing, or another call handed the batch off meanwhile
+		case !s.waitRoomUnlocked():
+			return true // closing: Close submits the batch
+		}
+		if s.gen != gen {
+			return true // another call handed the batch off meanwhile
 		}
 	}
+	s.stalled = false
 	s.handOff()
 	return true
+}
+
+// awaitRoom waits up to roomPatience for fewer than maxInflight batches to
+// wait for the submitter, yielding the processor between looks (with s.mu
+// released for roomUnlocked); false if there is still no room. The caller
+// holds s.mu, and holds it again on return.
+func (s *Stream) awaitRoom(w roomWait) bool {
+	var deadline time.Time
+	for {
+		if s.sub == nil || s.closing.Load() {
+			return false
+		}
+		now := time.Now()
+		if deadline.IsZero() {
+			deadline = now.Add(roomPatience)
+		} else if now.After(deadline) {
+			return false
+		}
+		if w == roomUnlocked {
+			s.mu.Unlock()
+			runtime.Gosched()
+			s.mu.Lock()
+		} else {
+			runtime.Gosched()
+		}
+		s.reap(false)
+		if len(s.inflight) < maxInflight {
+			return true
+		}
+	}
 }
 
 // waitRoomUnlocked is makeRoom with s.mu released while the submitter

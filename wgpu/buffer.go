@@ -266,7 +266,9 @@ func (d *Device) dropRecord(r *cbRecord, native bool) {
 		b.drop(b)
 	}
 	if native {
+		d.lockPipelines()
 		C.sg_cb_release(r.cb)
+		d.unlockPipelines()
 	}
 	d.live.commandBuffers.Add(-1)
 	d.objs.remove(r)
@@ -378,7 +380,9 @@ func (d *Device) submitNative(raws []C.WGPUCommandBuffer) uint64 {
 		copy(unsafe.Slice(d.submitC, d.submitCap), raws)
 		p = d.submitC
 	}
+	d.lockPipelines()
 	idx := uint64(C.sg_submit(d.rawQ, p, C.size_t(len(raws)), d.done))
+	d.unlockPipelines()
 	for {
 		old := d.lastSubmit.Load()
 		if idx <= old || d.lastSubmit.CompareAndSwap(old, idx) {

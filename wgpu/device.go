@@ -92,6 +92,16 @@ type Device struct {
 	// whose submission aborts the process. Every scoped call holds it.
 	scopeMu sync.Mutex
 
+	// pipeMu serialises, on OpenGL only, making compute pipelines with
+	// everything that can destroy one: submits and polls (wgpu-core frees
+	// finished work there) and releases of kernels, programs, encoders and
+	// command buffers. wgpu-hal's GL device makes a pipeline under a
+	// try_lock of its program cache and panics if the lock is taken, which
+	// a pipeline destroyed on another thread at that moment does ("Couldn't
+	// acquire program_cache lock", seen on the H200's GL). Order: scopeMu,
+	// then pipeMu.
+	pipeMu sync.Mutex
+
 	errMu      sync.Mutex
 	uncaptured []error // device errors no scope caught, oldest first; drained by TakeErrors
 
@@ -404,8 +414,24 @@ func (d *Device) completed() uint64 { return uint64(C.sg_done_get(d.done)) }
 // everything submitted so far is complete.
 func (d *Device) pollOnce() {
 	last := d.lastSubmit.Load()
-	if C.sg_poll(d.raw) != 0 {
+	d.lockPipelines()
+	idle := C.sg_poll(d.raw) != 0
+	d.unlockPipelines()
+	if idle {
 		C.sg_done_set(d.done, C.uint64_t(last))
+	}
+}
+
+// lockPipelines and unlockPipelines hold pipeMu on OpenGL (see pipeMu).
+func (d *Device) lockPipelines() {
+	if d.info.Backend == BackendGL {
+		d.pipeMu.Lock()
+	}
+}
+
+func (d *Device) unlockPipelines() {
+	if d.info.Backend == BackendGL {
+		d.pipeMu.Unlock()
 	}
 }
 

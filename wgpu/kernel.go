@@ -169,6 +169,8 @@ func (k *Kernel) Release() {
 }
 
 func (k *Kernel) freeNative() {
+	k.dev.lockPipelines()
+	defer k.dev.unlockPipelines()
 	k.pipeline.Release()
 	k.playout.Release()
 	for _, g := range k.empty {
@@ -322,6 +324,8 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 		return nil, err
 	}
 	typ, msg = scopedError(d, func() {
+		d.lockPipelines()
+		defer d.unlockPipelines()
 		k.pipeline, cerr = d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 			Label:   entry,
 			Layout:  k.playout,
@@ -340,7 +344,9 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 // freePartial releases what a failed compile made.
 func (k *Kernel) freePartial() {
 	if k.pipeline != nil {
+		k.dev.lockPipelines()
 		k.pipeline.Release()
+		k.dev.unlockPipelines()
 	}
 	if k.playout != nil {
 		k.playout.Release()

@@ -48,7 +48,9 @@ func (p *program) releaseOwner() { p.release(p) }
 
 func (p *program) freeNative() {
 	p.dev.objs.remove(p)
+	p.dev.lockPipelines()
 	C.sg_prog_unref(p.c)
+	p.dev.unlockPipelines()
 	p.c = nil
 	p.dev.live.programs.Add(-1)
 }
