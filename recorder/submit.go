@@ -28,6 +28,14 @@ const (
 	// long GPU work (or an OpenGL submit running it) room takes as long as
 	// the work, which Launch must not wait for.
 	roomPatience = 2 * time.Millisecond
+	// gpuDepth bounds the submissions of a stream the GPU has not finished:
+	// before submitting another, the submitter waits for the one gpuDepth
+	// back. Without it a stream fed faster than the GPU runs queues work on
+	// the device without end: memory grows, and a Read, which waits for
+	// everything submitted before it, waits longer each time (seen: 3 s on
+	// the H200 behind goroutines replaying in a loop). With it the wait
+	// reaches the unsubmitted batches, then Launch (maxBacklog).
+	gpuDepth = 8
 )
 
 // flushJob is one batch on its way to the GPU: the encoder that holds its
@@ -100,6 +108,8 @@ func (s *Stream) startSubmitter() {
 	s.sub = sub
 	go func() {
 		defer close(sub.exited)
+		var recent [gpuDepth]driver.Submission // ring of the last submissions
+		n := 0
 		for {
 			sub.mu.Lock()
 			for len(sub.queue) == 0 && !sub.stop {
@@ -114,7 +124,16 @@ func (s *Stream) startSubmitter() {
 			sub.queue[len(sub.queue)-1] = nil
 			sub.queue = sub.queue[:len(sub.queue)-1]
 			sub.mu.Unlock()
+			if old := recent[n%gpuDepth]; n >= gpuDepth && old != 0 {
+				// An error here (device closed or lost) is the next
+				// submission's to report.
+				_ = s.drv.Wait(context.Background(), old)
+			}
 			s.process(j)
+			if j.err == nil && j.sub != 0 {
+				recent[n%gpuDepth] = j.sub
+				n++
+			}
 			sub.mu.Lock()
 			sub.handled++
 			sub.done = append(sub.done, j)

@@ -128,8 +128,7 @@ const longBatch = 7500 * time.Millisecond
 // running. The proof is a marker read on another stream right after it: a
 // wait that returned early leaves the rest of the batch ahead of the
 // marker, which then waits for it. The wait's own duration, against the
-// batch's measured length, is reported and checked loosely (the measure
-// of a unit on a shared two-core machine is only so good).
+// batch's measured length, is only reported.
 func waitedLongEnough(t *testing.T, what string, took, want time.Duration, other *recorder.Stream) {
 	t.Helper()
 	m := gputest.Upload(t, other, gputest.Fill(4, 5))
@@ -140,9 +139,10 @@ func waitedLongEnough(t *testing.T, what string, took, want time.Duration, other
 	if left > max(want/6, 500*time.Millisecond) {
 		t.Fatalf("%s must wait until the GPU has finished: it returned after %v, and a marker read after it still waited %v for the rest of the batch", what, took, left)
 	}
-	if took < want/2 {
-		t.Fatalf("%s must wait until the GPU has finished: it returned after %v, the batch needs ≈ %v", what, took, want)
-	}
+	// The wait's own length is not checked against the estimate: a GPU that
+	// raises its clocks under load runs the batch far faster than the unit
+	// measured cold (the H200 ran an estimated 7.5 s batch in 3.2 s, and the
+	// marker read right after showed it done). The marker read is the proof.
 }
 
 // longStream opens a stream that submits n launches as one batch: no flush
