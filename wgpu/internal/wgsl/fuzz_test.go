@@ -82,9 +82,14 @@ func checkErrorType(t *testing.T, err error) {
 
 // TestLargeInputsFinishFast feeds Specialize megabyte-sized modules built
 // to defeat a naive implementation: deep nesting, long operator chains,
-// long chains of declarations and calls. Each must finish well within a
-// second, succeeding or failing with an error, never exhausting the stack.
+// long chains of declarations and calls. Each must finish, succeeding or
+// failing with an error, never exhausting the stack. The time bound guards
+// against super-linear work, not speed: each input finishes in well under a
+// second here, while a quadratic pass over 10^5 repeats needs 10^10 steps
+// (minutes). It is wide because CI runs this beside other test binaries on
+// two loaded cores, where one input once took 2.2 s.
 func TestLargeInputsFinishFast(t *testing.T) {
+	const linearBound = 30 * time.Second
 	const n = 100_000
 	repeat := func(parts ...string) string { return strings.Repeat(strings.Join(parts, ""), n) }
 	var calls, consts, structs strings.Builder
@@ -123,7 +128,7 @@ func TestLargeInputsFinishFast(t *testing.T) {
 				checkErrorType(t, err)
 				t.Logf("%d bytes: %.200v", len(src), err)
 			}
-			if d := time.Since(start); d > time.Second {
+			if d := time.Since(start); d > linearBound {
 				t.Errorf("Specialize took %v on %d bytes; it must stay linear", d, len(src))
 			}
 		})
