@@ -33,14 +33,28 @@ type Buffer struct {
 	label    string
 }
 
-// Size is the buffer's size in bytes.
-func (b *Buffer) Size() uint64 { return b.size }
+// Size is the buffer's size in bytes (0 for a nil Buffer).
+func (b *Buffer) Size() uint64 {
+	if b == nil {
+		return 0
+	}
+	return b.size
+}
 
-// Stream is the stream whose pool the buffer came from.
-func (b *Buffer) Stream() *Stream { return b.s }
+// Stream is the stream whose pool the buffer came from (nil for a nil
+// Buffer).
+func (b *Buffer) Stream() *Stream {
+	if b == nil {
+		return nil
+	}
+	return b.s
+}
 
 // Label is the buffer's name (empty unless set, or loaded from a graph file).
 func (b *Buffer) Label() string {
+	if b == nil {
+		return ""
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.label
@@ -48,6 +62,9 @@ func (b *Buffer) Label() string {
 
 // SetLabel names the buffer; graph files and Graph.String carry the name.
 func (b *Buffer) SetLabel(label string) {
+	if b == nil {
+		return
+	}
 	b.mu.Lock()
 	b.label = label
 	b.mu.Unlock()
@@ -72,8 +89,12 @@ func (b *Buffer) Release() {
 	b.pg.unref()
 }
 
-// Released reports whether Release was called.
+// Released reports whether Release was called (true for a nil Buffer,
+// which no operation accepts either).
 func (b *Buffer) Released() bool {
+	if b == nil {
+		return true
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.released

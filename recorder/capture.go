@@ -418,7 +418,9 @@ func (s *Stream) abortLocked() error {
 // Any failure aborts cleanly: the stream is back in NoCapture, usable and
 // re-capturable, and nothing the attempt recorded is kept — even when step
 // itself misuses the lifecycle (calls BeginCapture, say). An error step
-// returns comes back as a *StepError wrapping it.
+// returns comes back as a *StepError wrapping it. A step that panics
+// aborts the capture the same way before the panic continues to the
+// caller, so a recovered panic leaves the stream usable.
 func (s *Stream) Capture(step func() error) (*Graph, error) {
 	if step == nil {
 		return nil, argError(lifecycle.GraphPrepare, ErrInvalidArgument, "Capture: step is nil")
@@ -426,13 +428,25 @@ func (s *Stream) Capture(step func() error) (*Graph, error) {
 	if err := s.GraphPrepare(); err != nil {
 		return nil, err
 	}
-	fail := func(err error) (*Graph, error) {
+	abort := func() {
 		if lock := s.lock(lifecycle.AbortCapture); lock == nil {
 			_ = s.abortLocked() // refused only from NoCapture: nothing to abandon
 			s.mu.Unlock()
 		}
+	}
+	// A panicking step unwinds through here: abandon the capture (the
+	// stream's lock is not held while step runs) and let the panic go on.
+	stepping := true
+	fail := func(err error) (*Graph, error) {
+		stepping = false
+		abort()
 		return nil, err
 	}
+	defer func() {
+		if stepping {
+			abort()
+		}
+	}()
 	if err := step(); err != nil {
 		return fail(&StepError{Run: "warmup", Err: err})
 	}
@@ -442,6 +456,7 @@ func (s *Stream) Capture(step func() error) (*Graph, error) {
 	if err := step(); err != nil {
 		return fail(&StepError{Run: "recorded", Err: err})
 	}
+	stepping = false
 	g, err := s.EndCapture()
 	if err != nil {
 		var se *lifecycle.StateError

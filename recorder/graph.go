@@ -198,8 +198,13 @@ func (g *Graph) Stats() GraphStats {
 	return g.stats
 }
 
-// Stream is the stream that captured the graph.
-func (g *Graph) Stream() *Stream { return g.s }
+// Stream is the stream that captured the graph (nil for a nil graph).
+func (g *Graph) Stream() *Stream {
+	if g == nil {
+		return nil
+	}
+	return g.s
+}
 
 // Buffers lists the Buffers the graph binds, copies or reads indirect counts
 // from, in order of first use: for a loaded graph, the buffers it made; for

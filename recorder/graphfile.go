@@ -179,6 +179,9 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	if g == nil {
 		return 0, argError(op, ErrInvalidArgument, "graph is nil")
 	}
+	if out == nil {
+		return 0, argError(op, ErrInvalidArgument, "writer is nil")
+	}
 	s := g.s
 	if err := s.check(op); err != nil {
 		return 0, err

@@ -345,6 +345,9 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 		return nil, err
 	}
 	s.mu.Unlock()
+	if r == nil {
+		return nil, argError(op, ErrInvalidArgument, "reader is nil")
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, &GraphFileError{Where: "reading", Offset: -1, Err: err}

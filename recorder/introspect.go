@@ -176,6 +176,9 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	if g == nil {
 		return argError(op, ErrInvalidArgument, "WriteDOT: graph is nil")
 	}
+	if w == nil {
+		return argError(op, ErrInvalidArgument, "WriteDOT: writer is nil")
+	}
 	g.s.mu.Lock()
 	released := g.released
 	g.s.mu.Unlock()

@@ -235,8 +235,13 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	return s, nil
 }
 
-// Device is the stream's device.
-func (s *Stream) Device() *wgpu.Device { return s.dev }
+// Device is the stream's device (nil for a nil stream).
+func (s *Stream) Device() *wgpu.Device {
+	if s == nil {
+		return nil
+	}
+	return s.dev
+}
 
 // State is where the stream is in the capture lifecycle (NoCapture for a
 // nil or closed stream).

@@ -60,11 +60,20 @@ type Texture struct {
 	released bool
 }
 
-// Desc describes the texture.
-func (t *Texture) Desc() TextureDesc { return t.desc }
+// Desc describes the texture (zero for a nil Texture).
+func (t *Texture) Desc() TextureDesc {
+	if t == nil {
+		return TextureDesc{}
+	}
+	return t.desc
+}
 
-// Size is the texture's bytes, tightly packed (what ReadTexture returns).
+// Size is the texture's bytes, tightly packed (what ReadTexture returns; 0
+// for a nil Texture).
 func (t *Texture) Size() uint64 {
+	if t == nil {
+		return 0
+	}
 	return uint64(t.desc.Width) * uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1)) * uint64(t.h.t.TexelSize())
 }
 
@@ -241,8 +250,13 @@ type Sampler struct {
 	released bool
 }
 
-// Desc describes the sampler.
-func (sm *Sampler) Desc() SamplerDesc { return sm.desc }
+// Desc describes the sampler (zero for a nil Sampler).
+func (sm *Sampler) Desc() SamplerDesc {
+	if sm == nil {
+		return SamplerDesc{}
+	}
+	return sm.desc
+}
 
 // Release drops the caller's reference (graphs keep theirs). Idempotent.
 func (sm *Sampler) Release() {

@@ -287,7 +287,12 @@ func (d *Device) probe() error {
 
 // Info describes the adapter the device was opened on, with the device's
 // limits and whether timestamp queries are available.
-func (d *Device) Info() AdapterInfo { return d.info }
+func (d *Device) Info() AdapterInfo {
+	if d == nil {
+		return AdapterInfo{}
+	}
+	return d.info
+}
 
 // Close waits for the calls in progress and for the GPU to finish what was
 // submitted, then releases every native object made from the device

@@ -134,26 +134,67 @@ type Kernel struct {
 
 type kernelKey struct{ source, entry, constants string }
 
+// The getters answer a nil *Kernel with zero values, like Release.
+
 // Entry is the kernel's entry point name.
-func (k *Kernel) Entry() string { return k.entry }
+func (k *Kernel) Entry() string {
+	if k == nil {
+		return ""
+	}
+	return k.entry
+}
 
 // Device is the device the kernel was compiled on.
-func (k *Kernel) Device() *Device { return k.dev }
+func (k *Kernel) Device() *Device {
+	if k == nil {
+		return nil
+	}
+	return k.dev
+}
 
 // Source is the WGSL the kernel was compiled from, as given.
-func (k *Kernel) Source() string { return k.source }
+func (k *Kernel) Source() string {
+	if k == nil {
+		return ""
+	}
+	return k.source
+}
 
 // Constants are the values every override of the module took (given or
 // default), by name.
-func (k *Kernel) Constants() map[string]float64 { return maps.Clone(k.constants) }
+func (k *Kernel) Constants() map[string]float64 {
+	if k == nil {
+		return nil
+	}
+	return maps.Clone(k.constants)
+}
 
 // Bindings lists the resources the entry point uses, in launch-argument
 // order (by group, then binding).
-func (k *Kernel) Bindings() []Binding { return slices.Clone(k.bindings) }
+func (k *Kernel) Bindings() []Binding {
+	if k == nil {
+		return nil
+	}
+	return slices.Clone(k.bindings)
+}
 
 // WorkgroupSize is the entry point's @workgroup_size, with overrides and
 // constant expressions evaluated and missing dimensions 1.
-func (k *Kernel) WorkgroupSize() [3]uint32 { return k.wgSize }
+func (k *Kernel) WorkgroupSize() [3]uint32 {
+	if k == nil {
+		return [3]uint32{}
+	}
+	return k.wgSize
+}
+
+// Released reports whether Release was called (true for a nil Kernel,
+// which no launch accepts either).
+func (k *Kernel) Released() bool {
+	if k == nil {
+		return true
+	}
+	return k.life.Released()
+}
 
 // Release frees the kernel (see Kernel). Idempotent and nil-safe.
 func (k *Kernel) Release() {
