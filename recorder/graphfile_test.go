@@ -151,7 +151,7 @@ func TestAGraphFileReplaysInAFreshProcess(t *testing.T) {
 	}
 	d, s := gputest.OpenStream(t)
 	g, _ := captureSample(t, d, s)
-	path := filepath.Join(t.TempDir(), "sample.sgraph")
+	path := filepath.Join(gputest.TempDir(t), "sample.sgraph")
 	var file bytes.Buffer
 	if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
 		t.Fatal(err)

@@ -46,6 +46,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -189,7 +190,7 @@ func capture(s *recorder.Stream, b *block) (*recorder.Graph, error) {
 func decode(s *recorder.Stream, b *block, draws []float64, runStep func() error) (trace, error) {
 	t := trace{probs: make([][]float32, 0, len(draws)), tokens: make([]int, 0, len(draws))}
 	token := 0
-	start := time.Now()
+	start := clock.Now()
 	for i, u := range draws {
 		if err := b.feed(s, token); err != nil {
 			return t, err
@@ -205,7 +206,7 @@ func decode(s *recorder.Stream, b *block, draws []float64, runStep func() error)
 		t.probs = append(t.probs, p)
 		t.tokens = append(t.tokens, token)
 	}
-	t.elapsed = time.Since(start)
+	t.elapsed = clock.Since(start)
 	return t, nil
 }
 

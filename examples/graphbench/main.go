@@ -101,6 +101,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -364,13 +365,13 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	}
 	e2e := map[string][]time.Duration{}
 	enq := map[string][]time.Duration{}
-	start := time.Now()
+	start := clock.Now()
 	rounds := 0
 	// Three uncounted warm-up rounds: the first passes on a GPU also pay for
 	// clock ramp-up and first-use allocations.
 	const warmup = 3
 	for round := -warmup; round < o.rounds; round++ {
-		if round >= 3 && time.Since(start) > o.budget {
+		if round >= 3 && clock.Since(start) > o.budget {
 			break
 		}
 		for j := range runs {

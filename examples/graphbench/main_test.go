@@ -28,7 +28,7 @@ var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200"}
 // held the expected value (the paths computed, they were not just timed).
 func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
-	dir := flatTempDir(t)
+	dir := gputest.TempDir(t)
 	jsonPath, svgPath := filepath.Join(dir, "out.json"), filepath.Join(dir, "out.svg")
 	var stdout, stderr bytes.Buffer
 	if err := run([]string{"-quick", "-configs", strings.Join(testedConfigs, ","), "-json", jsonPath, "-svg", svgPath, "-save", dir}, &stdout, &stderr); err != nil {
@@ -208,7 +208,7 @@ func checkRow(t *testing.T, r row) {
 // per-Replay enqueue, replay/floor = its replay/gpu) and shows its
 // replay/raw as against raw only; no GPU is needed.
 func TestMergeReadsRunsWithoutTheNewFields(t *testing.T) {
-	dir := flatTempDir(t)
+	dir := gputest.TempDir(t)
 	old := `{"adapter":"A","rows":[{"config":"tiny_x150","elems":64,"kernels":150,"rounds":5,
 		"e2e_us_per_kernel":{"eager":3,"replay":2,"replay_inline":2.5,"raw":2.2,"gpu":1.5},
 		"e2e_us_per_kernel_min":{"eager":2.9,"replay":1.9,"replay_inline":2.4,"raw":2.1,"gpu":1.4},
@@ -347,37 +347,6 @@ func TestConstOverridesKeepsTypeAndValue(t *testing.T) {
 	if got != want {
 		t.Errorf("constOverrides:\n got %q\nwant %q", got, want)
 	}
-}
-
-// flatTempDir is t.TempDir for a directory that holds only files: its
-// cleanup removes each file and then the directory with os.Remove, and fails
-// the test if any is left. t.TempDir's cleanup uses os.RemoveAll, which on
-// Windows deletes through NtSetInformationFile's FileDispositionInformationEx;
-// wine 8 (CI's Windows leg) does not implement it and answers "Invalid
-// function", a status Go does not fall back from, so the cleanup failed the
-// test. os.Remove uses DeleteFileW and RemoveDirectoryW, which wine has.
-func flatTempDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "graphbench-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Errorf("the test's directory must be readable at cleanup: %v", err)
-			return
-		}
-		for _, e := range entries {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				t.Errorf("the test's output must be removable: %v", err)
-			}
-		}
-		if err := os.Remove(dir); err != nil {
-			t.Errorf("the test's directory must be removable: %v", err)
-		}
-	})
-	return dir
 }
 
 func TestUnknownConfigIsRefusedWithTheList(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/examples/workloads"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
@@ -150,11 +151,11 @@ func newSoftgraphPaths(dev *wgpu.Device, opts []recorder.Option, w *workload, c 
 	}
 	// Capture one graph of graphLen dispatches: the warmup executes (and
 	// counts), the recorded run does not.
-	start := time.Now()
+	start := clock.Now()
 	if p.graph, err = s.Capture(func() error { return p.replayPath.t.launch(p.graphLen) }); err != nil {
 		return fail(err)
 	}
-	p.captureTime = time.Since(start)
+	p.captureTime = clock.Since(start)
 	p.replayPath.steps = p.graphLen
 	if err := s.Sync(); err != nil {
 		return fail(err)
@@ -164,29 +165,29 @@ func newSoftgraphPaths(dev *wgpu.Device, opts []recorder.Option, w *workload, c 
 
 // eager: the recorder's normal Launch path for the whole pass, then Sync.
 func (p *softgraphPaths) eager() (enqueue, e2e time.Duration, err error) {
-	t0 := time.Now()
+	t0 := clock.Now()
 	if err := p.eagerPath.t.launch(p.kernels); err != nil {
 		return 0, 0, err
 	}
-	t1 := time.Now()
+	t1 := clock.Now()
 	err = p.s.Sync()
 	p.eagerPath.steps += p.kernels
-	return t1.Sub(t0), time.Since(t0), err
+	return t1.Sub(t0), clock.Since(t0), err
 }
 
 // replay: the captured graph replayed back to back until the pass's
 // dispatches are enqueued, then Sync.
 func (p *softgraphPaths) replay() (enqueue, e2e time.Duration, err error) {
-	t0 := time.Now()
+	t0 := clock.Now()
 	for range p.replays {
 		if err := p.graph.Replay(); err != nil {
 			return 0, 0, err
 		}
 	}
-	t1 := time.Now()
+	t1 := clock.Now()
 	err = p.s.Sync()
 	p.replayPath.steps += p.kernels
-	return t1.Sub(t0), time.Since(t0), err
+	return t1.Sub(t0), clock.Since(t0), err
 }
 
 // profileRounds is how many extra executions ProfileReplay's floor makes.

@@ -8,6 +8,7 @@ import (
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -179,7 +180,7 @@ func (r *rawPaths) encode(p, from, n int) (*webgpu.CommandBuffer, error) {
 
 // raw: encode the whole pass, submit once, wait; all on the clock.
 func (r *rawPaths) raw() (time.Duration, error) {
-	t0 := time.Now()
+	t0 := clock.Now()
 	cb, err := r.encode(pathRaw, 0, r.kernels)
 	if err != nil {
 		return 0, err
@@ -188,13 +189,13 @@ func (r *rawPaths) raw() (time.Duration, error) {
 	cb.Release()
 	r.dev.Poll(true, nil)
 	r.paths[pathRaw].steps += r.kernels
-	return time.Since(t0), nil
+	return clock.Since(t0), nil
 }
 
 // chunked: encode and submit every chunk dispatches, then wait; all on the
 // clock. The GPU starts on the first chunk while the host encodes the next.
 func (r *rawPaths) chunked(chunk int) (time.Duration, error) {
-	t0 := time.Now()
+	t0 := clock.Now()
 	for from := 0; from < r.kernels; from += chunk {
 		cb, err := r.encode(pathChunked, from, min(chunk, r.kernels-from))
 		if err != nil {
@@ -205,7 +206,7 @@ func (r *rawPaths) chunked(chunk int) (time.Duration, error) {
 	}
 	r.dev.Poll(true, nil)
 	r.paths[pathChunked].steps += r.kernels
-	return time.Since(t0), nil
+	return clock.Since(t0), nil
 }
 
 // rawChunked runs chunked with the chunk sweepChunks chose.
@@ -257,10 +258,10 @@ func (r *rawPaths) gpu() (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	t0 := time.Now()
+	t0 := clock.Now()
 	r.queue.Submit(cb)
 	r.dev.Poll(true, nil)
-	d := time.Since(t0)
+	d := clock.Since(t0)
 	cb.Release()
 	r.paths[pathGPU].steps += r.kernels
 	return d, nil

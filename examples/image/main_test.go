@@ -22,7 +22,7 @@ import (
 func TestRunWritesTheBlurredTestCardAsPNG(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	const radius = 4
-	path := filepath.Join(t.TempDir(), "out.png")
+	path := filepath.Join(gputest.TempDir(t), "out.png")
 	var out bytes.Buffer
 	if err := run([]string{"-o", path, "-radius", strconv.Itoa(radius), "-replays", "3"}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -75,7 +75,7 @@ func TestRunWritesTheBlurredTestCardAsPNG(t *testing.T) {
 // it back unchanged.
 func TestRunReadsAnInputImage(t *testing.T) {
 	gputest.Open(t, wgpu.Options{})
-	dir := t.TempDir()
+	dir := gputest.TempDir(t)
 	in, out := filepath.Join(dir, "in.png"), filepath.Join(dir, "out.png")
 	card := testCard(40, 30)
 	var buf bytes.Buffer
@@ -102,7 +102,7 @@ func TestRunReadsAnInputImage(t *testing.T) {
 // workloads.MaxBlurRadius is refused before any device is opened.
 func TestRunRefusesARadiusBeyondTheExactRange(t *testing.T) {
 	var out bytes.Buffer
-	err := run([]string{"-o", filepath.Join(t.TempDir(), "x.png"), "-radius", "9"}, &out)
+	err := run([]string{"-o", filepath.Join(gputest.TempDir(t), "x.png"), "-radius", "9"}, &out)
 	if err == nil || !strings.Contains(err.Error(), "-radius 9") {
 		t.Fatalf("-radius 9 must be refused, naming the flag; got %v", err)
 	}

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -102,7 +103,7 @@ func run(args []string, stdout io.Writer) error {
 
 	var times []time.Duration
 	for r := -*warmup; r < *rounds; r++ {
-		start := time.Now()
+		start := clock.Now()
 		if err := g.Replay(); err != nil {
 			return err
 		}
@@ -110,7 +111,7 @@ func run(args []string, stdout io.Writer) error {
 			return err
 		}
 		if r >= 0 {
-			times = append(times, time.Since(start))
+			times = append(times, clock.Since(start))
 		}
 	}
 	if len(times) > 0 {

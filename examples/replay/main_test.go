@@ -47,7 +47,7 @@ func writeSample(t *testing.T, dir string) (input, expected string) {
 // another stream, times its replays into JSON, and -check finds one replay
 // equal to the expected file, and a different file not equal.
 func TestReplayToolTimesAndChecksAFile(t *testing.T) {
-	dir := t.TempDir()
+	dir := gputest.TempDir(t)
 	in, expected := writeSample(t, dir)
 	var out bytes.Buffer
 	js := filepath.Join(dir, "r.json")

@@ -31,6 +31,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -282,14 +283,14 @@ func run(args []string, stdout io.Writer) error {
 			if err := s.Sync(); err != nil {
 				return err
 			}
-			start := time.Now()
+			start := clock.Now()
 			if err := ways[w](); err != nil {
 				return fmt.Errorf("%s: %w", w, err)
 			}
 			if err := s.Sync(); err != nil {
 				return fmt.Errorf("%s: %w", w, err)
 			}
-			d := time.Since(start)
+			d := clock.Since(start)
 			got, err := sv.Grid()
 			if err != nil {
 				return err
@@ -381,15 +382,15 @@ func skipCost(dev *wgpu.Device, s *recorder.Stream, sv *Solver, loop *recorder.G
 		if err := s.Sync(); err != nil {
 			return 0, 0, err
 		}
-		start := time.Now()
+		start := clock.Now()
 		if err := loop.Replay(); err != nil {
 			return 0, 0, err
 		}
 		if err := s.Sync(); err != nil {
 			return 0, 0, err
 		}
-		d := time.Since(start)
-		start = time.Now()
+		d := clock.Since(start)
+		start = clock.Now()
 		if err := empty.Replay(); err != nil {
 			return 0, 0, err
 		}
@@ -397,7 +398,7 @@ func skipCost(dev *wgpu.Device, s *recorder.Stream, sv *Solver, loop *recorder.G
 			return 0, 0, err
 		}
 		if round >= 0 {
-			skipped, floor = append(skipped, d), append(floor, time.Since(start))
+			skipped, floor = append(skipped, d), append(floor, clock.Since(start))
 		}
 	}
 	slices.Sort(skipped)

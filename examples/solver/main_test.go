@@ -16,7 +16,7 @@ import (
 // iterations (run checks every solve), and the JSON says so.
 func TestThreeWaysSolveIdentically(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}).Close() // skip-or-require before the program opens its own
-	js := filepath.Join(t.TempDir(), "solver.json")
+	js := filepath.Join(gputest.TempDir(t), "solver.json")
 	var out bytes.Buffer
 	if err := run([]string{"-n", "32", "-sweeps", "4", "-tol", "1e-3", "-rounds", "2", "-json", js}, &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())

@@ -388,3 +388,46 @@ func MainSkippingExamples(m *testing.M) int {
 	}
 	return m.Run()
 }
+
+// TempDir is t.TempDir with a cleanup that works under wine: it removes
+// the directory's contents depth first with os.Remove and fails the test if
+// anything is left. t.TempDir's cleanup uses os.RemoveAll, which on Windows
+// (Go 1.26) deletes through NtSetInformationFile's
+// FileDispositionInformationEx; wine 8 (CI's Windows leg) does not implement
+// it and answers "Invalid function", a status Go does not fall back from,
+// so every test that wrote a file failed at cleanup. os.Remove uses
+// DeleteFileW and RemoveDirectoryW, which wine has.
+func TempDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "softgraph-test-")
+	if err != nil {
+		t.Fatalf("TempDir: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := removeTree(dir); err != nil {
+			t.Errorf("the test's directory must be removable: %v", err)
+		}
+	})
+	return dir
+}
+
+// removeTree removes dir and everything under it with os.Remove only.
+func removeTree(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, e := range entries {
+		p := dir + string(os.PathSeparator) + e.Name()
+		if e.IsDir() {
+			errs = append(errs, removeTree(p))
+			continue
+		}
+		errs = append(errs, os.Remove(p))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return os.Remove(dir)
+}
