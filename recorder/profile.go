@@ -290,7 +290,9 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	const op = lifecycle.Profile
 	var o profileOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option sets nothing
+			opt(&o)
+		}
 	}
 	if g == nil {
 		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: graph is nil")

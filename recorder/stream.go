@@ -203,7 +203,9 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		preEncode: dev.Info().Type != wgpu.AdapterCPU,
 		async:     true}
 	for _, o := range opts {
-		o(&cfg)
+		if o != nil { // a nil Option sets nothing
+			o(&cfg)
+		}
 	}
 	enc, err := drv.NewEncoder()
 	if err != nil {

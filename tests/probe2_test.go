@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 	"strings"
 	"testing"
 
@@ -45,22 +46,25 @@ func TestEveryMethodOnANilReceiverReturnsWithoutPanicking(t *testing.T) {
 		k   *wgpu.Kernel
 	)
 	errs := map[string]func() error{
-		"Graph.Replay":      func() error { return g.Replay() },
-		"Graph.Rebind":      func() error { _, err := g.Rebind(nil, nil); return err },
-		"Graph.Save":        func() error { _, err := g.Save(&bytes.Buffer{}, recorder.SaveOptions{}); return err },
-		"Graph.WriteTo":     func() error { _, err := g.WriteTo(&bytes.Buffer{}); return err },
-		"Graph.WriteDOT":    func() error { return g.WriteDOT(&bytes.Buffer{}) },
-		"Stream.Flush":      func() error { return s.Flush() },
-		"Stream.Sync":       func() error { return s.Sync() },
-		"Stream.Read":       func() error { _, err := s.Read(nil); return err },
-		"Stream.ReadTex":    func() error { _, err := s.ReadTexture(nil); return err },
-		"Stream.Write":      func() error { return s.Write(nil, 0, nil) },
-		"Stream.Copy":       func() error { return s.Copy(nil, 0, nil, 0, 4) },
-		"Stream.Clear":      func() error { return s.Clear(nil, 0, 4) },
-		"Stream.Launch":     func() error { return s.Launch(nil, recorder.Groups(1, 1, 1)) },
-		"Stream.Empty":      func() error { _, err := s.Empty(4); return err },
-		"Stream.Upload":     func() error { _, err := s.Upload(make([]byte, 4)); return err },
-		"Stream.NewTexture": func() error { _, err := s.NewTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"}); return err },
+		"Graph.Replay":   func() error { return g.Replay() },
+		"Graph.Rebind":   func() error { _, err := g.Rebind(nil, nil); return err },
+		"Graph.Save":     func() error { _, err := g.Save(&bytes.Buffer{}, recorder.SaveOptions{}); return err },
+		"Graph.WriteTo":  func() error { _, err := g.WriteTo(&bytes.Buffer{}); return err },
+		"Graph.WriteDOT": func() error { return g.WriteDOT(&bytes.Buffer{}) },
+		"Stream.Flush":   func() error { return s.Flush() },
+		"Stream.Sync":    func() error { return s.Sync() },
+		"Stream.Read":    func() error { _, err := s.Read(nil); return err },
+		"Stream.ReadTex": func() error { _, err := s.ReadTexture(nil); return err },
+		"Stream.Write":   func() error { return s.Write(nil, 0, nil) },
+		"Stream.Copy":    func() error { return s.Copy(nil, 0, nil, 0, 4) },
+		"Stream.Clear":   func() error { return s.Clear(nil, 0, 4) },
+		"Stream.Launch":  func() error { return s.Launch(nil, recorder.Groups(1, 1, 1)) },
+		"Stream.Empty":   func() error { _, err := s.Empty(4); return err },
+		"Stream.Upload":  func() error { _, err := s.Upload(make([]byte, 4)); return err },
+		"Stream.NewTexture": func() error {
+			_, err := s.NewTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"})
+			return err
+		},
 		"Stream.UploadTex": func() error {
 			_, err := s.UploadTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"}, make([]byte, 4))
 			return err
@@ -216,4 +220,204 @@ func TestAPanickingCaptureStepLeavesTheStreamInNoCapture(t *testing.T) {
 	}
 	// 1 + 2 (warmup of run 1) + 2 (warmup of run 2) + 2 (warmup) + 2 (replay)
 	gputest.WantEqual(t, "the stream computes after a panicking step", gputest.Fill(64, 9), gputest.Read(t, s, a))
+}
+
+// TestNilOptionsAreIgnored: a nil Option, KernelOption or ProfileOption in
+// a variadic list is skipped, not called (a nil func call panicked inside
+// New, Device.Kernel and ProfileReplay).
+func TestNilOptionsAreIgnored(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	var s *recorder.Stream
+	if p := noPanic(func() {
+		var err error
+		s, err = recorder.New(d, nil, recorder.WithFlushDelay(0), nil)
+		if err != nil {
+			t.Errorf("New with nil options: %v", err)
+		}
+	}); p != "" {
+		t.Fatalf("New with a nil Option panicked (the API never panics): %s", p)
+	}
+	if s == nil {
+		t.Fatal("New returned no stream")
+	}
+	defer s.Close()
+	var k *wgpu.Kernel
+	if p := noPanic(func() {
+		var err error
+		k, err = d.Kernel(gputest.AddOneWGSL, "main", nil)
+		if err != nil {
+			t.Errorf("Kernel with a nil option: %v", err)
+		}
+	}); p != "" {
+		t.Fatalf("Device.Kernel with a nil KernelOption panicked (the API never panics): %s", p)
+	}
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
+	b := gputest.Empty(t, s, a.Size())
+	g, err := s.Capture(func() error { return gputest.Chain(s, k, a, b, 2, 64) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	if p := noPanic(func() {
+		if _, err := s.ProfileReplay(g, nil); err != nil {
+			t.Errorf("ProfileReplay with a nil option: %v", err)
+		}
+	}); p != "" {
+		t.Fatalf("ProfileReplay with a nil ProfileOption panicked (the API never panics): %s", p)
+	}
+	// 1 + 2 (warmup) + 2 (profiled replay)
+	gputest.WantEqual(t, "the stream computes after nil options", gputest.Fill(64, 5), gputest.Read(t, s, a))
+}
+
+// twoParamsWGSL: out = p.a + q.b, two uniforms in one launch.
+const twoParamsWGSL = `
+struct P { a: f32 }
+struct Q { b: f32 }
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<uniform> p: P;
+@group(0) @binding(2) var<uniform> q: Q;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&out)) { out[id.x] = out[id.x] + p.a + q.b; }
+}
+`
+
+// TestATinyParamsCacheNeverServesOneSlotToTwoParamsOfALaunch: with the
+// params cache bounded to one entry, a launch with two different Params
+// evicts the first while resolving the second; the first slot must not be
+// reused for the second, or both bindings read the same value.
+func TestATinyParamsCacheNeverServesOneSlotToTwoParamsOfALaunch(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithMetadataCache(1))
+	k := gputest.Kernel(t, d, twoParamsWGSL)
+	out := gputest.Upload(t, s, gputest.Fill(64, 0))
+	want := float32(0)
+	for i := 1; i <= 20; i++ {
+		p, q := gputest.F32(float32(i)), gputest.F32(float32(1000*i))
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), out, p, q); err != nil {
+			t.Fatal(err)
+		}
+		want += float32(i) + float32(1000*i)
+		if i%7 == 0 {
+			if err := s.Sync(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	gputest.WantEqual(t, "every launch reads both its params", gputest.Fill(64, want), gputest.Read(t, s, out))
+}
+
+// TestABodyThatClosesTheStreamEndsTheBranchWithErrClosed: Close called
+// from inside an If or While body (eager or recorded) does not deadlock
+// or panic; the branch returns an error and later calls ErrClosed.
+func TestABodyThatClosesTheStreamEndsTheBranchWithErrClosed(t *testing.T) {
+	for _, capture := range []bool{false, true} {
+		t.Run(fmt.Sprintf("capture=%v", capture), func(t *testing.T) {
+			d := gputest.Open(t, wgpu.Options{})
+			s := gputest.Stream(t, d)
+			k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+			cond, err := s.Upload(gputest.U32(1, 0, 0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := gputest.Upload(t, s, gputest.Fill(64, 0))
+			body := func() error {
+				if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)); err != nil {
+					return err
+				}
+				return s.Close()
+			}
+			done := make(chan error, 1)
+			go func() {
+				if capture {
+					if err := s.GraphPrepare(); err != nil {
+						done <- err
+						return
+					}
+					if err := s.BeginCapture(); err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- s.While(cond, 0, 3, body)
+			}()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatalf("a While whose body closed the stream must return an error")
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("a While whose body closed the stream hung")
+			}
+			if err := s.Sync(); !errors.Is(err, wgpu.ErrClosed) {
+				t.Fatalf("after Close, Sync must fail with ErrClosed, got %v", err)
+			}
+		})
+	}
+}
+
+// TestABodyThatPanicsWhileRecordingCannotSealAGraph: an If or While body
+// that panics while recording never returns to close its region. A caller
+// who recovers and goes on must not get a graph whose later commands were
+// silently recorded into that body (gated by its condition): EndCapture
+// fails with a *CaptureError (lifecycle.ErrGraphState), the stream is back
+// in NoCapture, and a new capture works. Without the fix the next launch
+// was recorded inside the abandoned body and the graph sealed.
+func TestABodyThatPanicsWhileRecordingCannotSealAGraph(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		for _, kind := range []string{"If", "While"} {
+			d, s := gputest.OpenStream(t)
+			k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+			cond, err := s.Upload(gputest.U32(0, 0, 0, 0)) // false: a body never runs
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := gputest.Upload(t, s, gputest.Fill(64, 0))
+			add := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)) }
+			if err := s.GraphPrepare(); err != nil {
+				t.Fatal(err)
+			}
+			if err := add(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.BeginCapture(); err != nil {
+				t.Fatal(err)
+			}
+			p := noPanic(func() {
+				body := func() error { _ = add(); panic("body panics") }
+				if kind == "If" {
+					_ = s.If(cond, 0, body)
+				} else {
+					_ = s.While(cond, 0, 2, body)
+				}
+			})
+			if p != "body panics" {
+				t.Fatalf("%s: the body's panic must reach the caller, got %q", kind, p)
+			}
+			if err := add(); err != nil { // at top level, after the recovered panic
+				t.Fatal(err)
+			}
+			g, err := s.EndCapture()
+			if err == nil {
+				// What the graph would compute: the top-level launch adds 1.
+				_ = g.Replay()
+				got := gputest.Read(t, s, x)
+				g.Release()
+				t.Fatalf("%s: EndCapture after a body panicked must fail, not seal a graph (a replay added %v, want 1)", kind, got[0]-1)
+			}
+			gputest.WantErr(t, kind+": EndCapture after a body panicked fails with a CaptureError", err, []error{lifecycle.ErrGraphState}, "did not return")
+			if st := s.State(); st != lifecycle.NoCapture {
+				t.Fatalf("%s: after the failed EndCapture the stream must be in NoCapture, is in %v", kind, st)
+			}
+			g, err = s.Capture(add)
+			if err != nil {
+				t.Fatalf("%s: a capture after the failed one must work: %v", kind, err)
+			}
+			if err := g.Replay(); err != nil {
+				t.Fatal(err)
+			}
+			g.Release()
+			// warmups 1 + 1, replay 1
+			gputest.WantEqual(t, kind+": the stream computes after the failed capture", gputest.Fill(64, 3), gputest.Read(t, s, x))
+		}
+	})
 }

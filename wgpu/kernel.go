@@ -249,7 +249,9 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	defer d.leave()
 	var o kernelOptions
 	for _, opt := range opts {
-		opt(&o)
+		if opt != nil { // a nil option sets nothing
+			opt(&o)
+		}
 	}
 	if entry == "" {
 		return nil, opError(op, ErrInvalidArgument, "entry=\"\"")
