@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"time"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
@@ -419,5 +420,77 @@ func TestABodyThatPanicsWhileRecordingCannotSealAGraph(t *testing.T) {
 			// warmups 1 + 1, replay 1
 			gputest.WantEqual(t, kind+": the stream computes after the failed capture", gputest.Fill(64, 3), gputest.Read(t, s, x))
 		}
+	})
+}
+
+// TestHostileKernelSourcesAndConstantsFailWithCompileErrors: NUL bytes,
+// invalid UTF-8, a NUL in the entry name, and constants that are NaN,
+// infinite, negative for a u32 or out of range never abort the process:
+// each is a compile error or an invalid argument, and the device still
+// computes.
+func TestHostileKernelSourcesAndConstantsFailWithCompileErrors(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		over := `
+override n: u32 = 4u;
+override c: f32 = 1.0;
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@compute @workgroup_size(n)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&x)) { x[id.x] = x[id.x] + c; }
+}
+`
+		inf := math.Inf(1)
+		cases := []struct {
+			name, src, entry string
+			c                map[string]float64
+		}{
+			{"NUL in source", "\x00" + gputest.AddOneWGSL, "main", nil},
+			{"NUL mid-source", gputest.AddOneWGSL[:40] + "\x00" + gputest.AddOneWGSL[40:], "main", nil},
+			{"invalid UTF-8", "// \xff\xfe\n" + gputest.AddOneWGSL, "main", nil},
+			{"invalid UTF-8 in code", gputest.AddOneWGSL + "\nfn \xff() {}\n", "main", nil},
+			{"NUL in entry", gputest.AddOneWGSL, "ma\x00in", nil},
+			{"entry with spaces", gputest.AddOneWGSL, "main ", nil},
+			{"NaN constant", over, "main", map[string]float64{"c": inf - inf}},
+			{"Inf constant", over, "main", map[string]float64{"c": inf}},
+			{"negative u32", over, "main", map[string]float64{"n": -1}},
+			{"huge u32", over, "main", map[string]float64{"n": 1e20}},
+			{"fractional u32", over, "main", map[string]float64{"n": 1.5}},
+			{"zero workgroup size", over, "main", map[string]float64{"n": 0}},
+			{"workgroup size over the limit", over, "main", map[string]float64{"n": 1 << 20}},
+			{"huge f32", over, "main", map[string]float64{"c": 1e300}},
+		}
+		for _, c := range cases {
+			var err error
+			var k *wgpu.Kernel
+			if p := noPanic(func() { k, err = d.Kernel(c.src, c.entry, wgpu.WithConstants(c.c)) }); p != "" {
+				t.Errorf("%s: Kernel panicked: %s", c.name, p)
+				continue
+			}
+			if err == nil {
+				// Accepted: it must then compute (a launch must not lose the
+				// device).
+				x := gputest.Upload(t, s, gputest.Fill(64, 0))
+				var args []recorder.Arg
+				args = append(args, x)
+				if len(k.Bindings()) == 3 {
+					args = []recorder.Arg{x, gputest.Empty(t, s, 256), gputest.U32(64)}
+				}
+				if lerr := s.Launch(k, recorder.Groups(1, 1, 1), args...); lerr != nil {
+					t.Logf("%s: accepted, launch refused: %v", c.name, lerr)
+				}
+				if serr := s.Sync(); serr != nil {
+					t.Errorf("%s: a kernel Kernel accepted must run without device errors: %v", c.name, serr)
+				}
+				continue
+			}
+			if !errors.Is(err, wgpu.ErrCompile) && !errors.Is(err, wgpu.ErrInvalidArgument) {
+				t.Errorf("%s: want ErrCompile or ErrInvalidArgument, got %v", c.name, err)
+			}
+		}
+		k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+		a := gputest.Upload(t, s, gputest.Fill(64, 1))
+		b := gputest.Empty(t, s, a.Size())
+		gputest.WantEqual(t, "the device computes after hostile kernels", gputest.Fill(64, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 2, 64)))
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cogentcore/webgpu/wgpu"
 
@@ -258,6 +259,14 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	}
 	if strings.TrimSpace(source) == "" {
 		return nil, opError(op, ErrInvalidArgument, "source is empty")
+	}
+	// wgpu-native converts both strings to Rust strs and panics (aborting
+	// the process) on invalid UTF-8; a NUL would cut the C string short.
+	if !utf8.ValidString(source) || strings.IndexByte(source, 0) >= 0 {
+		return nil, opError(op, ErrInvalidArgument, "source is not valid UTF-8 text without NUL bytes")
+	}
+	if !utf8.ValidString(entry) || strings.IndexByte(entry, 0) >= 0 {
+		return nil, opError(op, ErrInvalidArgument, "entry=%q is not valid UTF-8 text without NUL bytes", entry)
 	}
 	key := kernelKey{source, entry, constantsKey(o.constants)}
 	d.kernelsMu.Lock()
