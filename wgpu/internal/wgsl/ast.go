@@ -18,7 +18,14 @@ type module struct {
 	// commas are the byte offsets of trailing commas in attribute argument
 	// lists, which the rewrite removes.
 	commas []int
+	// strips are the spans the rewrite deletes (keeping their line breaks):
+	// directives, const_asserts, var<function>'s template, and the
+	// @diagnostic and @must_use attributes, none of which naga v22 reads.
+	strips []span
 }
+
+// span is a byte range [start, end) of the source.
+type span struct{ start, end int }
 
 type decl interface {
 	declName() string
@@ -28,6 +35,7 @@ type decl interface {
 // attribute is `@name` or `@name(args)`.
 type attribute struct {
 	pos  int // the '@'
+	end  int // just past the attribute
 	name string
 	args []expr
 }
@@ -85,6 +93,7 @@ type fnDecl struct {
 	attrs  []*attribute
 	name   string
 	params []param
+	ret    expr // the return type; nil when there is none
 	body   *blockStmt
 }
 
@@ -163,15 +172,44 @@ type stmt interface{ isStmt() }
 type blockStmt struct{ stmts []stmt }
 
 type declStmt struct {
-	name string
-	init expr // nil without initializer
+	kind       string // let, var or const
+	start, end int    // the keyword; just past the ';' (0 in a for header)
+	pos        int    // the name
+	name       string
+	typ        expr // nil when inferred
+	init       expr // nil without initializer
 }
 
 type exprsStmt struct{ exprs []expr }
 
-func (*blockStmt) isStmt() {}
-func (*declStmt) isStmt()  {}
-func (*exprsStmt) isStmt() {}
+// assignStmt is `lhs op rhs` for op "=" or a compound assignment ("+=").
+type assignStmt struct {
+	lhs, rhs expr
+	op       string
+}
+
+// returnStmt is `return x;`, x nil for a bare return.
+type returnStmt struct{ x expr }
+
+// caseStmt is the selector values of one case clause of a switch.
+type caseStmt struct {
+	selector expr
+	values   []expr
+}
+
+// assertStmt is a function-scope const_assert spanning [start, end).
+type assertStmt struct {
+	start, end int
+	cond       expr
+}
+
+func (*blockStmt) isStmt()  {}
+func (*declStmt) isStmt()   {}
+func (*exprsStmt) isStmt()  {}
+func (*assignStmt) isStmt() {}
+func (*returnStmt) isStmt() {}
+func (*caseStmt) isStmt()   {}
+func (*assertStmt) isStmt() {}
 
 // Expressions. Types are expressions too, as in WGSL's grammar: a
 // template-elaborated identifier such as array<f32, 4>.
@@ -179,6 +217,7 @@ type expr interface{ exprPos() int }
 
 type identExpr struct {
 	pos  int
+	end  int // just past the name or the template list
 	name string
 	tmpl []expr // template arguments; nil without a template list
 }
@@ -192,11 +231,13 @@ type litExpr struct {
 type callExpr struct {
 	fn   *identExpr
 	args []expr
+	end  int // just past ')'
 }
 
 type parenExpr struct {
 	pos int
 	x   expr
+	end int // just past ')'
 }
 
 type unaryExpr struct {
@@ -213,11 +254,13 @@ type binaryExpr struct {
 
 type indexExpr struct {
 	x, index expr
+	end      int // just past ']'
 }
 
 type memberExpr struct {
 	x    expr
 	name string
+	end  int // just past the member name
 }
 
 func (e *identExpr) exprPos() int  { return e.pos }
@@ -228,6 +271,29 @@ func (e *unaryExpr) exprPos() int  { return e.pos }
 func (e *binaryExpr) exprPos() int { return e.x.exprPos() }
 func (e *indexExpr) exprPos() int  { return e.x.exprPos() }
 func (e *memberExpr) exprPos() int { return e.x.exprPos() }
+
+// exprEnd is the offset just past e in the source.
+func exprEnd(e expr) int {
+	switch e := e.(type) {
+	case *identExpr:
+		return e.end
+	case *litExpr:
+		return e.pos + len(e.text)
+	case *callExpr:
+		return e.end
+	case *parenExpr:
+		return e.end
+	case *unaryExpr:
+		return exprEnd(e.x)
+	case *binaryExpr:
+		return exprEnd(e.y)
+	case *indexExpr:
+		return e.end
+	case *memberExpr:
+		return e.end
+	}
+	return e.exprPos()
+}
 
 // format spells e in the canonical form Resource.Type and the rewrite use:
 // single spaces around binary operators and after commas, none elsewhere.

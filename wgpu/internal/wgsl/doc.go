@@ -17,8 +17,9 @@
 // references). Sizes, binding numbers and workgroup sizes come from this
 // parse alone: nothing reported is taken from the compiler.
 //
-// The rewrite (Kernel.Source) changes exactly two forms, because naga v22
-// rejects them and softgraph needs them:
+// The rewrite (Kernel.Source) changes only what naga v22 rejects or
+// mistypes, each change local to a declaration, literal or name so every
+// line keeps its number:
 //
 //   - `override` declarations: naga v22 does not parse them at all. Each
 //     becomes `const NAME: T = LITERAL;`, T the declared type as written or,
@@ -28,20 +29,35 @@
 //     back to the same f32 (f16), the most negative i32 as
 //     (-2147483647i - 1i). When the module redeclares the name of the
 //     concretized type (alias i32 = u32), ": T" is left out and the suffix
-//     types the const. The @id attribute goes with the declaration. The
-//     replacement keeps the declaration's line breaks, so every later line
-//     keeps its number.
-//   - trailing commas in attribute argument lists (`@binding(0,)`,
-//     `@workgroup_size(64,)`): naga v22 expects ')'. The comma is deleted.
+//     types the const. The @id attribute goes with the declaration.
+//   - abstract operands where the context fixes another type (lower.go):
+//     naga v22 types an unsuffixed integer as i32 except in binary operators
+//     and typed constructors, so in assignments, compound assignments,
+//     typed let/var initializers, returns, function arguments, switch case
+//     selectors, atomic operands and the arguments of builtins taking one
+//     type throughout (min, max, clamp, select, mix, pow, ...) an abstract
+//     literal gets its suffix (1 → 1u) or float spelling (1 → 1f) and a
+//     module-scope const of abstract type is replaced by its value in the
+//     needed type. Bodies are typed as far as that needs; where a type is
+//     unknown nothing changes.
+//   - function-scope `const`, which naga v22 does not parse: each use
+//     becomes the value and the declaration goes (one the evaluator cannot
+//     compute becomes a `let`).
+//   - expressions naga v22 does not evaluate: array element counts written
+//     as expressions (array<f32, 2 * N>), attribute arguments written as
+//     expressions (@binding(A + 1)), module-scope const initializers
+//     (const X = max(1, 2)): each becomes its value.
+//   - what naga v22 does not parse and that does not change what a kernel
+//     computes: the enable, requires and diagnostic directives, const_assert
+//     (evaluated first: a false one is an *Error), @diagnostic and @must_use,
+//     `<function>` in var<function>, and trailing commas in attribute
+//     argument lists, template lists and case selector lists.
 //
 // Everything else is copied byte for byte, including valid WGSL that naga
-// v22 also rejects (checked on lavapipe): const_assert; the enable, requires
-// and diagnostic directives and the @diagnostic attribute; trailing commas in
-// template lists (`array<f32, 4,>`); an array element count written as an
-// expression rather than a name or literal; `var<function>` spelled out;
-// f16; builtins such as abs and min in const-expressions; `5--7`; predeclared
-// type names redeclared (alias i32 = u32). Those reach the compiler as
-// written and fail there with its diagnostic.
+// v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type
+// names redeclared (alias i32 = u32); pointer parameters in the storage
+// address space (WGSL allows them only with unrestricted_pointer_parameters).
+// Those reach the compiler and fail there with its diagnostic.
 //
 // What it never does. It does not type-check function bodies, resolve
 // overloads, or check uniform buffer layout constraints, entry point I/O or

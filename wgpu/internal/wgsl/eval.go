@@ -247,6 +247,14 @@ func (c *checker) eval(e expr, overrides bool) (value, error) {
 }
 
 func (c *checker) identValue(e *identExpr, overrides bool) (value, error) {
+	if c.local != nil {
+		if v, found, ok := c.local(e.name); found {
+			if !ok {
+				return value{}, c.unsupportedf(e.pos, "%s is a function-scope name that is not a scalar constant", e.name)
+			}
+			return v, nil
+		}
+	}
 	switch d := c.m.names[e.name].(type) {
 	case *constDecl:
 		return c.constValue(d)

@@ -22,6 +22,24 @@ type checker struct {
 	types  map[typeKey]*wtype
 	busy   map[any]bool // declarations being evaluated or laid out (cycle check)
 	depth  int
+	// local, while a function body is lowered, looks a name up in the
+	// body's scopes: found when a local declares it, ok when that local is
+	// a constant of value v.
+	local func(name string) (v value, found, ok bool)
+	// edits are the lowering's rewrites of spans (array counts, attribute
+	// arguments, const initializers, declarations); conv and subst its
+	// rewrites of single literals and constant names, keyed by offset:
+	// conv converts to the type the context needs (the first conversion
+	// of a position wins), subst spells a function-scope constant where
+	// no context says more.
+	edits       []edit
+	conv, subst map[int]edit
+}
+
+// edit replaces src[start:end] with text.
+type edit struct {
+	start, end int
+	text       string
 }
 
 type typeKey struct {
@@ -40,6 +58,8 @@ func newChecker(m *module) *checker {
 		failed: map[decl]error{},
 		types:  map[typeKey]*wtype{},
 		busy:   map[any]bool{},
+		conv:   map[int]edit{},
+		subst:  map[int]edit{},
 	}
 }
 

@@ -163,18 +163,18 @@ directives:
 	for {
 		switch {
 		case p.is("enable"), p.is("requires"):
-			p.next()
+			kw := p.next()
 			for {
 				p.ident("an extension name")
 				if !p.accept(",") || p.is(";") {
 					break
 				}
 			}
-			p.expect(";")
+			p.m.strips = append(p.m.strips, span{kw.pos, p.expect(";").end})
 		case p.is("diagnostic"):
-			p.next()
+			kw := p.next()
 			p.diagnosticControl(false)
-			p.expect(";")
+			p.m.strips = append(p.m.strips, span{kw.pos, p.expect(";").end})
 		default:
 			break directives
 		}
@@ -211,7 +211,7 @@ directives:
 			default:
 				p.next()
 				m.asserts = append(m.asserts, &constAssert{pos: t.pos, cond: p.expression()})
-				p.expect(";")
+				m.strips = append(m.strips, span{t.pos, p.expect(";").end})
 				continue
 			}
 		case p.is("enable"), p.is("requires"), p.is("diagnostic"):
@@ -298,6 +298,11 @@ func (p *parser) attributes() []*attribute {
 				}
 				p.expect(")")
 			}
+		}
+		a.end = p.tok(p.p - 1).end
+		if a.name == "diagnostic" || a.name == "must_use" {
+			// naga v22 knows neither; neither changes what the code computes.
+			p.m.strips = append(p.m.strips, span{a.pos, a.end})
 		}
 		attrs = append(attrs, a)
 	}
@@ -493,7 +498,7 @@ func (p *parser) function(attrs []*attribute) *fnDecl {
 	if p.accept("->") {
 		rattrs := p.attributes()
 		p.onlyAttributes(rattrs, "a return type", "builtin", "location", "interpolate", "invariant", "blend_src")
-		p.typeSpecifier()
+		f.ret = p.typeSpecifier()
 	}
 	f.body = p.compound()
 	return f
@@ -508,6 +513,7 @@ func (p *parser) typeSpecifier() *identExpr {
 	if p.peek().kind == tokTemplateStart {
 		id.tmpl = p.templateList()
 	}
+	id.end = p.tok(p.p - 1).end
 	return id
 }
 
@@ -523,8 +529,11 @@ func (p *parser) templateList() []expr {
 			break
 		}
 		args = append(args, p.expression())
-		if !p.accept(",") {
+		if !p.is(",") {
 			break
+		}
+		if comma := p.next(); p.peek().kind == tokTemplateEnd {
+			p.m.commas = append(p.m.commas, comma.pos) // naga v22 expects '>'
 		}
 	}
 	if p.peek().kind != tokTemplateEnd {
@@ -585,14 +594,11 @@ func (p *parser) statement() stmt {
 	switch {
 	case p.is("return"):
 		p.next()
-		var s *exprsStmt
+		s := &returnStmt{}
 		if !p.is(";") {
-			s = &exprsStmt{exprs: []expr{p.expression()}}
+			s.x = p.expression()
 		}
 		p.expect(";")
-		if s == nil {
-			return nil
-		}
 		return s
 	case p.is("break"):
 		p.next()
@@ -607,15 +613,18 @@ func (p *parser) statement() stmt {
 		p.expect(";")
 		return nil
 	case p.is("const_assert"):
-		p.next()
-		s := &exprsStmt{exprs: []expr{p.expression()}}
-		p.expect(";")
+		s := &assertStmt{start: p.next().pos}
+		s.cond = p.expression()
+		s.end = p.expect(";").end
 		return s
 	case t.kind == tokIdent && keywords[t.text] && !p.is("let") && !p.is("var") && !p.is("const"):
 		p.fail(t.pos, "unexpected keyword '%s' at the start of a statement", t.text)
 	}
 	s := p.simpleStatement()
-	p.expect(";")
+	end := p.expect(";").end
+	if d, ok := s.(*declStmt); ok {
+		d.end = end
+	}
 	return s
 }
 
@@ -625,15 +634,21 @@ func (p *parser) simpleStatement() stmt {
 	switch {
 	case p.is("let"), p.is("const"), p.is("var"):
 		kw := p.next()
+		d := &declStmt{kind: kw.text, start: kw.pos}
 		if kw.text == "var" && p.peek().kind == tokTemplateStart {
 			var ignored int
-			p.varTemplate(&ignored)
+			open := p.peek().pos
+			space, _ := p.varTemplate(&ignored)
+			if space == "function" {
+				// naga v22 does not parse var<function>; it is the default.
+				p.m.strips = append(p.m.strips, span{open, p.tok(p.p - 1).end})
+			}
 		}
 		name := p.declare("a name")
+		d.name, d.pos = name.text, name.pos
 		if p.accept(":") {
-			p.typeSpecifier()
+			d.typ = p.typeSpecifier()
 		}
-		d := &declStmt{name: name.text}
 		if kw.text == "var" {
 			if p.accept("=") {
 				d.init = p.expression()
@@ -652,7 +667,7 @@ func (p *parser) simpleStatement() stmt {
 	switch t := p.peek(); {
 	case t.kind == tokPunct && (t.text == "=" || len(t.text) >= 2 && t.text[len(t.text)-1] == '=' && t.text != "==" && t.text != "!=" && t.text != "<=" && t.text != ">="):
 		p.next()
-		return &exprsStmt{exprs: []expr{lhs, p.expression()}}
+		return &assignStmt{lhs: lhs, op: t.text, rhs: p.expression()}
 	case p.adjacent("+", "+"), p.adjacent("-", "-"):
 		p.next()
 		p.next()
@@ -683,19 +698,25 @@ func (p *parser) ifStmt() stmt {
 
 func (p *parser) switchStmt() stmt {
 	p.next()
-	b := &blockStmt{stmts: []stmt{&exprsStmt{exprs: []expr{p.expression()}}}}
+	selector := p.expression()
+	b := &blockStmt{stmts: []stmt{&exprsStmt{exprs: []expr{selector}}}}
 	p.attributes()
 	p.expect("{")
 	clauses := 0
 	for !p.is("}") {
 		switch {
 		case p.accept("case"):
-			sel := &exprsStmt{}
+			sel := &caseStmt{selector: selector}
 			for {
 				if !p.accept("default") {
-					sel.exprs = append(sel.exprs, p.expression())
+					sel.values = append(sel.values, p.expression())
 				}
-				if !p.accept(",") || p.is(":") || p.is("{") || p.is("@") {
+				if !p.is(",") {
+					break
+				}
+				comma := p.next()
+				if p.is(":") || p.is("{") || p.is("@") {
+					p.m.commas = append(p.m.commas, comma.pos) // naga v22 expects a selector
 					break
 				}
 			}
@@ -852,11 +873,12 @@ func (p *parser) unary() expr {
 				p.fail(t.pos, "expected a member name after '.', found %s", p.found())
 			}
 			p.next()
-			x = &memberExpr{x: x, name: t.text}
+			x = &memberExpr{x: x, name: t.text, end: t.end}
 		case p.is("["):
 			p.next()
-			x = &indexExpr{x: x, index: p.expression()}
-			p.expect("]")
+			ix := &indexExpr{x: x, index: p.expression()}
+			ix.end = p.expect("]").end
+			x = ix
 		default:
 			return x
 		}
@@ -887,6 +909,7 @@ func (p *parser) primary() expr {
 		if p.peek().kind == tokTemplateStart {
 			id.tmpl = p.templateList()
 		}
+		id.end = p.tok(p.p - 1).end
 		if !p.is("(") {
 			return id
 		}
@@ -898,13 +921,13 @@ func (p *parser) primary() expr {
 				break
 			}
 		}
-		p.expect(")")
+		c.end = p.expect(")").end
 		return c
 	case tokPunct:
 		if t.text == "(" {
 			p.next()
 			x := &parenExpr{pos: t.pos, x: p.expression()}
-			p.expect(")")
+			x.end = p.expect(")").end
 			return x
 		}
 	}

@@ -93,6 +93,17 @@ func (w *walker) block(b *blockStmt) {
 			for _, e := range s.exprs {
 				w.expr(e)
 			}
+		case *assignStmt:
+			w.expr(s.lhs)
+			w.expr(s.rhs)
+		case *returnStmt:
+			if s.x != nil {
+				w.expr(s.x)
+			}
+		case *caseStmt:
+			for _, e := range s.values {
+				w.expr(e)
+			}
 		}
 	}
 	w.scope = w.scope[:len(w.scope)-1]

@@ -12,11 +12,10 @@ import (
 // argument list removed, each replaced region keeping its line breaks so
 // the compiler's line numbers still point at the author's lines.
 func (c *checker) rewrite() (string, error) {
-	type edit struct {
-		start, end int
-		text       string
+	if err := c.lower(); err != nil {
+		return "", err
 	}
-	var edits []edit
+	edits := slices.Clone(c.edits)
 	for _, o := range c.m.overrides {
 		v, err := c.overrideValue(o)
 		if err != nil {
@@ -32,29 +31,50 @@ func (c *checker) rewrite() (string, error) {
 			typ = ""
 		}
 		text := "const " + o.name + typ + " = " + wgslLiteral(v) + ";"
-		text += strings.Repeat("\n", strings.Count(c.m.src[o.start:o.end], "\n"))
-		edits = append(edits, edit{o.start, o.end, text})
+		edits = append(edits, edit{o.start, o.end, keepLines(c.m.src[o.start:o.end], text)})
 	}
 	for _, pos := range c.m.commas {
-		inside := false
-		for _, o := range c.m.overrides {
-			inside = inside || pos >= o.start && pos < o.end
-		}
-		if !inside {
-			edits = append(edits, edit{pos, pos + 1, ""})
+		edits = append(edits, edit{pos, pos + 1, ""})
+	}
+	for _, s := range c.m.strips {
+		edits = append(edits, edit{s.start, s.end, keepLines(c.m.src[s.start:s.end], "")})
+	}
+	for pos, e := range c.subst {
+		if _, ok := c.conv[pos]; !ok {
+			edits = append(edits, e)
 		}
 	}
-	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	for _, e := range c.conv {
+		edits = append(edits, e)
+	}
+	// At one offset the longer edit goes first and wins: an edit that
+	// starts inside one already applied (a literal inside an override or a
+	// stripped declaration) is dropped.
+	slices.SortFunc(edits, func(a, b edit) int {
+		if a.start != b.start {
+			return a.start - b.start
+		}
+		return (b.end - b.start) - (a.end - a.start)
+	})
 	var b strings.Builder
 	b.Grow(len(c.m.src))
 	last := 0
 	for _, e := range edits {
+		if e.start < last {
+			continue
+		}
 		b.WriteString(c.m.src[last:e.start])
 		b.WriteString(e.text)
 		last = e.end
 	}
 	b.WriteString(c.m.src[last:])
 	return b.String(), nil
+}
+
+// keepLines is text followed by as many line breaks as old has, so every
+// later line keeps its number.
+func keepLines(old, text string) string {
+	return text + strings.Repeat("\n", strings.Count(old, "\n"))
 }
 
 // wgslLiteral spells v as a WGSL literal of exactly its type: an explicit

@@ -8,11 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestRewriteChangesOnlyOverridesAndAttributeCommas: Kernel.Source differs from the input in exactly the forms
-// the package doc lists (overrides become consts, attribute trailing commas
-// go) and keeps every line where it was, so the compiler's diagnostics
-// point at the author's lines.
-func TestRewriteChangesOnlyOverridesAndAttributeCommas(t *testing.T) {
+// TestRewriteChangesOnlyWhatTheCompilerCannotRead: Kernel.Source differs
+// from the input in exactly the forms the package doc lists (overrides
+// become consts; trailing commas, directives, const_assert, @diagnostic and
+// @must_use go; abstract operands the bundled compiler cannot convert are
+// spelled out) and keeps every line where it was, so the compiler's
+// diagnostics point at the author's lines.
+func TestRewriteChangesOnlyWhatTheCompilerCannotRead(t *testing.T) {
 	for _, tc := range rewriteCases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.src + rewriteEntry
@@ -89,15 +91,35 @@ var rewriteCases = []struct {
 			"fn main(@builtin(global_invocation_id,) id: vec3u) { s.a = f32(id.x); }\n",
 		want: "struct S { @align(16) @size(16 ) a: f32 }\n" +
 			"@group(0) @binding(1)\nvar<storage, read_write> s: S;\n" +
-			"@compute @workgroup_size(8, 8) @diagnostic(off, derivative_uniformity)\n" +
+			"@compute @workgroup_size(8, 8) \n" +
 			"fn main(@builtin(global_invocation_id) id: vec3u) { s.a = f32(id.x); }\n",
 	},
 	{
-		name: "nothing else changes: template-list commas, directives, const_assert, CRLF, comments",
+		name: "directives, const_assert and template-list commas go; comments and CRLF stay",
 		src: "enable f16;\r\ndiagnostic(off, derivative_uniformity);\r\n/* override x = 1; @binding(0,) */\r\n" +
-			"const_assert 1 < 2;\r\nalias A = array<f32, 4,>;\r\nfn f(a: i32,) -> i32 { return max(a, 1,); }\r\n",
-		want: "enable f16;\r\ndiagnostic(off, derivative_uniformity);\r\n/* override x = 1; @binding(0,) */\r\n" +
-			"const_assert 1 < 2;\r\nalias A = array<f32, 4,>;\r\nfn f(a: i32,) -> i32 { return max(a, 1,); }\r\n",
+			"const_assert 1 < 2;\r\nalias A = array<f32, 4,>;\r\nfn f(a: u32,) -> u32 { return max(a, 1,); }\r\n",
+		want: "\r\n\r\n/* override x = 1; @binding(0,) */\r\n" +
+			"\r\nalias A = array<f32, 4>;\r\nfn f(a: u32,) -> u32 { return max(a, 1u,); }\r\n",
+	},
+	{
+		name: "abstract integers become the type their context needs",
+		src: "@group(0) @binding(0) var<storage, read_write> c: array<u32>;\n" +
+			"@group(0) @binding(1) var<storage, read_write> n: atomic<u32>;\n" +
+			"const K = 3;\nfn g(x: u32) -> f32 { let y: f32 = 1; return y * 2; }\n" +
+			"fn h() { c[0] = 1; c[1] += K; atomicAdd(&n, 1); switch c[2] { case 1, 2: {} default: {} }\n" +
+			"  c[3] = select(0, 1, c[4] > K); c[5] = clamp(c[6], 0, 10); _ = g(3); var i = 0; i += 1; }\n",
+		want: "@group(0) @binding(0) var<storage, read_write> c: array<u32>;\n" +
+			"@group(0) @binding(1) var<storage, read_write> n: atomic<u32>;\n" +
+			"const K = 3;\nfn g(x: u32) -> f32 { let y: f32 = 1f; return y * 2; }\n" +
+			"fn h() { c[0] = 1u; c[1] += 3u; atomicAdd(&n, 1u); switch c[2] { case 1u, 2u: {} default: {} }\n" +
+			"  c[3] = select(0u, 1u, c[4] > 3u); c[5] = clamp(c[6], 0u, 10u); _ = g(3u); var i = 0; i += 1; }\n",
+	},
+	{
+		name: "function-scope consts are replaced by their values; counts and attribute expressions by theirs",
+		src: "const A = 2;\n@group(A - 2) @binding(A + 1) var<storage, read_write> c: array<u32, A * 4>;\n" +
+			"fn h() { const k: u32 = 4; const f = k * 2; var a: array<f32, f>; c[0] = k + f; let z = f; var<function> w: u32 = k; }\n",
+		want: "const A = 2;\n@group(0) @binding(3) var<storage, read_write> c: array<u32, 8>;\n" +
+			"fn h() {   var a: array<f32, 8u>; c[0] = 4u + 8u; let z = 8u; var w: u32 = 4u; }\n",
 	},
 }
 

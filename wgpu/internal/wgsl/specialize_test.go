@@ -106,10 +106,11 @@ var specializeCases = []specializeCase{
 			"@group(A - 2) @binding(A + 1) var<storage, read_write> out: array<f32>;\n" +
 			"@group(0) @binding(min(B, 9u) << 1u) var<uniform> u: vec4f;\n" +
 			"@compute @workgroup_size((8), 8, abs(-1))\nfn main() { out[0] = u.x; }\n",
-		want: &Kernel{WorkgroupSize: [3]uint32{8, 8, 1}, Resources: []Resource{
-			at(out, 0, 3),
-			{Binding: 12, Name: "u", Kind: ResourceUniform, Type: "vec4f", MinSize: 16},
-		}},
+		want: &Kernel{Source: "const A = 2;\nconst B: u32 = 6u;\n@group(0) @binding(3) var<storage, read_write> out: array<f32>;\n@group(0) @binding(12u) var<uniform> u: vec4f;\n@compute @workgroup_size(8, 8, 1)\nfn main() { out[0] = u.x; }\n",
+			WorkgroupSize: [3]uint32{8, 8, 1}, Resources: []Resource{
+				at(out, 0, 3),
+				{Binding: 12, Name: "u", Kind: ResourceUniform, Type: "vec4f", MinSize: 16},
+			}},
 	},
 	{
 		name: "trailing commas in attributes are accepted and removed",
@@ -128,19 +129,14 @@ var specializeCases = []specializeCase{
 	// var forms.
 	{
 		name: "address spaces and access modes, with blankspace anywhere",
-		src: "@group(0) @binding(0) var<storage,\n read_write> rw: array<u32>;\n" +
-			"@group(0) @binding(1) var<storage>ro: array<u32>;\n" +
-			"@group(0) @binding(2) var<\tstorage ,\tread\t> r: array<u32>;\n" +
-			"@group(0) @binding(3) var<uniform> u: vec2<u32>;\n" +
-			"var<workgroup> tile: array<u32, 64>;\n" +
-			"var<private> p: u32 = 3u;\n" +
-			"@compute @workgroup_size(64)\nfn main() {\n  var<function> f: u32 = ro[0] + r[0] + u.x + p;\n  tile[0] = f;\n  rw[0] = tile[0];\n}\n",
-		want: &Kernel{WorkgroupSize: [3]uint32{64, 1, 1}, WorkgroupStorage: 256, Resources: []Resource{
-			{Name: "rw", Kind: ResourceStorage, Type: "array<u32>", MinSize: 4, Access: AccessReadWrite},
-			{Binding: 1, Name: "ro", Kind: ResourceReadOnlyStorage, Type: "array<u32>", MinSize: 4, Access: AccessRead},
-			{Binding: 2, Name: "r", Kind: ResourceReadOnlyStorage, Type: "array<u32>", MinSize: 4, Access: AccessRead},
-			{Binding: 3, Name: "u", Kind: ResourceUniform, Type: "vec2<u32>", MinSize: 8},
-		}},
+		src:  addressSpaces,
+		want: &Kernel{Source: strings.Replace(addressSpaces, "var<function>", "var", 1),
+			WorkgroupSize: [3]uint32{64, 1, 1}, WorkgroupStorage: 256, Resources: []Resource{
+				{Name: "rw", Kind: ResourceStorage, Type: "array<u32>", MinSize: 4, Access: AccessReadWrite},
+				{Binding: 1, Name: "ro", Kind: ResourceReadOnlyStorage, Type: "array<u32>", MinSize: 4, Access: AccessRead},
+				{Binding: 2, Name: "r", Kind: ResourceReadOnlyStorage, Type: "array<u32>", MinSize: 4, Access: AccessRead},
+				{Binding: 3, Name: "u", Kind: ResourceUniform, Type: "vec2<u32>", MinSize: 8},
+			}},
 	},
 	{
 		name: "workgroup storage counts each variable rounded up to 16 bytes",
@@ -163,16 +159,8 @@ var specializeCases = []specializeCase{
 			"@must_use\nfn twice(@builtin(local_invocation_index) ignored: u32, x: Index) -> @location(0) u32 { return x * 2u; }\n" +
 			"@diagnostic(off, derivative_uniformity) @compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { out[twice(0u, id.x)].a = scale; }\n",
 		want: &Kernel{
-			Source: "enable f16;\nrequires readonly_and_readwrite_storage_textures;\ndiagnostic(off, derivative_uniformity);\n" +
-				"alias Index = u32;\n" +
-				"struct In {\n  @builtin(global_invocation_id) id: vec3<u32>,\n  @location(0) @interpolate(flat) tag: u32,\n}\n" +
-				"struct P {\n  @align(16) a: f32,\n  @size(12) b: u32,\n  c: vec2h,\n};\n" +
-				"const N: Index = 4;\n" +
-				"const_assert N == 4u;\n" +
-				"const scale: f32 = 1.5f;\n" +
-				"@group(0) @binding(0) var<storage, read_write> out: array<P, N>;\n" +
-				"@must_use\nfn twice(@builtin(local_invocation_index) ignored: u32, x: Index) -> @location(0) u32 { return x * 2u; }\n" +
-				"@diagnostic(off, derivative_uniformity) @compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { out[twice(0u, id.x)].a = scale; }\n",
+			// Directives, const_assert, @must_use and @diagnostic go; N gets its type.
+			Source:        "\n\n\nalias Index = u32;\nstruct In {\n  @builtin(global_invocation_id) id: vec3<u32>,\n  @location(0) @interpolate(flat) tag: u32,\n}\nstruct P {\n  @align(16) a: f32,\n  @size(12) b: u32,\n  c: vec2h,\n};\nconst N: Index = 4u;\n\nconst scale: f32 = 1.5f;\n@group(0) @binding(0) var<storage, read_write> out: array<P, N>;\n\nfn twice(@builtin(local_invocation_index) ignored: u32, x: Index) -> @location(0) u32 { return x * 2u; }\n @compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { out[twice(0u, id.x)].a = scale; }\n",
 			WorkgroupSize: [3]uint32{64, 1, 1},
 			// P: a at 0 (align 16), b at 4 size 12, c at 16 size 4; size 32.
 			Resources: []Resource{{Name: "out", Kind: ResourceStorage, Type: "array<P, N>", MinSize: 4 * 32, Access: AccessReadWrite}},
@@ -349,7 +337,7 @@ var specializeCases = []specializeCase{
 			"  var m: mat2x2f; m[0][1] = 1.0; var v = vec4(1.0); v.x = v.w;\n" +
 			"  i <<= 1u; i >>= 1u; i |= 1; i &= 3; i ^= 2; i %= 5; i /= 2;\n" +
 			"  if li == 99u { return; }\n}\n",
-		want: kernel(out),
+		want: withSource(kernel(out), "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\nstruct Pair { a: f32, b: Inner }\nstruct Inner { v: vec2f }\nfn make() -> Pair { return Pair(1.0, Inner(vec2f(2.0))); }\nfn bump(p: ptr<storage, array<f32>, read_write>) { (*p)[0] += 1.0; }\n@compute @workgroup_size(64)\nfn main(@builtin(local_invocation_index) li: u32) {\n  ;\n  var i: i32;\n  let n = i32(arrayLength(&out));\n  \n  \n   if i < n { i++; } else if i > n { i--; } else { i = 0; }\n  switch i { case 0, 1: { i += 1; } case 2, default { i -= 1; } }\n  loop { if i >= 10 { break; } i = i + 1; continuing { i *= 1; break if i > 20; } }\n  for (var j = 0u; j < 4u; j++) { if j == 2u { continue; } }\n  for (;;) { break; }\n  while i > 0 { i -= 1; }\n  { _ = make(); }\n  let p = &out;\n  (*p)[li] = make().b.v.x;\n  bump(&out);\n  var m: mat2x2f; m[0][1] = 1.0; var v = vec4(1.0); v.x = v.w;\n  i <<= 1u; i >>= 1u; i |= 1; i &= 3; i ^= 2; i %= 5; i /= 2;\n  if li == 99u { return; }\n}\n"),
 	},
 
 	// The call graph.
@@ -622,6 +610,14 @@ fn main(@builtin(global_invocation_id) grid: vec3u) {
 
 var gameOfLifeRewritten = strings.Replace(gameOfLife, "override blockSize = 8;", "const blockSize: i32 = 8i;", 1)
 
+const addressSpaces = "@group(0) @binding(0) var<storage,\n read_write> rw: array<u32>;\n" +
+	"@group(0) @binding(1) var<storage>ro: array<u32>;\n" +
+	"@group(0) @binding(2) var<\tstorage ,\tread\t> r: array<u32>;\n" +
+	"@group(0) @binding(3) var<uniform> u: vec2<u32>;\n" +
+	"var<workgroup> tile: array<u32, 64>;\n" +
+	"var<private> p: u32 = 3u;\n" +
+	"@compute @workgroup_size(64)\nfn main() {\n  var<function> f: u32 = ro[0] + r[0] + u.x + p;\n  tile[0] = f;\n  rw[0] = tile[0];\n}\n"
+
 // TestSpecializeKeepsItsContract is the contract of Specialize, one form or error per row:
 // what it must understand, what it must report, and how it must fail.
 func TestSpecializeKeepsItsContract(t *testing.T) {
@@ -698,4 +694,10 @@ func TestCommentsAndLineBreaksBetweenTokensChangeNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withSource is k with the Source the rewrite is expected to produce.
+func withSource(k *Kernel, src string) *Kernel {
+	k.Source = src
+	return k
 }

@@ -1,0 +1,1130 @@
+package wgsl
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Lowering: the part of the rewrite that spells out what WGSL leaves
+// implicit and naga v22 cannot infer. naga v22 gives an unsuffixed integer
+// literal the type i32 wherever the context does not convert it itself,
+// and it converts in binary operators and typed constructors only; so
+// `c[0] = 1` (c an array<u32>), `atomicAdd(&n, 1)`, `case 1:` over a u32,
+// `min(x, 5)`, `let y: f32 = 1`, `return 0` from an fn returning u32 and a
+// u32 argument written `3` all fail there. lower types every function body
+// far enough to find those contexts (WGSL § "Type Rules"; what it cannot
+// type it leaves alone) and converts the abstract operand in place: a
+// literal gets its suffix (1 → 1u) or its float spelling (1 → 1f), a
+// constant of abstract type is replaced by its value in the needed type.
+//
+// It also removes constructs naga v22 does not parse whose meaning is
+// plain: function-scope `const` (every use gets the value, the
+// declaration goes; a constant the evaluator cannot compute becomes a
+// `let`), array element counts and attribute arguments written as
+// expressions (replaced by their value), and module-scope const
+// initializers naga v22 cannot evaluate (builtins such as max).
+//
+// Every change is local to a literal, name or expression, so line numbers
+// stay those of the author.
+
+// ty is a type as the lowering sees it; nil means "not known", and nothing
+// is converted on the strength of an unknown type.
+type ty struct {
+	kind   typeKind
+	scalar scalar // scalar, vector, matrix or atomic component; texel type of textures
+	n      int    // vector width, matrix rows, array count (0: runtime-sized)
+	cols   int
+	elem   *ty // array element, pointer's store type
+	st     *structDecl
+	fields []field // the result structs of builtins (atomicCompareExchangeWeak, modf, frexp)
+	depth  bool    // depth texture
+}
+
+type field struct {
+	name string
+	t    *ty
+}
+
+func scalarTy(k scalar) *ty     { return &ty{kind: typeScalar, scalar: k} }
+func vecTy(n int, k scalar) *ty { return &ty{kind: typeVec, n: n, scalar: k} }
+
+// leaf is the scalar at the bottom of t (0 when t has none).
+func leaf(t *ty) scalar {
+	for t != nil && t.kind == typeArray {
+		t = t.elem
+	}
+	if t == nil {
+		return 0
+	}
+	switch t.kind {
+	case typeScalar, typeVec, typeMat, typeAtomic:
+		return t.scalar
+	}
+	return 0
+}
+
+func abstractTy(t *ty) bool { return leaf(t).abstract() }
+
+// withLeaf is t with its bottom scalar replaced by k.
+func withLeaf(t *ty, k scalar) *ty {
+	if t == nil {
+		return nil
+	}
+	u := *t
+	if u.kind == typeArray {
+		u.elem = withLeaf(t.elem, k)
+		return &u
+	}
+	u.scalar = k
+	return &u
+}
+
+// concrete is t with an abstract bottom scalar given its default type.
+func concrete(t *ty) *ty {
+	switch leaf(t) {
+	case scalarAbstractInt:
+		return withLeaf(t, scalarI32)
+	case scalarAbstractFloat:
+		return withLeaf(t, scalarF32)
+	}
+	return t
+}
+
+func deref(t *ty) *ty {
+	if t != nil && t.kind == typePtr {
+		return t.elem
+	}
+	return t
+}
+
+// local is one function-scope name.
+type local struct {
+	t   *ty
+	val *value // a const the evaluator computed: every use is replaced by it
+}
+
+// lowerer lowers one function at a time.
+type lowerer struct {
+	c      *checker
+	ret    *ty
+	scopes []map[string]*local
+	types  map[expr]*ty
+	busy   map[*constDecl]bool
+}
+
+// lower records the lowering's edits for the whole module: every function
+// goes to the compiler, not only those the entry point calls.
+func (c *checker) lower() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
+		}
+	}()
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}}
+	c.local = l.lookupConst
+	defer func() { c.local = nil }()
+	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
+	for _, d := range decls {
+		switch d := d.(type) {
+		case *structDecl:
+			for _, m := range d.members {
+				l.resolve(m.typ)
+				l.attrArgs(m.attrs)
+			}
+		case *aliasDecl:
+			l.resolve(d.typ)
+		case *varDecl:
+			l.attrArgs(d.attrs)
+			t := l.resolve(d.typ)
+			if d.init != nil {
+				l.check(d.init)
+				l.coerce(d.init, t)
+			}
+		case *constDecl:
+			l.moduleConst(d)
+		case *fnDecl:
+			l.attrArgs(d.attrs)
+		}
+	}
+	for _, f := range c.m.fns {
+		if err := l.function(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attrArgs replaces attribute arguments written as expressions by their
+// values (naga v22 evaluates few expressions there).
+func (l *lowerer) attrArgs(attrs []*attribute) {
+	for _, a := range attrs {
+		switch a.name {
+		case "group", "binding", "id", "align", "size", "location", "workgroup_size":
+		default:
+			continue
+		}
+		for _, e := range a.args {
+			switch e.(type) {
+			case *litExpr, *identExpr:
+				continue
+			}
+			v, err := l.c.eval(e, a.name == "workgroup_size")
+			if err != nil || !v.kind.isInt() {
+				continue
+			}
+			l.c.edits = append(l.c.edits, edit{e.exprPos(), exprEnd(e), literalText(v)})
+		}
+	}
+}
+
+// moduleConst replaces an initializer naga v22 may not evaluate by its
+// value, keeping the constant's type (abstract stays abstract).
+func (l *lowerer) moduleConst(d *constDecl) {
+	t := l.resolve(d.typ)
+	v, err := l.c.constValue(d)
+	if err != nil {
+		l.check(d.init)
+		l.coerce(d.init, t)
+		return
+	}
+	if lit, ok := d.init.(*litExpr); ok && lit.val.kind == v.kind {
+		return
+	}
+	l.c.edits = append(l.c.edits, edit{d.init.exprPos(), exprEnd(d.init), literalText(v)})
+}
+
+// literalText spells v as a literal of exactly its type, abstract types
+// included, parenthesised when negative so it can follow any operator.
+func literalText(v value) string {
+	var s string
+	switch v.kind {
+	case scalarAbstractInt:
+		s = strconv.FormatInt(v.i, 10)
+	case scalarAbstractFloat:
+		s = strconv.FormatFloat(v.f, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".en") {
+			s += ".0"
+		}
+	default:
+		s = wgslLiteral(v)
+	}
+	if strings.HasPrefix(s, "-") {
+		s = "(" + s + ")"
+	}
+	return s
+}
+
+func (l *lowerer) lookupConst(name string) (value, bool, bool) {
+	for i := len(l.scopes) - 1; i >= 0; i-- {
+		if loc, ok := l.scopes[i][name]; ok {
+			if loc.val == nil {
+				return value{}, true, false
+			}
+			return *loc.val, true, true
+		}
+	}
+	return value{}, false, false
+}
+
+func (l *lowerer) lookup(name string) *local {
+	for i := len(l.scopes) - 1; i >= 0; i-- {
+		if loc, ok := l.scopes[i][name]; ok {
+			return loc
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) declare(name string, loc *local) {
+	l.scopes[len(l.scopes)-1][name] = loc
+}
+
+func (l *lowerer) function(f *fnDecl) error {
+	l.scopes = []map[string]*local{{}}
+	defer func() { l.scopes = nil }()
+	for _, p := range f.params {
+		l.declare(p.name, &local{t: l.resolve(p.typ)})
+	}
+	l.ret = l.resolve(f.ret)
+	return l.block(f.body)
+}
+
+func (l *lowerer) block(b *blockStmt) error {
+	l.scopes = append(l.scopes, map[string]*local{})
+	defer func() { l.scopes = l.scopes[:len(l.scopes)-1] }()
+	for _, s := range b.stmts {
+		if err := l.stmt(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) stmt(s stmt) error {
+	switch s := s.(type) {
+	case *blockStmt:
+		return l.block(s)
+	case *declStmt:
+		l.decl(s)
+	case *exprsStmt:
+		for _, e := range s.exprs {
+			l.check(e)
+		}
+	case *assignStmt:
+		lt := l.check(s.lhs)
+		l.check(s.rhs)
+		switch s.op {
+		case "<<=", ">>=":
+			l.coerce(s.rhs, withLeaf(lt, scalarU32))
+		default:
+			l.coerce(s.rhs, lt)
+		}
+	case *returnStmt:
+		if s.x != nil {
+			l.check(s.x)
+			l.coerce(s.x, l.ret)
+		}
+	case *caseStmt:
+		st := l.check(s.selector)
+		for _, v := range s.values {
+			l.check(v)
+			l.coerce(v, st)
+		}
+	case *assertStmt:
+		l.c.edits = append(l.c.edits, edit{s.start, s.end, keepLines(l.c.m.src[s.start:s.end], "")})
+		v, err := l.c.eval(s.cond, false)
+		if err == nil && v.kind == scalarBool && v.i == 0 {
+			return l.c.errorf(s.start, "const_assert %s is false", format(s.cond))
+		}
+	}
+	return nil
+}
+
+func (l *lowerer) decl(d *declStmt) {
+	declared := l.resolve(d.typ)
+	if d.kind == "const" {
+		if v, err := l.c.eval(d.init, false); err == nil {
+			if declared != nil && declared.kind == typeScalar {
+				v, err = l.c.convert(v, declared.scalar, d.init.exprPos())
+			}
+			if err == nil && d.end > 0 {
+				l.c.edits = append(l.c.edits, edit{d.start, d.end, keepLines(l.c.m.src[d.start:d.end], "")})
+				l.declare(d.name, &local{t: scalarTy(v.kind), val: &v})
+				return
+			}
+		}
+		// Not a scalar the evaluator computes: a let has the same value
+		// wherever naga v22 accepts it.
+		l.c.edits = append(l.c.edits, edit{d.start, d.start + len("const"), "let  "})
+	}
+	t := declared
+	if d.init != nil {
+		it := l.check(d.init)
+		if t == nil {
+			t = concrete(it)
+		}
+		l.coerce(d.init, t)
+	}
+	l.declare(d.name, &local{t: t})
+}
+
+// resolve is the type a type expression names, recording the rewrite of
+// array counts written as expressions; nil when unknown.
+func (l *lowerer) resolve(e expr) *ty {
+	id, ok := e.(*identExpr)
+	if !ok || id == nil {
+		return nil
+	}
+	if l.lookup(id.name) != nil {
+		return nil
+	}
+	switch d := l.c.m.names[id.name].(type) {
+	case *structDecl:
+		return &ty{kind: typeStruct, st: d}
+	case *aliasDecl:
+		l.c.depth++ // an alias cycle is an error reported elsewhere; depth bounds it here
+		defer func() { l.c.depth-- }()
+		if l.c.depth > maxCheckDepth {
+			return nil
+		}
+		return l.resolve(d.typ)
+	case nil:
+	default:
+		return nil
+	}
+	name, args := id.name, id.tmpl
+	if k, ok := scalarNames[name]; ok {
+		return scalarTy(k)
+	}
+	if n, k, ok := vecName(name); ok {
+		if k == 0 && len(args) == 1 {
+			k = leaf(l.resolve(args[0]))
+		}
+		return vecTy(int(n), k)
+	}
+	if cols, rows, k, ok := matName(name); ok {
+		if k == 0 && len(args) == 1 {
+			k = leaf(l.resolve(args[0]))
+		}
+		return &ty{kind: typeMat, n: int(rows), cols: int(cols), scalar: k}
+	}
+	switch name {
+	case "array":
+		if len(args) == 0 {
+			return nil
+		}
+		t := &ty{kind: typeArray, elem: l.resolve(args[0])}
+		if len(args) == 2 {
+			if v, err := l.c.eval(args[1], true); err == nil && v.kind.isInt() {
+				t.n = int(min(v.i, math.MaxInt32))
+				// naga v22 reads a literal or a module-scope name there, not
+				// an expression; a function-scope const is replaced anyway.
+				switch n := args[1].(type) {
+				case *litExpr:
+				case *identExpr:
+					if loc := l.lookup(n.name); loc != nil && loc.val != nil {
+						l.c.subst[n.pos] = edit{n.pos, n.end, literalText(v)}
+					}
+				default:
+					l.c.edits = append(l.c.edits, edit{n.exprPos(), exprEnd(n), literalText(v)})
+				}
+			}
+		}
+		return t
+	case "atomic":
+		if len(args) == 1 {
+			return &ty{kind: typeAtomic, scalar: leaf(l.resolve(args[0]))}
+		}
+	case "ptr":
+		if len(args) >= 2 {
+			return &ty{kind: typePtr, elem: l.resolve(args[1])}
+		}
+	case "sampler", "sampler_comparison":
+		return &ty{kind: typeSampler}
+	}
+	if rest, ok := strings.CutPrefix(name, "texture_storage_"); ok {
+		t := &ty{kind: typeStorageTexture, n: texDims(rest)}
+		if len(args) >= 1 {
+			if f, ok := args[0].(*identExpr); ok {
+				t.scalar = formatScalar(f.name)
+			}
+		}
+		return t
+	}
+	if rest, ok := strings.CutPrefix(name, "texture_depth_"); ok {
+		return &ty{kind: typeTexture, n: texDims(rest), scalar: scalarF32, depth: true}
+	}
+	if rest, ok := strings.CutPrefix(name, "texture_"); ok {
+		t := &ty{kind: typeTexture, n: texDims(rest)}
+		if len(args) == 1 {
+			t.scalar = leaf(l.resolve(args[0]))
+		}
+		return t
+	}
+	return nil
+}
+
+// texDims is how many coordinates textureDimensions returns for a texture
+// of the named shape.
+func texDims(shape string) int {
+	switch shape {
+	case "1d":
+		return 1
+	case "3d":
+		return 3
+	}
+	return 2
+}
+
+// formatScalar is the channel type of a storage texel format.
+func formatScalar(f string) scalar {
+	switch {
+	case strings.HasSuffix(f, "uint"):
+		return scalarU32
+	case strings.HasSuffix(f, "sint"):
+		return scalarI32
+	}
+	return scalarF32
+}
+
+// check types e, converting abstract operands inside it where an operator
+// or call fixes their type, and remembers the answer.
+func (l *lowerer) check(e expr) *ty {
+	if t, ok := l.types[e]; ok {
+		return t
+	}
+	l.c.depth++
+	defer func() { l.c.depth-- }()
+	if l.c.depth > maxCheckDepth {
+		return nil
+	}
+	t := l.typeOf(e)
+	l.types[e] = t
+	return t
+}
+
+func (l *lowerer) typeOf(e expr) *ty {
+	switch e := e.(type) {
+	case *litExpr:
+		return scalarTy(e.val.kind)
+	case *parenExpr:
+		return l.check(e.x)
+	case *identExpr:
+		return l.ident(e)
+	case *unaryExpr:
+		t := l.check(e.x)
+		switch e.op {
+		case "&":
+			if t == nil {
+				return nil
+			}
+			return &ty{kind: typePtr, elem: t}
+		case "*":
+			if t != nil && t.kind == typePtr {
+				return t.elem
+			}
+			return nil
+		}
+		return t
+	case *binaryExpr:
+		return l.binary(e)
+	case *indexExpr:
+		l.check(e.index)
+		t := deref(l.check(e.x))
+		if t == nil {
+			return nil
+		}
+		switch t.kind {
+		case typeArray:
+			return t.elem
+		case typeVec:
+			return scalarTy(t.scalar)
+		case typeMat:
+			return vecTy(t.n, t.scalar)
+		}
+		return nil
+	case *memberExpr:
+		t := deref(l.check(e.x))
+		if t == nil {
+			return nil
+		}
+		switch {
+		case t.kind == typeVec:
+			if len(e.name) == 1 {
+				return scalarTy(t.scalar)
+			}
+			return vecTy(len(e.name), t.scalar)
+		case t.st != nil:
+			for _, m := range t.st.members {
+				if m.name == e.name {
+					return l.resolveMember(m.typ)
+				}
+			}
+		default:
+			for _, f := range t.fields {
+				if f.name == e.name {
+					return f.t
+				}
+			}
+		}
+		return nil
+	case *callExpr:
+		return l.call(e)
+	}
+	return nil
+}
+
+// resolveMember resolves a struct member's type outside any function
+// scope, where the struct was declared.
+func (l *lowerer) resolveMember(e expr) *ty {
+	saved := l.scopes
+	l.scopes = nil
+	defer func() { l.scopes = saved }()
+	return l.resolve(e)
+}
+
+func (l *lowerer) ident(e *identExpr) *ty {
+	if loc := l.lookup(e.name); loc != nil {
+		if loc.val != nil {
+			l.c.subst[e.pos] = edit{e.pos, e.end, literalText(*loc.val)}
+		}
+		return loc.t
+	}
+	switch d := l.c.m.names[e.name].(type) {
+	case *varDecl:
+		if d.typ != nil {
+			return l.resolveMember(d.typ)
+		}
+	case *overrideDecl:
+		if v, err := l.c.overrideValue(d); err == nil {
+			return scalarTy(v.kind)
+		}
+	case *constDecl:
+		if d.typ != nil {
+			return l.resolveMember(d.typ)
+		}
+		if v, err := l.c.constValue(d); err == nil {
+			return scalarTy(v.kind)
+		}
+		if l.busy[d] {
+			return nil
+		}
+		l.busy[d] = true
+		saved := l.scopes
+		l.scopes = nil
+		t := l.check(d.init)
+		l.scopes = saved
+		delete(l.busy, d)
+		return t
+	}
+	return nil
+}
+
+// coerce converts the abstract parts of e, already checked, to target's
+// bottom scalar.
+func (l *lowerer) coerce(e expr, target *ty) {
+	k := leaf(target)
+	if k == 0 || k.abstract() || k == scalarBool || !abstractTy(l.check(e)) {
+		return
+	}
+	l.push(e, k)
+}
+
+// push converts the abstract leaves of e to k: literals, constants, and
+// through the operators and calls whose result type is their operands'.
+func (l *lowerer) push(e expr, k scalar) {
+	if !abstractTy(l.check(e)) {
+		return
+	}
+	switch e := e.(type) {
+	case *litExpr:
+		if text, ok := l.convertText(e.val, k); ok {
+			if _, done := l.c.conv[e.pos]; !done {
+				l.c.conv[e.pos] = edit{e.pos, e.pos + len(e.text), text}
+			}
+		}
+	case *identExpr:
+		var v value
+		var err error
+		if loc := l.lookup(e.name); loc != nil {
+			if loc.val == nil {
+				return
+			}
+			v = *loc.val
+		} else if d, ok := l.c.m.names[e.name].(*constDecl); ok {
+			if v, err = l.c.constValue(d); err != nil {
+				return
+			}
+		} else {
+			return
+		}
+		if text, ok := l.convertText(v, k); ok {
+			if _, done := l.c.conv[e.pos]; !done {
+				l.c.conv[e.pos] = edit{e.pos, e.end, parenthesize(text)}
+			}
+		}
+	case *parenExpr:
+		l.push(e.x, k)
+	case *unaryExpr:
+		if e.op == "-" || e.op == "~" {
+			l.push(e.x, k)
+		}
+	case *binaryExpr:
+		switch e.op {
+		case "<<", ">>":
+			l.push(e.x, k)
+		case "+", "-", "*", "/", "%", "&", "|", "^":
+			l.push(e.x, k)
+			l.push(e.y, k)
+		}
+	case *callExpr:
+		args := e.args
+		if e.fn.name == "select" && len(args) == 3 {
+			args = args[:2]
+		}
+		if _, user := l.c.m.names[e.fn.name]; user {
+			return
+		}
+		for _, a := range args {
+			l.push(a, k)
+		}
+	}
+}
+
+// literalsOnly reports whether e is built of literals and operators only.
+func literalsOnly(e expr) bool {
+	switch e := e.(type) {
+	case *litExpr:
+		return true
+	case *parenExpr:
+		return literalsOnly(e.x)
+	case *unaryExpr:
+		return literalsOnly(e.x)
+	case *binaryExpr:
+		return literalsOnly(e.x) && literalsOnly(e.y)
+	}
+	return false
+}
+
+func parenthesize(s string) string {
+	if strings.HasPrefix(s, "-") {
+		return "(" + s + ")"
+	}
+	return s
+}
+
+// convertText spells abstract v as a literal of type k; false when it is
+// not a value of k (the compiler then reports it).
+func (l *lowerer) convertText(v value, k scalar) (string, bool) {
+	if !v.kind.abstract() || k.abstract() {
+		return "", false
+	}
+	if v.kind == scalarAbstractInt && k == scalarI32 {
+		// naga v22 makes abstract integers i32 itself.
+		return "", false
+	}
+	if v.kind == scalarAbstractFloat && k != scalarF16 {
+		// Not an integer; and naga v22 makes abstract floats f32 itself.
+		return "", false
+	}
+	cv, err := l.c.convert(v, k, 0)
+	if err != nil {
+		return "", false
+	}
+	return wgslLiteral(cv), true
+}
+
+func (l *lowerer) binary(e *binaryExpr) *ty {
+	tx, ty_ := l.check(e.x), l.check(e.y)
+	switch e.op {
+	case "&&", "||":
+		return scalarTy(scalarBool)
+	case "<<", ">>":
+		if ty_ != nil {
+			l.coerce(e.y, withLeaf(ty_, scalarU32))
+		}
+		return tx
+	}
+	comparison := false
+	switch e.op {
+	case "==", "!=", "<", "<=", ">", ">=":
+		comparison = true
+	}
+	if tx == nil || ty_ == nil {
+		if comparison {
+			return scalarTy(scalarBool)
+		}
+		return nil
+	}
+	// naga v22 converts an operand made of literals alone itself; only
+	// other abstract operands (constants, calls) need converting.
+	ax, ay := abstractTy(tx), abstractTy(ty_)
+	switch {
+	case ax && !ay:
+		if !literalsOnly(e.x) {
+			l.coerce(e.x, ty_)
+		}
+		tx = withLeaf(tx, leaf(ty_))
+	case ay && !ax:
+		if !literalsOnly(e.y) {
+			l.coerce(e.y, tx)
+		}
+		ty_ = withLeaf(ty_, leaf(tx))
+	case ax && ay && leaf(tx) != leaf(ty_):
+		tx, ty_ = withLeaf(tx, scalarAbstractFloat), withLeaf(ty_, scalarAbstractFloat)
+	}
+	switch e.op {
+	case "==", "!=", "<", "<=", ">", ">=":
+		if tx.kind == typeVec {
+			return vecTy(tx.n, scalarBool)
+		}
+		return scalarTy(scalarBool)
+	}
+	switch {
+	case tx.kind == typeMat && ty_.kind == typeVec && e.op == "*":
+		return vecTy(tx.n, tx.scalar)
+	case tx.kind == typeVec && ty_.kind == typeMat && e.op == "*":
+		return vecTy(ty_.cols, ty_.scalar)
+	case tx.kind == typeMat && ty_.kind == typeMat && e.op == "*":
+		return &ty{kind: typeMat, n: tx.n, cols: ty_.cols, scalar: tx.scalar}
+	case tx.kind == typeScalar && ty_.kind != typeScalar:
+		return ty_
+	}
+	return tx
+}
+
+// unify converts the abstract arguments among args to the scalar of the
+// first concrete one, and returns the type of the first argument after
+// that (the result type of the builtins that take one type throughout).
+func (l *lowerer) unify(args []expr) *ty {
+	ts := make([]*ty, len(args))
+	var k scalar
+	float := false
+	for i, a := range args {
+		ts[i] = l.check(a)
+		switch s := leaf(ts[i]); {
+		case s == 0:
+		case !s.abstract():
+			if k == 0 {
+				k = s
+			}
+		case s == scalarAbstractFloat:
+			float = true
+		}
+	}
+	if k == 0 && float {
+		k = scalarAbstractFloat
+	}
+	var first *ty
+	for i, a := range args {
+		if k != 0 && !k.abstract() {
+			l.push(a, k)
+		}
+		if first == nil && ts[i] != nil {
+			first = ts[i]
+			if k != 0 {
+				first = withLeaf(first, k)
+			}
+		}
+	}
+	return first
+}
+
+// sameType are the builtins whose arguments and result share one type (or
+// its component type): the numeric, bit and geometric builtins.
+var sameType = map[string]bool{
+	"abs": true, "acos": true, "acosh": true, "asin": true, "asinh": true, "atan": true, "atanh": true,
+	"atan2": true, "ceil": true, "clamp": true, "cos": true, "cosh": true, "countLeadingZeros": true,
+	"countOneBits": true, "countTrailingZeros": true, "cross": true, "degrees": true, "exp": true,
+	"exp2": true, "faceForward": true, "firstLeadingBit": true, "firstTrailingBit": true, "floor": true,
+	"fma": true, "fract": true, "inverseSqrt": true, "log": true, "log2": true, "max": true, "min": true,
+	"mix": true, "normalize": true, "pow": true, "quantizeToF16": true, "radians": true, "reflect": true,
+	"reverseBits": true, "round": true, "saturate": true, "sign": true, "sin": true, "sinh": true,
+	"smoothstep": true, "sqrt": true, "step": true, "tan": true, "tanh": true, "trunc": true,
+	"dpdx": true, "dpdxCoarse": true, "dpdxFine": true, "dpdy": true, "dpdyCoarse": true,
+	"dpdyFine": true, "fwidth": true, "fwidthCoarse": true, "fwidthFine": true,
+}
+
+var atomicValue = map[string]bool{
+	"atomicStore": true, "atomicAdd": true, "atomicSub": true, "atomicMax": true, "atomicMin": true,
+	"atomicAnd": true, "atomicOr": true, "atomicXor": true, "atomicExchange": true,
+}
+
+var fixedResult = map[string]*ty{
+	"arrayLength": scalarTy(scalarU32), "all": scalarTy(scalarBool), "any": scalarTy(scalarBool),
+	"pack4x8snorm": scalarTy(scalarU32), "pack4x8unorm": scalarTy(scalarU32),
+	"pack2x16snorm": scalarTy(scalarU32), "pack2x16unorm": scalarTy(scalarU32),
+	"pack2x16float": scalarTy(scalarU32), "pack4xI8": scalarTy(scalarU32), "pack4xU8": scalarTy(scalarU32),
+	"pack4xI8Clamp": scalarTy(scalarU32), "pack4xU8Clamp": scalarTy(scalarU32),
+	"unpack4x8snorm": vecTy(4, scalarF32), "unpack4x8unorm": vecTy(4, scalarF32),
+	"unpack2x16snorm": vecTy(2, scalarF32), "unpack2x16unorm": vecTy(2, scalarF32),
+	"unpack2x16float": vecTy(2, scalarF32), "unpack4xI8": vecTy(4, scalarI32), "unpack4xU8": vecTy(4, scalarU32),
+	"dot4U8Packed": scalarTy(scalarU32), "dot4I8Packed": scalarTy(scalarI32),
+	"textureNumLayers": scalarTy(scalarU32), "textureNumLevels": scalarTy(scalarU32),
+	"textureNumSamples": scalarTy(scalarU32), "textureSampleCompare": scalarTy(scalarF32),
+	"textureSampleCompareLevel": scalarTy(scalarF32),
+}
+
+// toInt converts an abstract argument to i32 (texture coordinates, levels,
+// ldexp's exponent: i32 and u32 are both accepted there; i32 is what an
+// abstract integer becomes).
+func (l *lowerer) toInt(e expr) {
+	if t := l.check(e); leaf(t) == scalarAbstractInt {
+		l.push(e, scalarI32)
+	}
+}
+
+func (l *lowerer) call(e *callExpr) *ty {
+	name, args := e.fn.name, e.args
+	if l.lookup(name) != nil {
+		return nil
+	}
+	switch d := l.c.m.names[name].(type) {
+	case *fnDecl:
+		for i, a := range args {
+			l.check(a)
+			if i < len(d.params) {
+				l.coerce(a, l.resolveMember(d.params[i].typ))
+			}
+		}
+		return l.resolveMember(d.ret)
+	case *structDecl, *aliasDecl:
+		return l.construct(e, l.resolve(e.fn))
+	case nil:
+	default:
+		for _, a := range args {
+			l.check(a)
+		}
+		return nil
+	}
+	if _, ok := scalarNames[name]; ok {
+		for _, a := range args {
+			l.check(a)
+		}
+		return l.resolve(e.fn)
+	}
+	if n, _, ok := vecName(name); ok {
+		t := l.resolve(e.fn)
+		if t.scalar == 0 { // vecN(...): the arguments' type
+			u := l.unify(args)
+			t.scalar = leaf(u)
+			if t.scalar == 0 {
+				return nil
+			}
+			return vecTy(int(n), t.scalar)
+		}
+		return l.construct(e, t)
+	}
+	if _, _, _, ok := matName(name); ok {
+		t := l.resolve(e.fn)
+		if t.scalar == 0 {
+			t.scalar = leaf(l.unify(args))
+			if t.scalar == 0 {
+				return nil
+			}
+			return t
+		}
+		return l.construct(e, t)
+	}
+	switch name {
+	case "array":
+		if e.fn.tmpl == nil {
+			u := l.unify(args)
+			if u == nil {
+				return nil
+			}
+			return &ty{kind: typeArray, elem: u, n: len(args)}
+		}
+		return l.construct(e, l.resolve(e.fn))
+	case "bitcast":
+		for _, a := range args {
+			l.check(a)
+		}
+		if len(e.fn.tmpl) == 1 {
+			return l.resolve(e.fn.tmpl[0])
+		}
+		return nil
+	case "select":
+		if len(args) == 3 {
+			l.check(args[2])
+			return l.unify(args[:2])
+		}
+	case "atomicLoad":
+		if len(args) == 1 {
+			if t := deref(l.check(args[0])); t != nil && t.kind == typeAtomic {
+				return scalarTy(t.scalar)
+			}
+		}
+		return nil
+	case "atomicCompareExchangeWeak":
+		var k scalar
+		for i, a := range args {
+			t := l.check(a)
+			if i == 0 {
+				if t = deref(t); t != nil && t.kind == typeAtomic {
+					k = t.scalar
+				}
+			} else if k != 0 {
+				l.coerce(a, scalarTy(k))
+			}
+		}
+		if k == 0 {
+			return nil
+		}
+		return &ty{kind: typeStruct, fields: []field{{"old_value", scalarTy(k)}, {"exchanged", scalarTy(scalarBool)}}}
+	case "extractBits", "insertBits":
+		var first *ty
+		for i, a := range args {
+			t := l.check(a)
+			switch {
+			case i == 0:
+				first = t
+			case i == 1 && name == "insertBits":
+				l.coerce(a, first)
+			default:
+				l.coerce(a, scalarTy(scalarU32))
+			}
+		}
+		return first
+	case "ldexp":
+		if len(args) == 2 {
+			t := l.check(args[0])
+			l.check(args[1])
+			l.toInt(args[1])
+			return t
+		}
+	case "dot", "length", "distance", "determinant":
+		return scalarOf(l.unify(args))
+	case "transpose":
+		if len(args) == 1 {
+			if t := l.check(args[0]); t != nil && t.kind == typeMat {
+				return &ty{kind: typeMat, n: t.cols, cols: t.n, scalar: t.scalar}
+			}
+		}
+		return nil
+	case "modf", "frexp":
+		if len(args) != 1 {
+			break
+		}
+		t := concrete(l.check(args[0]))
+		if t == nil {
+			return nil
+		}
+		if name == "modf" {
+			return &ty{kind: typeStruct, fields: []field{{"fract", t}, {"whole", t}}}
+		}
+		return &ty{kind: typeStruct, fields: []field{{"fract", t}, {"exp", withLeaf(t, scalarI32)}}}
+	case "workgroupUniformLoad":
+		if len(args) == 1 {
+			return deref(l.check(args[0]))
+		}
+	case "textureLoad":
+		var t *ty
+		for i, a := range args {
+			at := l.check(a)
+			if i == 0 {
+				t = at
+			} else {
+				l.toInt(a)
+			}
+		}
+		if t == nil || t.scalar == 0 {
+			return nil
+		}
+		if t.depth {
+			return scalarTy(scalarF32)
+		}
+		return vecTy(4, t.scalar)
+	case "textureStore":
+		var t *ty
+		for i, a := range args {
+			at := l.check(a)
+			switch {
+			case i == 0:
+				t = at
+			case i == len(args)-1 && t != nil && t.scalar != 0:
+				l.coerce(a, vecTy(4, t.scalar))
+			default:
+				l.toInt(a)
+			}
+		}
+		return nil
+	case "textureDimensions":
+		var t *ty
+		for i, a := range args {
+			if i == 0 {
+				t = l.check(a)
+			} else {
+				l.check(a)
+				l.toInt(a)
+			}
+		}
+		if t == nil {
+			return nil
+		}
+		if t.n == 1 {
+			return scalarTy(scalarU32)
+		}
+		return vecTy(t.n, scalarU32)
+	case "textureSample", "textureSampleLevel", "textureSampleBias", "textureSampleGrad", "textureSampleBaseClampToEdge", "textureGather":
+		var t *ty
+		for i, a := range args {
+			at := l.check(a)
+			if i == 0 && name != "textureGather" {
+				t = at
+			}
+			if i == 1 && name == "textureGather" {
+				t = at
+			}
+		}
+		if t == nil || t.kind != typeTexture {
+			return vecTy(4, scalarF32)
+		}
+		if t.depth && name != "textureGather" {
+			return scalarTy(scalarF32)
+		}
+		k := t.scalar
+		if k == 0 {
+			k = scalarF32
+		}
+		return vecTy(4, k)
+	}
+	if atomicValue[name] {
+		var k scalar
+		for i, a := range args {
+			t := l.check(a)
+			if i == 0 {
+				if t = deref(t); t != nil && t.kind == typeAtomic {
+					k = t.scalar
+				}
+			} else if k != 0 {
+				l.coerce(a, scalarTy(k))
+			}
+		}
+		if k == 0 || name == "atomicStore" {
+			return nil
+		}
+		return scalarTy(k)
+	}
+	if sameType[name] {
+		return l.unify(args)
+	}
+	if t, ok := fixedResult[name]; ok {
+		for _, a := range args {
+			l.check(a)
+		}
+		return t
+	}
+	for _, a := range args {
+		l.check(a)
+	}
+	return nil
+}
+
+// scalarOf is the component type of a vector (or the scalar itself).
+func scalarOf(t *ty) *ty {
+	if t == nil || t.scalar == 0 {
+		return nil
+	}
+	return scalarTy(t.scalar)
+}
+
+// construct checks a typed constructor T(args...) and converts its
+// abstract arguments to T's components, elements or members.
+func (l *lowerer) construct(e *callExpr, t *ty) *ty {
+	for _, a := range e.args {
+		l.check(a)
+	}
+	if t == nil {
+		return nil
+	}
+	switch t.kind {
+	case typeScalar:
+		return t // a conversion: its argument keeps its own type
+	case typeVec, typeMat:
+		for _, a := range e.args {
+			if !literalsOnly(a) { // naga v22 converts literals there itself
+				l.coerce(a, t)
+			}
+		}
+	case typeArray:
+		for _, a := range e.args {
+			if !literalsOnly(a) {
+				l.coerce(a, t.elem)
+			}
+		}
+	case typeStruct:
+		if t.st != nil {
+			for i, a := range e.args {
+				if i < len(t.st.members) && !literalsOnly(a) {
+					l.coerce(a, l.resolveMember(t.st.members[i].typ))
+				}
+			}
+		}
+	}
+	return t
+}
