@@ -42,6 +42,8 @@ type ty struct {
 	st     *structDecl
 	fields []field // the result structs of builtins (atomicCompareExchangeWeak, modf, frexp)
 	depth  bool    // depth texture
+	// arrayed: a texture_*_array, whose calls take an array index.
+	arrayed bool
 }
 
 type field struct {
@@ -416,10 +418,10 @@ func (l *lowerer) resolve(e expr) *ty {
 		return t
 	}
 	if rest, ok := strings.CutPrefix(name, "texture_depth_"); ok {
-		return &ty{kind: typeTexture, n: texDims(rest), scalar: scalarF32, depth: true}
+		return &ty{kind: typeTexture, n: texDims(rest), scalar: scalarF32, depth: true, arrayed: strings.HasSuffix(rest, "_array")}
 	}
 	if rest, ok := strings.CutPrefix(name, "texture_"); ok {
-		t := &ty{kind: typeTexture, n: texDims(rest)}
+		t := &ty{kind: typeTexture, n: texDims(rest), arrayed: strings.HasSuffix(rest, "_array")}
 		if len(args) == 1 {
 			t.scalar = leaf(l.resolve(args[0]))
 		}
@@ -1030,7 +1032,8 @@ func (l *lowerer) call(e *callExpr) *ty {
 			return scalarTy(scalarU32)
 		}
 		return vecTy(t.n, scalarU32)
-	case "textureSample", "textureSampleLevel", "textureSampleBias", "textureSampleGrad", "textureSampleBaseClampToEdge", "textureGather":
+	case "textureSample", "textureSampleLevel", "textureSampleBias", "textureSampleGrad", "textureSampleBaseClampToEdge",
+		"textureGather", "textureSampleCompare", "textureSampleCompareLevel", "textureGatherCompare":
 		var t *ty
 		for i, a := range args {
 			at := l.check(a)
@@ -1040,6 +1043,29 @@ func (l *lowerer) call(e *callExpr) *ty {
 			if i == 1 && name == "textureGather" {
 				t = at
 			}
+		}
+		// The scalar after the coordinates (and the array index) is a
+		// level, bias or depth reference: f32, except a depth texture's
+		// level, which is an integer.
+		if t != nil && t.kind == typeTexture && name != "textureGather" && name != "textureSample" {
+			at := 3
+			if t.arrayed {
+				l.toInt(args[min(3, len(args)-1)])
+				at = 4
+			}
+			if at < len(args) && name != "textureSampleGrad" {
+				if t.depth && name == "textureSampleLevel" {
+					l.toInt(args[at])
+				} else {
+					l.coerce(args[at], scalarTy(scalarF32))
+				}
+			}
+		}
+		if name == "textureSampleCompare" || name == "textureSampleCompareLevel" {
+			return scalarTy(scalarF32)
+		}
+		if name == "textureGatherCompare" {
+			return vecTy(4, scalarF32)
 		}
 		if t == nil || t.kind != typeTexture {
 			return vecTy(4, scalarF32)

@@ -115,6 +115,17 @@ var rewriteCases = []struct {
 			"  c[3] = select(0u, 1u, c[4] > 3u); c[5] = clamp(c[6], 0u, 10u); _ = g(3u); var i = 0; i += 1; }\n",
 	},
 	{
+		name: "a texture call's level and bias are f32, a depth texture's level and array indices integers",
+		src: "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n" +
+			"@group(0) @binding(2) var ta: texture_2d_array<f32>;\n@group(0) @binding(3) var dt: texture_depth_2d;\n" +
+			"fn h(uv: vec2f) -> vec4f { return textureSampleLevel(t, s, uv, 0) + textureSampleLevel(ta, s, uv, 1, 2)\n" +
+			"  + textureSampleBias(t, s, uv, 1) + textureSampleLevel(dt, s, uv, 0) + textureLoad(t, vec2(1, 2), 0); }\n",
+		want: "@group(0) @binding(0) var t: texture_2d<f32>;\n@group(0) @binding(1) var s: sampler;\n" +
+			"@group(0) @binding(2) var ta: texture_2d_array<f32>;\n@group(0) @binding(3) var dt: texture_depth_2d;\n" +
+			"fn h(uv: vec2f) -> vec4f { return textureSampleLevel(t, s, uv, 0f) + textureSampleLevel(ta, s, uv, 1, 2f)\n" +
+			"  + textureSampleBias(t, s, uv, 1f) + textureSampleLevel(dt, s, uv, 0) + textureLoad(t, vec2(1, 2), 0); }\n",
+	},
+	{
 		name: "function-scope consts are replaced by their values; counts and attribute expressions by theirs",
 		src: "const A = 2;\n@group(A - 2) @binding(A + 1) var<storage, read_write> c: array<u32, A * 4>;\n" +
 			"fn h() { const k: u32 = 4; const f = k * 2; var a: array<f32, f>; c[0] = k + f; let z = f; var<function> w: u32 = k; }\n",
