@@ -2,10 +2,12 @@ package shaders_test
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/bits"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -1332,4 +1334,38 @@ func asBytesU(v []uint32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], x)
 	}
 	return b
+}
+
+// TestInvalidRealWorldWGSLIsRefusedWithADiagnostic: mistakes ported
+// samples really contain are refused by Kernel with a *CompileError naming
+// the problem, and the device keeps working; none aborts the process.
+func TestInvalidRealWorldWGSLIsRefusedWithADiagnostic(t *testing.T) {
+	d, s := openStream(t)
+	for _, tc := range []struct{ name, src, want string }{
+		{"a runtime-sized workgroup array", "var<workgroup> w: array<u32>;\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+			"@compute @workgroup_size(1) fn main() { w[0] = 1u; o[0] = w[0]; }", "does not have a fixed size"},
+		{"a storage pointer parameter without unrestricted_pointer_parameters", "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+			"fn f(p: ptr<storage, array<u32>, read_write>) { (*p)[0] = 1u; }\n@compute @workgroup_size(1) fn main() { f(&o); }", "pointer"},
+		{"an i32 override multiplied by a u32", "override B = 4;\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+			"@compute @workgroup_size(1) fn main(@builtin(global_invocation_id) g: vec3u) { o[0] = g.x * B; }", "Multiply"},
+		{"a false function-scope const_assert", "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+			"@compute @workgroup_size(1) fn main() { const K = 2; const_assert K > 3; o[0] = 1u; }", "const_assert K > 3 is false"},
+		{"an unknown builtin", "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+			"@compute @workgroup_size(1) fn main() { o[0] = frobnicate(1u); }", "frobnicate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := d.Kernel(tc.src, "main")
+			var ce *wgpu.CompileError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Kernel returned %v (%T); want a *CompileError", err, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("the diagnostic does not mention %q:\n%v", tc.want, err)
+			}
+			k := rwKernel(t, d, "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = 7; }", "main", nil)
+			b := empty(t, s, 1)
+			launch(t, s, k, recorder.Groups(1, 1, 1), b)
+			wantSame(t, "a kernel compiled after the refusal", []uint32{7}, readU32(t, s, b))
+		})
+	}
 }
