@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 	"strings"
 	"testing"
 	"time"
@@ -493,4 +495,122 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 		b := gputest.Empty(t, s, a.Size())
 		gputest.WantEqual(t, "the device computes after hostile kernels", gputest.Fill(64, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 2, 64)))
 	})
+}
+
+// TestOpenWithOddOptionsFailsOrOpensAWorkingDevice: an out-of-range
+// Backend or NativeLog, or an adapter filter with NUL or invalid UTF-8,
+// either fails with an error (ErrInvalidArgument or ErrNoAdapter) or opens
+// a device that computes; nothing aborts.
+func TestOpenWithOddOptionsFailsOrOpensAWorkingDevice(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		for _, o := range []wgpu.Options{
+			{Backend: wgpu.Backend(200), IgnoreEnv: true},
+			{Adapter: "\xff\x00", IgnoreEnv: true},
+			{NativeLog: wgpu.NativeLogLevel(200)},
+		} {
+			var d *wgpu.Device
+			var err error
+			if p := noPanic(func() { d, err = wgpu.Open(o) }); p != "" {
+				t.Errorf("Open(%+v) panicked: %s", o, p)
+				continue
+			}
+			if err != nil {
+				if !errors.Is(err, wgpu.ErrInvalidArgument) && !errors.Is(err, wgpu.ErrNoAdapter) {
+					t.Errorf("Open(%+v): want ErrInvalidArgument or ErrNoAdapter, got %v", o, err)
+				}
+				continue
+			}
+			s, err := recorder.New(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+			a := gputest.Upload(t, s, gputest.Fill(64, 1))
+			b := gputest.Empty(t, s, a.Size())
+			gputest.WantEqual(t, fmt.Sprintf("a device Open(%+v) accepted computes", o), gputest.Fill(64, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 2, 64)))
+			_ = s.Close()
+			_ = d.Close()
+		}
+	})
+}
+
+// TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines: 300 streams
+// on one device, each computing, then closed (a third of them while
+// another goroutine replays a graph on them), leave no goroutine behind.
+func TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	// Warm up once so lazily started goroutines of the device exist.
+	{
+		s := gputest.Stream(t, d)
+		a := gputest.Upload(t, s, gputest.Fill(64, 1))
+		b := gputest.Empty(t, s, a.Size())
+		gputest.MustChain(t, s, k, a, b, 2, 64)
+		_ = gputest.Read(t, s, a)
+		_ = s.Close()
+	}
+	time.Sleep(50 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	const n = 300
+	streams := make([]*recorder.Stream, n)
+	bufs := make([]*recorder.Buffer, n)
+	graphs := make([]*recorder.Graph, n)
+	for i := range streams {
+		s, err := recorder.New(d)
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		streams[i] = s
+		a := gputest.Upload(t, s, gputest.Fill(64, float32(i)))
+		b := gputest.Empty(t, s, a.Size())
+		g, err := s.Capture(func() error { return gputest.Chain(s, k, a, b, 2, 64) })
+		if err != nil {
+			t.Fatalf("stream %d: %v", i, err)
+		}
+		bufs[i], graphs[i] = a, g
+	}
+	for i, s := range streams {
+		if err := graphs[i].Replay(); err != nil {
+			t.Fatal(err)
+		}
+		// start i, warmup +2, replay +2
+		gputest.WantEqual(t, fmt.Sprintf("stream %d computes", i), gputest.Fill(64, float32(i+4)), gputest.Read(t, s, bufs[i]))
+	}
+	var wg sync.WaitGroup
+	for i := range streams {
+		if i%3 != 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := 0; ; r++ {
+				err := graphs[i].Replay()
+				if err == nil && r%8 == 7 {
+					err = streams[i].Sync()
+				}
+				if err != nil {
+					if !errors.Is(err, wgpu.ErrClosed) && !errors.Is(err, wgpu.ErrReleased) {
+						t.Errorf("stream %d: Replay racing Close: %v", i, err)
+					}
+					return
+				}
+			}
+		}()
+	}
+	time.Sleep(100 * time.Millisecond)
+	for _, s := range streams {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	}
+	wg.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("closing %d streams must leave no goroutine behind: %d before, %d after\n%s", n, before, after, buf[:runtime.Stack(buf, true)])
+	}
 }
