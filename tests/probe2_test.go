@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"runtime"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -613,4 +614,234 @@ func TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("closing %d streams must leave no goroutine behind: %d before, %d after\n%s", n, before, after, buf[:runtime.Stack(buf, true)])
 	}
+}
+
+// TestOddTexturesAreRefusedOrWork: zero, huge and over-limit sizes, depth
+// and unknown formats, and formats with odd texel sizes are refused with
+// ErrInvalidArgument (or the device's error) or make a texture that
+// uploads and reads back what was written; nothing aborts.
+func TestOddTexturesAreRefusedOrWork(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		lim := d.Info().Limits
+		_ = lim
+		descs := []recorder.TextureDesc{
+			{Width: 0, Height: 1, Format: "r32float"},
+			{Width: 1, Height: 0, Format: "r32float"},
+			{Width: 1 << 20, Height: 1, Format: "r32float"},
+			{Width: 1 << 16, Height: 1 << 16, Format: "rgba32float"},
+			{Width: 2, Height: 2, Depth: 1 << 20, Format: "r32float"},
+			{Width: 4, Height: 4, Format: ""},
+			{Width: 4, Height: 4, Format: "nonsense"},
+			{Width: 4, Height: 4, Format: "depth32float"},
+			{Width: 4, Height: 4, Format: "depth24plus"},
+			{Width: 4, Height: 4, Format: "depth24plus-stencil8"},
+			{Width: 4, Height: 4, Format: "stencil8"},
+			{Width: 4, Height: 4, Format: "bc1-rgba-unorm"},
+			{Width: 4, Height: 4, Format: "rgb9e5ufloat"},
+			{Width: 4, Height: 4, Format: "bgra8unorm"},
+			{Width: 3, Height: 5, Format: "r8unorm"},
+			{Width: 3, Height: 5, Depth: 3, Format: "rg8uint"},
+			{Width: 4, Height: 4, Format: "RGBA8UNORM"},
+			{Width: 4, Height: 4, Format: "rgba8unorm\x00"},
+			{Width: 4, Height: 4, Format: "\xff"},
+		}
+		for _, desc := range descs {
+			var tex *recorder.Texture
+			var err error
+			if p := noPanic(func() { tex, err = s.NewTexture(desc) }); p != "" {
+				t.Errorf("NewTexture(%q %v) panicked: %s", desc.Format, desc, p)
+				continue
+			}
+			if err != nil {
+				if !errors.Is(err, wgpu.ErrInvalidArgument) && !errors.Is(err, wgpu.ErrValidation) && !errors.Is(err, wgpu.ErrOutOfMemory) {
+					t.Errorf("NewTexture(%q %v): want a sentinel, got %v", desc.Format, desc, err)
+				}
+				continue
+			}
+			data := make([]byte, tex.Size())
+			for i := range data {
+				data[i] = byte(i*7 + 1)
+			}
+			tex.Release()
+			var up *recorder.Texture
+			if p := noPanic(func() { up, err = s.UploadTexture(desc, data) }); p != "" {
+				t.Errorf("UploadTexture(%q %v) panicked: %s", desc.Format, desc, p)
+				continue
+			}
+			if err != nil {
+				t.Errorf("UploadTexture(%q %v) of a texture NewTexture made: %v", desc.Format, desc, err)
+				continue
+			}
+			var got []byte
+			if p := noPanic(func() { got, err = s.ReadTexture(up) }); p != "" {
+				t.Errorf("ReadTexture(%q %v) panicked: %s", desc.Format, desc, p)
+				continue
+			}
+			if err != nil {
+				t.Errorf("ReadTexture(%q %v): %v", desc.Format, desc, err)
+				continue
+			}
+			if !bytes.Equal(data, got) && !strings.Contains(desc.Format, "float") {
+				t.Errorf("texture %q %v reads back other bytes than were uploaded", desc.Format, desc)
+			}
+			if err := s.Sync(); err != nil {
+				t.Errorf("%q %v: queued errors: %v", desc.Format, desc, err)
+			}
+			up.Release()
+		}
+		k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+		a := gputest.Upload(t, s, gputest.Fill(64, 1))
+		b := gputest.Empty(t, s, a.Size())
+		gputest.WantEqual(t, "the stream computes after odd textures", gputest.Fill(64, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 2, 64)))
+	})
+}
+
+// TestGraphCallsRacingReleaseAndReplayKeepTheirContracts: goroutines
+// replay, profile, rebind, save, describe and release graphs of one stream
+// at once, while another stream loads truncated and garbled graph files.
+// Every error wraps a sentinel, nothing panics or races (run with -race),
+// and afterwards the stream computes.
+func TestGraphCallsRacingReleaseAndReplayKeepTheirContracts(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	s2 := gputest.Stream(t, d)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
+	b := gputest.Empty(t, s, a.Size())
+	spare := gputest.Empty(t, s, a.Size())
+	var file bytes.Buffer
+	{
+		g := gputest.Capture(t, s, func() {
+			if err := gputest.Chain(s, k, a, b, 2, 64); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sentinels := []error{wgpu.ErrClosed, wgpu.ErrReleased, wgpu.ErrInvalidArgument, lifecycle.ErrGraphState, recorder.ErrGraphFile}
+	typed := func(what string, err error) {
+		if err == nil {
+			return
+		}
+		for _, s := range sentinels {
+			if errors.Is(err, s) {
+				return
+			}
+		}
+		t.Errorf("%s: an error wrapping no sentinel: %v", what, err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for round := 0; time.Now().Before(deadline); round++ {
+		g, err := s.Capture(func() error { return gputest.Chain(s, k, a, b, 2, 64) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		run := func(f func()) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if p := noPanic(f); p != "" {
+					t.Errorf("round %d: panicked: %s", round, p)
+				}
+			}()
+		}
+		run(func() {
+			for range 4 {
+				typed("Replay", g.Replay())
+			}
+		})
+		run(func() { _, err := s.ProfileReplay(g); typed("ProfileReplay", err) })
+		run(func() {
+			g2, err := g.Rebind(a, spare)
+			typed("Rebind", err)
+			if err == nil {
+				typed("Replay of a rebound graph", g2.Replay())
+				g2.Release()
+			}
+		})
+		run(func() { _, err := g.Save(io.Discard, recorder.SaveOptions{Contents: true}); typed("Save", err) })
+		run(func() { _ = g.String(); typed("WriteDOT", g.WriteDOT(io.Discard)); _ = g.Buffers() })
+		run(func() { time.Sleep(time.Duration(round%5) * time.Millisecond); g.Release() })
+		run(func() {
+			data := file.Bytes()
+			cut := data[:(round*37)%len(data)]
+			if g3, err := s2.LoadGraph(bytes.NewReader(cut)); err == nil {
+				g3.Release()
+			} else {
+				typed("LoadGraph of a truncated file", err)
+			}
+			bad := bytes.Clone(data)
+			bad[(round*53)%len(bad)] ^= 0x5a
+			if g3, err := s2.LoadGraph(bytes.NewReader(bad)); err == nil {
+				g3.Release()
+			} else {
+				typed("LoadGraph of a garbled file", err)
+			}
+		})
+		wg.Wait()
+		if err := s.Sync(); err != nil {
+			t.Fatalf("round %d: Sync after the race: %v", round, err)
+		}
+	}
+	if err := recorder.WriteSlice(s, a, 0, gputest.Fill(64, 1)); err != nil {
+		t.Fatal(err)
+	}
+	gputest.WantEqual(t, "the stream computes after the races", gputest.Fill(64, 3), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 2, 64)))
+}
+
+// TestClosingFromInsideACaptureStepFailsTheCaptureCleanly: a step that
+// closes its stream, or the device, during the warmup or the recorded run
+// makes Capture return an error wrapping ErrClosed; nothing hangs or
+// aborts, and a new device computes afterwards.
+func TestClosingFromInsideACaptureStepFailsTheCaptureCleanly(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		for _, what := range []string{"stream", "device"} {
+			for _, run := range []int{1, 2} {
+				d, err := wgpu.Open(wgpu.Options{})
+				gputest.SkipIfNoAdapter(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, err := recorder.New(d)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+				a := gputest.Upload(t, s, gputest.Fill(64, 1))
+				b := gputest.Empty(t, s, a.Size())
+				calls := 0
+				done := make(chan error, 1)
+				go func() {
+					_, err := s.Capture(func() error {
+						calls++
+						if err := gputest.Chain(s, k, a, b, 2, 64); err != nil {
+							return err
+						}
+						if calls == run {
+							if what == "stream" {
+								return s.Close()
+							}
+							return d.Close()
+						}
+						return nil
+					})
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					gputest.WantErr(t, fmt.Sprintf("a capture whose %s closed in run %d fails with ErrClosed", what, run), err, []error{wgpu.ErrClosed})
+				case <-time.After(30 * time.Second):
+					t.Fatalf("a capture whose %s closed in run %d hung", what, run)
+				}
+				if err := s.Sync(); !errors.Is(err, wgpu.ErrClosed) {
+					t.Fatalf("after closing the %s, Sync must fail with ErrClosed, got %v", what, err)
+				}
+				_ = s.Close()
+				_ = d.Close()
+			}
+		}
+	})
 }
