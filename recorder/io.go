@@ -182,6 +182,10 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
+	if ctx == nil {
+		// ctx.Err() on nil panics under the stream's lock.
+		return nil, argError(op, ErrInvalidArgument, "context is nil")
+	}
 	pg, err := b.acquire(op, "buffer", s)
 	if err != nil {
 		return nil, err

@@ -446,6 +446,11 @@ func (s *Stream) Sync() error { return s.SyncContext(context.Background()) }
 // device without blocking inside wgpu-native, so it ends when the GPU is
 // done, when ctx ends, or when the device is closed or lost — never early.
 func (s *Stream) SyncContext(ctx context.Context) error {
+	if ctx == nil {
+		// Checked before the lock: ctx.Err() on nil panics, and a panic
+		// under the stream's lock wedged every later call.
+		return argError(lifecycle.Sync, ErrInvalidArgument, "context is nil")
+	}
 	if _, err := s.admit(lifecycle.Sync); err != nil {
 		return err
 	}

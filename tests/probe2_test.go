@@ -2,6 +2,7 @@ package tests
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -844,4 +845,29 @@ func TestClosingFromInsideACaptureStepFailsTheCaptureCleanly(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestANilContextIsRefusedWithAnError: SyncContext(nil) and
+// ReadContext(nil, b) return ErrInvalidArgument instead of panicking on
+// ctx.Err(), and the stream then computes.
+func TestANilContextIsRefusedWithAnError(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
+	b := gputest.Empty(t, s, a.Size())
+	gputest.MustChain(t, s, k, a, b, 2, 64)
+	var nilCtx context.Context
+	cases := map[string]func() error{
+		"SyncContext(nil)": func() error { return s.SyncContext(nilCtx) },
+		"ReadContext(nil)": func() error { _, err := s.ReadContext(nilCtx, a); return err },
+	}
+	for name, f := range cases {
+		var err error
+		if p := noPanic(func() { err = f() }); p != "" {
+			t.Errorf("%s panicked (the API never panics): %s", name, p)
+			continue
+		}
+		gputest.WantErr(t, name+" is refused", err, []error{wgpu.ErrInvalidArgument}, "context")
+	}
+	gputest.WantEqual(t, "the stream computes after a nil context", gputest.Fill(64, 3), gputest.Read(t, s, a))
 }
