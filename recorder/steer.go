@@ -123,6 +123,20 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			pins.addGroup(one[grp])
 		}
 	}
+	// An If or While that read its condition from old reads it from new
+	// now (its gate dispatch was rebound above): the regions say so too,
+	// or a saved file and the graph's description would still name old.
+	regions := g.regions
+	for i := 1; i < len(regions); i++ {
+		if regions[i].condBuf != old {
+			continue
+		}
+		if &regions[0] == &g.regions[0] {
+			regions = append([]region(nil), g.regions...) // the old graph keeps its own
+		}
+		regions[i].cond, regions[i].condBuf = npg, new
+		hit = true
+	}
 	if !hit {
 		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
 	}
@@ -153,7 +167,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			}
 		}
 	}
-	ng := &Graph{s: s, nodes: nodes, regions: g.regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
+	ng := &Graph{s: s, nodes: nodes, regions: regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
 	var err error
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return fail(&Error{Op: op.String(), Err: err})

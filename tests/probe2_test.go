@@ -871,3 +871,55 @@ func TestANilContextIsRefusedWithAnError(t *testing.T) {
 	}
 	gputest.WantEqual(t, "the stream computes after a nil context", gputest.Fill(64, 3), gputest.Read(t, s, a))
 }
+
+// TestRebindingAnIfConditionCarriesIntoTheSavedGraph: Rebind of the
+// buffer an If reads its condition from rebinds the region too, so the
+// rebound graph saved and loaded elsewhere has the same buffers and reads
+// the new condition; the old buffer (released, its graph released) is not
+// read or written into the file. Without the fix the saved file carried the
+// old condition buffer as an extra buffer and named it the If's condition.
+func TestRebindingAnIfConditionCarriesIntoTheSavedGraph(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	cond, err := s.Upload(gputest.U32(0, 0, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond2, err := s.Upload(gputest.U32(1, 0, 0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := gputest.Upload(t, s, gputest.Fill(64, 0))
+	g, err := s.Capture(func() error {
+		return s.If(cond, 0, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := g.Rebind(cond, cond2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Release()
+	g.Release()
+	cond.Release()
+	var file bytes.Buffer
+	if _, err := g2.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := s.LoadGraph(&file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer loaded.Release()
+	gputest.WantEqual(t, "the loaded graph has the rebound graph's buffers", len(g2.Buffers()), len(loaded.Buffers()))
+	gputest.WantEqual(t, "the loaded graph describes itself as the rebound one", g2.String(), loaded.String())
+	var dot2, dotL bytes.Buffer
+	if err := g2.WriteDOT(&dot2); err != nil {
+		t.Fatal(err)
+	}
+	if err := loaded.WriteDOT(&dotL); err != nil {
+		t.Fatal(err)
+	}
+	gputest.WantEqual(t, "the loaded graph draws as the rebound one", dot2.String(), dotL.String())
+}
