@@ -515,6 +515,13 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
 	if err != nil {
 		t.Fatalf("a kernel exactly at maxComputeWorkgroupStorageSize (%d bytes) must compile: %v", limit, err)
 	}
+	if runtime.GOOS == "windows" && d.Info().Backend == wgpu.BackendGL {
+		// Under wine (CI's Windows leg) this launch never returns from
+		// the GL driver: the submit hung for five minutes in two runs out
+		// of two, while Linux's GL runs it in milliseconds. Real Windows GL
+		// drivers are untested; the refusal above is what this test is for.
+		t.Skip("Windows GL: the kernel at the workgroup storage limit compiled; its launch is not run (it hangs the GL driver under wine)")
+	}
 	a := gputest.Upload(t, s, gputest.Ramp(64, 0))
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), a); err != nil {
 		t.Fatal(err)

@@ -302,7 +302,11 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 				slowest = max(slowest, time.Since(start))
 			}
 			t.Logf("%d launches of ≈ %v each, submitted one by one; the slowest Launch took %v", max(n, 6), sp.unit, slowest)
-			if slowest > max(sp.unit/2, 250*time.Millisecond) {
+			// A Launch may wait for the driver's submit, which some drivers
+			// (lavapipe under wine) make wait for the previous submission:
+			// about one unit. Blocking behind the GPU would wait for the
+			// work enqueued before it, many units.
+			if slowest > max(2*sp.unit, 500*time.Millisecond) {
 				t.Errorf("Launch must not block behind the GPU: one took %v with units of ≈ %v", slowest, sp.unit)
 			}
 			syncWithin(t, ls)
