@@ -188,10 +188,21 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	}
 	s.mu.Lock()
 	released := g.released
+	if !released {
+		// Save reads the graph's memory over several waits: hold its pins
+		// meanwhile, so a Release racing it cannot hand a page to another
+		// Buffer before it is read (the file would carry that one's data).
+		g.pins.ref()
+	}
 	s.mu.Unlock()
 	if released {
 		return 0, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
+	defer func() {
+		s.mu.Lock()
+		g.pins.unref()
+		s.mu.Unlock()
+	}()
 	t := g.tables()
 	var w fileWriter
 	w.b.Write(graphMagic[:])

@@ -923,3 +923,72 @@ func TestRebindingAnIfConditionCarriesIntoTheSavedGraph(t *testing.T) {
 	}
 	gputest.WantEqual(t, "the loaded graph draws as the rebound one", dot2.String(), dotL.String())
 }
+
+// TestSaveRacingReleaseWritesOnlyTheGraphsContents: Save with Contents
+// reads the graph's buffers one by one; a Release of the graph and its
+// buffers meanwhile must not let another buffer take their memory before
+// Save has read it. The file then holds what the graph's buffers held, or
+// Save fails with ErrReleased; never another buffer's data. Without the
+// fix Save held no reference and read memory the pool had handed out again.
+func TestSaveRacingReleaseWritesOnlyTheGraphsContents(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	const n = 24
+	deadline := time.Now().Add(3 * time.Second)
+	for round := 0; time.Now().Before(deadline); round++ {
+		bufs := make([]*recorder.Buffer, n)
+		for i := range bufs {
+			bufs[i] = gputest.Upload(t, s, gputest.Fill(64, 7))
+		}
+		g, err := s.Capture(func() error {
+			for _, b := range bufs {
+				if err := s.Launch(k, recorder.Groups(1, 1, 1), b, gputest.F32(0)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var file bytes.Buffer
+		saved := make(chan error, 1)
+		go func() { _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); saved <- err }()
+		time.Sleep(time.Duration(round%4) * time.Millisecond)
+		g.Release()
+		var others []*recorder.Buffer
+		for _, b := range bufs {
+			b.Release()
+			o := gputest.Upload(t, s, gputest.Fill(64, 99))
+			others = append(others, o)
+		}
+		err = <-saved
+		for _, o := range others {
+			o.Release()
+		}
+		if err != nil {
+			if !errors.Is(err, wgpu.ErrReleased) {
+				t.Fatalf("round %d: Save racing Release: want nil or ErrReleased, got %v", round, err)
+			}
+			continue
+		}
+		loaded, err := s.LoadGraph(&file)
+		if err != nil {
+			t.Fatalf("round %d: loading what Save wrote: %v", round, err)
+		}
+		for i, b := range loaded.Buffers() {
+			v, err := recorder.ReadSlice[float32](s, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v[0] != 7 {
+				loaded.Release()
+				t.Fatalf("round %d: buffer %d of the saved graph holds %v, another buffer's data (want 7)", round, i, v[0])
+			}
+		}
+		loaded.Release()
+		for _, b := range loaded.Buffers() {
+			b.Release()
+		}
+	}
+}
