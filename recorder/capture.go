@@ -340,9 +340,9 @@ func (s *Stream) BeginCapture() error {
 //
 // It fails with a *CaptureError (matching lifecycle.ErrGraphState and each
 // cause) when an error was queued inside the window, such as a write
-// rejected while recording, when an If or While body panicked inside the
-// window (its body never closed, so later commands would have been
-// recorded into it), or when the recorded commands fail the device's
+// rejected while recording, when an If or While body has not returned (it
+// panicked inside the window, or EndCapture is called from inside it:
+// later commands would have been recorded into the body), or when the recorded commands fail the device's
 // validation (checked once here by encoding them without submitting); the
 // recording is then discarded and the stream is usable and re-capturable.
 // With nothing recording it is refused with lifecycle.ErrGraphState.
@@ -365,13 +365,14 @@ func (s *Stream) EndCapture() (*Graph, error) {
 		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
 	}
 	if rec.cur != 0 {
-		// An If or While body never returned (it panicked and the caller
-		// recovered): its region is open, and whatever was recorded since
-		// went into it. Such a recording says nothing the caller meant.
+		// An If or While body has not returned: it panicked and the caller
+		// recovered, or EndCapture is called from inside it. Its region is
+		// open, and whatever was recorded since went into it; such a
+		// recording says nothing the caller meant.
 		kind := rec.regions[rec.cur].kind
 		rec.discard(s)
 		return nil, &CaptureError{Op: op.String(), Causes: []error{
-			argError(lifecycle.Branch, ErrInvalidArgument, "%s: a body did not return (it panicked); the recording is discarded", kind)}}
+			argError(lifecycle.Branch, ErrInvalidArgument, "%s: a body did not return (it panicked, or EndCapture was called inside it); the recording is discarded", kind)}}
 	}
 	g, err := seal(s, rec)
 	if err != nil {

@@ -992,3 +992,48 @@ func TestSaveRacingReleaseWritesOnlyTheGraphsContents(t *testing.T) {
 		}
 	}
 }
+
+// TestEndCaptureInsideAnIfBodyDoesNotSealAnOpenBody: EndCapture called
+// from inside a recorded If body would seal a graph whose If never
+// closed; it fails with a *CaptureError instead, the If returns an error,
+// and the stream is back in NoCapture and computes.
+func TestEndCaptureInsideAnIfBodyDoesNotSealAnOpenBody(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+		cond, err := s.Upload(gputest.U32(1, 0, 0, 0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := gputest.Upload(t, s, gputest.Fill(64, 0))
+		if err := s.GraphPrepare(); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BeginCapture(); err != nil {
+			t.Fatal(err)
+		}
+		var inner error
+		ifErr := s.If(cond, 0, func() error {
+			if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)); err != nil {
+				return err
+			}
+			g, err := s.EndCapture()
+			if err == nil {
+				g.Release()
+			}
+			inner = err
+			return nil
+		})
+		gputest.WantErr(t, "EndCapture inside an If body fails", inner, []error{lifecycle.ErrGraphState}, "did not return")
+		if ifErr == nil {
+			t.Fatal("an If whose body ended the capture must return an error")
+		}
+		if st := s.State(); st != lifecycle.NoCapture {
+			t.Fatalf("the stream must be in NoCapture, is in %v", st)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, "the stream computes after the refused EndCapture", gputest.Fill(64, 2), gputest.Read(t, s, x))
+	})
+}
