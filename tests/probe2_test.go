@@ -1037,3 +1037,57 @@ func TestEndCaptureInsideAnIfBodyDoesNotSealAnOpenBody(t *testing.T) {
 		gputest.WantEqual(t, "the stream computes after the refused EndCapture", gputest.Fill(64, 2), gputest.Read(t, s, x))
 	})
 }
+
+// TestExtremeStreamOptionsStillComputeInOrder: one-dispatch batches, a
+// 1 ns flush delay, a one-entry params cache and no background submitter
+// (and the same with it) keep every launch, replay and While in stream
+// order.
+func TestExtremeStreamOptionsStillComputeInOrder(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		t.Run(fmt.Sprintf("background=%v", async), func(t *testing.T) {
+			d, s := gputest.OpenStream(t, recorder.WithSubmitChunks(1, 1), recorder.WithFlushDelay(time.Nanosecond),
+				recorder.WithMetadataCache(1), recorder.WithBackgroundSubmit(async), recorder.WithPreEncode(true))
+			k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+			dec := gputest.Kernel(t, d, `
+@group(0) @binding(0) var<storage, read_write> c: array<u32>;
+@compute @workgroup_size(1)
+fn main() { c[0] = c[0] - 1u; }
+`)
+			x := gputest.Upload(t, s, gputest.Fill(64, 0))
+			cond, err := s.Upload(gputest.U32(5, 0, 0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			step := func() error {
+				for i := 1; i <= 70; i++ {
+					if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(float32(i%3))); err != nil {
+						return err
+					}
+				}
+				return s.While(cond, 0, 8, func() error {
+					if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(100)); err != nil {
+						return err
+					}
+					return s.Launch(dec, recorder.Groups(1, 1, 1), cond)
+				})
+			}
+			// One step adds sum(i%3 for i in 1..70) = 70 and 5 iterations × 100.
+			const per = 70 + 500
+			g, err := s.Capture(step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Release()
+			for r := 0; r < 4; r++ {
+				if err := recorder.WriteSlice(s, cond, 0, []uint32{5}); err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// warmup (eager) + 4 replays
+			gputest.WantEqual(t, "every launch and iteration ran once, in order", gputest.Fill(64, 5*per), gputest.Read(t, s, x))
+		})
+	}
+}
