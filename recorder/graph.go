@@ -49,7 +49,6 @@ type Graph struct {
 	// Guarded by s.mu.
 	released bool
 	pre      *preencoder // the next replay, encoded ahead; nil until needed
-	runPre   *preencoder // the next run of replays of a short graph (replayrun.go); nil until needed
 }
 
 // GraphStats describes a sealed graph.
@@ -234,15 +233,9 @@ const preEncodeMin = 64
 //
 // The loop does no allocation, lookup or validation: it encodes the
 // prebuilt program, skipping redundant pipeline and bind group changes,
-// submitting in chunks. With pre-encoding on (WithPreEncode), a graph of at
-// least 64 dispatches replayed again is encoded ahead of time on a
-// background goroutine, and Replay only joins that command buffer to the
-// batch; a shorter graph's Replay is only counted, and encoded when the
-// stream's next call needs the batch (or by the flush timer), while back to
-// back replays of it join command buffers of about 64 dispatches encoded
-// ahead the same way. Either way the order of the stream's work is the
-// order of its calls; a device error met encoding a counted replay is
-// returned by the next Sync or Read.
+// submitting in chunks. A graph of at least 64 dispatches replayed again is
+// encoded ahead of time on a background goroutine (see WithPreEncode), and
+// Replay only joins that command buffer to the batch.
 //
 // Called while the graph's stream is recording, Replay appends the graph's
 // commands to that recording instead (a child graph): the new graph pins
@@ -271,11 +264,6 @@ func (g *Graph) Replay() error {
 
 // replayLocked enqueues one replay of g. The caller holds s.mu.
 func (s *Stream) replayLocked(g *Graph) error {
-	if s.deferrable(g) {
-		s.replayDeferred(g)
-		return nil
-	}
-	s.settle()
 	if g.pre != nil && s.prof == nil {
 		if r, ok := g.pre.take(); ok {
 			if r.err == nil && !r.cb.Empty() {
@@ -294,12 +282,12 @@ func (s *Stream) replayLocked(g *Graph) error {
 			}
 		}
 	}
-	if err := s.encodeProgram(g.prog, g.pins, roomLocked); err != nil {
+	if err := s.encodeProgram(g.prog, g.pins); err != nil {
 		return err
 	}
 	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.prof == nil {
 		var err error
-		if g.pre, err = startPreencoder(s.drv, g.prog, 1); err != nil {
+		if g.pre, err = startPreencoder(s.drv, g.prog); err != nil {
 			// Pre-encoding is an optimisation; the replay itself is enqueued.
 			s.log.Debug().Err(err).Msg("cannot start pre-encoding; replays encode inline")
 			g.pre = nil
@@ -322,9 +310,8 @@ func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
 }
 
 // encodeProgram encodes a program into the open batch in submission
-// chunks, holding pins until the batch is submitted; a full chunk waits for
-// the submitter as w says. The caller holds s.mu.
-func (s *Stream) encodeProgram(p driver.Program, pins *pinSet, w roomWait) error {
+// chunks, holding pins until the batch is submitted. The caller holds s.mu.
+func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 	n := p.Len()
 	for i := 0; i < n; {
 		end := min(n, i+max(s.nextSubmit-s.enc.Dispatches(), 1))
@@ -339,7 +326,7 @@ func (s *Stream) encodeProgram(p driver.Program, pins *pinSet, w roomWait) error
 		s.holdPins(pins)
 		s.batch.dispatches += end - i
 		i = end
-		s.enqueued(w)
+		s.enqueued(roomLocked)
 	}
 	return nil
 }
@@ -361,16 +348,9 @@ func (g *Graph) releaseLocked() {
 		return
 	}
 	g.released = true
-	if g.s.run.g == g {
-		// Its deferred replays need the program: encode them now.
-		g.s.settle()
-		g.s.run.g = nil
-	}
-	for _, p := range []**preencoder{&g.pre, &g.runPre} {
-		if *p != nil {
-			(*p).stop()
-			*p = nil
-		}
+	if g.pre != nil {
+		g.pre.stop()
+		g.pre = nil
 	}
 	g.prog.Release() // encoded replays keep the native program alive
 	g.pins.unref()   // open batches that replayed it keep the pins

@@ -151,7 +151,6 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 		s.rec.addTransfer(c)
 		return nil
 	}
-	s.settle()
 	if c.clear {
 		err = s.enc.ClearBuffer(c.dst.buf, c.dstOff, c.size)
 	} else {

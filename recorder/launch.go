@@ -222,7 +222,6 @@ func (l *launch) reset() {
 // encodeLaunch encodes a bound launch into the open batch, which takes over
 // its page references. The caller holds s.mu.
 func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
-	s.settle()
 	groups := s.scratch.groups[:l.k.Groups()]
 	clear(groups)
 	for i := range groups {

@@ -20,7 +20,6 @@ import "github.com/softgraph/softgraph/internal/driver"
 type preencoder struct {
 	enc     driver.Encoder // owned; used only by the worker goroutine
 	prog    driver.Program
-	times   int           // replays per command buffer (more than 1 for a run of a short graph)
 	req     chan struct{} // a request for the next command buffer
 	ready   chan encoded  // its result
 	quit    chan struct{}
@@ -33,7 +32,7 @@ type encoded struct {
 	err error
 }
 
-func startPreencoder(drv driver.Device, prog driver.Program, times int) (*preencoder, error) {
+func startPreencoder(drv driver.Device, prog driver.Program) (*preencoder, error) {
 	enc, err := drv.NewEncoder()
 	if err != nil {
 		return nil, err
@@ -41,7 +40,6 @@ func startPreencoder(drv driver.Device, prog driver.Program, times int) (*preenc
 	p := &preencoder{
 		enc:    enc,
 		prog:   prog,
-		times:  max(times, 1),
 		req:    make(chan struct{}, 1),
 		ready:  make(chan encoded, 1),
 		quit:   make(chan struct{}),
@@ -59,10 +57,7 @@ func (p *preencoder) work() {
 			return
 		case <-p.req:
 			var r encoded
-			for i := 0; i < p.times && r.err == nil; i++ {
-				r.err = p.enc.Encode(p.prog, 0, p.prog.Len())
-			}
-			if r.err == nil {
+			if r.err = p.enc.Encode(p.prog, 0, p.prog.Len()); r.err == nil {
 				r.cb, r.err = p.enc.Finish()
 			} else {
 				p.enc.Discard()

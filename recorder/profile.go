@@ -436,7 +436,7 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 	// The graph may have been released meanwhile; its program and pins are
 	// still held by ProfileReplay, so the replay runs what was captured.
 	start := time.Now()
-	err := s.encodeProgram(g.prog, g.pins, roomLocked)
+	err := s.encodeProgram(g.prog, g.pins)
 	s.flushLocked()
 	sub = s.lastSub
 	s.mu.Unlock()

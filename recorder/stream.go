@@ -55,7 +55,6 @@ type Stream struct {
 	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
 	gen        uint64         // number of the open batch; bumped by every flush
 	batch      batch          // what the open batch holds until it is submitted
-	run        replayRun      // replays of a short graph counted, not yet encoded (replayrun.go); they follow the batch
 	lastSub    driver.Submission
 	submitted  bool // at least one submission was made
 	nextSubmit int  // dispatch count at which the open batch is submitted
@@ -151,10 +150,8 @@ func WithMetadataCache(entries int) Option {
 
 // WithPreEncode sets whether a replayed graph of at least 64 dispatches
 // has its next replay encoded ahead of time on a background goroutine, so
-// that Replay only joins a finished command buffer to the batch, and
-// whether back to back replays of a shorter graph are joined the same way,
-// about 64 dispatches per command buffer (see Graph.Replay). It costs one
-// extra command buffer per such graph and host time on another core.
+// that Replay only joins a finished command buffer to the batch. It costs
+// one extra command buffer per such graph and host time on another core.
 // Default: on for hardware adapters, off for software ones (lavapipe,
 // llvmpipe, WARP), whose "GPU" work runs on the same cores.
 func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }

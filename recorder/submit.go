@@ -272,7 +272,6 @@ func (s *Stream) makeRoom() {
 // to the submitter, or, with background submission off, finished and
 // submitted right here. The caller holds s.mu.
 func (s *Stream) handOff() {
-	s.settle()
 	s.reap(false)
 	if s.enc.Empty() && len(s.batch.cbs) == 0 {
 		if len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {

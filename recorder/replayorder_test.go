@@ -30,8 +30,8 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 `
 )
 
-// runFixture is a stream with pre-encoding on (so short graphs' replays
-// are deferred into runs, on every adapter) and two short graphs over one
+// runFixture is a stream with pre-encoding on (as on hardware adapters, so
+// the pre-encoder's paths run here too) and two short graphs over one
 // buffer of 64 u32: g adds 2 (two dispatches of +1), h maps x to 3x+1 (one
 // dispatch).
 type runFixture struct {
@@ -107,14 +107,14 @@ func (f *runFixture) check(t *testing.T, what string) {
 	gputest.WantEqual(t, what, want, got)
 }
 
-// TestRunsOfShortReplaysKeepStreamOrder: replays of short graphs, deferred
-// and joined in pre-encoded runs, stay in stream order with everything
-// around them: runs shorter and longer than a pre-encoded run, two graphs
-// interleaved, writes, eager launches, copies, reads, syncs, flushes and
-// the flush timer between replays, in random sequences checked against a
-// Go model. Without settling before each of those, a launch, a copy or a
-// read would run before replays enqueued earlier (a write flushes what it
-// overtakes only if the batch holds the graph).
+// TestRunsOfShortReplaysKeepStreamOrder: replays of short graphs stay in
+// stream order with everything around them: runs of many lengths (across
+// submission chunks), two graphs interleaved, writes, eager launches,
+// copies, reads, syncs, flushes and the flush timer between replays, in
+// random sequences checked against a Go model. It guards any scheme that
+// batches, defers or pre-encodes replays: one that let a launch, a copy or
+// a read pass a replay enqueued before it fails here (an earlier scheme
+// that deferred short replays was checked this way).
 func TestRunsOfShortReplaysKeepStreamOrder(t *testing.T) {
 	f := newRunFixture(t)
 	s := f.s
@@ -221,12 +221,12 @@ func TestRunsOfShortReplaysKeepStreamOrder(t *testing.T) {
 	})
 }
 
-// TestDeferredReplaysAreSubmittedByTheFlushTimer: replays of a short graph
-// that nothing follows still reach the GPU within the flush delay. Another
+// TestReplaysAreSubmittedByTheFlushTimer: replays of a short graph that
+// nothing follows still reach the GPU within the flush delay. Another
 // stream's work enqueued after the delay runs after them on the device's
 // one queue, so a copy it makes sees them; without the timer armed for
-// deferred replays they would wait for the stream's next call.
-func TestDeferredReplaysAreSubmittedByTheFlushTimer(t *testing.T) {
+// replays they would wait for the stream's next call.
+func TestReplaysAreSubmittedByTheFlushTimer(t *testing.T) {
 	f := newRunFixture(t, recorder.WithFlushDelay(time.Millisecond))
 	other := gputest.Stream(t, f.d)
 	copyK := gputest.Kernel(t, f.d, gputest.CopyWGSL)
@@ -250,14 +250,14 @@ func TestDeferredReplaysAreSubmittedByTheFlushTimer(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got[0] != f.current {
-		t.Fatalf("another stream's copy made after the flush delay read %d, want %d: the deferred replays were not submitted", got[0], f.current)
+		t.Fatalf("another stream's copy made after the flush delay read %d, want %d: the replays were not submitted", got[0], f.current)
 	}
 }
 
-// TestReleaseAndCloseEncodeDeferredReplays: a graph released, or its
-// stream closed, right after replays that are still counted, not encoded:
-// the replays run all the same.
-func TestReleaseAndCloseEncodeDeferredReplays(t *testing.T) {
+// TestReleaseAndCloseKeepEnqueuedReplays: a graph released, or its stream
+// closed, right after replays that are enqueued and not yet submitted: the
+// replays run all the same.
+func TestReleaseAndCloseKeepEnqueuedReplays(t *testing.T) {
 	t.Run("release", func(t *testing.T) {
 		f := newRunFixture(t)
 		f.set(t, 4)
