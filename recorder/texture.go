@@ -12,7 +12,9 @@ import (
 // TextureDesc describes a texture: Width×Height texels, Depth layers of
 // them for a 3D texture (0 or 1 makes a 2D texture), in Format, the WGSL
 // texel format name: "rgba8unorm", "rgba16float", "rgba32float",
-// "r32float", "r32uint" and the other formats WebGPU samples or stores.
+// "r32float", "r32uint" and the other formats WebGPU samples or stores
+// ("bgra8unorm" is refused on the OpenGL backend, whose upload and
+// read-back of it disagree on some drivers).
 type TextureDesc struct {
 	Width, Height, Depth uint32
 	Format               string

@@ -496,6 +496,12 @@ var errWaitGaveWay = errors.New("device closing")
 // finished (Sync returned early, and Mesa's lavapipe crashed in its queue
 // thread on buffers freed under running work).
 func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) error {
+	if ctx != nil && ctx.Done() == nil {
+		// A context that can never end (Background, TODO) bounds nothing:
+		// poll inline rather than on a goroutine per poll (poll), which
+		// allocated on every wait of the submitter on OpenGL.
+		ctx = nil
+	}
 	b := d.backoff()
 	for {
 		if d.completed() >= s {

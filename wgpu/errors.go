@@ -168,7 +168,7 @@ var (
 	diagSpan       = regexp.MustCompile(`┌─ [^:\n]*:(\d+):(\d+)[\s\S]*?\n[^\n]*│[^\n^]*(\^+)`)
 	unsuffixedInts = regexp.MustCompile(`(^|[^\w.@])\d+([^\w.]|$)`)
 	indexes        = regexp.MustCompile(`\[[^\]]*\]`)
-	untypedConsts  = regexp.MustCompile(`const\s+(\w+)\s*=\s*-?\d+\s*;`)
+	untypedConsts  = regexp.MustCompile(`const\s+(\w+)\s*=`)
 	identifiers    = regexp.MustCompile(`[A-Za-z_]\w*`)
 )
 

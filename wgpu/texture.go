@@ -99,6 +99,13 @@ func (d *Device) newTexture(desc driver.TextureDesc) (driver.Texture, error) {
 	if !ok {
 		return nil, opError(op, ErrInvalidArgument, "format %q (want one of %v)", desc.Format, texelFormatNames())
 	}
+	if desc.Format == "bgra8unorm" && d.info.Backend == BackendGL {
+		// wgpu's GL backend uploads and reads back BGRA texels through
+		// paths that disagree on NVIDIA's GL: a texture read back other
+		// bytes than were written to it (seen on the H200; Mesa's GL
+		// agreed). Refused rather than silently reordered.
+		return nil, opError(op, ErrInvalidArgument, "format %q on the OpenGL backend (its upload and read-back disagree on some drivers; use rgba8unorm)", desc.Format)
+	}
 	lim := d.info.Limits
 	dim, viewDim, max := wgpu.TextureDimension2D, wgpu.TextureViewDimension2D, lim.MaxTextureDimension2D
 	switch desc.Dim {
