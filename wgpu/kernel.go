@@ -234,12 +234,16 @@ func (k *Kernel) freeNative() {
 // attributes in any order, overrides, every bind group, textures and
 // samplers), then compiled by wgpu-native's. The bundled compiler predates
 // `override`; each override is replaced by a module-scope const with its
-// value before compiling, so `@workgroup_size(blockSize)` works.
+// value before compiling, so `@workgroup_size(blockSize)` works. On the
+// OpenGL backend, whose GLSL leaves % undefined for negative operands, each
+// i32 remainder (scalar or vector, `%=` included) becomes a call of a
+// helper appended after the last line that computes WGSL's result.
 //
 // Failures are a *CompileError (wrapping ErrCompile) with the compiler's
 // diagnostic: invalid WGSL, a missing or non-compute entry point, a kernel
 // over this device's limits (workgroup size, invocations, workgroup
-// storage, bind groups, bindings per stage), and an override given no value;
+// storage, bind groups, bindings per stage), on OpenGL an i32 `%=` whose
+// left-hand side calls a function, and an override given no value;
 // a constants key naming no override is an *Error wrapping
 // ErrInvalidArgument. It never panics and never aborts the process.
 func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, error) {
@@ -304,7 +308,7 @@ func constantsKey(c map[string]float64) string {
 // and builds module, layouts and pipeline. Every native object made on the
 // way is released on failure.
 func (d *Device) compile(source, entry string, constants map[string]float64) (_ *Kernel, err error) {
-	spec, err := wgsl.Specialize(source, entry, constants)
+	spec, err := wgsl.Specialize(source, entry, wgsl.Options{Constants: constants, OpenGL: d.info.Backend == BackendGL})
 	if err != nil {
 		var oe *wgsl.OverrideError
 		if errors.As(err, &oe) {

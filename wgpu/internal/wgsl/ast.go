@@ -186,6 +186,7 @@ type exprsStmt struct{ exprs []expr }
 type assignStmt struct {
 	lhs, rhs expr
 	op       string
+	opPos    int // the operator
 }
 
 // returnStmt is `return x;`, x nil for a bare return.

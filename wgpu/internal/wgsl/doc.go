@@ -52,6 +52,11 @@
 //     (evaluated first: a false one is an *Error), @diagnostic and @must_use,
 //     `<function>` in var<function>, and trailing commas in attribute
 //     argument lists, template lists and case selector lists.
+//   - with Options.OpenGL, every remainder of concrete i32 scalars or
+//     vectors evaluated at run time, `%=` included, which naga v22 writes
+//     as GLSL's %, undefined for negative operands: it becomes a call of a
+//     helper appended after the last line, computing WGSL's result
+//     (remainder.go says how, and why that keeps evaluation order).
 //
 // Everything else is copied byte for byte, including valid WGSL that naga
 // v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type

@@ -19,7 +19,7 @@ fn double(@builtin(global_invocation_id) id: vec3u) {
 	out[id.x] = 2.0 * in[id.x];
 }
 `
-	k, err := wgsl.Specialize(src, "double", map[string]float64{"block": 128})
+	k, err := wgsl.Specialize(src, "double", wgsl.Options{Constants: map[string]float64{"block": 128}})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -46,11 +46,11 @@ fn double(@builtin(global_invocation_id) id: vec3u) {
 // Errors name what is wrong and where.
 func ExampleSpecialize_errors() {
 	src := "override n: u32;\n@compute @workgroup_size(n) fn main() {}\n"
-	_, err := wgsl.Specialize(src, "mian", nil)
+	_, err := wgsl.Specialize(src, "mian", wgsl.Options{})
 	fmt.Println(err)
-	_, err = wgsl.Specialize(src, "main", nil)
+	_, err = wgsl.Specialize(src, "main", wgsl.Options{})
 	fmt.Println(err)
-	_, err = wgsl.Specialize(src, "main", map[string]float64{"n": 0})
+	_, err = wgsl.Specialize(src, "main", wgsl.Options{Constants: map[string]float64{"n": 0}})
 	fmt.Println(err)
 	// Output:
 	// wgsl: no @compute entry point named "mian"; found [main]

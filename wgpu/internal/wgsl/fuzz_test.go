@@ -30,6 +30,7 @@ func FuzzSpecialize(f *testing.F) {
 	for _, tc := range rewriteCases {
 		f.Add(tc.src+rewriteEntry, "entry_", "", 0.0)
 	}
+	f.Add(remModule+"  a[x % 4] %= y; v %= 3; a[2] = -x % y * 2 + f(x) % (y % 3);"+remEnd, "remEntry", "", 0.0)
 	f.Add(layoutModule+"@group(0) @binding(0) var<storage, read_write> b: AlignedB;\n"+
 		"@group(0) @binding(1) var<uniform> a: array<SizedA, N>;\n@compute @workgroup_size(1) fn main() { b.h = i32(a[0].u); }\n", "main", "", 0.0)
 	f.Fuzz(func(t *testing.T, src, entry, key string, val float64) {
@@ -40,12 +41,12 @@ func FuzzSpecialize(f *testing.F) {
 		if key != "" {
 			constants = map[string]float64{key: val}
 		}
-		k, err := Specialize(src, entry, constants)
+		k, err := Specialize(src, entry, Options{Constants: constants})
 		if err != nil {
 			checkErrorType(t, err)
 			return
 		}
-		again, err := Specialize(k.Source, entry, nil)
+		again, err := Specialize(k.Source, entry, Options{})
 		if err != nil {
 			t.Fatalf("Specialize accepted the module but refused its own rewrite: %v\nrewrite:\n%s", err, k.Source)
 		}
@@ -58,6 +59,21 @@ func FuzzSpecialize(f *testing.F) {
 		}
 		if again.Source != k.Source && again.Overrides == nil && len(k.Overrides) == 0 {
 			t.Errorf("rewriting a module without overrides twice changed it again")
+		}
+		// The OpenGL rewrite (signed remainders into helper calls) may
+		// refuse only with an *Error, and what it writes reads back to the
+		// same resources.
+		gl, err := Specialize(src, entry, Options{Constants: constants, OpenGL: true})
+		if err != nil {
+			checkErrorType(t, err)
+			return
+		}
+		glAgain, err := Specialize(gl.Source, entry, Options{})
+		if err != nil {
+			t.Fatalf("Specialize refused its own OpenGL rewrite: %v\nrewrite:\n%s", err, gl.Source)
+		}
+		if diff := cmp.Diff(k.Resources, glAgain.Resources); diff != "" {
+			t.Errorf("the OpenGL rewrite reflects to different resources (-first +rewrite):\n%s", diff)
 		}
 	})
 }
@@ -123,7 +139,7 @@ func TestLargeInputsFinishFast(t *testing.T) {
 	for name, src := range inputs {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
-			_, err := Specialize(src, "main", nil)
+			_, err := Specialize(src, "main", Options{})
 			if err != nil {
 				checkErrorType(t, err)
 				t.Logf("%d bytes: %.200v", len(src), err)
@@ -141,7 +157,7 @@ func TestLargeInputsFinishFast(t *testing.T) {
 func BenchmarkSpecialize(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Specialize(gameOfLife, "main", nil); err != nil {
+		if _, err := Specialize(gameOfLife, "main", Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -11,7 +11,9 @@ import (
 // dispatch it, all read from our own parse.
 type Kernel struct {
 	// Source is the module rewritten for the bundled compiler (see the
-	// package doc for exactly what changes); line numbers match the input.
+	// package doc for exactly what changes); line numbers match the input,
+	// and helper functions the rewrite needs (Options.OpenGL) follow the
+	// author's last line.
 	Source string
 	Entry  string
 	// Stage is always StageCompute today: Specialize refuses other stages.
@@ -201,26 +203,44 @@ type Resource struct {
 	Access Access
 }
 
-// Specialize parses src, gives every override its value (from constants,
+// Options are what Specialize needs besides the source and the entry point.
+// The zero value specialises with every override at its default for a
+// backend that computes WGSL's integer operators itself.
+type Options struct {
+	// Constants are the overrides' values, keyed by the override's name or
+	// its @id as decimal text; an override not given one takes its
+	// initializer.
+	Constants map[string]float64
+	// OpenGL says the module goes to naga's GLSL writer (wgpu-native's
+	// OpenGL backend). GLSL leaves % undefined for negative operands, and
+	// naga v22 writes WGSL's i32 % as GLSL's % (Mesa's llvmpipe computes it
+	// as an unsigned remainder: -7 % 3 gives 0), so every remainder of
+	// concrete i32 scalars or vectors in a function body, `%=` included,
+	// becomes a call to a helper appended to the module (see remainder.go).
+	OpenGL bool
+}
+
+// Specialize parses src, gives every override its value (from o.Constants,
 // keyed by the override's name or its @id as decimal text, else from its
 // initializer), reflects the @compute entry point entry and rewrites the
-// module for the bundled compiler.
+// module for the bundled compiler and, with o.OpenGL, for its GLSL writer.
 //
 // Failures are returned at once, and are: *Error for a problem in the source
 // (syntax, an invalid type or attribute, @group/@binding not a non-negative
 // integer, two used resources at one (group, binding), a workgroup_size that
-// is not a positive integer); *EntryError wrapping ErrNoEntry or
-// ErrNotCompute; *OverrideError wrapping ErrUnknownOverride,
-// ErrMissingOverride or ErrUnrepresentable. It never panics.
-func Specialize(src, entry string, constants map[string]float64) (*Kernel, error) {
-	k, err := specialize(src, entry, constants)
+// is not a positive integer, and with o.OpenGL an i32 `%=` whose left-hand
+// side calls a function); *EntryError wrapping ErrNoEntry or ErrNotCompute;
+// *OverrideError wrapping ErrUnknownOverride, ErrMissingOverride or
+// ErrUnrepresentable. It never panics.
+func Specialize(src, entry string, o Options) (*Kernel, error) {
+	k, err := specialize(src, entry, o)
 	if u, ok := err.(unsupported); ok {
 		return nil, u.err
 	}
 	return k, err
 }
 
-func specialize(src, entry string, constants map[string]float64) (*Kernel, error) {
+func specialize(src, entry string, o Options) (*Kernel, error) {
 	m, err := parse(src)
 	if err != nil {
 		return nil, err
@@ -230,7 +250,8 @@ func specialize(src, entry string, constants map[string]float64) (*Kernel, error
 		return nil, err
 	}
 	c := newChecker(m)
-	if err := c.bind(constants); err != nil {
+	c.opengl = o.OpenGL
+	if err := c.bind(o.Constants); err != nil {
 		return nil, err
 	}
 	k := &Kernel{Entry: entry, Stage: StageCompute}

@@ -156,6 +156,11 @@ func (c *checker) lower() (err error) {
 		if err := l.function(f); err != nil {
 			return err
 		}
+		if c.opengl {
+			if err := l.remainders(f.body); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

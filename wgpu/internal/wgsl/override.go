@@ -34,12 +34,28 @@ type checker struct {
 	// no context says more.
 	edits       []edit
 	conv, subst map[int]edit
+	// opengl is Options.OpenGL: signed remainders are rewritten into calls
+	// of the helpers in helpers (remainder.go), which the rewrite appends
+	// after the module's last line; inserts are that rewrite's insertions.
+	opengl  bool
+	helpers remHelpers
+	inserts []insertion
 }
 
 // edit replaces src[start:end] with text.
 type edit struct {
 	start, end int
 	text       string
+}
+
+// insertion puts text, then the rewritten text of copy when set (every
+// edit inside that span of the source applied: the one way an expression
+// is written twice, for an i32 `%=` on OpenGL), at offset at. At one
+// offset insertions go before the edit starting there, lower rank first.
+type insertion struct {
+	at, rank int
+	text     string
+	copy     *span
 }
 
 type typeKey struct {

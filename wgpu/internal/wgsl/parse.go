@@ -667,7 +667,7 @@ func (p *parser) simpleStatement() stmt {
 	switch t := p.peek(); {
 	case t.kind == tokPunct && (t.text == "=" || len(t.text) >= 2 && t.text[len(t.text)-1] == '=' && t.text != "==" && t.text != "!=" && t.text != "<=" && t.text != ">="):
 		p.next()
-		return &assignStmt{lhs: lhs, op: t.text, rhs: p.expression()}
+		return &assignStmt{lhs: lhs, op: t.text, opPos: t.pos, rhs: p.expression()}
 	case p.adjacent("+", "+"), p.adjacent("-", "-"):
 		p.next()
 		p.next()

@@ -47,28 +47,67 @@ func (c *checker) rewrite() (string, error) {
 	for _, e := range c.conv {
 		edits = append(edits, e)
 	}
-	// At one offset the longer edit goes first and wins: an edit that
-	// starts inside one already applied (a literal inside an override or a
-	// stripped declaration) is dropped.
-	slices.SortFunc(edits, func(a, b edit) int {
+	changes := make([]change, 0, len(edits)+len(c.inserts))
+	for _, e := range edits {
+		changes = append(changes, change{edit: e})
+	}
+	for _, in := range c.inserts {
+		changes = append(changes, change{edit: edit{in.at, in.at, in.text}, rank: in.rank, copy: in.copy})
+	}
+	// At one offset insertions go first, by rank, then the longer edit,
+	// which wins: an edit that starts inside one already applied (a literal
+	// inside an override or a stripped declaration) is dropped.
+	slices.SortFunc(changes, func(a, b change) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}
+		ai, bi := a.start == a.end, b.start == b.end
+		switch {
+		case ai && bi:
+			return a.rank - b.rank
+		case ai:
+			return -1
+		case bi:
+			return 1
+		}
 		return (b.end - b.start) - (a.end - a.start)
 	})
+	out := c.render(changes, 0, len(c.m.src))
+	if h := c.helpers.text(); h != "" {
+		if !strings.HasSuffix(out, "\n") {
+			out += "\n" // the module may end inside a line comment
+		}
+		out += h
+	}
+	return out, nil
+}
+
+// change is an edit or an insertion (start == end) of the rewrite.
+type change struct {
+	edit
+	rank int
+	copy *span
+}
+
+// render is src[start:end] with the sorted changes that lie inside it
+// applied; a change's copy is rendered the same way.
+func (c *checker) render(changes []change, start, end int) string {
 	var b strings.Builder
-	b.Grow(len(c.m.src))
-	last := 0
-	for _, e := range edits {
-		if e.start < last {
+	b.Grow(end - start)
+	last := start
+	for _, e := range changes {
+		if e.start < last || e.end > end {
 			continue
 		}
 		b.WriteString(c.m.src[last:e.start])
 		b.WriteString(e.text)
+		if e.copy != nil {
+			b.WriteString(c.render(changes, e.copy.start, e.copy.end))
+		}
 		last = e.end
 	}
-	b.WriteString(c.m.src[last:])
-	return b.String(), nil
+	b.WriteString(c.m.src[last:end])
+	return b.String()
 }
 
 // keepLines is text followed by as many line breaks as old has, so every

@@ -18,7 +18,7 @@ func TestRewriteChangesOnlyWhatTheCompilerCannotRead(t *testing.T) {
 	for _, tc := range rewriteCases {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.src + rewriteEntry
-			k, err := Specialize(src, "entry_", tc.constants)
+			k, err := Specialize(src, "entry_", Options{Constants: tc.constants})
 			if err != nil {
 				t.Fatalf("Specialize: %v", err)
 			}

@@ -623,7 +623,7 @@ const addressSpaces = "@group(0) @binding(0) var<storage,\n read_write> rw: arra
 func TestSpecializeKeepsItsContract(t *testing.T) {
 	for _, tc := range specializeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			k, err := Specialize(tc.src, tc.entryName(), tc.constants)
+			k, err := Specialize(tc.src, tc.entryName(), Options{Constants: tc.constants})
 			if tc.err != "" {
 				if err == nil {
 					t.Fatalf("Specialize succeeded; want the error %q", tc.err)
@@ -682,7 +682,7 @@ func TestCommentsAndLineBreaksBetweenTokensChangeNothing(t *testing.T) {
 				b.WriteString(tc.src[l.pos:l.end])
 			}
 			spread := b.String()
-			k, err := Specialize(spread, tc.entryName(), tc.constants)
+			k, err := Specialize(spread, tc.entryName(), Options{Constants: tc.constants})
 			if err != nil {
 				t.Fatalf("Specialize of the spread-out module: %v\n%s", err, spread)
 			}
