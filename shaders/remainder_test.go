@@ -1,6 +1,7 @@
 package shaders_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -8,25 +9,59 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// WGSL defines i32 `a % b` as a - b * trunc(a / b) (the sign of the
-// dividend), 0 when b is 0 or when a is the most negative i32 and b is -1;
-// `a / b` truncates toward zero and MinInt32 / -1 is MinInt32; f32 `a % b`
-// is a - b * trunc(a / b) (WGSL § "Arithmetic Expressions"). Go's % and /
-// on int32 and math.Mod compute the same, except that Go panics on a zero
-// divisor. On OpenGL naga v22 writes GLSL's %, undefined for negative
-// operands (llvmpipe gives -7 % 3 = 0), so softgraph's front-end rewrites
-// every i32 remainder there into a helper call; these tests hold every
-// backend to WGSL bit for bit.
+// WGSL defines integer `/` and `%` for every operand (WGSL § "Arithmetic
+// Expressions"): i32 `a / b` is a when b is 0 or when a is the most negative
+// i32 and b is -1, else a / b truncated toward zero; i32 `a % b` is 0 in
+// those two cases, else a - b * trunc(a / b) (the sign of the dividend);
+// u32 `a / b` is a and `a % b` is 0 when b is 0; f32 `a % b` is
+// a - b * trunc(a / b). naga v22 leaves zero divisors to the driver
+// (lavapipe: i32 x % 0 = -1, x / 0 = 0; u32 x / 0 = x % 0 = 0xFFFFFFFF), and
+// on OpenGL writes GLSL's %, undefined for negative operands (llvmpipe
+// gives -7 % 3 = 0), so softgraph's front-end rewrites the integer divisions
+// that need it into helper calls; these tests hold every backend to WGSL
+// bit for bit, against the Go model below.
 
-// remainderPairs are (dividend, divisor) pairs with non-zero divisors:
-// every sign combination, the overflow case MinInt32 % -1, the extremes,
-// and a few pseudo-random ones.
+// wgslDivI32, wgslRemI32, wgslDivU32 and wgslRemU32 are WGSL's integer
+// division and remainder. Go's / and % compute the same for the other
+// divisors (MinInt32 / -1 wraps to MinInt32 in Go too), but panic on 0.
+func wgslDivI32(a, b int32) int32 {
+	if b == 0 || a == math.MinInt32 && b == -1 {
+		return a
+	}
+	return a / b
+}
+
+func wgslRemI32(a, b int32) int32 {
+	if b == 0 || a == math.MinInt32 && b == -1 {
+		return 0
+	}
+	return a % b
+}
+
+func wgslDivU32(a, b uint32) uint32 {
+	if b == 0 {
+		return a
+	}
+	return a / b
+}
+
+func wgslRemU32(a, b uint32) uint32 {
+	if b == 0 {
+		return 0
+	}
+	return a % b
+}
+
+// remainderPairs are (dividend, divisor) pairs: every sign combination,
+// the overflow case MinInt32 % -1, zero divisors, the extremes, and a few
+// pseudo-random ones.
 func remainderPairs() (xs, ys []int32) {
 	pairs := [][2]int32{
 		{-7, 3}, {7, -3}, {-7, -3}, {7, 3}, {-1, 2}, {1, -2}, {0, -5}, {-6, 3},
 		{-100, 7}, {100, -7}, {5, 9}, {-5, 9},
 		{math.MinInt32, -1}, {math.MinInt32, 1}, {math.MinInt32, math.MaxInt32}, {math.MaxInt32, math.MinInt32},
 		{math.MinInt32, math.MinInt32}, {math.MaxInt32, -1}, {math.MinInt32, 2}, {math.MinInt32 + 1, -2},
+		{-7, 0}, {7, 0}, {0, 0}, {math.MinInt32, 0}, {math.MaxInt32, 0}, {-1, 0}, {0, -1}, {-1, -1},
 	}
 	for i := range 12 {
 		x, y := int32(lcg(2*i)), int32(lcg(2*i+1))>>uint(i)
@@ -42,7 +77,8 @@ func remainderPairs() (xs, ys []int32) {
 }
 
 // TestSignedRemainderFollowsWGSLOnEveryBackend: i32 % and / give WGSL's
-// results for negative operands on the adapter under test — scalars,
+// results for negative operands and zero divisors on the adapter under
+// test — scalars,
 // vectors (a scalar operand splatted), `%=` on an indexed left-hand side,
 // nested remainders, a unary minus binding tighter than %, an abstract
 // literal dividend — and each operand of a remainder is evaluated once, the
@@ -88,9 +124,10 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 	got := readI32(t, s, out)
 	for i := range xs {
 		x, y := xs[i], ys[i]
+		rem, div := wgslRemI32, wgslDivI32
 		want := []int32{
-			x % y, x / y, x % y, 12, -x%y*3 + 1, x%y%7 + x%(y%7+8),
-			x % y, -x % -y, -x % y, x % y, int32(uint32(x) % uint32(y)), 7 % y,
+			rem(x, y), div(x, y), rem(x, y), 12, rem(-x, y)*3 + 1, rem(rem(x, y), 7) + rem(x, rem(y, 7)+8),
+			rem(x, y), rem(-x, -y), rem(-x, y), rem(x, y), int32(wgslRemU32(uint32(x), uint32(y))), rem(7, y),
 		}
 		what := []string{
 			"x % y", "x / y", "tag(1, x) % tag(2, y)", "trace (operands once, dividend first)", "-x % y * 3 + 1",
@@ -99,18 +136,19 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		}
 		for j, w := range want {
 			if g := got[stride*i+j]; g != w {
-				t.Errorf("x = %d, y = %d: %s = %d on %v; WGSL (and Go) give %d", x, y, what[j], g, d.Info().Backend, w)
+				t.Errorf("x = %d, y = %d: %s = %d on %v; WGSL gives %d", x, y, what[j], g, d.Info().Backend, w)
 			}
 		}
 	}
 }
 
-// TestSignedRemainderByZeroIsZeroOnOpenGL: WGSL gives 0 for an i32 % whose
-// runtime divisor is 0, scalar and vector. softgraph's OpenGL helper
-// guarantees it; elsewhere naga v22 emits the target's remainder
-// instruction, whose result for a zero divisor the driver defines (lavapipe
-// gives -1), so other backends are only reported.
-func TestSignedRemainderByZeroIsZeroOnOpenGL(t *testing.T) {
+// TestIntegerDivisionByZeroFollowsWGSLOnEveryBackend: a runtime zero
+// divisor gives WGSL's result on the adapter under test, not the driver's:
+// x / 0 = x and x % 0 = 0 for i32 and u32, scalars, vectors (a scalar
+// divisor splatted), `/=` and `%=`, and a literal zero divisor with a
+// runtime dividend; MinInt32 / -1 = MinInt32 and MinInt32 % -1 = 0, also
+// by the literal -1.
+func TestIntegerDivisionByZeroFollowsWGSLOnEveryBackend(t *testing.T) {
 	d, s := openStream(t)
 	src := `@group(0) @binding(0) var<storage, read> xs: array<i32>;
 @group(0) @binding(1) var<storage, read> zero: array<i32>;
@@ -119,18 +157,164 @@ func TestSignedRemainderByZeroIsZeroOnOpenGL(t *testing.T) {
 fn main(@builtin(global_invocation_id) g: vec3u) {
   let i = g.x;
   if i >= arrayLength(&xs) { return; }
-  out[2u * i] = xs[i] % zero[i];
-  out[2u * i + 1u] = (vec3<i32>(1, xs[i], 2) % zero[i]).y;
+  let x = xs[i];
+  let z = zero[i];
+  let ux = bitcast<u32>(x);
+  let uz = u32(z);
+  let o = 14u * i;
+  out[o] = x % z;
+  out[o + 1u] = x / z;
+  out[o + 2u] = (vec3<i32>(1, x, 2) % z).y;
+  out[o + 3u] = (vec2<i32>(x, 1) / vec2<i32>(z, 1)).x;
+  var s = x;
+  s /= z;
+  out[o + 4u] = s;
+  out[o + 5u] = x / 0;
+  out[o + 6u] = x % -1 + x / -1;
+  out[o + 7u] = bitcast<i32>(ux % uz);
+  out[o + 8u] = bitcast<i32>(ux / uz);
+  out[o + 9u] = bitcast<i32>((vec4<u32>(ux) / uz).w);
+  out[o + 10u] = bitcast<i32>((vec2<u32>(ux, 3u) % vec2<u32>(uz, 2u)).x);
+  var us = ux;
+  us %= uz;
+  out[o + 11u] = bitcast<i32>(us);
+  us = ux;
+  us /= 0u;
+  out[o + 12u] = bitcast<i32>(us);
+  out[o + 13u] = bitcast<i32>(ux % 0u);
 }`
 	k := rwKernel(t, d, src, "main", nil)
 	xs := []int32{-7, 7, 0, -1, math.MinInt32, math.MaxInt32, 1, -2}
-	out := empty(t, s, 2*len(xs))
+	const stride = 14
+	out := empty(t, s, stride*len(xs))
 	launch(t, s, k, recorder.Groups(1, 1, 1), upI32(t, s, xs), upI32(t, s, make([]int32, len(xs))), out)
 	got := readI32(t, s, out)
-	if d.Info().Backend != wgpu.BackendGL {
-		t.Skipf("%v: x %% 0 is left to the driver by naga v22 (WGSL says 0); it gave %v for x = %v", d.Info().Backend, got, xs)
+	what := []string{"x % 0", "x / 0", "(vec3(1, x, 2) % 0).y", "(vec2(x, 1) / vec2(0, 1)).x", "x /= 0", "x / 0 (literal)",
+		"x % -1 + x / -1", "u32 x % 0", "u32 x / 0", "u32 (vec4(x) / 0).w", "u32 (vec2(x, 3) % vec2(0, 2)).x",
+		"u32 x %= 0", "u32 x /= 0u (literal)", "u32 x % 0u (literal)"}
+	for i, x := range xs {
+		ux := uint32(x)
+		want := []int32{
+			wgslRemI32(x, 0), wgslDivI32(x, 0), wgslRemI32(x, 0), wgslDivI32(x, 0), wgslDivI32(x, 0), wgslDivI32(x, 0),
+			wgslRemI32(x, -1) + wgslDivI32(x, -1), int32(wgslRemU32(ux, 0)), int32(wgslDivU32(ux, 0)), int32(wgslDivU32(ux, 0)),
+			int32(wgslRemU32(ux, 0)), int32(wgslRemU32(ux, 0)), int32(wgslDivU32(ux, 0)), int32(wgslRemU32(ux, 0)),
+		}
+		for j, w := range want {
+			if g := got[stride*i+j]; g != w {
+				t.Errorf("x = %d: %s = %d on %v; WGSL gives %d", x, what[j], g, d.Info().Backend, w)
+			}
+		}
 	}
-	wantSame(t, "x % 0 (scalar, vector) for each x", make([]int32, 2*len(xs)), got)
+}
+
+// TestUnsignedDivisionFollowsWGSLOnEveryBackend: u32 / and % give WGSL's
+// results on the adapter under test for every divisor, zero included —
+// runtime divisors, scalars and vectors, `/=` and `%=` — and the divisions
+// by a non-zero constant (a literal, a const, an override) that the
+// front-end leaves as written are exact too.
+func TestUnsignedDivisionFollowsWGSLOnEveryBackend(t *testing.T) {
+	d, s := openStream(t)
+	src := `override N: u32;
+const C = 7u;
+@group(0) @binding(0) var<storage, read> xs: array<u32>;
+@group(0) @binding(1) var<storage, read> ys: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.x;
+  if i >= arrayLength(&xs) { return; }
+  let x = xs[i];
+  let y = ys[i];
+  let o = 10u * i;
+  out[o] = x / y;
+  out[o + 1u] = x % y;
+  let v = vec3<u32>(x, y, x) / vec3<u32>(y, x, 1u);
+  out[o + 2u] = v.x;
+  out[o + 3u] = v.y;
+  var w = x;
+  w %= y;
+  out[o + 4u] = w;
+  out[o + 5u] = x / 64u;
+  out[o + 6u] = x % C;
+  out[o + 7u] = x / N;
+  out[o + 8u] = x % N;
+  out[o + 9u] = (vec2<u32>(x) % y).y;
+}`
+	k := rwKernel(t, d, src, "main", map[string]float64{"N": 3})
+	xs := []uint32{0, 1, 7, 64, 100, math.MaxUint32, math.MaxUint32, 5, 0, 12345}
+	ys := []uint32{0, 0, 3, 64, 7, 0, math.MaxUint32, 9, 3, 1}
+	for i := range 14 {
+		xs, ys = append(xs, lcg(3*i)), append(ys, lcg(3*i+1)>>uint(2*i))
+	}
+	const stride = 10
+	out := empty(t, s, stride*len(xs))
+	launch(t, s, k, recorder.Groups(uint32(len(xs)+7)/8, 1, 1), upU32(t, s, xs), upU32(t, s, ys), out)
+	got := readU32(t, s, out)
+	what := []string{"x / y", "x % y", "(vec3(x, y, x) / vec3(y, x, 1)).x", "(vec3(x, y, x) / vec3(y, x, 1)).y", "x %= y",
+		"x / 64u", "x % C (7u)", "x / N (override 3)", "x % N (override 3)", "(vec2(x) % y).y"}
+	for i := range xs {
+		x, y := xs[i], ys[i]
+		want := []uint32{wgslDivU32(x, y), wgslRemU32(x, y), wgslDivU32(x, y), wgslDivU32(y, x), wgslRemU32(x, y),
+			x / 64, x % 7, x / 3, x % 3, wgslRemU32(x, y)}
+		for j, w := range want {
+			if g := got[stride*i+j]; g != w {
+				t.Errorf("x = %d, y = %d: %s = %d on %v; WGSL gives %d", x, y, what[j], g, d.Info().Backend, w)
+			}
+		}
+	}
+}
+
+// TestConstantIntegerDivisionsFollowWGSL: divisions the front-end leaves
+// as written because their divisor is a constant — i32 by constants other
+// than 0 and -1 with negative dividends (on OpenGL the remainder still goes
+// through the helper), whole constant expressions of typed constants —
+// give WGSL's results; and a constant expression that divides by zero is
+// refused at Kernel, as WGSL makes it an error rather than a value.
+func TestConstantIntegerDivisionsFollowWGSL(t *testing.T) {
+	d, s := openStream(t)
+	src := `const KI: i32 = -7;
+const M: i32 = -2147483647 - 1;
+@group(0) @binding(0) var<storage, read> xs: array<i32>;
+@group(0) @binding(1) var<storage, read_write> out: array<i32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.x;
+  if i >= arrayLength(&xs) { return; }
+  let x = xs[i];
+  let o = 8u * i;
+  out[o] = x / 3;
+  out[o + 1u] = x % 3;
+  out[o + 2u] = x / -4;
+  out[o + 3u] = x % -4;
+  out[o + 4u] = KI % 3 + KI / 2;
+  out[o + 5u] = M % -1;
+  out[o + 6u] = (vec2<i32>(x, -x) % 5).y;
+  out[o + 7u] = KI / -2 + M / 2;
+}`
+	k := rwKernel(t, d, src, "main", nil)
+	xs := []int32{-7, 7, 0, -1, math.MinInt32, math.MaxInt32, 1, -2, -3, 3, -4, 4, -5, 5, 11, -11}
+	const stride = 8
+	out := empty(t, s, stride*len(xs))
+	launch(t, s, k, recorder.Groups(uint32(len(xs)+7)/8, 1, 1), upI32(t, s, xs), out)
+	got := readI32(t, s, out)
+	what := []string{"x / 3", "x % 3", "x / -4", "x % -4", "KI % 3 + KI / 2", "M % -1", "(vec2(x, -x) % 5).y", "KI / -2 + M / 2"}
+	for i, x := range xs {
+		want := []int32{x / 3, x % 3, x / -4, x % -4, -7%3 + -7/2, 0, wgslRemI32(-x, 5), -7/-2 + math.MinInt32/2}
+		for j, w := range want {
+			if g := got[stride*i+j]; g != w {
+				t.Errorf("x = %d: %s = %d on %v; WGSL gives %d", x, what[j], g, d.Info().Backend, w)
+			}
+		}
+	}
+	for _, bad := range []string{
+		"const X = 7 / 0;\n@compute @workgroup_size(1) fn main() { _ = X; }\n",
+		"@compute @workgroup_size(1) fn main() { const X: i32 = 7 % 0; _ = X; }\n",
+		"const K: u32 = 7u;\n@compute @workgroup_size(1) fn main() { let y = K / 0u; _ = y; }\n",
+	} {
+		if _, err := d.Kernel(bad, "main"); !errors.Is(err, wgpu.ErrCompile) {
+			t.Errorf("Kernel(%q) = %v; want a compile error: a constant division by zero is an error in WGSL", bad, err)
+		}
+	}
 }
 
 // TestFloatRemainderTruncatesOnEveryBackend: f32 % is x - y * trunc(x / y)

@@ -234,16 +234,21 @@ func (k *Kernel) freeNative() {
 // attributes in any order, overrides, every bind group, textures and
 // samplers), then compiled by wgpu-native's. The bundled compiler predates
 // `override`; each override is replaced by a module-scope const with its
-// value before compiling, so `@workgroup_size(blockSize)` works. On the
-// OpenGL backend, whose GLSL leaves % undefined for negative operands, each
-// i32 remainder (scalar or vector, `%=` included) becomes a call of a
-// helper appended after the last line that computes WGSL's result.
+// value before compiling, so `@workgroup_size(blockSize)` works. Integer
+// `/` and `%` (i32 and u32, scalar or vector, `/=` and `%=` included)
+// whose divisor is not a constant that makes the target's instruction
+// exact become calls of helpers appended after the last line, giving
+// WGSL's result for every divisor on every backend (the bundled compiler
+// leaves zero divisors to the driver, and on OpenGL writes GLSL's %,
+// undefined for negative operands, so there every i32 remainder does).
 //
 // Failures are a *CompileError (wrapping ErrCompile) with the compiler's
 // diagnostic: invalid WGSL, a missing or non-compute entry point, a kernel
 // over this device's limits (workgroup size, invocations, workgroup
-// storage, bind groups, bindings per stage), on OpenGL an i32 `%=` whose
-// left-hand side calls a function, and an override given no value;
+// storage, bind groups, bindings per stage), an integer division by zero
+// in a constant expression, an integer `/=` or `%=` that needs a helper
+// and whose left-hand side calls a function, and an override given no
+// value;
 // a constants key naming no override is an *Error wrapping
 // ErrInvalidArgument. It never panics and never aborts the process.
 func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, error) {

@@ -52,11 +52,15 @@
 //     (evaluated first: a false one is an *Error), @diagnostic and @must_use,
 //     `<function>` in var<function>, and trailing commas in attribute
 //     argument lists, template lists and case selector lists.
-//   - with Options.OpenGL, every remainder of concrete i32 scalars or
-//     vectors evaluated at run time, `%=` included, which naga v22 writes
-//     as GLSL's %, undefined for negative operands: it becomes a call of a
-//     helper appended after the last line, computing WGSL's result
-//     (remainder.go says how, and why that keeps evaluation order).
+//   - every division and remainder of concrete i32 or u32 scalars or
+//     vectors evaluated at run time, `/=` and `%=` included, whose divisor
+//     is not a constant that makes the target's instruction exact: naga v22
+//     leaves zero divisors (and MinInt32 % -1) to the driver, and on OpenGL
+//     writes GLSL's %, undefined for negative operands (Options.OpenGL).
+//     It becomes a call of a helper appended after the last line,
+//     computing WGSL's result; such a division of two constants becomes
+//     its value, and is an *Error when it divides by zero or overflows
+//     (division.go says how, and why that keeps evaluation order).
 //
 // Everything else is copied byte for byte, including valid WGSL that naga
 // v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type

@@ -501,6 +501,20 @@ func boolValue(b bool) value {
 	return value{kind: scalarBool}
 }
 
+// msgDivByZero ends the message of an *Error for an integer division or
+// remainder by zero in a constant expression (see divByZero).
+const msgDivByZero = "divides by zero"
+
+// divByZero reports whether err is the evaluator's integer division by
+// zero: in a constant or override expression WGSL makes it an error (a
+// shader- or pipeline-creation error), never a value, so Specialize
+// reports it rather than leaving the expression to a compiler that might
+// compute something.
+func divByZero(err error) bool {
+	e, ok := err.(*Error)
+	return ok && strings.HasSuffix(e.Msg, msgDivByZero)
+}
+
 // intArith computes on 64-bit integers; a message reports overflow of int64
 // (AbstractInt's range) or division by zero.
 func intArith(op string, a, b int64) (int64, string) {
@@ -528,7 +542,7 @@ func intArith(op string, a, b int64) (int64, string) {
 		return r, ""
 	}
 	if b == 0 {
-		return 0, "divides by zero"
+		return 0, msgDivByZero
 	}
 	if a == math.MinInt64 && b == -1 {
 		return 0, "overflows AbstractInt"

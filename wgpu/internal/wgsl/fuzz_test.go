@@ -60,7 +60,7 @@ func FuzzSpecialize(f *testing.F) {
 		if again.Source != k.Source && again.Overrides == nil && len(k.Overrides) == 0 {
 			t.Errorf("rewriting a module without overrides twice changed it again")
 		}
-		// The OpenGL rewrite (signed remainders into helper calls) may
+		// The OpenGL rewrite (every i32 remainder into a helper call) may
 		// refuse only with an *Error, and what it writes reads back to the
 		// same resources.
 		gl, err := Specialize(src, entry, Options{Constants: constants, OpenGL: true})

@@ -12,8 +12,8 @@ import (
 type Kernel struct {
 	// Source is the module rewritten for the bundled compiler (see the
 	// package doc for exactly what changes); line numbers match the input,
-	// and helper functions the rewrite needs (Options.OpenGL) follow the
-	// author's last line.
+	// and helper functions the rewrite needs (integer division and
+	// remainder) follow the author's last line.
 	Source string
 	Entry  string
 	// Stage is always StageCompute today: Specialize refuses other stages.
@@ -205,7 +205,7 @@ type Resource struct {
 
 // Options are what Specialize needs besides the source and the entry point.
 // The zero value specialises with every override at its default for a
-// backend that computes WGSL's integer operators itself.
+// backend other than OpenGL.
 type Options struct {
 	// Constants are the overrides' values, keyed by the override's name or
 	// its @id as decimal text; an override not given one takes its
@@ -214,22 +214,26 @@ type Options struct {
 	// OpenGL says the module goes to naga's GLSL writer (wgpu-native's
 	// OpenGL backend). GLSL leaves % undefined for negative operands, and
 	// naga v22 writes WGSL's i32 % as GLSL's % (Mesa's llvmpipe computes it
-	// as an unsigned remainder: -7 % 3 gives 0), so every remainder of
-	// concrete i32 scalars or vectors in a function body, `%=` included,
-	// becomes a call to a helper appended to the module (see remainder.go).
+	// as an unsigned remainder: -7 % 3 gives 0), so there every runtime
+	// remainder of i32 scalars or vectors becomes a helper call, even by a
+	// constant divisor (on every backend a division or remainder by a
+	// runtime divisor does; see division.go).
 	OpenGL bool
 }
 
 // Specialize parses src, gives every override its value (from o.Constants,
 // keyed by the override's name or its @id as decimal text, else from its
 // initializer), reflects the @compute entry point entry and rewrites the
-// module for the bundled compiler and, with o.OpenGL, for its GLSL writer.
+// module for the bundled compiler (integer divisions and remainders through
+// helpers that give WGSL's result for every divisor) and, with o.OpenGL,
+// for its GLSL writer.
 //
 // Failures are returned at once, and are: *Error for a problem in the source
 // (syntax, an invalid type or attribute, @group/@binding not a non-negative
 // integer, two used resources at one (group, binding), a workgroup_size that
-// is not a positive integer, and with o.OpenGL an i32 `%=` whose left-hand
-// side calls a function); *EntryError wrapping ErrNoEntry or ErrNotCompute;
+// is not a positive integer, an integer division by zero or out of range in
+// a constant expression, an integer `/=` or `%=` that needs a helper and
+// whose left-hand side calls a function); *EntryError wrapping ErrNoEntry or ErrNotCompute;
 // *OverrideError wrapping ErrUnknownOverride, ErrMissingOverride or
 // ErrUnrepresentable. It never panics.
 func Specialize(src, entry string, o Options) (*Kernel, error) {

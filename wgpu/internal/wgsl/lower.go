@@ -116,6 +116,13 @@ type lowerer struct {
 	scopes []map[string]*local
 	types  map[expr]*ty
 	busy   map[*constDecl]bool
+	// known holds the values of the operands of integer divisions that are
+	// constants, and of those divisions, recorded while typing
+	// (division.go); foldErr WGSL's error for such a division (by zero,
+	// out of range); divErr is the first error the division rewrite found.
+	known   map[expr]value
+	foldErr map[expr]error
+	divErr  error
 }
 
 // lower records the lowering's edits for the whole module: every function
@@ -126,7 +133,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -147,7 +154,9 @@ func (c *checker) lower() (err error) {
 				l.coerce(d.init, t)
 			}
 		case *constDecl:
-			l.moduleConst(d)
+			if err := l.moduleConst(d); err != nil {
+				return err
+			}
 		case *fnDecl:
 			l.attrArgs(d.attrs)
 		}
@@ -156,10 +165,11 @@ func (c *checker) lower() (err error) {
 		if err := l.function(f); err != nil {
 			return err
 		}
-		if c.opengl {
-			if err := l.remainders(f.body); err != nil {
-				return err
-			}
+		if c.isHelper(f) {
+			continue // written by the division rewrite: exact as it is
+		}
+		if err := l.divisions(f.body); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -189,19 +199,24 @@ func (l *lowerer) attrArgs(attrs []*attribute) {
 }
 
 // moduleConst replaces an initializer naga v22 may not evaluate by its
-// value, keeping the constant's type (abstract stays abstract).
-func (l *lowerer) moduleConst(d *constDecl) {
+// value, keeping the constant's type (abstract stays abstract). An
+// initializer that divides by zero is an error in WGSL, returned here.
+func (l *lowerer) moduleConst(d *constDecl) error {
 	t := l.resolve(d.typ)
 	v, err := l.c.constValue(d)
+	if divByZero(err) {
+		return err
+	}
 	if err != nil {
 		l.check(d.init)
 		l.coerce(d.init, t)
-		return
+		return nil
 	}
 	if lit, ok := d.init.(*litExpr); ok && lit.val.kind == v.kind {
-		return
+		return nil
 	}
 	l.c.edits = append(l.c.edits, edit{d.init.exprPos(), exprEnd(d.init), literalText(v)})
+	return nil
 }
 
 // literalText spells v as a literal of exactly its type, abstract types
@@ -276,7 +291,7 @@ func (l *lowerer) stmt(s stmt) error {
 	case *blockStmt:
 		return l.block(s)
 	case *declStmt:
-		l.decl(s)
+		return l.decl(s)
 	case *exprsStmt:
 		for _, e := range s.exprs {
 			l.check(e)
@@ -284,6 +299,9 @@ func (l *lowerer) stmt(s stmt) error {
 	case *assignStmt:
 		lt := l.check(s.lhs)
 		l.check(s.rhs)
+		if _, div := opOf(s.op); div {
+			l.remember(s.rhs)
+		}
 		switch s.op {
 		case "<<=", ">>=":
 			l.coerce(s.rhs, withLeaf(lt, scalarU32))
@@ -311,17 +329,24 @@ func (l *lowerer) stmt(s stmt) error {
 	return nil
 }
 
-func (l *lowerer) decl(d *declStmt) {
+// decl types a function-scope declaration; a const initializer that
+// divides by zero is an error in WGSL, returned here rather than left to the
+// compiler as a let.
+func (l *lowerer) decl(d *declStmt) error {
 	declared := l.resolve(d.typ)
 	if d.kind == "const" {
-		if v, err := l.c.eval(d.init, false); err == nil {
+		v, err := l.c.eval(d.init, false)
+		if divByZero(err) {
+			return err
+		}
+		if err == nil {
 			if declared != nil && declared.kind == typeScalar {
 				v, err = l.c.convert(v, declared.scalar, d.init.exprPos())
 			}
 			if err == nil && d.end > 0 {
 				l.c.edits = append(l.c.edits, edit{d.start, d.end, keepLines(l.c.m.src[d.start:d.end], "")})
 				l.declare(d.name, &local{t: scalarTy(v.kind), val: &v})
-				return
+				return nil
 			}
 		}
 		// Not a scalar the evaluator computes: a let has the same value
@@ -337,6 +362,7 @@ func (l *lowerer) decl(d *declStmt) {
 		l.coerce(d.init, t)
 	}
 	l.declare(d.name, &local{t: t})
+	return nil
 }
 
 // resolve is the type a type expression names, recording the rewrite of
@@ -707,6 +733,9 @@ func (l *lowerer) convertText(v value, k scalar) (string, bool) {
 
 func (l *lowerer) binary(e *binaryExpr) *ty {
 	tx, ty_ := l.check(e.x), l.check(e.y)
+	if _, div := opOf(e.op); div && l.remember(e.y) && l.remember(e.x) {
+		l.fold(e)
+	}
 	switch e.op {
 	case "&&", "||":
 		return scalarTy(scalarBool)

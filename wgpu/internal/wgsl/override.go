@@ -34,11 +34,12 @@ type checker struct {
 	// no context says more.
 	edits       []edit
 	conv, subst map[int]edit
-	// opengl is Options.OpenGL: signed remainders are rewritten into calls
-	// of the helpers in helpers (remainder.go), which the rewrite appends
-	// after the module's last line; inserts are that rewrite's insertions.
+	// opengl is Options.OpenGL: i32 remainders by a constant also need a
+	// helper. Integer divisions and remainders are rewritten into calls of
+	// the helpers in helpers (division.go), which the rewrite appends after
+	// the module's last line; inserts are that rewrite's insertions.
 	opengl  bool
-	helpers remHelpers
+	helpers intHelpers
 	inserts []insertion
 }
 
@@ -50,8 +51,9 @@ type edit struct {
 
 // insertion puts text, then the rewritten text of copy when set (every
 // edit inside that span of the source applied: the one way an expression
-// is written twice, for an i32 `%=` on OpenGL), at offset at. At one
-// offset insertions go before the edit starting there, lower rank first.
+// is written twice, for an integer `/=` or `%=` that needs a helper), at
+// offset at. At one offset insertions go before the edit starting there,
+// lower rank first.
 type insertion struct {
 	at, rank int
 	text     string

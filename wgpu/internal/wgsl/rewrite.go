@@ -37,7 +37,13 @@ func (c *checker) rewrite() (string, error) {
 		edits = append(edits, edit{pos, pos + 1, ""})
 	}
 	for _, s := range c.m.strips {
-		edits = append(edits, edit{s.start, s.end, keepLines(c.m.src[s.start:s.end], "")})
+		text := keepLines(c.m.src[s.start:s.end], "")
+		if text == "" && s.start > 0 && s.end < len(c.m.src) && wordByte(c.m.src[s.start-1]) && wordByte(c.m.src[s.end]) {
+			// var<function>A: removing the template must not join the
+			// keyword and the name into one word.
+			text = " "
+		}
+		edits = append(edits, edit{s.start, s.end, text})
 	}
 	for pos, e := range c.subst {
 		if _, ok := c.conv[pos]; !ok {
@@ -108,6 +114,11 @@ func (c *checker) render(changes []change, start, end int) string {
 	}
 	b.WriteString(c.m.src[last:end])
 	return b.String()
+}
+
+// wordByte reports whether b may be part of an identifier or keyword.
+func wordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= 0x80
 }
 
 // keepLines is text followed by as many line breaks as old has, so every

@@ -132,6 +132,12 @@ var rewriteCases = []struct {
 		want: "const A = 2;\n@group(0) @binding(3) var<storage, read_write> c: array<u32, 8>;\n" +
 			"fn h() {   var a: array<f32, 8u>; c[0] = 4u + 8u; let z = 8u; var w: u32 = 4u; }\n",
 	},
+	{
+		// Found by fuzzing: removing the template joined keyword and name.
+		name: "var<function> with no space before the name keeps them apart",
+		src:  "fn h() -> i32 { var<function>A: i32 = 2; var<function>\nB = A; return A + B; }\n",
+		want: "fn h() -> i32 { var A: i32 = 2; var\nB = A; return A + B; }\n",
+	},
 }
 
 // TestOverrideLiteralsReadBackExactly: each value is spelled with its type's suffix, and

@@ -1,0 +1,443 @@
+package wgsl
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Integer division and remainder. WGSL defines them for every operand
+// (WGSL § "Arithmetic Expressions"): i32 `a / b` is a when b is 0 or when a
+// is the most negative i32 and b is -1, else a / b truncated toward zero;
+// i32 `a % b` is 0 in those two cases, else a - b * trunc(a / b) (the sign
+// of the dividend); u32 `a / b` is a and u32 `a % b` is 0 when b is 0.
+// naga v22 predates the helpers newer naga wraps these in: it writes the
+// target's plain instruction, whose result for those divisors the driver
+// chooses (lavapipe's Vulkan: i32 x % 0 = -1, x / 0 = 0; u32 x / 0 and
+// x % 0 = 0xFFFFFFFF), and on OpenGL it writes GLSL's %, which GLSL leaves
+// undefined for negative operands (llvmpipe computes an unsigned remainder:
+// -7 % 3 gives 0, MinInt32 % -1 gives MinInt32).
+//
+// So each runtime division or remainder of concrete i32 or u32 scalars or
+// vectors in a function body becomes a call of a helper that substitutes 1
+// for a divisor the target leaves to the driver, which yields WGSL's
+// result: a / 1 = a, and the remainders give 0. The i32 remainder helper is
+// a - d * (a / d) rather than a % d because GLSL's `/` truncates toward zero
+// as WGSL's does (measured on llvmpipe for every sign combination) where its
+// `%` does not; it is exact on every backend, so one text serves all.
+//
+// A helper is left out where it is provably unnecessary, which keeps index
+// math such as `i / 64u` and `i % N` as written: when the divisor is a
+// constant (a literal, a const, an override: overrides become consts)
+// whose value is not 0, a u32 operator and an i32 `/` are exact as written,
+// and so is an i32 `%` except on OpenGL (negative operands) or for the
+// divisor -1 (MinInt32 % -1). A division of concrete integers whose two
+// operands are constants is a constant expression and becomes its value,
+// computed by the front-end with WGSL's semantics; a zero divisor or a
+// result out of range there is an error in WGSL (shader-creation, or
+// pipeline-creation for overrides), which Specialize reports. naga v22
+// passes such an expression on as written, and on OpenGL Mesa's GLSL
+// compiler folds it on the host: `M % -1` with M the most negative i32
+// killed the process with SIGFPE while the pipeline was created
+// (llvmpipe). A division whose operand types the lowering cannot tell is
+// left as written; f32 is exact on every backend.
+//
+// `x / y` becomes `P_div_i32(x , y)` (P_rem_vecN_u32 and so on for the
+// others; a scalar operand of a vector operator splatted with
+// vecN<i32>(...)): the operator becomes a comma and the call's name and
+// parentheses are inserted around the operands, so every other edit inside
+// them (a converted literal, a substituted constant, a nested division)
+// still applies. WGSL evaluates a call's arguments once, left to right,
+// like the operands of `/`, and a call is a primary expression, so no
+// precedence changes. `lhs /= rhs` becomes `lhs = P_div_i32(lhs, rhs)`: lhs
+// is written twice, which is only the same statement when evaluating it has
+// no side effect, so an lhs that calls a user function or an atomic builtin
+// is refused with an *Error saying how to write it. Constant expressions in
+// other places (case selectors, array counts, const declarations,
+// attributes) are evaluated by the front-end or the compiler, which could
+// not call a function there.
+//
+// The helpers are appended after the author's last line, so line numbers
+// do not move; P is "_sg_" or, when the source already holds that text,
+// the first of "_sg1_", "_sg2_", ... that it does not. A function that is
+// exactly one of these helpers (a module this rewrite wrote) is not
+// rewritten again, so rewriting a rewritten module changes nothing.
+
+// Helper operations and element types, the indices of intHelpers.used.
+const (
+	opRem = iota
+	opDiv
+)
+
+const (
+	elemI32 = iota
+	elemU32
+)
+
+var (
+	opNames   = [2]string{opRem: "rem", opDiv: "div"}
+	elemNames = [2]string{elemI32: "i32", elemU32: "u32"}
+)
+
+// intHelpers records which helpers the rewritten module needs.
+type intHelpers struct {
+	prefix string
+	// used[op][elem][n] is set when the helper for n-component operands
+	// is used (1: scalar).
+	used [2][2][5]bool
+}
+
+// Edit ranks of insertions at one offset (see insertion): the statement-level
+// text of a compound assignment first, then openings outer to inner, then,
+// from a separate range, closings inner to outer. depth is how many
+// rewritten operators enclose the one ranked (-1 for a compound assignment).
+const (
+	rankAssign = -3_000_000
+	rankClose  = -1_000_000
+)
+
+func openRank(depth int) int  { return 2 * depth }
+func closeRank(depth int) int { return rankClose - 2*depth }
+
+// helperName is the helper of op on n-component operands of elem, after
+// prefix.
+func helperName(prefix string, op, elem, n int) string {
+	if n == 1 {
+		return prefix + opNames[op] + "_" + elemNames[elem]
+	}
+	return prefix + opNames[op] + "_vec" + strconv.Itoa(n) + "_" + elemNames[elem]
+}
+
+// name is the helper of op on n-component operands of elem, recording that
+// it is used.
+func (h *intHelpers) name(src string, op, elem, n int) string {
+	if h.prefix == "" {
+		h.prefix = "_sg_"
+		for i := 1; strings.Contains(src, h.prefix); i++ {
+			h.prefix = "_sg" + strconv.Itoa(i) + "_"
+		}
+	}
+	h.used[op][elem][n] = true
+	return helperName(h.prefix, op, elem, n)
+}
+
+// helperDecl is the declaration of the helper of op on n-component
+// operands of elem, on one line; the vector helpers call the scalar one
+// component by component.
+func helperDecl(prefix string, op, elem, n int) string {
+	scalar := helperName(prefix, op, elem, 1)
+	if n == 1 {
+		t := elemNames[elem]
+		head := "fn " + scalar + "(a: " + t + ", b: " + t + ") -> " + t + " { "
+		switch {
+		case op == opRem && elem == elemI32:
+			return head + "let d = select(b, 1i, b == 0i || b == -1i); return a - d * (a / d); }"
+		case op == opDiv && elem == elemI32:
+			return head + "return a / select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i)); }"
+		case op == opRem:
+			return head + "return a % select(b, 1u, b == 0u); }"
+		}
+		return head + "return a / select(b, 1u, b == 0u); }"
+	}
+	v := "vec" + strconv.Itoa(n) + "<" + elemNames[elem] + ">"
+	var b strings.Builder
+	b.WriteString("fn " + helperName(prefix, op, elem, n) + "(a: " + v + ", b: " + v + ") -> " + v + " { return " + v + "(")
+	for i, c := range "xyzw"[:n] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(scalar + "(a." + string(c) + ", b." + string(c) + ")")
+	}
+	b.WriteString("); }")
+	return b.String()
+}
+
+// text is the helpers' source, one declaration a line: i32 remainders,
+// i32 divisions, u32 remainders, u32 divisions, each scalar then vectors;
+// "" when none is used.
+func (h *intHelpers) text() string {
+	var b strings.Builder
+	for _, elem := range []int{elemI32, elemU32} {
+		for _, op := range []int{opRem, opDiv} {
+			used := h.used[op][elem]
+			if !used[1] && !used[2] && !used[3] && !used[4] {
+				continue
+			}
+			// The vector helpers call the scalar one.
+			b.WriteString(helperDecl(h.prefix, op, elem, 1) + "\n")
+			for n := 2; n <= 4; n++ {
+				if used[n] {
+					b.WriteString(helperDecl(h.prefix, op, elem, n) + "\n")
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// isHelper reports whether f is, character for character, one of the
+// helpers this rewrite appends, under any prefix it may choose.
+func (c *checker) isHelper(f *fnDecl) bool {
+	rest, ok := strings.CutPrefix(f.name, "_sg")
+	if !ok {
+		return false
+	}
+	digits := len(rest) - len(strings.TrimLeft(rest, "0123456789"))
+	if !strings.HasPrefix(rest[digits:], "_") {
+		return false
+	}
+	prefix := f.name[:len("_sg")+digits+1]
+	if f.pos < len("fn ") {
+		return false
+	}
+	for op := range opNames {
+		for elem := range elemNames {
+			for n := 1; n <= 4; n++ {
+				if helperName(prefix, op, elem, n) == f.name {
+					return strings.HasPrefix(c.m.src[f.pos-len("fn "):], helperDecl(prefix, op, elem, n))
+				}
+			}
+		}
+	}
+	return false
+}
+
+// intElem reports whether t is a concrete i32 or u32 scalar or vector, its
+// element (elemI32, elemU32) and its width.
+func intElem(t *ty) (elem, n int, ok bool) {
+	switch {
+	case t == nil:
+		return 0, 0, false
+	case t.scalar == scalarI32:
+		elem = elemI32
+	case t.scalar == scalarU32:
+		elem = elemU32
+	default:
+		return 0, 0, false
+	}
+	switch {
+	case t.kind == typeScalar:
+		return elem, 1, true
+	case t.kind == typeVec && t.n >= 2 && t.n <= 4:
+		return elem, t.n, true
+	}
+	return 0, 0, false
+}
+
+// opOf is the helper operation of a division operator ("/", "/=", "%",
+// "%="); false for any other.
+func opOf(op string) (int, bool) {
+	switch op {
+	case "/", "/=":
+		return opDiv, true
+	case "%", "%=":
+		return opRem, true
+	}
+	return 0, false
+}
+
+// remember records e's value when e is a constant (an override included:
+// each becomes a const), while typing, where function-scope consts are in
+// scope; divisions read it to leave out helpers they do not need.
+func (l *lowerer) remember(e expr) bool {
+	if _, ok := l.known[e]; ok {
+		return true
+	}
+	v, err := l.c.eval(e, true)
+	if err != nil || !v.kind.isInt() {
+		return false
+	}
+	l.known[e] = v
+	return true
+}
+
+// fold records the value of the division e of two constants (or WGSL's
+// error for it) while typing, where function-scope consts are in scope.
+func (l *lowerer) fold(e *binaryExpr) {
+	v, err := l.c.eval(e, true)
+	if _, unsup := err.(unsupported); err != nil && !unsup {
+		l.foldErr[e] = err
+	} else if err == nil && v.kind.isInt() {
+		l.known[e] = v
+	}
+}
+
+// needsHelper reports whether op on elem operands, with divisor y, differs
+// from WGSL when written as the operator: unless y is a constant of a
+// value that makes the target's instruction exact.
+func (l *lowerer) needsHelper(op, elem int, y expr) bool {
+	v, ok := l.known[y]
+	switch {
+	case !ok || v.i == 0:
+		return true
+	case elem == elemU32:
+		return false
+	case v.i == -1:
+		return true
+	}
+	return op == opRem && l.c.opengl
+}
+
+// divisions records the rewrite of the integer divisions and remainders in
+// the statements of b, which lower has already typed.
+func (l *lowerer) divisions(b *blockStmt) error {
+	for _, s := range b.stmts {
+		switch s := s.(type) {
+		case *blockStmt:
+			if err := l.divisions(s); err != nil {
+				return err
+			}
+		case *declStmt:
+			// A const the evaluator computed is removed and never typed,
+			// so nothing in it is rewritten; one that became a let is.
+			if s.init != nil {
+				l.divWalk(s.init, 0)
+			}
+		case *exprsStmt:
+			for _, e := range s.exprs {
+				l.divWalk(e, 0)
+			}
+		case *assignStmt:
+			if err := l.divAssign(s); err != nil {
+				return err
+			}
+		case *returnStmt:
+			if s.x != nil {
+				l.divWalk(s.x, 0)
+			}
+		case *caseStmt:
+			// It repeats its switch's selector, walked where the switch
+			// reads it; its values are const-expressions.
+		}
+		if l.divErr != nil {
+			return l.divErr
+		}
+	}
+	return nil
+}
+
+// divWalk rewrites the integer divisions and remainders in e, depth of them
+// enclosing it. Type positions (template arguments) are not expressions
+// evaluated at run time and are not visited.
+func (l *lowerer) divWalk(e expr, depth int) {
+	switch e := e.(type) {
+	case *parenExpr:
+		l.divWalk(e.x, depth)
+	case *unaryExpr:
+		l.divWalk(e.x, depth)
+	case *binaryExpr:
+		op, isDiv := opOf(e.op)
+		elem, n, isInt := intElem(l.types[e])
+		_, constX := l.known[e.x]
+		_, constY := l.known[e.y]
+		switch {
+		case !isDiv || !isInt:
+		case constX && constY:
+			// A constant expression: its value, or WGSL's error (a zero
+			// divisor, a result out of range).
+			if v, ok := l.known[e]; ok {
+				l.c.edits = append(l.c.edits, edit{e.exprPos(), exprEnd(e), literalText(v)})
+			} else if err := l.foldErr[e]; err != nil && l.divErr == nil {
+				l.divErr = err
+			}
+			return
+		case l.needsHelper(op, elem, e.y):
+			l.divCall(op, elem, n, e.x, e.y, depth)
+			l.c.edits = append(l.c.edits, edit{e.pos, e.pos + 1, ","})
+			depth++
+		}
+		l.divWalk(e.x, depth)
+		l.divWalk(e.y, depth)
+	case *indexExpr:
+		l.divWalk(e.x, depth)
+		l.divWalk(e.index, depth)
+	case *memberExpr:
+		l.divWalk(e.x, depth)
+	case *callExpr:
+		for _, a := range e.args {
+			l.divWalk(a, depth)
+		}
+	}
+}
+
+// divCall records the insertions that make the operands x and y (x nil for
+// a compound assignment, whose left operand divAssign writes) the
+// arguments of the helper: the name and '(' before x, ')' after y, and a
+// vector splat around a scalar operand of a vector operator.
+func (l *lowerer) divCall(op, elem, n int, x, y expr, depth int) {
+	name := l.c.helpers.name(l.c.m.src, op, elem, n)
+	splat := func(e expr) {
+		if t := l.types[e]; n == 1 || t == nil || t.kind != typeScalar {
+			return
+		}
+		start, end := e.exprPos(), exprEnd(e)
+		l.c.inserts = append(l.c.inserts,
+			insertion{at: start, text: "vec" + strconv.Itoa(n) + "<" + elemNames[elem] + ">(", rank: openRank(depth) + 1},
+			insertion{at: end, text: ")", rank: closeRank(depth) - 1})
+	}
+	if x != nil {
+		start := x.exprPos()
+		l.c.inserts = append(l.c.inserts, insertion{at: start, text: name + "(", rank: openRank(depth)})
+		splat(x)
+	}
+	splat(y)
+	end := exprEnd(y)
+	l.c.inserts = append(l.c.inserts, insertion{at: end, text: ")", rank: closeRank(depth)})
+}
+
+// divAssign rewrites `lhs /= rhs` and `lhs %= rhs` on integers into
+// `lhs = P_div_i32(lhs, rhs)` where a helper is needed, and the divisions
+// inside lhs and rhs.
+func (l *lowerer) divAssign(s *assignStmt) error {
+	l.divWalk(s.lhs, 0)
+	op, isDiv := opOf(s.op)
+	elem, n, isInt := intElem(l.types[s.lhs])
+	if !isDiv || !isInt || !l.needsHelper(op, elem, s.rhs) {
+		l.divWalk(s.rhs, 0)
+		return nil
+	}
+	if call := l.sideEffect(s.lhs); call != "" {
+		return l.c.errorf(s.opPos, "softgraph rewrites an integer %s into an assignment that evaluates its left-hand side twice (WGSL's result for every divisor needs a helper call), and this one calls %s; compute the index first (let i = ...;) and use it", s.op, call)
+	}
+	lhs := span{s.lhs.exprPos(), exprEnd(s.lhs)}
+	at := s.opPos + len(s.op)
+	l.c.edits = append(l.c.edits, edit{s.opPos, at, "= " + l.c.helpers.name(l.c.m.src, op, elem, n) + "("})
+	l.c.inserts = append(l.c.inserts,
+		insertion{at: at, rank: rankAssign, copy: &lhs},
+		insertion{at: at, text: ",", rank: rankAssign + 1})
+	l.divCall(op, elem, n, nil, s.rhs, -1)
+	l.divWalk(s.rhs, 0)
+	return nil
+}
+
+// sideEffect names a call in e that may have a side effect (a user
+// function, an atomic builtin); "" when there is none.
+func (l *lowerer) sideEffect(e expr) string {
+	switch e := e.(type) {
+	case *parenExpr:
+		return l.sideEffect(e.x)
+	case *unaryExpr:
+		return l.sideEffect(e.x)
+	case *binaryExpr:
+		if s := l.sideEffect(e.x); s != "" {
+			return s
+		}
+		return l.sideEffect(e.y)
+	case *indexExpr:
+		if s := l.sideEffect(e.x); s != "" {
+			return s
+		}
+		return l.sideEffect(e.index)
+	case *memberExpr:
+		return l.sideEffect(e.x)
+	case *callExpr:
+		if _, user := l.c.m.names[e.fn.name].(*fnDecl); user || strings.HasPrefix(e.fn.name, "atomic") {
+			return e.fn.name + "()"
+		}
+		for _, a := range e.args {
+			if s := l.sideEffect(a); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
+}
