@@ -340,11 +340,12 @@ func (s *Stream) BeginCapture() error {
 //
 // It fails with a *CaptureError (matching lifecycle.ErrGraphState and each
 // cause) when an error was queued inside the window, such as a write
-// rejected while recording, when an If or While body has not returned (it
-// panicked inside the window, or EndCapture is called from inside it:
-// later commands would have been recorded into the body), or when the recorded commands fail the device's
-// validation (checked once here by encoding them without submitting); the
-// recording is then discarded and the stream is usable and re-capturable.
+// rejected while recording; when an If or While body has not returned (it
+// panicked inside the window, or EndCapture is called from inside it, and
+// later commands would have been recorded into the body); or when the
+// recorded commands fail the device's validation (checked once here by
+// encoding them without submitting). The recording is then discarded and
+// the stream is usable and re-capturable.
 // With nothing recording it is refused with lifecycle.ErrGraphState.
 func (s *Stream) EndCapture() (*Graph, error) {
 	const op = lifecycle.EndCapture
