@@ -142,6 +142,119 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 	}
 }
 
+// TestCompoundDivisionEvaluatesItsTargetOnce: `lhs /= rhs` and
+// `lhs %= rhs` whose lhs calls a function evaluate lhs once, before rhs,
+// as WGSL does, and give WGSL's result, on the adapter under test: the
+// front-end takes lhs's address in a block of its own. Each call appends
+// its id to a private trace, so 12 says lhs once then rhs once; the
+// targets lie in storage, function, private and workgroup memory, some are
+// vector components (whose address WGSL forbids, so the vector's is taken),
+// one index is an atomicAdd counted in workgroup memory, two sites share a
+// line and one runs in a loop body. Without the rewrite these shaders are
+// refused; with one that copied lhs, the trace would hold its ids twice.
+func TestCompoundDivisionEvaluatesItsTargetOnce(t *testing.T) {
+	d, s := openStream(t)
+	src := `@group(0) @binding(0) var<storage, read> xs: array<i32>;
+@group(0) @binding(1) var<storage, read> ys: array<i32>;
+@group(0) @binding(2) var<storage, read_write> out: array<i32>;
+var<private> trace: i32;
+var<private> pv: array<vec2<i32>, 2>;
+var<workgroup> wg: array<i32, 8>;
+var<workgroup> ac: array<atomic<u32>, 8>;
+fn tag(id: i32, v: i32) -> i32 { trace = trace * 10 + id; return v; }
+fn tagu(id: i32, v: u32) -> u32 { trace = trace * 10 + id; return v; }
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let i = g.x;
+  if i >= arrayLength(&xs) { return; }
+  let x = xs[i];
+  let y = ys[i];
+  let o = 20u * i;
+  out[o] = x;
+  trace = 0;
+  out[tagu(1, o)] %= tag(2, y);
+  out[o + 1u] = trace;
+  out[o + 2u] = x; out[o + 3u] = -x;
+  trace = 0;
+  out[tagu(1, o + 2u)] /= y; out[tagu(2, o + 3u)] %= tag(3, y);
+  out[o + 4u] = trace;
+  var fv = array<i32, 2>(x, -x);
+  trace = 0;
+  fv[tagu(1, 1u)] /= tag(2, y);
+  out[o + 5u] = fv[1];
+  out[o + 6u] = trace;
+  pv[0] = vec2<i32>(x, -x);
+  pv[1] = vec2<i32>(y, 7);
+  trace = 0;
+  pv[tagu(1, 0u)].y %= tag(2, y);
+  out[o + 7u] = pv[0].y;
+  out[o + 8u] = trace;
+  trace = 0;
+  pv[tagu(1, 1u)][tagu(2, 0u)] /= tag(3, x);
+  out[o + 9u] = pv[1].x;
+  out[o + 10u] = trace;
+  wg[lid] = x;
+  trace = 0;
+  wg[tagu(1, lid)] %= tag(2, y);
+  out[o + 11u] = wg[lid];
+  out[o + 12u] = trace;
+  atomicStore(&ac[lid], 0u);
+  out[o + 13u] = y;
+  out[o + 13u + atomicAdd(&ac[lid], 1u)] /= x;
+  out[o + 14u] = i32(atomicLoad(&ac[lid]));
+  var w = vec3<i32>(x, y, -x);
+  trace = 0;
+  w[tagu(1, 2u)] %= tag(2, y);
+  out[o + 15u] = w.z;
+  out[o + 16u] = trace;
+  var fc = array<i32, 2>(x, y);
+  trace = 0;
+  for (var k = 0u; k < 2u; k++) {
+    fc[tagu(i32(k) + 1, k)] %= y;
+  }
+  out[o + 17u] = fc[0];
+  out[o + 18u] = fc[1];
+  out[o + 19u] = trace;
+}`
+	k := rwKernel(t, d, src, "main", nil)
+	xs, ys := remainderPairs()
+	const stride = 20
+	out := empty(t, s, stride*len(xs))
+	launch(t, s, k, recorder.Groups(uint32(len(xs)+7)/8, 1, 1), upI32(t, s, xs), upI32(t, s, ys), out)
+	got := readI32(t, s, out)
+	what := []string{
+		"storage out[f()] %= g(y)", "trace (lhs once, then rhs)",
+		"storage out[f()] /= y (first of two on a line)", "storage out[f()] %= g(y) (second on the line)", "trace of the line",
+		"function fv[f()] /= g(y)", "trace",
+		"private vector component pv[f()].y %= g(y)", "trace",
+		"private indexed vector component pv[f()][f()] /= g(x)", "trace (vector, index, rhs)",
+		"workgroup wg[f()] %= g(y)", "trace",
+		"out[o + atomicAdd(...)] /= x", "atomicAdd calls",
+		"function vector w[f()] %= g(y)", "trace",
+		"loop body fc[f(k)] %= y, k = 0", "k = 1", "trace of the loop",
+	}
+	for i := range xs {
+		x, y := xs[i], ys[i]
+		rem, div := wgslRemI32, wgslDivI32
+		want := []int32{
+			rem(x, y), 12,
+			div(x, y), rem(-x, y), 123,
+			div(-x, y), 12,
+			rem(-x, y), 12,
+			div(y, x), 123,
+			rem(x, y), 12,
+			div(y, x), 1,
+			rem(-x, y), 12,
+			rem(x, y), rem(y, y), 12,
+		}
+		for j, w := range want {
+			if g := got[stride*i+j]; g != w {
+				t.Errorf("x = %d, y = %d: %s = %d on %v; WGSL gives %d", x, y, what[j], g, d.Info().Backend, w)
+			}
+		}
+	}
+}
+
 // TestIntegerDivisionByZeroFollowsWGSLOnEveryBackend: a runtime zero
 // divisor gives WGSL's result on the adapter under test, not the driver's:
 // x / 0 = x and x % 0 = 0 for i32 and u32, scalars, vectors (a scalar

@@ -187,6 +187,9 @@ type assignStmt struct {
 	lhs, rhs expr
 	op       string
 	opPos    int // the operator
+	// end is just past the ';' of a whole statement, where the rewrite may
+	// wrap the assignment in a block; 0 in a for header, where it may not.
+	end int
 }
 
 // returnStmt is `return x;`, x nil for a bare return.

@@ -50,8 +50,11 @@ import (
 // like the operands of `/`, and a call is a primary expression, so no
 // precedence changes. `lhs /= rhs` becomes `lhs = P_div_i32(lhs, rhs)`: lhs
 // is written twice, which is only the same statement when evaluating it has
-// no side effect, so an lhs that calls a user function or an atomic builtin
-// is refused with an *Error saying how to write it. Constant expressions in
+// no side effect. An lhs that calls a user function or an atomic builtin
+// is evaluated once through a pointer instead, `{ let P_p1 = &(lhs);
+// *P_p1 = P_div_i32(*P_p1, rhs); }` (divPointer), which only a whole
+// statement can become: in a for loop's header it is refused with an
+// *Error saying how to write it. Constant expressions in
 // other places (case selectors, array counts, const declarations,
 // attributes) are evaluated by the front-end or the compiler, which could
 // not call a function there.
@@ -84,6 +87,9 @@ type intHelpers struct {
 	// used[op][elem][n] is set when the helper for n-component operands
 	// is used (1: scalar).
 	used [2][2][5]bool
+	// ptrs counts the statements divPointer rewrote; the Nth declares
+	// prefix+"pN" (and prefix+"iN"), so every site has names of its own.
+	ptrs int
 }
 
 // Edit ranks of insertions at one offset (see insertion): the statement-level
@@ -93,6 +99,11 @@ type intHelpers struct {
 const (
 	rankAssign = -3_000_000
 	rankClose  = -1_000_000
+	// A statement rewritten by divPointer opens with a block and closes it
+	// after its ';', where the next statement may start: the closing goes
+	// first.
+	rankStmtClose = -5_000_001
+	rankStmtOpen  = -5_000_000
 )
 
 func openRank(depth int) int  { return 2 * depth }
@@ -384,9 +395,11 @@ func (l *lowerer) divCall(op, elem, n int, x, y expr, depth int) {
 	l.c.inserts = append(l.c.inserts, insertion{at: end, text: ")", rank: closeRank(depth)})
 }
 
-// divAssign rewrites `lhs /= rhs` and `lhs %= rhs` on integers into
-// `lhs = P_div_i32(lhs, rhs)` where a helper is needed, and the divisions
-// inside lhs and rhs.
+// divAssign rewrites `lhs /= rhs` and `lhs %= rhs` on integers where a
+// helper is needed, and the divisions inside lhs and rhs. A left-hand side
+// without side effects is written twice, `lhs = P_div_i32(lhs, rhs)`; one
+// that calls a function is evaluated once, through a pointer (divPointer),
+// which only a whole statement can hold: in a for header it is refused.
 func (l *lowerer) divAssign(s *assignStmt) error {
 	l.divWalk(s.lhs, 0)
 	op, isDiv := opOf(s.op)
@@ -395,18 +408,97 @@ func (l *lowerer) divAssign(s *assignStmt) error {
 		l.divWalk(s.rhs, 0)
 		return nil
 	}
-	if call := l.sideEffect(s.lhs); call != "" {
-		return l.c.errorf(s.opPos, "softgraph rewrites an integer %s into an assignment that evaluates its left-hand side twice (WGSL's result for every divisor needs a helper call), and this one calls %s; compute the index first (let i = ...;) and use it", s.op, call)
+	name := l.c.helpers.name(l.c.m.src, op, elem, n)
+	switch call := l.sideEffect(s.lhs); {
+	case call == "":
+		lhs := span{s.lhs.exprPos(), exprEnd(s.lhs)}
+		at := s.opPos + len(s.op)
+		l.c.edits = append(l.c.edits, edit{s.opPos, at, "= " + name + "("})
+		l.c.inserts = append(l.c.inserts,
+			insertion{at: at, rank: rankAssign, copy: &lhs},
+			insertion{at: at, text: ",", rank: rankAssign + 1})
+	case s.end == 0:
+		return l.c.errorf(s.opPos, "softgraph rewrites an integer %s into a call of a helper (WGSL's result for every divisor needs one), which must evaluate the left-hand side once, and this one calls %s; a statement would hold a pointer to it, but in a for loop's header no statement fits: compute the index first (let i = ...;) in the loop body and use it", s.op, call)
+	default:
+		l.divPointer(s, name)
 	}
-	lhs := span{s.lhs.exprPos(), exprEnd(s.lhs)}
-	at := s.opPos + len(s.op)
-	l.c.edits = append(l.c.edits, edit{s.opPos, at, "= " + l.c.helpers.name(l.c.m.src, op, elem, n) + "("})
-	l.c.inserts = append(l.c.inserts,
-		insertion{at: at, rank: rankAssign, copy: &lhs},
-		insertion{at: at, text: ",", rank: rankAssign + 1})
 	l.divCall(op, elem, n, nil, s.rhs, -1)
 	l.divWalk(s.rhs, 0)
 	return nil
+}
+
+// divPointer rewrites the whole statement `lhs op= rhs;`, whose lhs calls a
+// function, into `{ let P_pN = &(lhs); *P_pN = P_div_i32(*P_pN, rhs); }`
+// on the same lines. WGSL evaluates a compound assignment's left-hand side
+// once, as a reference, before the right-hand side (WGSL § "Compound
+// Assignment"); taking its address in the let does exactly that, and the
+// let comes first. WGSL forbids the address of a vector component (WGSL §
+// "Address-Of Expression": a shader-creation error), so an lhs that ends in
+// one, `base.x` or `base[i]` on a vector, takes the address of the vector
+// and assigns the component through it: `{ let P_pN = &(base);
+// (*P_pN).x = ...; }`, and for an index `let P_iN = i;` after the pointer,
+// which keeps the order base, index, rhs. Parentheses around such an lhs
+// become spaces (their closing ones lie in the replaced tail).
+//
+// The lhs and rhs keep their text and every edit inside them; what lies
+// between them (the operator, a member name, brackets, whitespace,
+// comments) is replaced keeping its line breaks.
+func (l *lowerer) divPointer(s *assignStmt, name string) {
+	h := &l.c.helpers
+	h.ptrs++
+	p := h.prefix + "p" + strconv.Itoa(h.ptrs)
+	at := s.opPos + len(s.op)
+	src := l.c.m.src
+	tail := func(from int, text string) {
+		l.c.edits = append(l.c.edits, edit{from, at, keepLines(src[from:at], text)})
+	}
+	target, ref := s.lhs, "*"+p
+	inner := s.lhs
+	var parens []*parenExpr
+	for {
+		pe, ok := inner.(*parenExpr)
+		if !ok {
+			break
+		}
+		parens = append(parens, pe)
+		inner = pe.x
+	}
+	var index expr
+	isVec := func(e expr) bool {
+		t := deref(l.types[e])
+		return t != nil && t.kind == typeVec
+	}
+	switch e := inner.(type) {
+	case *memberExpr:
+		if isVec(e.x) {
+			target, ref = e.x, "(*"+p+")."+e.name
+		}
+	case *indexExpr:
+		if isVec(e.x) {
+			i := h.prefix + "i" + strconv.Itoa(h.ptrs)
+			target, ref, index = e.x, "(*"+p+")["+i+"]", e.index
+			l.c.edits = append(l.c.edits, edit{exprEnd(e.x), e.index.exprPos(), keepLines(src[exprEnd(e.x):e.index.exprPos()], "); let "+i+" = ")})
+		}
+	}
+	addr := "&("
+	if t := l.types[target]; t != nil && t.kind == typePtr {
+		addr = "(" // a pointer already: base.x through WGSL's pointer shorthand
+	}
+	if target != s.lhs {
+		for _, pe := range parens {
+			l.c.edits = append(l.c.edits, edit{pe.pos, pe.pos + 1, " "})
+		}
+	}
+	l.c.inserts = append(l.c.inserts,
+		insertion{at: s.lhs.exprPos(), text: "{ let " + p + " = " + addr, rank: rankStmtOpen},
+		insertion{at: s.end, text: " }", rank: rankStmtClose})
+	text := "; " + ref + " = " + name + "(" + ref + ","
+	switch {
+	case index != nil:
+		tail(exprEnd(index), text)
+	default:
+		tail(exprEnd(target), ")"+text)
+	}
 }
 
 // sideEffect names a call in e that may have a side effect (a user

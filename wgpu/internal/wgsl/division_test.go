@@ -17,6 +17,7 @@ const KU = 8u;
 @group(0) @binding(0) var<storage, read_write> a: array<i32>;
 @group(0) @binding(1) var<storage, read_write> u: array<u32>;
 var<private> n: i32;
+var<private> pv: array<vec2<i32>, 2>;
 fn f(x: i32) -> i32 { n += 1; return x; }
 @compute @workgroup_size(1)
 fn remEntry(@builtin(global_invocation_id) g: vec3u) {
@@ -92,6 +93,14 @@ func TestIntegerDivisionsBecomeHelperCalls(t *testing.T) {
 		{name: "compound assignment on an indexed left-hand side with a remainder inside", stmt: "a[x % y] %= y;", want: "a[_sg_rem_i32(x , y)] = _sg_rem_i32(a[_sg_rem_i32(x , y)], y);", helpers: []string{remHelper}},
 		{name: "compound assignment of a vector by a runtime scalar", stmt: "v /= s;", want: "v = _sg_div_vec2_i32(v, vec2<i32>(s));", helpers: []string{divHelper, vecHelper("div", "i32", 2)}},
 		{name: "compound assignment of a vector component", stmt: "v.x %= y % x;", want: "v.x = _sg_rem_i32(v.x, _sg_rem_i32(y , x));", helpers: []string{remHelper}},
+		{name: "a compound assignment whose left-hand side calls a function evaluates it once through a pointer", stmt: "a[f(0)] %= y;", want: "{ let _sg_p1 = &(a[f(0)]); *_sg_p1 = _sg_rem_i32(*_sg_p1, y); }", helpers: []string{remHelper}},
+		{name: "a pointer statement inside nested blocks, with divisions in lhs and rhs", stmt: "if x > 0 { loop { a[f(x % y)] /= f(y) / x; break; } }", want: "if x > 0 { loop { { let _sg_p1 = &(a[f(_sg_rem_i32(x , y))]); *_sg_p1 = _sg_div_i32(*_sg_p1, _sg_div_i32(f(y) , x)); } break; } }", helpers: []string{remHelper, divHelper}},
+		{name: "a pointer statement in a for loop's body", stmt: "for (var k = 0; k < 2; k++) { a[f(k)] /= y; }", want: "for (var k = 0; k < 2; k++) { { let _sg_p1 = &(a[f(k)]); *_sg_p1 = _sg_div_i32(*_sg_p1, y); } }", helpers: []string{divHelper}},
+		{name: "several pointer statements on one line each get their own name", stmt: "a[f(0)]/=y;a[f(1)] %= y; pv[f(0)] /= x;", want: "{ let _sg_p1 = &(a[f(0)]); *_sg_p1 = _sg_div_i32(*_sg_p1,y); }{ let _sg_p2 = &(a[f(1)]); *_sg_p2 = _sg_rem_i32(*_sg_p2, y); } { let _sg_p3 = &(pv[f(0)]); *_sg_p3 = _sg_div_vec2_i32(*_sg_p3, vec2<i32>(x)); }", helpers: []string{remHelper, divHelper, vecHelper("div", "i32", 2)}},
+		{name: "a vector component left-hand side takes the vector's address", stmt: "pv[f(0)].y %= y;", want: "{ let _sg_p1 = &(pv[f(0)]); (*_sg_p1).y = _sg_rem_i32((*_sg_p1).y, y); }", helpers: []string{remHelper}},
+		{name: "an indexed vector component evaluates the vector, then the index, once", stmt: "pv[f(0)][f(1)] /= y;", want: "{ let _sg_p1 = &(pv[f(0)]); let _sg_i1 = f(1); (*_sg_p1)[_sg_i1] = _sg_div_i32((*_sg_p1)[_sg_i1], y); }", helpers: []string{divHelper}},
+		{name: "a local vector indexed by a call", stmt: "v[f(1)] %= y;", want: "{ let _sg_p1 = &(v); let _sg_i1 = f(1); (*_sg_p1)[_sg_i1] = _sg_rem_i32((*_sg_p1)[_sg_i1], y); }", helpers: []string{remHelper}},
+		{name: "a parenthesised vector component left-hand side", stmt: "(pv[f(0)].x) /= y;", want: "{ let _sg_p1 = &( pv[f(0)]); (*_sg_p1).x = _sg_div_i32((*_sg_p1).x, y); }", helpers: []string{divHelper}},
 		{name: "u32 operands", stmt: "u[0] = u[1] % g.x; u[2] /= g.y; u[3] = u[4] / u[5];", want: "u[0] = _sg_rem_u32(u[1] , g.x); u[2] = _sg_div_u32(u[2], g.y); u[3] = _sg_div_u32(u[4] , u[5]);", helpers: []string{remU32Helper, divU32Helper}},
 		{name: "u32 vectors", stmt: "let q = g / g.x % vec3u(g.y);", want: "let q = _sg_rem_vec3_u32(_sg_div_vec3_u32(g , vec3<u32>(g.x)) , vec3u(g.y));", helpers: []string{remU32Helper, vecHelper("rem", "u32", 3), divU32Helper, vecHelper("div", "u32", 3)}},
 		{name: "a constant non-zero u32 divisor needs no helper", stmt: "u[0] = u[1] % 3u + g.x / 64u + g.y / 64 + u[2] % K; u[2] %= 4u; u[3] /= KU;", want: "u[0] = u[1] % 3u + g.x / 64u + g.y / 64 + u[2] % 4u; u[2] %= 4u; u[3] /= KU;"},
@@ -188,36 +197,70 @@ func TestDivisionHelpersAvoidTheModulesNames(t *testing.T) {
 	}
 }
 
-// TestRefusesACompoundDivisionWhoseTargetHasSideEffects: `lhs /= rhs` that
-// needs a helper becomes `lhs = helper(lhs, rhs)`, evaluating lhs twice;
-// when lhs calls a user function (or an atomic) that would repeat its side
-// effect, so Specialize refuses with an *Error at the operator that says
-// how to write it, instead of computing something else. Where no helper
-// is needed (a constant divisor that makes the operator exact) the
-// statement is copied as written and accepted.
-func TestRefusesACompoundDivisionWhoseTargetHasSideEffects(t *testing.T) {
+// TestCompoundDivisionCallingAFunctionInAForHeaderIsRefused: a `/=` or
+// `%=` that needs a helper and whose left-hand side calls a user function
+// (or an atomic) must evaluate that side once, as WGSL does; a whole
+// statement does so through a pointer, but a for loop's initializer or
+// update clause cannot hold the statements that takes, so Specialize
+// refuses there with an *Error at the operator that names the call, the
+// for header and the fix, instead of repeating the call's side effect. The
+// same statement in the loop's body is rewritten; where no helper is needed
+// (a constant divisor that makes the operator exact) the header is copied
+// as written and accepted.
+func TestCompoundDivisionCallingAFunctionInAForHeaderIsRefused(t *testing.T) {
 	line := strings.Count(remModule, "\n") + 1
-	for _, stmt := range []string{"a[f(0)] %= y;", "a[f(0)] /= y;", "u[atomicAdd(&c, 1u)] /= g.x;"} {
-		src := "var<workgroup> c: atomic<u32>;\n" + remModule + "  " + stmt + remEnd
-		_, err := Specialize(src, "remEntry", Options{})
-		var se *Error
-		if !errors.As(err, &se) {
-			t.Errorf("%s: Specialize = %v; want an *Error refusing the compound assignment whose left-hand side calls a function", stmt, err)
-			continue
+	for _, stmt := range []string{
+		"for (var k = 0; k < 2; a[f(k)] %= y) {}",
+		"for (var k = 0; k < 2; a[f(k)] /= y) {}",
+		"for (u[atomicAdd(&c, 1u)] /= g.x; x < 0;) {}",
+		"for (; x < 0; pv[f(0)].x /= y) {}",
+	} {
+		for _, gl := range []bool{false, true} {
+			src := "var<workgroup> c: atomic<u32>;\n" + remModule + "  " + stmt + remEnd
+			_, err := Specialize(src, "remEntry", Options{OpenGL: gl})
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Errorf("%s (OpenGL %v): Specialize = %v; want an *Error refusing, in a for header, the compound assignment whose left-hand side calls a function", stmt, gl, err)
+				continue
+			}
+			if se.Line != line+1 || !strings.Contains(se.Msg, "()") || !strings.Contains(se.Msg, "for loop's header") || !strings.Contains(se.Msg, "let i") {
+				t.Errorf("%s (OpenGL %v): error %v; want it on line %d naming the call, the for header and the fix", stmt, gl, err, line+1)
+			}
 		}
-		if se.Line != line+1 || !strings.Contains(se.Msg, "()") || !strings.Contains(se.Msg, "let i") {
-			t.Errorf("%s: error %v; want it on line %d naming the call and the fix", stmt, err, line+1)
-		}
 	}
-	if _, err := Specialize(remModule+"  a[f(0)] /= 3; a[f(1)] %= 3;"+remEnd, "remEntry", Options{}); err != nil {
-		t.Errorf("a constant divisor other than 0 and -1 needs no helper, so the statement must be accepted: %v", err)
+	if _, err := Specialize(remModule+"  for (var k = 0; k < 2; a[f(k)] /= 3) { a[f(k)] %= 3; }"+remEnd, "remEntry", Options{}); err != nil {
+		t.Errorf("a constant divisor other than 0 and -1 needs no helper, so the for header must be accepted: %v", err)
 	}
-	if _, err := Specialize(remModule+"  a[f(1)] %= 3;"+remEnd, "remEntry", Options{OpenGL: true}); err == nil {
-		t.Errorf("on OpenGL an i32 %%= needs the helper for any divisor, so a[f(1)] %%= 3 must be refused")
+	if _, err := Specialize(remModule+"  for (var k = 0; k < 2; a[f(k)] %= 3) {}"+remEnd, "remEntry", Options{OpenGL: true}); err == nil {
+		t.Errorf("on OpenGL an i32 %%= needs the helper for any divisor, so a[f(k)] %%= 3 in a for header must be refused")
 	}
-	// A builtin conversion in the index is pure: rewritten, not refused.
-	if _, err := Specialize(remModule+"  a[u32(x)] %= y;"+remEnd, "remEntry", Options{}); err != nil {
+	// A builtin conversion in the index is pure: rewritten in place, even
+	// in a for header.
+	if _, err := Specialize(remModule+"  for (var k = 0; k < 2; a[u32(k)] %= y) {}"+remEnd, "remEntry", Options{}); err != nil {
 		t.Errorf("a pure left-hand side must be rewritten: %v", err)
+	}
+}
+
+// TestPointerRewriteKeepsLineNumbers: a compound division whose left-hand
+// side calls a function and that spans several lines (a comment between
+// lhs and operator included) becomes the pointer block on the same lines,
+// so every later line keeps its number, and the result reads back.
+func TestPointerRewriteKeepsLineNumbers(t *testing.T) {
+	stmt := "pv[f(0)] // the target\n    .y\n    /=\n    y;\n  a[0] = n;"
+	src := remModule + "  " + stmt + remEnd
+	k, err := Specialize(src, "remEntry", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _, _ := strings.Cut(k.Source, remEnd)
+	lines := strings.Split(body, "\n")
+	first := strings.Count(remModule, "\n")
+	want := []string{"  { let _sg_p1 = &(pv[f(0)]); (*_sg_p1).y = _sg_div_i32((*_sg_p1).y,", "", "", "    y); }", "  a[0] = n;"}
+	if diff := cmp.Diff(want, lines[first:]); diff != "" {
+		t.Errorf("the statement moved to other lines (-want +got):\n%s", diff)
+	}
+	if again, err := Specialize(k.Source, "remEntry", Options{}); err != nil || again.Source != k.Source {
+		t.Errorf("the rewritten module does not read back unchanged: %v\n%s", err, k.Source)
 	}
 }
 

@@ -622,8 +622,11 @@ func (p *parser) statement() stmt {
 	}
 	s := p.simpleStatement()
 	end := p.expect(";").end
-	if d, ok := s.(*declStmt); ok {
-		d.end = end
+	switch s := s.(type) {
+	case *declStmt:
+		s.end = end
+	case *assignStmt:
+		s.end = end
 	}
 	return s
 }
