@@ -47,7 +47,14 @@ func (s *Stream) Write(b *Buffer, offset uint64, data []byte) error {
 	}
 	defer s.mu.Unlock()
 	if s.uses(pg) {
-		s.flushLocked()
+		// The work that uses pg goes first. Behind long dispatches its
+		// submission can wait for the GPU (the submitter keeps at most
+		// gpuDepth submissions unfinished), so the wait releases the
+		// stream's lock: a SyncContext beside it keeps its deadline.
+		// Calls made meanwhile come after this Write.
+		if err := s.flushContext(context.Background()); err != nil {
+			return &Error{Op: op.String(), Arg: b.String(), Err: err}
+		}
 	}
 	if err := s.drv.WriteBuffer(pg.buf, offset, data); err != nil {
 		return &Error{Op: op.String(), Arg: b.String(), Err: err}

@@ -419,10 +419,11 @@ func (s *Stream) takeEncoder() driver.Encoder {
 }
 
 // flushLocked submits everything enqueued on the stream and waits until
-// the submitter has submitted it (not until the GPU has run it): every
-// sync point, queue write and transition goes through here. A device error
-// is queued as a *DeferredError naming the dispatches lost with the batch.
-// The caller holds s.mu.
+// the submitter has submitted it (not until the GPU has run it), holding
+// the lock: lifecycle transitions, profiles and Close go through here
+// (syncs, reads and queue writes wait with it released: flushContext). A
+// device error is queued as a *DeferredError naming the dispatches lost
+// with the batch. The caller holds s.mu.
 func (s *Stream) flushLocked() {
 	s.handOff()
 	for len(s.inflight) > 0 {

@@ -337,3 +337,43 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 		})
 	})
 }
+
+// TestADeadlineHoldsWhileAWriteWaitsForTheSubmitter: a Write to memory the
+// stream's unsubmitted work uses must wait until that work is submitted,
+// and behind long dispatches submitted one by one that takes many units
+// (the submitter keeps at most 8 submissions unfinished on the GPU). A
+// SyncContext with a deadline on the same stream meanwhile must still
+// return by its deadline. Without it the Write waited holding the stream's
+// lock, and the SyncContext waited for the lock as long as the Write did.
+func TestADeadlineHoldsWhileAWriteWaitsForTheSubmitter(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		sp := newSpin(t, d, s, 200*time.Millisecond)
+		ls := gputest.Stream(t, d, recorder.WithSubmitChunks(1, 1))
+		n := max(sp.units(8*time.Second), 24)
+		for range n {
+			if err := sp.launch(ls); err != nil {
+				t.Fatal(err)
+			}
+		}
+		wrote := make(chan error, 1)
+		go func() { wrote <- recorder.WriteSlice(ls, sp.x, 0, gputest.Fill(spinElems, 0)) }()
+		time.Sleep(50 * time.Millisecond) // the Write is waiting for the submitter
+		const deadline = 300 * time.Millisecond
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		start := time.Now()
+		err := within(t, time.Minute, "SyncContext(300 ms)", func() error { return ls.SyncContext(ctx) })
+		took := time.Since(start)
+		t.Logf("%d units of ≈ %v: SyncContext(%v) beside a waiting Write returned after %v: %v", n, sp.unit, deadline, took, err)
+		if took > deadline+time.Second {
+			t.Errorf("SyncContext must return by its deadline (%v) plus slack while a Write waits, took %v", deadline, took)
+		}
+		if err := within(t, time.Minute, "Write", func() error { return <-wrote }); err != nil {
+			t.Fatalf("the Write completes once the work before it is submitted: %v", err)
+		}
+		if err := ls.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
