@@ -66,7 +66,11 @@
 // v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type
 // names redeclared (alias i32 = u32); pointer parameters in the storage
 // address space (WGSL allows them only with unrestricted_pointer_parameters).
-// Those reach the compiler and fail there with its diagnostic.
+// Those reach the compiler and fail there with its diagnostic. A pointer
+// argument into part of a variable (&a[i], &s.m, a let bound to one), which
+// WGSL also allows only with that extension, is an *Error here: naga v22
+// does not check it and aborts the process writing SPIR-V. Expressions
+// parse with naga's precedence (C's, parse.go), a superset of WGSL's.
 //
 // What it never does. It does not type-check function bodies, resolve
 // overloads, or check uniform buffer layout constraints, entry point I/O or

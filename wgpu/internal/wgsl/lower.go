@@ -107,6 +107,9 @@ func deref(t *ty) *ty {
 type local struct {
 	t   *ty
 	val *value // a const the evaluator computed: every use is replaced by it
+	// part is set on a let bound to the address of part of a variable
+	// (let p = &a[i]), which may not be passed to a function (call).
+	part bool
 }
 
 // lowerer lowers one function at a time.
@@ -123,6 +126,8 @@ type lowerer struct {
 	known   map[expr]value
 	foldErr map[expr]error
 	divErr  error
+	// ptrErr is the first pointer argument into part of a variable (call).
+	ptrErr error
 }
 
 // lower records the lowering's edits for the whole module: every function
@@ -164,6 +169,9 @@ func (c *checker) lower() (err error) {
 	for _, f := range c.m.fns {
 		if err := l.function(f); err != nil {
 			return err
+		}
+		if l.ptrErr != nil {
+			return l.ptrErr
 		}
 		if c.isHelper(f) {
 			continue // written by the division rewrite: exact as it is
@@ -361,8 +369,39 @@ func (l *lowerer) decl(d *declStmt) error {
 		}
 		l.coerce(d.init, t)
 	}
-	l.declare(d.name, &local{t: t})
+	l.declare(d.name, &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)})
 	return nil
+}
+
+// pointsIntoPart reports whether e is a pointer to part of a variable, an
+// element or a member (&a[i], &s.m, &(*p).m, or a let bound to one), not
+// to a whole variable (&x, a pointer parameter, *&x).
+func (l *lowerer) pointsIntoPart(e expr) bool {
+	e = unparen(e)
+	if id, ok := e.(*identExpr); ok {
+		loc := l.lookup(id.name)
+		return loc != nil && loc.part
+	}
+	u, ok := e.(*unaryExpr)
+	if !ok || u.op != "&" {
+		return false
+	}
+	x := unparen(u.x)
+	if d, ok := x.(*unaryExpr); ok && d.op == "*" {
+		return l.pointsIntoPart(d.x)
+	}
+	_, whole := x.(*identExpr)
+	return !whole
+}
+
+func unparen(e expr) expr {
+	for {
+		p, ok := e.(*parenExpr)
+		if !ok {
+			return e
+		}
+		e = p.x
+	}
 }
 
 // resolve is the type a type expression names, recording the rewrite of
@@ -883,6 +922,16 @@ func (l *lowerer) call(e *callExpr) *ty {
 	case *fnDecl:
 		for i, a := range args {
 			l.check(a)
+			// WGSL allows such an argument only with the language
+			// extension unrestricted_pointer_parameters, which naga v22
+			// lacks: it does not refuse it but aborts the process while
+			// writing SPIR-V ("Expression [n] is not cached").
+			if l.ptrErr == nil && l.pointsIntoPart(a) {
+				l.ptrErr = l.c.errorf(a.exprPos(), "argument %d of %s points into part of a variable (%s): "+
+					"a pointer argument must be the address of a whole variable (&x) or a pointer parameter, "+
+					"unless the language extension unrestricted_pointer_parameters is supported, which the bundled compiler lacks; "+
+					"copy the part into a local var, pass its address and copy it back", i+1, name, format(a))
+			}
 			if i < len(d.params) {
 				l.coerce(a, l.resolveMember(d.params[i].typ))
 			}

@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -786,28 +787,41 @@ func (p *parser) forStmt() stmt {
 	return b
 }
 
-// expression follows WGSL's expression grammar, whose precedence is not
-// C's: a bitwise operator never mixes with another operator without
-// parentheses, relational operators do not chain, and && and || do not mix.
+// expression parses with the operator precedence of naga, the compiler
+// the rewritten text goes to: C's, from || (loosest) through &&, |, ^, &,
+// equality, relational, shift and additive down to multiplicative, each
+// level left-associative. WGSL's own grammar is stricter (a bitwise
+// operator never mixes with another operator without parentheses,
+// relational operators do not chain, && and || do not mix), but every
+// expression it accepts parses to the same tree here, and shaders written
+// for naga (Bevy's hash: state ^ state >> 16u) rely on the rest: refusing
+// them would refuse what the compiler accepts, and parsing them any other
+// way would type and rewrite a tree the compiler does not build.
 func (p *parser) expression() expr {
 	defer p.restore(p.depth)
 	p.enter()
-	x := p.unary()
-	if op := p.op(); op == "&" || op == "|" || op == "^" {
-		for p.op() == op {
-			p.enter()
-			pos := p.next().pos
-			x = &binaryExpr{pos: pos, op: op, x: x, y: p.unary()}
-		}
+	return p.binary(0, p.unary())
+}
+
+// precedence lists the binary operators from the loosest level to the
+// tightest, as naga groups them.
+var precedence = [][]string{
+	{"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", ">", "<=", ">="},
+	{"<<", ">>"}, {"+", "-"}, {"*", "/", "%"},
+}
+
+// binary parses the operators of level and tighter, x being the first
+// operand, already parsed.
+func (p *parser) binary(level int, x expr) expr {
+	defer p.restore(p.depth)
+	if level == len(precedence) {
 		return x
 	}
-	x = p.relational(x)
-	if op := p.op(); op == "&&" || op == "||" {
-		for p.op() == op {
-			p.enter()
-			pos := p.next().pos
-			x = &binaryExpr{pos: pos, op: op, x: x, y: p.relational(p.unary())}
-		}
+	x = p.binary(level+1, x)
+	for slices.Contains(precedence[level], p.op()) {
+		p.enter()
+		t := p.next()
+		x = &binaryExpr{pos: t.pos, op: t.text, x: x, y: p.binary(level+1, p.unary())}
 	}
 	return x
 }
@@ -818,41 +832,6 @@ func (p *parser) op() string {
 		return t.text
 	}
 	return ""
-}
-
-func (p *parser) relational(x expr) expr {
-	x = p.shift(x)
-	switch op := p.op(); op {
-	case "<", ">", "<=", ">=", "==", "!=":
-		pos := p.next().pos
-		x = &binaryExpr{pos: pos, op: op, x: x, y: p.shift(p.unary())}
-	}
-	return x
-}
-
-func (p *parser) shift(x expr) expr {
-	defer p.restore(p.depth)
-	if op := p.op(); op == "<<" || op == ">>" {
-		pos := p.next().pos
-		return &binaryExpr{pos: pos, op: op, x: x, y: p.unary()}
-	}
-	x = p.multiplicative(x)
-	for op := p.op(); op == "+" || op == "-"; op = p.op() {
-		p.enter()
-		pos := p.next().pos
-		x = &binaryExpr{pos: pos, op: op, x: x, y: p.multiplicative(p.unary())}
-	}
-	return x
-}
-
-func (p *parser) multiplicative(x expr) expr {
-	defer p.restore(p.depth)
-	for op := p.op(); op == "*" || op == "/" || op == "%"; op = p.op() {
-		p.enter()
-		pos := p.next().pos
-		x = &binaryExpr{pos: pos, op: op, x: x, y: p.unary()}
-	}
-	return x
 }
 
 func (p *parser) unary() expr {

@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -175,5 +176,48 @@ func TestOverrideLiteralsReadBackExactly(t *testing.T) {
 		if err != nil || back.kind != tc.v.kind || back.i != tc.v.i || math.Float64bits(back.f) != math.Float64bits(tc.v.f) {
 			t.Errorf("%s reads back as %v %s (%v); want %v %s", got, back, back.kind, err, tc.v, tc.v.kind)
 		}
+	}
+}
+
+// TestPointerArgumentsIntoPartOfAVariableAreRefused: without the language
+// extension unrestricted_pointer_parameters a pointer argument must be the
+// address of a whole variable or a pointer parameter. naga v22 does not
+// check it and aborts the process writing SPIR-V for &a[i] or &s.m, so the
+// front-end refuses such an argument with an *Error at it, and still
+// accepts the whole-variable forms.
+func TestPointerArgumentsIntoPartOfAVariableAreRefused(t *testing.T) {
+	const head = "@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n" +
+		"struct S { x: f32, y: f32 }\nvar<private> pa: array<f32, 4>;\n" +
+		"fn setf(p: ptr<function, f32>) { *p = 9.0; }\nfn setp(p: ptr<private, f32>) { *p = 9.0; }\n" +
+		"fn seta(p: ptr<function, array<f32, 2>>) { (*p)[0] = 1.0; }\n"
+	for _, tc := range []struct{ name, body, arg string }{
+		{"an array element", "var a: array<f32, 2>; setf(&a[1]); o[0] = a[1];", "&a[1]"},
+		{"a struct member", "var s = S(1.0, 2.0); setf(&s.y); o[0] = s.y;", "&s.y"},
+		{"a parenthesised element of a private array", "setp((&pa[2])); o[0] = pa[2];", "(&pa[2])"},
+		{"a let bound to an element", "var a: array<f32, 2>; let p = &a[0]; setf(p); o[0] = a[0];", "p"},
+		{"an element through a pointer parameter", "o[0] = 1.0; }\nfn setb(p: ptr<function, array<f32, 2>>) { setf(&(*p)[0]);", "&(*p)[0]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + "@compute @workgroup_size(1) fn main() { " + tc.body + " }\n"
+			_, err := Specialize(src, "main", Options{})
+			var se *Error
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, "points into part of a variable ("+tc.arg+")") ||
+				!strings.Contains(se.Msg, "unrestricted_pointer_parameters") {
+				t.Errorf("Specialize = %v; want an *Error saying %s points into part of a variable", err, tc.arg)
+			}
+		})
+	}
+	for _, tc := range []struct{ name, body string }{
+		{"a whole function variable", "var f = 1.0; setf(&f); o[0] = f;"},
+		{"a whole variable, parenthesised", "var a: array<f32, 2>; seta(&(a)); o[0] = a[0];"},
+		{"a let bound to a whole variable, and *& of it", "var f = 1.0; let p = &f; setf(p); setf(&*p); o[0] = f;"},
+		{"a shadowing let bound to a whole variable", "var a: array<f32, 2>; var f = 1.0; let p = &a[0]; { let p = &f; setf(p); } o[0] = *p;"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + "@compute @workgroup_size(1) fn main() { " + tc.body + " }\n"
+			if _, err := Specialize(src, "main", Options{}); err != nil {
+				t.Errorf("Specialize refused a whole-variable pointer argument: %v", err)
+			}
+		})
 	}
 }
