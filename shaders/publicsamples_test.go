@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"math/bits"
 	"strings"
 	"testing"
 
@@ -808,6 +809,124 @@ fn main(@builtin(local_invocation_id) l: vec3u) {
 		b := upload(t, s, in)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "pairs", want, read(t, s, b))
+	}},
+	{"i32 bit builtins: firstLeadingBit of negatives, sign-extending extractBits, insertBits with -1", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `@group(0) @binding(0) var<storage, read_write> v: array<i32>;
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let o = g.x * 8u;
+  let x = v[o];
+  v[o + 1u] = firstLeadingBit(x);
+  v[o + 2u] = extractBits(x, 4u, 8u);
+  v[o + 3u] = firstTrailingBit(x);
+  v[o + 4u] = countOneBits(x);
+  v[o + 5u] = reverseBits(x);
+  v[o + 6u] = insertBits(x, -1, 28u, 4u);
+  v[o + 7u] = i32(firstLeadingBit(bitcast<u32>(x))) + countLeadingZeros(x) * 100 + countTrailingZeros(x) * 10000;
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		xs := []int32{0, -1, 1, -2, 0x12345670, -0x1234568, math.MinInt32, math.MaxInt32, 0x800}
+		buf := make([]int32, 8*len(xs))
+		want := make([]int32, 8*len(xs))
+		for i, x := range xs {
+			buf[8*i] = x
+			u := uint32(x)
+			flb := int32(-1)
+			if x > 0 {
+				flb = int32(31 - bits.LeadingZeros32(u))
+			} else if x < -1 {
+				flb = int32(31 - bits.LeadingZeros32(^u))
+			}
+			ftb := int32(-1)
+			if x != 0 {
+				ftb = int32(bits.TrailingZeros32(u))
+			}
+			uflb := int32(-1)
+			if u != 0 {
+				uflb = int32(31 - bits.LeadingZeros32(u))
+			}
+			copy(want[8*i:], []int32{x, flb, x << 20 >> 24, ftb, int32(bits.OnesCount32(u)), int32(bits.Reverse32(u)),
+				int32(u&0x0FFFFFFF | 0xF0000000), uflb + int32(bits.LeadingZeros32(u))*100 + int32(bits.TrailingZeros32(u))*10000})
+		}
+		b := upI32(t, s, buf)
+		launch(t, s, k, recorder.Groups(uint32(len(xs)), 1, 1), b)
+		wantSame(t, "bits", want, readI32(t, s, b))
+	}},
+	{"float builtins at run time: fract, floor, round half to even, trunc, sign, saturate, fma, bitcast of a vec4", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `@group(0) @binding(0) var<storage, read_write> v: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> u: array<vec4<u32>>;
+fn bump(p: ptr<function, vec4<f32>>, i: i32) {
+  (*p)[i] += 1.0;
+  (*p).w = fma((*p).x, 2.0, (*p).w);
+}
+fn total(arr: ptr<function, array<f32, 4>>) -> f32 {
+  var s = 0.0;
+  for (var i = 0; i < 4; i++) { s += (*arr)[i]; }
+  return s;
+}
+@compute @workgroup_size(1)
+fn main() {
+  let a = v[0];
+  v[1] = vec4(fract(a.x), floor(a.y), round(a.z), round(a.w));
+  v[2] = vec4(clamp(a.x * 4.0, 0.0, 5.0), trunc(a.y), sign(a.w), saturate(-a.x));
+  var x = a;
+  bump(&x, i32(v[3].x));
+  var arr = array<f32, 4>(x.x, x.y, x.z, x.w);
+  v[3] = vec4(x.xyz, total(&arr));
+  u[0] = bitcast<vec4<u32>>(a);
+  u[1] = vec4(pack4x8unorm(vec4(0.25, 1.5, -1.0, 0.75)), pack4x8snorm(vec4(-0.25, 0.5, 1.0, -2.0)), pack2x16unorm(vec2(0.5, 0.125)), pack2x16snorm(vec2(-0.5, 0.25)));
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		in := []float32{-1.25, -1.5, 2.5, -3.5, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0}
+		b := upload(t, s, in)
+		u := empty(t, s, 8)
+		launch(t, s, k, recorder.Groups(1, 1, 1), b, u)
+		// x = a with x[2] += 1, then w = fma(x, 2, w): -1.25*2 - 3.5 = -6 exactly.
+		wantSame(t, "floats", []float32{-1.25, -1.5, 2.5, -3.5, 0.75, -2, 2, -4, 0, -1, -1, 1, -1.25, -1.5, 3.5, -1.25 - 1.5 + 3.5 - 6},
+			read(t, s, b))
+		unorm := func(x float64) uint32 { return uint32(math.Floor(0.5 + 255*min(1, max(0, x)))) }
+		snorm := func(x float64) uint32 { return uint32(int8(math.Floor(0.5+127*min(1, max(-1, x))))) & 0xff }
+		wantSame(t, "bitcast and packs", []uint32{fb(-1.25), fb(-1.5), fb(2.5), fb(-3.5),
+			unorm(0.25) | unorm(1.5)<<8 | unorm(-1)<<16 | unorm(0.75)<<24,
+			snorm(-0.25) | snorm(0.5)<<8 | snorm(1)<<16 | snorm(-2)<<24,
+			uint32(math.Floor(0.5+65535*0.5)) | uint32(math.Floor(0.5+65535*0.125))<<16,
+			uint32(uint16(int16(math.Floor(0.5+32767*-0.5)))) | uint32(math.Floor(0.5+32767*0.25))<<16}, readU32(t, s, u))
+	}},
+	{"loop whose continuing reads the body's let, and break if", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+  var i = 0u;
+  var acc = 0u;
+  loop {
+    let sq = i * i;
+    if (sq % 2u == 1u) { acc += 1000u; continue; }
+    acc += sq;
+    continuing {
+      i++;
+      break if sq > v[0];
+    }
+  }
+  v[1] = acc;
+  v[2] = i;
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		b := upU32(t, s, []uint32{50, 0, 0})
+		launch(t, s, k, recorder.Groups(1, 1, 1), b)
+		acc, i := uint32(0), uint32(0)
+		for {
+			sq := i * i
+			if sq%2 == 1 {
+				acc += 1000
+			} else {
+				acc += sq
+			}
+			i++
+			if sq > 50 {
+				break
+			}
+		}
+		wantSame(t, "acc and i", []uint32{50, acc, i}, readU32(t, s, b))
 	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }

@@ -169,7 +169,12 @@ func (f *fnDecl) stage() (Stage, bool) {
 // initializer, and exprsStmt stands for any statement's expressions.
 type stmt interface{ isStmt() }
 
-type blockStmt struct{ stmts []stmt }
+type blockStmt struct {
+	stmts []stmt
+	// continuing marks a loop's continuing block, the last statement of
+	// the loop's body.
+	continuing bool
+}
 
 type declStmt struct {
 	kind       string // let, var or const

@@ -90,6 +90,10 @@ type intHelpers struct {
 	// ptrs counts the statements divPointer rewrote; the Nth declares
 	// prefix+"pN" (and prefix+"iN"), so every site has names of its own.
 	ptrs int
+	// builtins holds the declarations of the builtin helpers used
+	// (builtins.go), by name, and builtinOrder their names in first use.
+	builtins     map[string]string
+	builtinOrder []string
 }
 
 // Edit ranks of insertions at one offset (see insertion): the statement-level
@@ -121,14 +125,20 @@ func helperName(prefix string, op, elem, n int) string {
 // name is the helper of op on n-component operands of elem, recording that
 // it is used.
 func (h *intHelpers) name(src string, op, elem, n int) string {
+	h.choosePrefix(src)
+	h.used[op][elem][n] = true
+	return helperName(h.prefix, op, elem, n)
+}
+
+// choosePrefix picks, once, a prefix for the helpers' names that src does
+// not contain.
+func (h *intHelpers) choosePrefix(src string) {
 	if h.prefix == "" {
 		h.prefix = "_sg_"
 		for i := 1; strings.Contains(src, h.prefix); i++ {
 			h.prefix = "_sg" + strconv.Itoa(i) + "_"
 		}
 	}
-	h.used[op][elem][n] = true
-	return helperName(h.prefix, op, elem, n)
 }
 
 // helperDecl is the declaration of the helper of op on n-component
@@ -182,6 +192,9 @@ func (h *intHelpers) text() string {
 			}
 		}
 	}
+	for _, fn := range h.builtinOrder {
+		b.WriteString(h.builtins[fn] + "\n")
+	}
 	return b.String()
 }
 
@@ -199,6 +212,9 @@ func (c *checker) isHelper(f *fnDecl) bool {
 	prefix := f.name[:len("_sg")+digits+1]
 	if f.pos < len("fn ") {
 		return false
+	}
+	if c.isBuiltinHelper(f, prefix) {
+		return true
 	}
 	for op := range opNames {
 		for elem := range elemNames {

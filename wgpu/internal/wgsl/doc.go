@@ -61,6 +61,10 @@
 //     computing WGSL's result; such a division of two constants becomes
 //     its value, and is an *Error when it divides by zero or overflows
 //     (division.go says how, and why that keeps evaluation order).
+//   - builtins naga v22 computes wrongly (builtins.go): pack4x8snorm and
+//     pack2x16snorm, and on OpenGL the bit-counting builtins, become calls
+//     of helpers appended with the division helpers; on OpenGL a loop
+//     body's let that the continuing block reads becomes a var.
 //
 // Everything else is copied byte for byte, including valid WGSL that naga
 // v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type

@@ -128,6 +128,9 @@ type lowerer struct {
 	divErr  error
 	// ptrErr is the first pointer argument into part of a variable (call).
 	ptrErr error
+	// inHelper is set while lowering a helper this rewrite appended
+	// (isHelper), whose builtins stay as they are.
+	inHelper bool
 }
 
 // lower records the lowering's edits for the whole module: every function
@@ -167,6 +170,7 @@ func (c *checker) lower() (err error) {
 		}
 	}
 	for _, f := range c.m.fns {
+		l.inHelper = c.isHelper(f)
 		if err := l.function(f); err != nil {
 			return err
 		}
@@ -286,12 +290,89 @@ func (l *lowerer) function(f *fnDecl) error {
 func (l *lowerer) block(b *blockStmt) error {
 	l.scopes = append(l.scopes, map[string]*local{})
 	defer func() { l.scopes = l.scopes[:len(l.scopes)-1] }()
+	var continued map[string]bool
+	if n := len(b.stmts); n > 0 && l.c.opengl {
+		if c, ok := b.stmts[n-1].(*blockStmt); ok && c.continuing {
+			continued = map[string]bool{}
+			namesIn(c, continued)
+		}
+	}
 	for _, s := range b.stmts {
 		if err := l.stmt(s); err != nil {
 			return err
 		}
+		// On OpenGL naga v22 writes a loop's continuing block at the top
+		// of the next iteration and re-evaluates there the expression a
+		// let of the body names, so the let reads the variables as the
+		// continuing left them (let sq = i * i; ... continuing { i++;
+		// break if sq > n; } tests the next i's square). A var is stored
+		// where it is declared and read where it is used: such a let
+		// becomes one, unless it holds a pointer, which a var cannot.
+		if d, ok := s.(*declStmt); ok && d.kind == "let" && continued[d.name] && d.end > 0 {
+			if loc := l.lookup(d.name); loc != nil && (loc.t == nil || loc.t.kind != typePtr) && !isAddress(d.init) {
+				l.c.edits = append(l.c.edits, edit{d.start, d.start + len("let"), "var"})
+			}
+		}
 	}
 	return nil
+}
+
+func isAddress(e expr) bool {
+	u, ok := unparen(e).(*unaryExpr)
+	return ok && u.op == "&"
+}
+
+// namesIn adds to names every identifier s refers to.
+func namesIn(s stmt, names map[string]bool) {
+	var ex func(e expr)
+	ex = func(e expr) {
+		switch e := e.(type) {
+		case *identExpr:
+			names[e.name] = true
+		case *callExpr:
+			for _, a := range e.args {
+				ex(a)
+			}
+		case *parenExpr:
+			ex(e.x)
+		case *unaryExpr:
+			ex(e.x)
+		case *binaryExpr:
+			ex(e.x)
+			ex(e.y)
+		case *indexExpr:
+			ex(e.x)
+			ex(e.index)
+		case *memberExpr:
+			ex(e.x)
+		}
+	}
+	switch s := s.(type) {
+	case *blockStmt:
+		for _, t := range s.stmts {
+			namesIn(t, names)
+		}
+	case *declStmt:
+		if s.init != nil {
+			ex(s.init)
+		}
+	case *exprsStmt:
+		for _, e := range s.exprs {
+			ex(e)
+		}
+	case *assignStmt:
+		ex(s.lhs)
+		ex(s.rhs)
+	case *returnStmt:
+		if s.x != nil {
+			ex(s.x)
+		}
+	case *caseStmt:
+		ex(s.selector)
+		for _, v := range s.values {
+			ex(v)
+		}
+	}
 }
 
 func (l *lowerer) stmt(s stmt) error {
@@ -914,6 +995,16 @@ func (l *lowerer) toInt(e expr) {
 }
 
 func (l *lowerer) call(e *callExpr) *ty {
+	t := l.callType(e)
+	name := e.fn.name
+	if len(e.args) > 0 && l.lookup(name) == nil && l.c.m.names[name] == nil {
+		l.builtinHelper(e, name, l.types[e.args[0]])
+	}
+	return t
+}
+
+// callType types call e, recording the lowering of its arguments.
+func (l *lowerer) callType(e *callExpr) *ty {
 	name, args := e.fn.name, e.args
 	if l.lookup(name) != nil {
 		return nil

@@ -753,7 +753,9 @@ func (p *parser) loopStmt() stmt {
 			p.fail(p.peek().pos, "expected '}', found the end of the source")
 		}
 		if p.accept("continuing") {
-			b.stmts = append(b.stmts, p.compound())
+			c := p.compound()
+			c.continuing = true
+			b.stmts = append(b.stmts, c)
 			if !p.is("}") {
 				p.fail(p.peek().pos, "continuing must be the last statement of a loop")
 			}

@@ -221,3 +221,59 @@ func TestPointerArgumentsIntoPartOfAVariableAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestBuiltinsTheCompilerGetsWrongBecomeHelpers: pack4x8snorm and
+// pack2x16snorm become helpers on every backend (naga v22's SPIR-V spills
+// a negative component's sign over the other bytes on lavapipe); on
+// OpenGL the bit-counting builtins become helpers returning highp (GLSL ES
+// declares their results lowp), and a loop body's let that its continuing
+// block reads becomes a var (naga v22's GLSL re-evaluates the let's
+// expression there). The lines stay where they were, and the rewritten
+// module reads back unchanged.
+func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
+	const head = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() {\n"
+	for _, tc := range []struct {
+		name, body string
+		opengl     bool
+		want       string // the body as rewritten
+		helpers    []string
+	}{
+		{"pack4x8snorm", "o[0] = pack4x8snorm(vec4(-0.25, 0.5, 1.0, -2.0));", false, "o[0] = _sg_pack4x8snorm(vec4(-0.25, 0.5, 1.0, -2.0));",
+			[]string{"fn _sg_pack4x8snorm(e: vec4<f32>) -> u32 { let c = vec4<u32>(vec4<i32>(floor(clamp(e, vec4<f32>(-1.0), vec4<f32>(1.0)) * 127.0 + 0.5))) & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }"}},
+		{"pack2x16snorm on OpenGL too", "o[0] = pack2x16snorm(vec2f(-0.5));", true, "o[0] = _sg_pack2x16snorm(vec2f(-0.5));",
+			[]string{"fn _sg_pack2x16snorm(e: vec2<f32>) -> u32 { let c = vec2<u32>(vec2<i32>(floor(clamp(e, vec2<f32>(-1.0), vec2<f32>(1.0)) * 32767.0 + 0.5))) & vec2<u32>(65535u); return c.x | (c.y << 16u); }"}},
+		{"bit counts stay on Vulkan", "o[0] = countOneBits(o[1]) * 10000u;", false, "o[0] = countOneBits(o[1]) * 10000u;", nil},
+		{"bit counts on OpenGL, scalar and vector, i32 and u32", "o[0] = countTrailingZeros(o[1]) * 10000u + u32(firstLeadingBit(i32(o[2])));\n" +
+			"let v = countOneBits(vec2u(o[3])); o[1] = countTrailingZeros(o[2]);", true,
+			"o[0] = _sg_countTrailingZeros_u32(o[1]) * 10000u + u32(_sg_firstLeadingBit_i32(i32(o[2])));\n" +
+				"let v = _sg_countOneBits_vec2_u32(vec2u(o[3])); o[1] = _sg_countTrailingZeros_u32(o[2]);",
+			[]string{"fn _sg_countTrailingZeros_u32(e: u32) -> u32 { return countTrailingZeros(e); }",
+				"fn _sg_firstLeadingBit_i32(e: i32) -> i32 { return firstLeadingBit(e); }",
+				"fn _sg_countOneBits_vec2_u32(e: vec2<u32>) -> vec2<u32> { return countOneBits(e); }"}},
+		{"a let the continuing block reads, on OpenGL", "var i = 0u;\nloop {\n  let sq = i * i; let other = sq; let p = &i;\n  continuing { i++; break if sq > (*p); }\n}",
+			true, "var i = 0u;\nloop {\n  var sq = i * i; let other = sq; let p = &i;\n  continuing { i++; break if sq > (*p); }\n}", nil},
+		{"the same let stays one on Vulkan", "var i = 0u;\nloop {\n  let sq = i * i;\n  continuing { i++; break if sq > 9u; }\n}",
+			false, "var i = 0u;\nloop {\n  let sq = i * i;\n  continuing { i++; break if sq > 9u; }\n}", nil},
+		{"a shadowing function name is not a builtin", "o[0] = 1u;\n}\nfn pack4x8snorm(v: vec4f) -> u32 { return 0u; }\nfn g() { _ = pack4x8snorm(vec4f());", false,
+			"o[0] = 1u;\n}\nfn pack4x8snorm(v: vec4f) -> u32 { return 0u; }\nfn g() { _ = pack4x8snorm(vec4f());", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := head + tc.body + "\n}\n"
+			k, err := Specialize(src, "main", Options{OpenGL: tc.opengl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := head + tc.want + "\n}\n"
+			for _, h := range tc.helpers {
+				want += h + "\n"
+			}
+			if diff := cmp.Diff(want, k.Source); diff != "" {
+				t.Errorf("rewritten module (-want +got):\n%s", diff)
+			}
+			again, err := Specialize(k.Source, "main", Options{OpenGL: tc.opengl})
+			if err != nil || again.Source != k.Source {
+				t.Errorf("the rewritten module does not read back unchanged (%v):\n%s", err, again.Source)
+			}
+		})
+	}
+}
