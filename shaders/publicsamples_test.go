@@ -928,6 +928,50 @@ fn main() {
 		}
 		wantSame(t, "acc and i", []uint32{50, acc, i}, readU32(t, s, b))
 	}},
+	{"@group(2) only: a uniform of nested struct arrays with explicit @align and @size", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `struct Light { @size(16) color: vec3f, @align(16) intensity: f32 }
+struct Scene { count: u32, @align(16) lights: array<Light, 3>, @size(32) tail: vec2u, extra: u32 }
+@group(2) @binding(0) var<uniform> scene: Scene;
+@group(2) @binding(3) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(1)
+fn main() {
+  for (var i = 0u; i < scene.count; i++) { o[i] = scene.lights[i].color.y * scene.lights[i].intensity; }
+  o[3] = f32(scene.tail.y + scene.extra);
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		// count @0; lights @16, stride 32 (color @0 sized 16, intensity @16); tail @112 sized 32; extra @144; size 160.
+		u := make([]uint32, 40)
+		u[0] = 3
+		for i := 0; i < 3; i++ {
+			copy(u[4+8*i:], []uint32{fb(9), fb(float32(i) + 0.5), fb(9), 0, fb(float32(2 * (i + 1)))})
+		}
+		u[28], u[29], u[36] = 7, 40, 2
+		o := empty(t, s, 4)
+		launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(f32s(u...)), o)
+		wantSame(t, "lights", []float32{0.5 * 2, 1.5 * 4, 2.5 * 6, 42}, read(t, s, o))
+	}},
+	{"an array of structs in storage laid out by @size and @align, one nested in another", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `struct Inner { a: u32, @size(16) b: u32, @align(16) c: vec2u }
+struct Outer { x: u32, @align(32) inner: Inner, tail: u32, }
+@group(0) @binding(0) var<storage, read_write> o: array<Outer>;
+@compute @workgroup_size(2)
+fn main(@builtin(local_invocation_index) i: u32) {
+  o[i].tail = o[i].x + o[i].inner.a + o[i].inner.b + o[i].inner.c.y;
+  o[i].inner.c.x = 7u * i;
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		// Inner: a @0, b @4, c @32, size 48. Outer: x @0, inner @32, tail @80, size 96.
+		in := seq(48, func(i int) uint32 { return uint32(1000 + i) })
+		want := append([]uint32(nil), in...)
+		for e := 0; e < 2; e++ {
+			w := want[24*e:]
+			w[20] = w[0] + w[8] + w[9] + w[17]
+			w[16] = uint32(7 * e)
+		}
+		b := upU32(t, s, in)
+		launch(t, s, k, recorder.Groups(1, 1, 1), b)
+		wantSame(t, "structs", want, readU32(t, s, b))
+	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }
 @group(0) @binding(0) var<storage, read_write> b: Buf;

@@ -65,6 +65,8 @@
 //     pack2x16snorm, and on OpenGL the bit-counting builtins, become calls
 //     of helpers appended with the division helpers; on OpenGL a loop
 //     body's let that the continuing block reads becomes a var.
+//   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
+//     struct they lay out gets u32 padding members instead (padding.go).
 //
 // Everything else is copied byte for byte, including valid WGSL that naga
 // v22 also rejects (checked on lavapipe): f16; `5--7`; predeclared type

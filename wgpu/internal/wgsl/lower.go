@@ -128,6 +128,9 @@ type lowerer struct {
 	divErr  error
 	// ptrErr is the first pointer argument into part of a variable (call).
 	ptrErr error
+	// constructed holds the structs built by a constructor with arguments
+	// (padding.go).
+	constructed map[*structDecl]bool
 	// inHelper is set while lowering a helper this rewrite appended
 	// (isHelper), whose builtins stay as they are.
 	inHelper bool
@@ -141,7 +144,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -183,6 +186,9 @@ func (c *checker) lower() (err error) {
 		if err := l.divisions(f.body); err != nil {
 			return err
 		}
+	}
+	if c.opengl {
+		return l.padStructs(l.constructed)
 	}
 	return nil
 }
@@ -1029,7 +1035,11 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		}
 		return l.resolveMember(d.ret)
 	case *structDecl, *aliasDecl:
-		return l.construct(e, l.resolve(e.fn))
+		t := l.resolve(e.fn)
+		if t != nil && t.st != nil && len(args) > 0 {
+			l.constructed[t.st] = true
+		}
+		return l.construct(e, t)
 	case nil:
 	default:
 		for _, a := range args {

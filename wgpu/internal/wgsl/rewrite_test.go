@@ -277,3 +277,39 @@ func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestStructLayoutAttributesBecomePaddingOnOpenGL: naga v22's GLSL writer
+// ignores @size and @align, so on OpenGL a struct they lay out loses them
+// and gets u32 padding members where they put space, on the same lines; a
+// struct built by a constructor with arguments cannot gain members and is
+// refused; other backends keep the attributes.
+func TestStructLayoutAttributesBecomePaddingOnOpenGL(t *testing.T) {
+	const use = "@group(0) @binding(0) var<storage, read_write> o: array<Outer>;\n@compute @workgroup_size(1) fn main() { o[0].tail = 1u; }\n"
+	src := "struct Inner { a: u32, @size(16) b: u32, @align(16) c: vec2u }\n" +
+		"struct Outer { x: u32, @align(32)\n inner: Inner, tail: u32, }\n" + use
+	k, err := Specialize(src, "main", Options{OpenGL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Inner: a @0, b @4 (size 16), c @32 (align 16), size 48.
+	// Outer: x @0, inner @32, tail @80, size 96 (align 32).
+	want := "struct Inner { a: u32,  b: u32, _sg_pad0: u32, _sg_pad1: u32, _sg_pad2: u32, _sg_pad3: u32, _sg_pad4: u32, _sg_pad5: u32,  c: vec2u, _sg_pad6: u32, _sg_pad7: u32 }\n" +
+		"struct Outer { x: u32, _sg_pad0: u32, _sg_pad1: u32, _sg_pad2: u32, _sg_pad3: u32, _sg_pad4: u32, _sg_pad5: u32, _sg_pad6: u32, \n inner: Inner, tail: u32, _sg_pad7: u32, _sg_pad8: u32, _sg_pad9: u32, }\n" + use
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("padded on OpenGL (-want +got):\n%s", diff)
+	}
+	if k, err := Specialize(src, "main", Options{}); err != nil || k.Source != src {
+		t.Errorf("other backends must keep the attributes: %v\n%s", err, k.Source)
+	}
+	built := src + "fn f() -> Inner { return Inner(1u, 2u, vec2u()); }\n"
+	_, err = Specialize(built, "main", Options{OpenGL: true})
+	var se *Error
+	if !errors.As(err, &se) || !strings.Contains(se.Msg, "struct Inner places members with @size or @align") {
+		t.Errorf("Specialize = %v; want an *Error saying Inner cannot be padded", err)
+	}
+	natural := "struct P { @size(12) v: vec3f, @align(4) w: f32, @align(16) c: vec4f }\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<P>;\n@compute @workgroup_size(1) fn main() { o[0] = P(vec3f(), 1.0, vec4f()); }\n"
+	if _, err := Specialize(natural, "main", Options{OpenGL: true}); err != nil {
+		t.Errorf("attributes that move nothing need no padding, so a constructor is fine: %v", err)
+	}
+}
