@@ -710,6 +710,44 @@ fn main(@builtin(local_invocation_index) thid: u32) {
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "scan and total", want, readU32(t, s, b))
 	}},
+	{"packed 4x8 integer builtins: dot4U8Packed, dot4I8Packed, pack4xI8 and friends, with abstract arguments", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(1)
+fn main() {
+  let a = v[0];
+  let b = v[1];
+  v[2] = dot4U8Packed(a, b);
+  v[3] = bitcast<u32>(dot4I8Packed(a, b));
+  v[4] = dot4U8Packed(a, 0x01010101);
+  let ui = unpack4xI8(a);
+  let uu = unpack4xU8(b);
+  v[5] = pack4xI8(ui * vec4(2i)) ;
+  v[6] = pack4xU8(uu + vec4(1u));
+  v[7] = pack4xI8Clamp(ui * vec4(2i));
+  v[8] = pack4xU8Clamp(uu * vec4(2u));
+  v[9] = bitcast<u32>(ui.w) ^ uu.x;
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		a, b := uint32(0x80FF7F05), uint32(0xFE017F90)
+		bytesOf := func(x uint32) [4]uint32 { return [4]uint32{x & 255, x >> 8 & 255, x >> 16 & 255, x >> 24} }
+		ab, bb := bytesOf(a), bytesOf(b)
+		var du uint32
+		var di int32
+		var p5, p6, p7, p8 uint32
+		for i := 0; i < 4; i++ {
+			du += ab[i] * bb[i]
+			ai, bi := int32(int8(ab[i])), int32(int8(bb[i]))
+			di += ai * bi
+			p5 |= uint32(uint8(ai*2)) << (8 * i)
+			p6 |= (bb[i] + 1) & 255 << (8 * i)
+			p7 |= uint32(uint8(int8(min(127, max(-128, ai*2))))) << (8 * i)
+			p8 |= min(255, bb[i]*2) << (8 * i)
+		}
+		b2 := upU32(t, s, []uint32{a, b, 0, 0, 0, 0, 0, 0, 0, 0})
+		launch(t, s, k, recorder.Groups(1, 1, 1), b2)
+		wantSame(t, "packed", []uint32{a, b, du, uint32(di), ab[0] + ab[1] + ab[2] + ab[3], p5, p6, p7, p8,
+			uint32(int32(int8(ab[3]))) ^ bb[0]}, readU32(t, s, b2))
+	}},
 	{"let, var and const shadowing across nested scopes and a module const", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `const X = 3u;
 @group(0) @binding(0) var<storage, read_write> v: array<u32>;

@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,11 @@ import (
 //     A user function's result has the default precision, highp: the helper
 //     only returns the builtin's value.
 //
+//   - the builtins of the packed_4x8_integer_dot_product language feature
+//     (dot4U8Packed, dot4I8Packed, pack4xI8, unpack4xU8, ...), which naga
+//     v22 does not know, everywhere: the helper computes them from shifts,
+//     masks and an integer dot.
+//
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
 
@@ -33,6 +39,20 @@ var packHelpers = map[string]struct {
 }{
 	"pack4x8snorm":  {4, "127.0", "255u"},
 	"pack2x16snorm": {2, "32767.0", "65535u"},
+}
+
+// packedHelpers are the builtins of WGSL's packed_4x8_integer_dot_product
+// language feature, which naga v22 does not know, with their helpers'
+// declarations after "fn NAME".
+var packedHelpers = map[string]string{
+	"dot4U8Packed":  "(a: u32, b: u32) -> u32 { return dot(vec4<u32>(a & 255u, (a >> 8u) & 255u, (a >> 16u) & 255u, a >> 24u), vec4<u32>(b & 255u, (b >> 8u) & 255u, (b >> 16u) & 255u, b >> 24u)); }",
+	"dot4I8Packed":  "(a: u32, b: u32) -> i32 { return dot(vec4<i32>(bitcast<vec4<i32>>(vec4<u32>(a << 24u, a << 16u, a << 8u, a)) >> vec4<u32>(24u)), vec4<i32>(bitcast<vec4<i32>>(vec4<u32>(b << 24u, b << 16u, b << 8u, b)) >> vec4<u32>(24u))); }",
+	"unpack4xU8":    "(a: u32) -> vec4<u32> { return vec4<u32>(a & 255u, (a >> 8u) & 255u, (a >> 16u) & 255u, a >> 24u); }",
+	"unpack4xI8":    "(a: u32) -> vec4<i32> { return bitcast<vec4<i32>>(vec4<u32>(a << 24u, a << 16u, a << 8u, a)) >> vec4<u32>(24u); }",
+	"pack4xU8":      "(e: vec4<u32>) -> u32 { let c = e & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
+	"pack4xI8":      "(e: vec4<i32>) -> u32 { let c = bitcast<vec4<u32>>(e) & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
+	"pack4xU8Clamp": "(e: vec4<u32>) -> u32 { let c = min(e, vec4<u32>(255u)); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
+	"pack4xI8Clamp": "(e: vec4<i32>) -> u32 { let c = bitcast<vec4<u32>>(clamp(e, vec4<i32>(-128i), vec4<i32>(127i))) & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
 }
 
 // lowpHelpers are the bit builtins replaced on OpenGL.
@@ -51,6 +71,9 @@ func builtinHelperName(prefix, builtin, arg string) string {
 // builtinHelperDecl is the declaration of that helper, on one line.
 func builtinHelperDecl(prefix, builtin, arg string) string {
 	name := builtinHelperName(prefix, builtin, arg)
+	if d, ok := packedHelpers[builtin]; ok {
+		return "fn " + name + d
+	}
 	if p, ok := packHelpers[builtin]; ok {
 		v := func(k string) string { return "vec" + strconv.Itoa(p.n) + "<" + k + ">" }
 		b := "fn " + name + "(e: " + v("f32") + ") -> u32 { let c = " + v("u32") + "(" + v("i32") +
@@ -75,7 +98,8 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 		return
 	}
 	arg := ""
-	if _, ok := packHelpers[name]; !ok {
+	_, packed := packedHelpers[name]
+	if _, ok := packHelpers[name]; !ok && !packed {
 		if !l.c.opengl || !slices.Contains(lowpHelpers, name) {
 			return
 		}
@@ -105,7 +129,7 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 // the builtin helpers under prefix.
 func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 	src := c.m.src[f.pos-len("fn "):]
-	for b := range packHelpers {
+	for _, b := range append(slices.Collect(maps.Keys(packHelpers)), slices.Collect(maps.Keys(packedHelpers))...) {
 		if f.name == builtinHelperName(prefix, b, "") {
 			return strings.HasPrefix(src, builtinHelperDecl(prefix, b, ""))
 		}

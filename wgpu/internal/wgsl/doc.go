@@ -61,9 +61,10 @@
 //     computing WGSL's result; such a division of two constants becomes
 //     its value, and is an *Error when it divides by zero or overflows
 //     (division.go says how, and why that keeps evaluation order).
-//   - builtins naga v22 computes wrongly (builtins.go): pack4x8snorm and
-//     pack2x16snorm, and on OpenGL the bit-counting builtins, become calls
-//     of helpers appended with the division helpers; on OpenGL a loop
+//   - builtins naga v22 computes wrongly or does not know (builtins.go):
+//     pack4x8snorm and pack2x16snorm, the packed 4x8 integer builtins
+//     (dot4U8Packed, ...), and on OpenGL the bit-counting builtins, become
+//     calls of helpers appended with the division helpers; on OpenGL a loop
 //     body's let that the continuing block reads becomes a var.
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).

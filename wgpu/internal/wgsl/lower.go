@@ -1004,9 +1004,28 @@ func (l *lowerer) call(e *callExpr) *ty {
 	t := l.callType(e)
 	name := e.fn.name
 	if len(e.args) > 0 && l.lookup(name) == nil && l.c.m.names[name] == nil {
+		if sig, ok := packedSignatures[name]; ok && len(e.args) == len(sig)-1 {
+			for i, a := range e.args {
+				l.coerce(a, sig[i])
+			}
+			t = sig[len(sig)-1]
+		}
 		l.builtinHelper(e, name, l.types[e.args[0]])
 	}
 	return t
+}
+
+// packedSignatures are the parameter types, then the result type, of the
+// packed_4x8_integer_dot_product builtins (builtins.go).
+var packedSignatures = map[string][]*ty{
+	"dot4U8Packed":  {scalarTy(scalarU32), scalarTy(scalarU32), scalarTy(scalarU32)},
+	"dot4I8Packed":  {scalarTy(scalarU32), scalarTy(scalarU32), scalarTy(scalarI32)},
+	"unpack4xU8":    {scalarTy(scalarU32), vecTy(4, scalarU32)},
+	"unpack4xI8":    {scalarTy(scalarU32), vecTy(4, scalarI32)},
+	"pack4xU8":      {vecTy(4, scalarU32), scalarTy(scalarU32)},
+	"pack4xI8":      {vecTy(4, scalarI32), scalarTy(scalarU32)},
+	"pack4xU8Clamp": {vecTy(4, scalarU32), scalarTy(scalarU32)},
+	"pack4xI8Clamp": {vecTy(4, scalarI32), scalarTy(scalarU32)},
 }
 
 // callType types call e, recording the lowering of its arguments.

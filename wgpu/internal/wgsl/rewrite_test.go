@@ -242,6 +242,12 @@ func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
 			[]string{"fn _sg_pack4x8snorm(e: vec4<f32>) -> u32 { let c = vec4<u32>(vec4<i32>(floor(clamp(e, vec4<f32>(-1.0), vec4<f32>(1.0)) * 127.0 + 0.5))) & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }"}},
 		{"pack2x16snorm on OpenGL too", "o[0] = pack2x16snorm(vec2f(-0.5));", true, "o[0] = _sg_pack2x16snorm(vec2f(-0.5));",
 			[]string{"fn _sg_pack2x16snorm(e: vec2<f32>) -> u32 { let c = vec2<u32>(vec2<i32>(floor(clamp(e, vec2<f32>(-1.0), vec2<f32>(1.0)) * 32767.0 + 0.5))) & vec2<u32>(65535u); return c.x | (c.y << 16u); }"}},
+		{"dot4U8Packed, which naga v22 does not know, with an abstract argument", "o[0] = dot4U8Packed(o[1], 0x01010101);", false,
+			"o[0] = _sg_dot4U8Packed(o[1], 16843009u);",
+			[]string{"fn _sg_dot4U8Packed(a: u32, b: u32) -> u32 { return dot(vec4<u32>(a & 255u, (a >> 8u) & 255u, (a >> 16u) & 255u, a >> 24u), vec4<u32>(b & 255u, (b >> 8u) & 255u, (b >> 16u) & 255u, b >> 24u)); }"}},
+		{"unpack4xI8 typed for what follows", "let v = unpack4xI8(o[1]); o[0] = u32(v.x + 1);", false,
+			"let v = _sg_unpack4xI8(o[1]); o[0] = u32(v.x + 1);",
+			[]string{"fn _sg_unpack4xI8(a: u32) -> vec4<i32> { return bitcast<vec4<i32>>(vec4<u32>(a << 24u, a << 16u, a << 8u, a)) >> vec4<u32>(24u); }"}},
 		{"bit counts stay on Vulkan", "o[0] = countOneBits(o[1]) * 10000u;", false, "o[0] = countOneBits(o[1]) * 10000u;", nil},
 		{"bit counts on OpenGL, scalar and vector, i32 and u32", "o[0] = countTrailingZeros(o[1]) * 10000u + u32(firstLeadingBit(i32(o[2])));\n" +
 			"let v = countOneBits(vec2u(o[3])); o[1] = countTrailingZeros(o[2]);", true,
