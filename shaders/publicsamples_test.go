@@ -1010,6 +1010,30 @@ fn main(@builtin(local_invocation_index) i: u32) {
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "structs", want, readU32(t, s, b))
 	}},
+	{"pointer composite access: p.member and p[i] through let pointers and pointer parameters, inside a division", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `struct Buf { header: vec4<i32>, data: array<i32> }
+struct Acc { n: i32, v: vec2<i32> }
+@group(0) @binding(0) var<storage, read_write> b: Buf;
+var<private> acc: Acc;
+fn total(arr: ptr<function, array<i32, 4>>) -> i32 { var s = 0; for (var i = 0; i < 4; i++) { s += arr[i]; } return s; }
+fn bump(a: ptr<private, Acc>, by: i32) { a.n += by; a.v[1] = a.n / by; }
+@compute @workgroup_size(1)
+fn main() {
+  let p = &b;
+  let n = arrayLength(&p.data);
+  var arr = array<i32, 4>(p.data[0], p.data[1], p.data[2], p.data[3]);
+  let q = &arr;
+  q[3] = 100;
+  bump(&acc, p.data[4]);
+  p.header = vec4<i32>(i32(n), total(&arr), p.data[5] / p.data[6], acc.v.y + p.data[5] % p.data[6]);
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		data := []int32{3, -4, 5, 6, -2, -7, 0, 9}
+		buf := upI32(t, s, append([]int32{0, 0, 0, 0}, data...))
+		launch(t, s, k, recorder.Groups(1, 1, 1), buf)
+		// bump: n = -2, v.y = -2 / -2 = 1; -7 / 0 = -7 and -7 % 0 = 0 in WGSL.
+		wantSame(t, "header", []int32{8, 3 - 4 + 5 + 100, -7, 1 + 0}, readI32(t, s, buf)[:4])
+	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }
 @group(0) @binding(0) var<storage, read_write> b: Buf;

@@ -66,6 +66,8 @@
 //     (dot4U8Packed, ...), and on OpenGL the bit-counting builtins, become
 //     calls of helpers appended with the division helpers; on OpenGL a loop
 //     body's let that the continuing block reads becomes a var.
+//   - a member or index access through a pointer (p.m, p[i]), which naga
+//     v22 refuses: the base becomes (*p).
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).
 //

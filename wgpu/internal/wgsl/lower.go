@@ -653,7 +653,7 @@ func (l *lowerer) typeOf(e expr) *ty {
 		return l.binary(e)
 	case *indexExpr:
 		l.check(e.index)
-		t := deref(l.check(e.x))
+		t := l.derefAccess(e.x)
 		if t == nil {
 			return nil
 		}
@@ -667,7 +667,7 @@ func (l *lowerer) typeOf(e expr) *ty {
 		}
 		return nil
 	case *memberExpr:
-		t := deref(l.check(e.x))
+		t := l.derefAccess(e.x)
 		if t == nil {
 			return nil
 		}
@@ -699,6 +699,29 @@ func (l *lowerer) typeOf(e expr) *ty {
 
 // resolveMember resolves a struct member's type outside any function
 // scope, where the struct was declared.
+// derefAccess is the type x refers to, x being the base of a member or
+// index access. WGSL lets such a base be a pointer (p.m and p[i] for
+// (*p).m and (*p)[i], the pointer_composite_access feature), which naga v22
+// refuses ("the value accessed by a `.member` expression must not be a
+// pointer"): a pointer base is written (*x).
+func (l *lowerer) derefAccess(x expr) *ty {
+	t := l.check(x)
+	if t != nil && t.kind == typePtr {
+		l.c.inserts = append(l.c.inserts,
+			insertion{at: x.exprPos(), rank: rankDerefOpen, text: "(*"},
+			insertion{at: exprEnd(x), rank: rankDerefClose, text: ")"})
+	}
+	return deref(t)
+}
+
+// The ranks of derefAccess's parentheses: innermost of all insertions at
+// their offsets, the opening after every other opening and the closing
+// before every other closing.
+const (
+	rankDerefOpen  = 4_000_000
+	rankDerefClose = -6_000_000
+)
+
 func (l *lowerer) resolveMember(e expr) *ty {
 	saved := l.scopes
 	l.scopes = nil

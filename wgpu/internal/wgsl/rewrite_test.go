@@ -319,3 +319,33 @@ func TestStructLayoutAttributesBecomePaddingOnOpenGL(t *testing.T) {
 		t.Errorf("attributes that move nothing need no padding, so a constructor is fine: %v", err)
 	}
 }
+
+// TestPointerCompositeAccessIsSpelledOut: WGSL lets a member or index
+// access start from a pointer (p.m, p[i]); naga v22 refuses it, so the
+// base is written (*p), innermost of any division helper's parentheses.
+func TestPointerCompositeAccessIsSpelledOut(t *testing.T) {
+	const head = "struct S { n: i32, v: vec2<i32>, d: array<i32> }\n@group(0) @binding(0) var<storage, read_write> b: S;\n" +
+		"fn f(a: ptr<function, array<i32, 4>>, y: i32) -> i32 { return a[1] / y; }\n@compute @workgroup_size(1) fn main() {\n"
+	for _, tc := range []struct{ name, body, want string }{
+		{"a let pointer's member, index and arrayLength", "let p = &b; p.v[1] = i32(arrayLength(&p.d)) + p.d[0];",
+			"let p = &b; (*p).v[1] = i32(arrayLength(&(*p).d)) + (*p).d[0];"},
+		{"through a parenthesised address", "(&b).n = 1;", "(*(&b)).n = 1;"},
+		{"a dereferenced pointer is left alone", "let p = &b; (*p).n = 2;", "let p = &b; (*p).n = 2;"},
+		{"a division of a pointer's member", "let p = &b; b.n = p.n / p.v.x;", "let p = &b; b.n = _sg_div_i32((*p).n , (*p).v.x);"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k, err := Specialize(head+tc.body+"\n}\n", "main", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rest, _ := strings.Cut(k.Source, "fn main() {\n")
+			got, _, _ := strings.Cut(rest, "\n")
+			if got != tc.want {
+				t.Errorf("rewritten\n got %s\nwant %s", got, tc.want)
+			}
+			if !strings.Contains(k.Source, "return (*a)[1]") && !strings.Contains(k.Source, "_sg_div_i32((*a)[1] , y)") {
+				t.Errorf("the pointer parameter's index is not spelled out:\n%s", k.Source)
+			}
+		})
+	}
+}
