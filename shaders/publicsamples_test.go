@@ -1034,6 +1034,45 @@ fn main() {
 		// bump: n = -2, v.y = -2 / -2 = 1; -7 / 0 = -7 and -7 % 0 = 0 in WGSL.
 		wantSame(t, "header", []int32{8, 3 - 4 + 5 + 100, -7, 1 + 0}, readI32(t, s, buf)[:4])
 	}},
+	{"WGSL's edge rules: saturating float-to-int conversions, shifts modulo 32, clamped extractBits/insertBits, atomics in a struct", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `@group(0) @binding(0) var<storage, read_write> f: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+struct Counters { count: atomic<u32>, flags: atomic<u32>, data: array<u32> }
+@group(0) @binding(2) var<storage, read_write> c: Counters;
+@compute @workgroup_size(1)
+fn main() {
+  o[0] = u32(f[0]);
+  o[1] = bitcast<u32>(i32(f[1]));
+  o[2] = u32(f[2]);
+  o[3] = bitcast<u32>(i32(f[3]));
+  let v = vec2<i32>(vec2(f[1], f[4]));
+  o[4] = bitcast<u32>(v.x);
+  o[5] = bitcast<u32>(v.y);
+  o[6] = vec4<u32>(vec4f(f[0], f[4], f[2], -0.0)).x + vec4<u32>(vec4f(f[0], f[4], f[2], -0.0)).y;
+  let sh = o[14];
+  o[7] = 1u << sh;
+  o[8] = 0x80000000u >> sh;
+  o[9] = bitcast<u32>(i32(-8) >> sh);
+  o[10] = extractBits(0xF0000000u, 30u, o[15]);
+  o[11] = insertBits(0u, 0xFu, 30u, o[15]);
+  o[12] = bitcast<u32>(extractBits(vec2<i32>(-0x10000000), vec2u(28u).x, o[15]).y);
+  let old = atomicAdd(&c.count, 5u);
+  atomicOr(&c.flags, 6u);
+  atomicXor(&c.flags, 3u);
+  c.data[0] = old + atomicExchange(&c.flags, 9u);
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		fs := upload(t, s, []float32{-1.5, 3e9, 5e9, -3e9, 7.9})
+		o := upU32(t, s, append(make([]uint32, 14), 33, 4))
+		cb := upU32(t, s, []uint32{10, 1, 100, 200})
+		launch(t, s, k, recorder.Groups(1, 1, 1), fs, o, cb)
+		// u32(-1.5) = 0; i32(3e9) = MaxInt32; u32(5e9) = MaxUint32; i32(-3e9) = MinInt32;
+		// shifts by 33 shift by 1; offset 30 with count 4 extracts or inserts 2 bits.
+		wantSame(t, "o", []uint32{0, math.MaxInt32, math.MaxUint32, 0x80000000, math.MaxInt32, 7, 7, 2, 0x40000000, 0xFFFFFFFC, 3, 0xC0000000, 0xFFFFFFFF, 0, 33, 4},
+			readU32(t, s, o))
+		// flags: 1 | 6 = 7, ^ 3 = 4, then exchanged for 9; data[0] = 10 + 4.
+		wantSame(t, "counters", []uint32{15, 9, 14, 200}, readU32(t, s, cb))
+	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }
 @group(0) @binding(0) var<storage, read_write> b: Buf;

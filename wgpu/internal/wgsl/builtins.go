@@ -28,6 +28,12 @@ import (
 //     v22 does not know, everywhere: the helper computes them from shifts,
 //     masks and an integer dot.
 //
+//   - extractBits and insertBits on OpenGL, where GLSL leaves an offset
+//     plus count over 32 undefined (llvmpipe gave 0) and WGSL clamps them:
+//     the helper clamps first.
+//   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
+//     saturates (conversionHelper).
+//
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
 
@@ -61,11 +67,11 @@ var lowpHelpers = []string{"countOneBits", "countLeadingZeros", "countTrailingZe
 // builtinHelperName is the helper of builtin on arguments of type arg (its
 // WGSL spelling, "" for the pack builtins), after prefix.
 func builtinHelperName(prefix, builtin, arg string) string {
-	if arg == "" {
-		return prefix + builtin
-	}
 	r := strings.NewReplacer("<", "_", ">", "")
-	return prefix + builtin + "_" + r.Replace(arg)
+	if arg == "" {
+		return prefix + r.Replace(builtin)
+	}
+	return prefix + r.Replace(builtin) + "_" + r.Replace(arg)
 }
 
 // builtinHelperDecl is the declaration of that helper, on one line.
@@ -84,7 +90,68 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 		}
 		return b + "; }"
 	}
+	if res, ok := strings.CutPrefix(builtin, "to_"); ok {
+		// lo and hi are the least and greatest f32 values inside the range:
+		// below lo the result is the type's least value, above hi its
+		// greatest, as Tint's polyfill computes them.
+		lo, hi, least, greatest := "-2147483648.0", "2147483520.0", "-2147483647i - 1i", "2147483647i"
+		if strings.HasSuffix(res, "u32>") || res == "u32" {
+			lo, hi, least, greatest = "0.0", "4294967040.0", "0u", "4294967295u"
+		}
+		return "fn " + name + "(e: " + arg + ") -> " + res + " { return select(" + res + "(" + greatest + "), select(" + res + "(" + least + "), " +
+			res + "(e), e >= " + arg + "(" + lo + ")), e <= " + arg + "(" + hi + ")); }"
+	}
+	switch builtin {
+	case "extractBits":
+		return "fn " + name + "(e: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"
+	case "insertBits":
+		return "fn " + name + "(e: " + arg + ", newbits: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return insertBits(e, newbits, o, min(count, 32u - o)); }"
+	}
 	return "fn " + name + "(e: " + arg + ") -> " + arg + " { return " + builtin + "(e); }"
+}
+
+// conversionTargets are the integer types a float converts to, which WGSL
+// saturates (u32(-1.5) is 0, i32(3e9) 2147483647) and naga v22 leaves to
+// the target's conversion instruction (lavapipe and llvmpipe gave
+// 0xFFFFFFFF and -2147483648): such a conversion of a runtime f32 becomes
+// a helper that clamps first.
+var conversionTargets = []string{"i32", "u32", "vec2<i32>", "vec2<u32>", "vec3<i32>", "vec3<u32>", "vec4<i32>", "vec4<u32>"}
+
+// floatTypeName is the WGSL spelling of f32 scalar or vector t, or "".
+func floatTypeName(t *ty) string {
+	t = concrete(t)
+	switch {
+	case t == nil || t.scalar != scalarF32:
+		return ""
+	case t.kind == typeScalar:
+		return "f32"
+	case t.kind == typeVec:
+		return "vec" + strconv.Itoa(t.n) + "<f32>"
+	}
+	return ""
+}
+
+// conversionHelper replaces conversion e to integer type res (its WGSL
+// spelling) of an f32 value of type t by the saturating helper.
+func (l *lowerer) conversionHelper(e *callExpr, res string, t *ty) {
+	if l.inHelper || len(e.args) != 1 || abstractTy(t) {
+		return
+	}
+	arg := floatTypeName(t)
+	if arg == "" || (res == "i32" || res == "u32") != (arg == "f32") {
+		return
+	}
+	h := &l.c.helpers
+	h.choosePrefix(l.c.m.src)
+	if h.builtins == nil {
+		h.builtins = map[string]string{}
+	}
+	fn := builtinHelperName(h.prefix, "to_"+res, arg)
+	if _, ok := h.builtins[fn]; !ok {
+		h.builtins[fn] = builtinHelperDecl(h.prefix, "to_"+res, arg)
+		h.builtinOrder = append(h.builtinOrder, fn)
+	}
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.end, fn})
 }
 
 // intTypeNames are the argument types of the lowp helpers.
@@ -100,7 +167,7 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 	arg := ""
 	_, packed := packedHelpers[name]
 	if _, ok := packHelpers[name]; !ok && !packed {
-		if !l.c.opengl || !slices.Contains(lowpHelpers, name) {
+		if !l.c.opengl || !slices.Contains(lowpHelpers, name) && name != "extractBits" && name != "insertBits" {
 			return
 		}
 		elem, n, ok := intElem(concrete(t))
@@ -134,7 +201,14 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 			return strings.HasPrefix(src, builtinHelperDecl(prefix, b, ""))
 		}
 	}
-	for _, b := range lowpHelpers {
+	for _, res := range conversionTargets {
+		for _, a := range []string{"f32", "vec2<f32>", "vec3<f32>", "vec4<f32>"} {
+			if f.name == builtinHelperName(prefix, "to_"+res, a) {
+				return strings.HasPrefix(src, builtinHelperDecl(prefix, "to_"+res, a))
+			}
+		}
+	}
+	for _, b := range append(slices.Clone(lowpHelpers), "extractBits", "insertBits") {
 		for _, a := range intTypeNames {
 			if f.name == builtinHelperName(prefix, b, a) {
 				return strings.HasPrefix(src, builtinHelperDecl(prefix, b, a))

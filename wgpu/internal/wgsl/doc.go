@@ -63,8 +63,10 @@
 //     (division.go says how, and why that keeps evaluation order).
 //   - builtins naga v22 computes wrongly or does not know (builtins.go):
 //     pack4x8snorm and pack2x16snorm, the packed 4x8 integer builtins
-//     (dot4U8Packed, ...), and on OpenGL the bit-counting builtins, become
-//     calls of helpers appended with the division helpers; on OpenGL a loop
+//     (dot4U8Packed, ...), conversions of runtime f32 to i32 or u32 (WGSL
+//     saturates them), and on OpenGL the bit-counting builtins, extractBits
+//     and insertBits, become calls of helpers appended with the division
+//     helpers; on OpenGL a loop
 //     body's let that the continuing block reads becomes a var.
 //   - a member or index access through a pointer (p.m, p[i]), which naga
 //     v22 refuses: the base becomes (*p).

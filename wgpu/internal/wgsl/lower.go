@@ -1035,7 +1035,29 @@ func (l *lowerer) call(e *callExpr) *ty {
 		}
 		l.builtinHelper(e, name, l.types[e.args[0]])
 	}
+	if len(e.args) == 1 && l.lookup(name) == nil && l.c.m.names[name] == nil {
+		if res := integerTypeName(t); res != "" {
+			if _, ok := scalarNames[name]; ok {
+				l.conversionHelper(e, res, l.types[e.args[0]])
+			} else if _, _, ok := vecName(name); ok {
+				l.conversionHelper(e, res, l.types[e.args[0]])
+			}
+		}
+	}
 	return t
+}
+
+// integerTypeName is the WGSL spelling of concrete i32 or u32 scalar or
+// vector t, or "".
+func integerTypeName(t *ty) string {
+	elem, n, ok := intElem(t)
+	if !ok {
+		return ""
+	}
+	if n == 1 {
+		return elemNames[elem]
+	}
+	return "vec" + strconv.Itoa(n) + "<" + elemNames[elem] + ">"
 }
 
 // packedSignatures are the parameter types, then the result type, of the

@@ -362,7 +362,7 @@ var specializeCases = []specializeCase{
 		src: "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n" +
 			"@group(0) @binding(0) var<storage, read_write> other: array<u32>;\n" +
 			"@group(1) @binding(0) var<uniform> elsewhere: vec4f;\n" +
-			"@compute @workgroup_size(8)\nfn second() { other[0] = u32(elsewhere.x); }\n" +
+			"@compute @workgroup_size(8)\nfn second() { other[0] = bitcast<u32>(elsewhere.x); }\n" +
 			useOut,
 		want: kernel(out),
 	},
