@@ -54,6 +54,7 @@ type member struct {
 }
 
 type constDecl struct {
+	kw   int // the keyword
 	pos  int
 	name string
 	typ  expr // nil when inferred

@@ -70,6 +70,8 @@
 //     body's let that the continuing block reads becomes a var.
 //   - a member or index access through a pointer (p.m, p[i]), which naga
 //     v22 refuses: the base becomes (*p).
+//   - a module-scope const array indexed at run time, which naga v22
+//     refuses: a var<private> with the same initializer (privateConsts).
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).
 //

@@ -128,6 +128,8 @@ type lowerer struct {
 	divErr  error
 	// ptrErr is the first pointer argument into part of a variable (call).
 	ptrErr error
+	// dynConsts holds the module-scope consts indexed at run time.
+	dynConsts map[*constDecl]bool
 	// constructed holds the structs built by a constructor with arguments
 	// (padding.go).
 	constructed map[*structDecl]bool
@@ -144,7 +146,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -187,10 +189,80 @@ func (c *checker) lower() (err error) {
 			return err
 		}
 	}
+	l.privateConsts()
 	if c.opengl {
 		return l.padStructs(l.constructed)
 	}
 	return nil
+}
+
+// dynamicConstIndex records a module-scope const array indexed at run
+// time (LUT[i]): naga v22 refuses it ("may only be indexed by a
+// constant"), which WGSL allows (privateConsts).
+func (l *lowerer) dynamicConstIndex(e *indexExpr) {
+	id, ok := unparen(e.x).(*identExpr)
+	if !ok || l.lookup(id.name) != nil {
+		return
+	}
+	d, ok := l.c.m.names[id.name].(*constDecl)
+	if !ok {
+		return
+	}
+	if _, err := l.c.eval(e.index, false); err == nil {
+		return
+	}
+	l.dynConsts[d] = true
+}
+
+// privateConsts makes each const array indexed at run time a var<private>
+// with the same initializer, which naga v22 indexes at run time, and which
+// no one can write, since WGSL forbids writing to a const. Only a const
+// whose type is written out (const T: array<u32, 4> = ..., or
+// array<u32, 4>(...)) qualifies, since an abstract one would change type,
+// and only one no module-scope declaration refers to, since a var is not a
+// constant expression.
+func (l *lowerer) privateConsts() {
+	if len(l.dynConsts) == 0 {
+		return
+	}
+	used := map[string]bool{}
+	for _, d := range l.c.m.names {
+		var es []expr
+		switch d := d.(type) {
+		case *constDecl:
+			es = []expr{d.typ, d.init}
+		case *overrideDecl:
+			es = []expr{d.typ, d.init}
+		case *varDecl:
+			es = []expr{d.typ, d.init}
+		case *aliasDecl:
+			es = []expr{d.typ}
+		case *structDecl:
+			for _, m := range d.members {
+				es = append(es, m.typ)
+			}
+		}
+		for _, e := range es {
+			if e != nil {
+				namesIn(&exprsStmt{exprs: []expr{e}}, used)
+			}
+		}
+	}
+	for d := range l.dynConsts {
+		if used[d.name] {
+			continue
+		}
+		typ := "" // naga v22 wants a module-scope var's type written out
+		if c, ok := d.init.(*callExpr); ok && d.typ == nil && c.fn.name == "array" && c.fn.tmpl != nil {
+			typ = ": " + l.c.m.src[c.fn.pos:c.fn.end]
+		} else if d.typ == nil {
+			continue
+		}
+		l.c.edits = append(l.c.edits, edit{d.kw, d.kw + len("const"), "var<private>"})
+		if typ != "" {
+			l.c.inserts = append(l.c.inserts, insertion{at: d.pos + len(d.name), text: typ})
+		}
+	}
 }
 
 // attrArgs replaces attribute arguments written as expressions by their
@@ -335,7 +407,11 @@ func namesIn(s stmt, names map[string]bool) {
 		switch e := e.(type) {
 		case *identExpr:
 			names[e.name] = true
+			for _, a := range e.tmpl {
+				ex(a)
+			}
 		case *callExpr:
+			ex(e.fn)
 			for _, a := range e.args {
 				ex(a)
 			}
@@ -653,6 +729,7 @@ func (l *lowerer) typeOf(e expr) *ty {
 		return l.binary(e)
 	case *indexExpr:
 		l.check(e.index)
+		l.dynamicConstIndex(e)
 		t := l.derefAccess(e.x)
 		if t == nil {
 			return nil

@@ -403,9 +403,9 @@ func (p *parser) override(attrs []*attribute) *overrideDecl {
 }
 
 func (p *parser) constDecl() *constDecl {
-	p.next()
+	kw := p.next().pos
 	name := p.declare("a constant name")
-	c := &constDecl{pos: name.pos, name: name.text}
+	c := &constDecl{kw: kw, pos: name.pos, name: name.text}
 	if p.accept(":") {
 		c.typ = p.typeSpecifier()
 	}

@@ -360,3 +360,28 @@ func TestPointerCompositeAccessIsSpelledOut(t *testing.T) {
 		})
 	}
 }
+
+// TestConstArraysIndexedAtRunTimeBecomePrivateVars: naga v22 indexes a
+// const array only by a constant, WGSL by any index; a const array whose
+// type is written out, indexed at run time and referred to by no
+// module-scope declaration becomes a var<private> with its type spelled
+// out, on the same line. The others stay as they are.
+func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
+	const use = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = A[o[1]] + bitcast<u32>(B[o[2]]) + C[1] + D[o[3]] + u32(E[o[4]]); }\n"
+	src := "const A = array<u32, 2>(1u, 2u);\nconst B: array<f32, 2> = array(0.5, 1.5);\nconst C = array<u32, 2>(3u, 4u);\n" +
+		"const D = array<u32, 2>(5u, 6u);\nconst DD = D[0];\nconst E = array(7, 8);\n" + use
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "var<private> A: array<u32, 2> = array<u32, 2>(1u, 2u);\nvar<private> B: array<f32, 2> = array(0.5, 1.5);\nconst C = array<u32, 2>(3u, 4u);\n" +
+		"const D = array<u32, 2>(5u, 6u);\nconst DD = D[0];\nconst E = array(7, 8);\n" + use
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	shadowed := "const A = array<u32, 2>(1u, 2u);\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"@compute @workgroup_size(1) fn main() { var A = array<u32, 2>(); o[0] = A[o[1]]; }\n"
+	if k, err := Specialize(shadowed, "main", Options{}); err != nil || k.Source != shadowed {
+		t.Errorf("a local that shadows the const is indexed, not the const: %v\n%s", err, k.Source)
+	}
+}
