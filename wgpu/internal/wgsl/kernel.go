@@ -217,7 +217,11 @@ type Options struct {
 	// as an unsigned remainder: -7 % 3 gives 0), so there every runtime
 	// remainder of i32 scalars or vectors becomes a helper call, even by a
 	// constant divisor (on every backend a division or remainder by a
-	// runtime divisor does; see division.go).
+	// runtime divisor does; see division.go). It also turns on the other
+	// rewrites for naga's GLSL writer: highp helpers for the bit-counting
+	// builtins, clamping extractBits and insertBits (builtins.go), a var
+	// for a loop body's let read by its continuing block (lower.go), and
+	// padding members for @size and @align (padding.go).
 	OpenGL bool
 }
 
