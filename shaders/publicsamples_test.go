@@ -1107,6 +1107,30 @@ fn main(@builtin(local_invocation_index) li: u32) {
 		// m * (1, 1) = (1 + 6, ...) plus WEIGHTS[0] * 8.
 		wantSame(t, "o", []uint32{3, 6, 729, 7, 80, 18, 3012, 9}, readU32(t, s, o))
 	}},
+	{"a let's array indexed at run time, a struct with an array returned by a helper, abs of MinInt32, workgroup vec3 array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
+		src := `struct R { vals: array<i32, 4>, n: i32 }
+@group(0) @binding(0) var<storage, read_write> o: array<i32>;
+var<workgroup> pts: array<vec3<f32>, 4>;
+fn make(x: i32) -> R { var r: R; for (var i = 0; i < 4; i++) { r.vals[i] = x * i; } r.n = 4; return r; }
+@compute @workgroup_size(4)
+fn main(@builtin(local_invocation_index) li: u32) {
+  pts[li] = vec3(f32(li), 1.0, 2.0);
+  workgroupBarrier();
+  if li != 0u { return; }
+  let r = make(o[0]);
+  let arr = r.vals;
+  let j = o[1];
+  o[2] = arr[j] + r.n + arr[0];
+  o[3] = abs(o[4]);
+  o[5] = i32(pts[u32(j)].x + pts[3].z);
+  let mv = max(vec2(o[0], o[1]), vec2(2, 9));
+  o[6] = mv.x * 10 + mv.y;
+}`
+		k := rwKernel(t, d, src, "main", nil)
+		o := upI32(t, s, []int32{5, 3, 0, 0, math.MinInt32, 0, 0})
+		launch(t, s, k, recorder.Groups(1, 1, 1), o)
+		wantSame(t, "o", []int32{5, 3, 5*3 + 4, math.MinInt32, math.MinInt32, 3 + 2, 59}, readI32(t, s, o))
+	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }
 @group(0) @binding(0) var<storage, read_write> b: Buf;

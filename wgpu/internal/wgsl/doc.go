@@ -71,7 +71,8 @@
 //   - a member or index access through a pointer (p.m, p[i]), which naga
 //     v22 refuses: the base becomes (*p).
 //   - a module-scope const array indexed at run time, which naga v22
-//     refuses: a var<private> with the same initializer (privateConsts).
+//     refuses: a var<private> with the same initializer (privateConsts);
+//     a let of an array or matrix indexed at run time: a var.
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).
 //

@@ -110,6 +110,8 @@ type local struct {
 	// part is set on a let bound to the address of part of a variable
 	// (let p = &a[i]), which may not be passed to a function (call).
 	part bool
+	// let is the declaration of a let (dynamicConstIndex).
+	let *declStmt
 }
 
 // lowerer lowers one function at a time.
@@ -128,8 +130,10 @@ type lowerer struct {
 	divErr  error
 	// ptrErr is the first pointer argument into part of a variable (call).
 	ptrErr error
-	// dynConsts holds the module-scope consts indexed at run time.
+	// dynConsts holds the module-scope consts indexed at run time, and
+	// letVars the lets made vars for the same reason.
 	dynConsts map[*constDecl]bool
+	letVars   map[*declStmt]bool
 	// constructed holds the structs built by a constructor with arguments
 	// (padding.go).
 	constructed map[*structDecl]bool
@@ -146,7 +150,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -201,7 +205,18 @@ func (c *checker) lower() (err error) {
 // constant"), which WGSL allows (privateConsts).
 func (l *lowerer) dynamicConstIndex(e *indexExpr) {
 	id, ok := unparen(e.x).(*identExpr)
-	if !ok || l.lookup(id.name) != nil {
+	if !ok {
+		return
+	}
+	if loc := l.lookup(id.name); loc != nil {
+		// naga v22 refuses a let's array or matrix value indexed at run
+		// time too; a var holding the same value it indexes.
+		if d := loc.let; d != nil && loc.t != nil && (loc.t.kind == typeArray || loc.t.kind == typeMat) && !l.letVars[d] {
+			if _, err := l.c.eval(e.index, false); err != nil {
+				l.letVars[d] = true
+				l.c.edits = append(l.c.edits, edit{d.start, d.start + len("let"), "var"})
+			}
+		}
 		return
 	}
 	d, ok := l.c.m.names[id.name].(*constDecl)
@@ -532,7 +547,11 @@ func (l *lowerer) decl(d *declStmt) error {
 		}
 		l.coerce(d.init, t)
 	}
-	l.declare(d.name, &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)})
+	loc := &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)}
+	if d.kind == "let" {
+		loc.let = d
+	}
+	l.declare(d.name, loc)
 	return nil
 }
 
