@@ -1120,7 +1120,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
   let r = make(o[0]);
   let arr = r.vals;
   let j = o[1];
-  o[2] = arr[j] + r.n + arr[0];
+  o[2] = arr[j] + r.n + arr[0] + r.vals[j - 1];
   o[3] = abs(o[4]);
   o[5] = i32(pts[u32(j)].x + pts[3].z);
   let mv = max(vec2(o[0], o[1]), vec2(2, 9));
@@ -1129,7 +1129,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
 		k := rwKernel(t, d, src, "main", nil)
 		o := upI32(t, s, []int32{5, 3, 0, 0, math.MinInt32, 0, 0})
 		launch(t, s, k, recorder.Groups(1, 1, 1), o)
-		wantSame(t, "o", []int32{5, 3, 5*3 + 4, math.MinInt32, math.MinInt32, 3 + 2, 59}, readI32(t, s, o))
+		wantSame(t, "o", []int32{5, 3, 5*3 + 4 + 5*2, math.MinInt32, math.MinInt32, 3 + 2, 59}, readI32(t, s, o))
 	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `struct Buf { header: vec4<u32>, data: array<f32> }

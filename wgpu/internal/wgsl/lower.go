@@ -204,14 +204,25 @@ func (c *checker) lower() (err error) {
 // time (LUT[i]): naga v22 refuses it ("may only be indexed by a
 // constant"), which WGSL allows (privateConsts).
 func (l *lowerer) dynamicConstIndex(e *indexExpr) {
-	id, ok := unparen(e.x).(*identExpr)
+	root := unparen(e.x)
+	for {
+		if m, ok := root.(*memberExpr); ok {
+			root = unparen(m.x)
+		} else if ix, ok := root.(*indexExpr); ok {
+			root = unparen(ix.x)
+		} else {
+			break
+		}
+	}
+	id, ok := root.(*identExpr)
 	if !ok {
 		return
 	}
 	if loc := l.lookup(id.name); loc != nil {
-		// naga v22 refuses a let's array or matrix value indexed at run
-		// time too; a var holding the same value it indexes.
-		if d := loc.let; d != nil && loc.t != nil && (loc.t.kind == typeArray || loc.t.kind == typeMat) && !l.letVars[d] {
+		// naga v22 refuses an array or matrix in a let's value indexed at
+		// run time too (a[i], r.vals[i]); a var holds the same value.
+		xt := l.check(e.x)
+		if d := loc.let; d != nil && loc.t != nil && loc.t.kind != typePtr && xt != nil && (xt.kind == typeArray || xt.kind == typeMat) && !l.letVars[d] {
 			if _, err := l.c.eval(e.index, false); err != nil {
 				l.letVars[d] = true
 				l.c.edits = append(l.c.edits, edit{d.start, d.start + len("let"), "var"})
@@ -220,7 +231,7 @@ func (l *lowerer) dynamicConstIndex(e *indexExpr) {
 		return
 	}
 	d, ok := l.c.m.names[id.name].(*constDecl)
-	if !ok {
+	if !ok || root != unparen(e.x) {
 		return
 	}
 	if _, err := l.c.eval(e.index, false); err == nil {

@@ -379,9 +379,10 @@ func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 	if diff := cmp.Diff(want, k.Source); diff != "" {
 		t.Errorf("rewritten (-want +got):\n%s", diff)
 	}
-	lets := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() {\n" +
-		"  let a = array<u32, 2>(1u, 2u); let m = mat2x2f(); let b = a; let p = &o;\n  o[0] = a[o[1]] + u32(m[o[2]].x > 0.0) + b[1] + p[0];\n}\n"
-	if k, err := Specialize(lets, "main", Options{}); err != nil || !strings.Contains(k.Source, "  var a = array<u32, 2>(1u, 2u); var m = mat2x2f(); let b = a; let p = &o;\n") {
+	lets := "struct R { vals: array<u32, 2> }\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() {\n" +
+		"  let a = array<u32, 2>(1u, 2u); let m = mat2x2f(); let b = a; let p = &o; let s = frexp(vec2f()); let v = vec2u(); let r = R();\n" +
+		"  o[0] = a[o[1]] + u32(m[o[2]].x > 0.0) + b[1] + p[0] + u32(s.exp[o[3]]) + v[o[4]] + r.vals[o[5]];\n}\n"
+	if k, err := Specialize(lets, "main", Options{}); err != nil || !strings.Contains(k.Source, "  var a = array<u32, 2>(1u, 2u); var m = mat2x2f(); let b = a; let p = &o; let s = frexp(vec2f()); let v = vec2u(); var r = R();\n") {
 		t.Errorf("lets of arrays and matrices indexed at run time must become vars, the others stay: %v\n%s", err, k.Source)
 	}
 	shadowed := "const A = array<u32, 2>(1u, 2u);\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
