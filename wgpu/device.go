@@ -234,6 +234,12 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	if c.info.Timestamps {
 		features = append(features, wgpu.FeatureNameTimestampQuery)
 	}
+	if c.adapter.HasFeature(wgpu.NativeFeatureTextureAdapterSpecificFormatFeatures) {
+		// Without it wgpu refuses read-only and read-write storage
+		// textures (texture_storage_2d<r32float, read_write>, as Bevy's
+		// Game of Life declares) when the layout is made.
+		features = append(features, wgpu.NativeFeatureTextureAdapterSpecificFormatFeatures)
+	}
 	dev, err := requestDevice(c.adapter, features, id)
 	if err != nil {
 		c.adapter.Release()
