@@ -246,9 +246,9 @@ func (k *Kernel) freeNative() {
 // diagnostic: invalid WGSL, a missing or non-compute entry point, a kernel
 // over this device's limits (workgroup size, invocations, workgroup
 // storage, bind groups, bindings per stage), an integer division by zero
-// in a constant expression, an integer `/=` or `%=` that needs a helper
-// and whose left-hand side calls a function, and an override given no
-// value;
+// in a constant expression, an integer `/=` or `%=` in a for loop's
+// header that needs a helper and whose left-hand side calls a function,
+// and an override given no value;
 // a constants key naming no override is an *Error wrapping
 // ErrInvalidArgument. It never panics and never aborts the process.
 func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, error) {
