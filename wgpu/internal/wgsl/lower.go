@@ -1278,17 +1278,7 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		}
 		return nil
 	case "atomicCompareExchangeWeak":
-		var k scalar
-		for i, a := range args {
-			t := l.check(a)
-			if i == 0 {
-				if t = deref(t); t != nil && t.kind == typeAtomic {
-					k = t.scalar
-				}
-			} else if k != 0 {
-				l.coerce(a, scalarTy(k))
-			}
-		}
+		k := l.atomicArgs(args)
 		if k == 0 {
 			return nil
 		}
@@ -1435,17 +1425,7 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		return vecTy(4, k)
 	}
 	if atomicValue[name] {
-		var k scalar
-		for i, a := range args {
-			t := l.check(a)
-			if i == 0 {
-				if t = deref(t); t != nil && t.kind == typeAtomic {
-					k = t.scalar
-				}
-			} else if k != 0 {
-				l.coerce(a, scalarTy(k))
-			}
-		}
+		k := l.atomicArgs(args)
 		if k == 0 || name == "atomicStore" {
 			return nil
 		}
@@ -1508,4 +1488,22 @@ func (l *lowerer) construct(e *callExpr, t *ty) *ty {
 		}
 	}
 	return t
+}
+
+// atomicArgs types an atomic builtin's arguments: the first is a pointer to
+// an atomic, whose scalar it returns (0 when unknown); the value arguments
+// after it are coerced to that scalar.
+func (l *lowerer) atomicArgs(args []expr) scalar {
+	var k scalar
+	for i, a := range args {
+		t := l.check(a)
+		if i == 0 {
+			if t = deref(t); t != nil && t.kind == typeAtomic {
+				k = t.scalar
+			}
+		} else if k != 0 {
+			l.coerce(a, scalarTy(k))
+		}
+	}
+	return k
 }
