@@ -399,9 +399,10 @@ func TestAbstractIntRefusalsCarryAHint(t *testing.T) {
 		name, src string
 		hint      bool
 	}{
-		{"abstract vector const against u32", `const V = vec2(1, 2);
+		{"abstract array const passed whole as an array of u32", `const A = array(1, 2);
 @group(0) @binding(0) var<storage, read_write> c: array<u32>;
-@compute @workgroup_size(1) fn main() { if (c[0] == V.x) { c[1] = 2u; } }`, true},
+fn second(a: array<u32, 2>) -> u32 { return a[1]; }
+@compute @workgroup_size(1) fn main() { c[1] = second(A); }`, true},
 		{"float against u32", `@group(0) @binding(0) var<storage, read_write> c: array<u32>;
 @compute @workgroup_size(1) fn main() { if (c[0] == 1.5f) { c[1] = 2u; } }`, false},
 	} {

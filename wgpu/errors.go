@@ -153,9 +153,11 @@ func (e *CompileError) Unwrap() error { return ErrCompile }
 // when it cannot convert an unsuffixed integer literal to the type the
 // context needs (measured on its naga: `atomicAdd(&c, 1)` "has invalid
 // type", `case 1:` over a u32 "expected unsigned integer", `const N = 2;`
-// compared with a u32 "can't work with").
+// compared with a u32 "can't work with", `const A = array(1, 2)` passed as
+// an array<u32, 2> "doesn't match the type").
 var abstractIntSymptoms = []string{
 	"has invalid type",
+	"doesn't match the type",
 	"expected unsigned integer",
 	"expected signed integer",
 	"can't work with",

@@ -175,6 +175,12 @@ type blockStmt struct {
 	// continuing marks a loop's continuing block, the last statement of
 	// the loop's body.
 	continuing bool
+	// open and close are the offsets of a compound statement's braces (0
+	// for the blocks the parser builds around for loops, switches and
+	// else-ifs).
+	open, close int
+	// loop marks the body of a loop statement.
+	loop bool
 }
 
 type declStmt struct {

@@ -33,6 +33,11 @@ import (
 //     the helper clamps first.
 //   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
 //     saturates (conversionHelper).
+//   - quantizeToF16, everywhere, which naga v22 does not know ("no
+//     definition in scope"): the helper rounds through pack2x16float and
+//     unpack2x16float, which convert to binary16 and back as WGSL's
+//     quantizeToF16 does (both leave a value outside f16's finite range
+//     indeterminate).
 //
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
@@ -102,6 +107,18 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 			res + "(e), e >= " + arg + "(" + lo + ")), e <= " + arg + "(" + hi + ")); }"
 	}
 	switch builtin {
+	case "quantizeToF16":
+		q := func(v string) string { return "unpack2x16float(pack2x16float(" + v + "))" }
+		body := q("vec2<f32>(e, 0.0)") + ".x"
+		switch arg {
+		case "vec2<f32>":
+			body = q("e")
+		case "vec3<f32>":
+			body = "vec3<f32>(" + q("e.xy") + ", " + q("vec2<f32>(e.z, 0.0)") + ".x)"
+		case "vec4<f32>":
+			body = "vec4<f32>(" + q("e.xy") + ", " + q("e.zw") + ")"
+		}
+		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return " + body + "; }"
 	case "extractBits":
 		return "fn " + name + "(e: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"
 	case "insertBits":
@@ -166,7 +183,11 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 	}
 	arg := ""
 	_, packed := packedHelpers[name]
-	if _, ok := packHelpers[name]; !ok && !packed {
+	if name == "quantizeToF16" {
+		if arg = floatTypeName(t); arg == "" {
+			return
+		}
+	} else if _, ok := packHelpers[name]; !ok && !packed {
 		if !l.c.opengl || !slices.Contains(lowpHelpers, name) && name != "extractBits" && name != "insertBits" {
 			return
 		}
@@ -206,6 +227,11 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 			if f.name == builtinHelperName(prefix, "to_"+res, a) {
 				return strings.HasPrefix(src, builtinHelperDecl(prefix, "to_"+res, a))
 			}
+		}
+	}
+	for _, a := range []string{"f32", "vec2<f32>", "vec3<f32>", "vec4<f32>"} {
+		if f.name == builtinHelperName(prefix, "quantizeToF16", a) {
+			return strings.HasPrefix(src, builtinHelperDecl(prefix, "quantizeToF16", a))
 		}
 	}
 	for _, b := range append(slices.Clone(lowpHelpers), "extractBits", "insertBits") {

@@ -71,8 +71,25 @@
 //   - a member or index access through a pointer (p.m, p[i]), which naga
 //     v22 refuses: the base becomes (*p).
 //   - a module-scope const array indexed at run time, which naga v22
-//     refuses: a var<private> with the same initializer (privateConsts);
-//     a let of an array or matrix indexed at run time: a var.
+//     refuses: a var<private> with the same initializer (privateConsts),
+//     typed as written or, for an inferred array(1, 2), concretized;
+//     a let, or a function-scope const made a let, of an array or matrix
+//     indexed at run time: a var; such a parameter: renamed, and copied
+//     into a var of its name at the top of the body; such a value returned
+//     by a call or constructor (g()[i]): indexed through a helper.
+//   - code after a return, break, continue or discard (parse.go), which
+//     naga v22 refuses: deleted, keeping its line breaks, and neither
+//     lowered nor reflected; a function returning a value whose body naga
+//     v22 cannot see ends in a return (one ending in a loop): a return of
+//     the zero value, never run, before its '}'.
+//   - a module-scope var without a type (var<private> s = vec2(5u, 6u)),
+//     which naga v22 does not parse: its initializer's type written out.
+//   - a const of abstract vector type where a u32 or f32 vector is
+//     needed (naga v22 typed it vec2<i32> at its declaration), or an
+//     element of an abstract const array at a constant index: the
+//     conversion vec2<u32>(V), u32(A[1]); an abstract vector constructor indexed
+//     at run time: its type spelled (vec2<f32>(1.0, 2.0)[i]).
+//   - quantizeToF16, which naga v22 does not know: a helper (builtins.go).
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).
 //

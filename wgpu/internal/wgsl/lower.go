@@ -110,8 +110,11 @@ type local struct {
 	// part is set on a let bound to the address of part of a variable
 	// (let p = &a[i]), which may not be passed to a function (call).
 	part bool
-	// let is the declaration of a let (dynamicConstIndex).
+	// let is the declaration of a let, or of a const made a let
+	// (dynamicConstIndex).
 	let *declStmt
+	// param is set on a parameter passed by value (dynamicConstIndex).
+	param *param
 }
 
 // lowerer lowers one function at a time.
@@ -134,6 +137,15 @@ type lowerer struct {
 	// letVars the lets made vars for the same reason.
 	dynConsts map[*constDecl]bool
 	letVars   map[*declStmt]bool
+	// fn is the function being lowered; paramVars holds its parameters
+	// copied into vars (dynamicConstIndex).
+	fn        *fnDecl
+	paramVars map[*param]bool
+	// wrapped holds the expressions wrapConversion converted.
+	wrapped map[expr]bool
+	// abstractCalls holds the builtin calls whose first argument is
+	// abstract, whose helper (builtinHelper) waits for its type.
+	abstractCalls map[*callExpr]bool
 	// constructed holds the structs built by a constructor with arguments
 	// (padding.go).
 	constructed map[*structDecl]bool
@@ -150,7 +162,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}, paramVars: map[*param]bool{}, abstractCalls: map[*callExpr]bool{}, wrapped: map[expr]bool{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -167,8 +179,16 @@ func (c *checker) lower() (err error) {
 			l.attrArgs(d.attrs)
 			t := l.resolve(d.typ)
 			if d.init != nil {
-				l.check(d.init)
+				it := l.check(d.init)
 				l.coerce(d.init, t)
+				if d.typ == nil {
+					// naga v22 wants a module-scope var's type written out
+					// (var<private> seed = vec2(5u, 6u) fails with "expected
+					// ':'"); WGSL gives it the initializer's concretized type.
+					if text := l.typeText(concrete(it)); text != "" {
+						c.inserts = append(c.inserts, insertion{at: d.pos + len(d.name), text: ": " + text})
+					}
+				}
 			}
 		case *constDecl:
 			if err := l.moduleConst(d); err != nil {
@@ -193,6 +213,10 @@ func (c *checker) lower() (err error) {
 			return err
 		}
 	}
+	for _, e := range slices.SortedFunc(maps.Keys(l.abstractCalls), func(a, b *callExpr) int { return a.fn.pos - b.fn.pos }) {
+		l.inHelper = false
+		l.builtinHelper(e, e.fn.name, concrete(l.types[e.args[0]]))
+	}
 	l.privateConsts()
 	if c.opengl {
 		return l.padStructs(l.constructed)
@@ -216,17 +240,43 @@ func (l *lowerer) dynamicConstIndex(e *indexExpr) {
 	}
 	id, ok := root.(*identExpr)
 	if !ok {
+		if _, call := root.(*callExpr); call {
+			l.valueIndex(e)
+		}
 		return
 	}
 	if loc := l.lookup(id.name); loc != nil {
 		// naga v22 refuses an array or matrix in a let's value indexed at
 		// run time too (a[i], r.vals[i]); a var holds the same value.
 		xt := l.check(e.x)
-		if d := loc.let; d != nil && loc.t != nil && loc.t.kind != typePtr && xt != nil && (xt.kind == typeArray || xt.kind == typeMat) && !l.letVars[d] {
-			if _, err := l.c.eval(e.index, false); err != nil {
-				l.letVars[d] = true
+		if loc.t == nil || loc.t.kind == typePtr || xt == nil || (xt.kind != typeArray && xt.kind != typeMat) {
+			return
+		}
+		if _, err := l.c.eval(e.index, false); err == nil {
+			return
+		}
+		if d := loc.let; d != nil && !l.letVars[d] {
+			l.letVars[d] = true
+			if d.kind == "const" {
+				// Made a let by decl: made a var instead.
+				for i := range l.c.edits {
+					if ed := &l.c.edits[i]; ed.start == d.start && ed.text == "let  " {
+						ed.text = "var  "
+					}
+				}
+			} else {
 				l.c.edits = append(l.c.edits, edit{d.start, d.start + len("let"), "var"})
 			}
+		}
+		// A parameter is a value too (fn at(a: array<f32, 3>, i: u32)): it
+		// is renamed, and a var of its name, holding it, opens the body.
+		if p := loc.param; p != nil && l.fn != nil && l.fn.body.open > 0 && !l.paramVars[p] {
+			l.paramVars[p] = true
+			h := &l.c.helpers
+			h.choosePrefix(l.c.m.src)
+			renamed := h.prefix + "arg_" + p.name
+			l.c.edits = append(l.c.edits, edit{p.pos, p.pos + len(p.name), renamed})
+			l.c.inserts = append(l.c.inserts, insertion{at: l.fn.body.open + 1, text: " var " + p.name + " = " + renamed + ";"})
 		}
 		return
 	}
@@ -238,6 +288,65 @@ func (l *lowerer) dynamicConstIndex(e *indexExpr) {
 		return
 	}
 	l.dynConsts[d] = true
+}
+
+// valueIndex rewrites e, an index at run time into an array or matrix
+// that a call or constructor returned (g()[i], h().a[i],
+// array<f32, 3>(...)[i]), which naga v22 refuses ("may only be indexed by
+// a constant"), as a call of a helper that copies its argument into a var
+// and indexes that: X[i] becomes _sg_index_T_I(X, i). Nothing is left
+// unevaluated or evaluated twice, and X, an argument now, is converted to
+// T as a function argument is.
+func (l *lowerer) valueIndex(e *indexExpr) {
+	if l.inHelper {
+		return
+	}
+	if _, err := l.c.eval(e.index, false); err == nil {
+		return
+	}
+	raw := l.check(e.x)
+	if c, ok := unparen(e.x).(*callExpr); ok && raw != nil && raw.kind == typeVec && raw.scalar.abstract() &&
+		c.fn.tmpl == nil && (c.fn.name == "vec2" || c.fn.name == "vec3" || c.fn.name == "vec4") {
+		// vec2(1.0, 2.0)[i]: naga v22 cannot concretize the abstract
+		// vector it indexes, WGSL does (vec2<f32>); the type is spelled.
+		if k := l.typeText(scalarTy(concrete(raw).scalar)); k != "" {
+			l.c.inserts = append(l.c.inserts, insertion{at: c.fn.end, text: "<" + k + ">"})
+		}
+		return
+	}
+	xt := concrete(raw)
+	if xt == nil || (xt.kind != typeArray && xt.kind != typeMat) {
+		return
+	}
+	var elem *ty
+	if xt.kind == typeArray {
+		elem = xt.elem
+	} else {
+		elem = vecTy(xt.n, xt.scalar)
+	}
+	at, et, it := l.typeText(xt), l.typeText(elem), l.typeText(concrete(l.check(e.index)))
+	if at == "" || et == "" || (it != "i32" && it != "u32") {
+		return
+	}
+	open, close := exprEnd(e.x), e.index.exprPos()
+	if open >= close || e.end <= exprEnd(e.index) {
+		return
+	}
+	h := &l.c.helpers
+	h.choosePrefix(l.c.m.src)
+	if h.builtins == nil {
+		h.builtins = map[string]string{}
+	}
+	fn := h.prefix + "index_" + strings.NewReplacer("<", "_", ">", "", ", ", "_").Replace(at) + "_" + it
+	if _, ok := h.builtins[fn]; !ok {
+		h.builtins[fn] = "fn " + fn + "(a: " + at + ", i: " + it + ") -> " + et + " { var v = a; return v[i]; }"
+		h.builtinOrder = append(h.builtinOrder, fn)
+	}
+	src := l.c.m.src
+	l.c.inserts = append(l.c.inserts, insertion{at: e.x.exprPos(), text: fn + "("})
+	l.c.edits = append(l.c.edits,
+		edit{open, close, keepLines(src[open:close], ", ")},
+		edit{exprEnd(e.index), e.end, keepLines(src[exprEnd(e.index):e.end], ")")})
 }
 
 // privateConsts makes each const array indexed at run time a var<private>
@@ -282,13 +391,72 @@ func (l *lowerer) privateConsts() {
 		if c, ok := d.init.(*callExpr); ok && d.typ == nil && c.fn.name == "array" && c.fn.tmpl != nil {
 			typ = ": " + l.c.m.src[c.fn.pos:c.fn.end]
 		} else if d.typ == nil {
-			continue
+			// An inferred array (const LUT = array(1u, 2u)): indexed at
+			// run time it is concretized first, so the var gets the
+			// concretized type (array<i32, 3> for array(1, 2, 3)).
+			text := l.typeText(concrete(l.types[d.init]))
+			if text == "" || !strings.HasPrefix(text, "array<") {
+				continue
+			}
+			typ = ": " + text
 		}
 		l.c.edits = append(l.c.edits, edit{d.kw, d.kw + len("const"), "var<private>"})
 		if typ != "" {
 			l.c.inserts = append(l.c.inserts, insertion{at: d.pos + len(d.name), text: typ})
 		}
 	}
+}
+
+// typeText is the WGSL spelling of concrete type t: a scalar, vector,
+// matrix, atomic, struct or fixed-size array of those; "" for any other
+// type, an unknown or abstract one, or one whose spelling the module
+// redeclares (alias u32 = ..., or a struct's name shadowed).
+func (l *lowerer) typeText(t *ty) string {
+	if t == nil {
+		return ""
+	}
+	predeclared := func(name string) string {
+		if l.c.m.names[name] != nil {
+			return ""
+		}
+		return name
+	}
+	elem := func(k scalar) string {
+		switch k {
+		case scalarBool, scalarI32, scalarU32, scalarF32, scalarF16:
+			return predeclared(k.String())
+		}
+		return ""
+	}
+	switch t.kind {
+	case typeScalar:
+		return elem(t.scalar)
+	case typeVec, typeMat, typeAtomic:
+		e := elem(t.scalar)
+		name := "atomic"
+		switch t.kind {
+		case typeVec:
+			name = "vec" + strconv.Itoa(t.n)
+		case typeMat:
+			name = "mat" + strconv.Itoa(t.cols) + "x" + strconv.Itoa(t.n)
+		}
+		if e == "" || predeclared(name) == "" {
+			return ""
+		}
+		return name + "<" + e + ">"
+	case typeStruct:
+		if t.st == nil || l.c.m.names[t.st.name] != decl(t.st) {
+			return ""
+		}
+		return t.st.name
+	case typeArray:
+		e := l.typeText(t.elem)
+		if e == "" || t.n <= 0 || predeclared("array") == "" {
+			return ""
+		}
+		return "array<" + e + ", " + strconv.Itoa(t.n) + ">"
+	}
+	return ""
 }
 
 // attrArgs replaces attribute arguments written as expressions by their
@@ -384,11 +552,39 @@ func (l *lowerer) declare(name string, loc *local) {
 func (l *lowerer) function(f *fnDecl) error {
 	l.scopes = []map[string]*local{{}}
 	defer func() { l.scopes = nil }()
-	for _, p := range f.params {
-		l.declare(p.name, &local{t: l.resolve(p.typ)})
+	l.fn = f
+	for i := range f.params {
+		p := &f.params[i]
+		l.declare(p.name, &local{t: l.resolve(p.typ), param: p})
 	}
 	l.ret = l.resolve(f.ret)
+	if f.ret != nil && f.body.close > 0 && !l.inHelper {
+		if !returns(f.body) {
+			// WGSL proves that the end of a function returning a value is
+			// never reached (fn f() -> u32 { loop { return 5u; } }); naga
+			// v22 proves less, and refuses the implicit bare return it
+			// adds there ("The `return` value None does not match"). A
+			// return of the zero value, never run, ends the body instead.
+			l.c.inserts = append(l.c.inserts, insertion{at: f.body.close, text: " return " + l.c.m.src[f.ret.exprPos():exprEnd(f.ret)] + "(); "})
+		}
+	}
 	return l.block(f.body)
+}
+
+// returns reports whether block b ends in a return as naga v22 sees it:
+// its last statement is a return or a compound statement that ends in
+// one.
+func returns(b *blockStmt) bool {
+	if len(b.stmts) == 0 {
+		return false
+	}
+	switch s := b.stmts[len(b.stmts)-1].(type) {
+	case *returnStmt:
+		return true
+	case *blockStmt:
+		return s.open > 0 && !s.loop && !s.continuing && returns(s)
+	}
+	return false
 }
 
 func (l *lowerer) block(b *blockStmt) error {
@@ -547,7 +743,8 @@ func (l *lowerer) decl(d *declStmt) error {
 			}
 		}
 		// Not a scalar the evaluator computes: a let has the same value
-		// wherever naga v22 accepts it.
+		// wherever naga v22 accepts it (and a var where it is indexed at
+		// run time, dynamicConstIndex).
 		l.c.edits = append(l.c.edits, edit{d.start, d.start + len("const"), "let  "})
 	}
 	t := declared
@@ -555,11 +752,15 @@ func (l *lowerer) decl(d *declStmt) error {
 		it := l.check(d.init)
 		if t == nil {
 			t = concrete(it)
+			if d.kind == "const" {
+				// Still abstract where it is used (wrapConversion).
+				t = it
+			}
 		}
 		l.coerce(d.init, t)
 	}
 	loc := &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)}
-	if d.kind == "let" {
+	if d.kind == "let" || d.kind == "const" {
 		loc.let = d
 	}
 	l.declare(d.name, loc)
@@ -848,6 +1049,13 @@ func (l *lowerer) ident(e *identExpr) *ty {
 		if d.typ != nil {
 			return l.resolveMember(d.typ)
 		}
+		if d.init != nil { // var<private> seed = vec2(5u, 6u): the initializer's type
+			saved := l.scopes
+			l.scopes = nil
+			t := concrete(l.check(d.init))
+			l.scopes = saved
+			return t
+		}
 	case *overrideDecl:
 		if v, err := l.c.overrideValue(d); err == nil {
 			return scalarTy(v.kind)
@@ -901,11 +1109,15 @@ func (l *lowerer) push(e expr, k scalar) {
 		var err error
 		if loc := l.lookup(e.name); loc != nil {
 			if loc.val == nil {
+				if loc.let != nil && loc.let.kind == "const" {
+					l.wrapConversion(e, k) // const V = vec2(1, 2), made a let
+				}
 				return
 			}
 			v = *loc.val
 		} else if d, ok := l.c.m.names[e.name].(*constDecl); ok {
 			if v, err = l.c.constValue(d); err != nil {
+				l.wrapConversion(e, k)
 				return
 			}
 		} else {
@@ -918,6 +1130,25 @@ func (l *lowerer) push(e expr, k scalar) {
 		}
 	case *parenExpr:
 		l.push(e.x, k)
+	case *memberExpr:
+		// A swizzle of an abstract vector (V.x, V.yx) has the vector's
+		// component type; a struct's members are never abstract.
+		if t := l.check(e.x); t != nil && t.kind == typeVec {
+			l.push(e.x, k)
+		}
+	case *indexExpr:
+		t := l.check(e.x)
+		switch {
+		case t == nil:
+		case t.kind == typeVec:
+			if _, err := l.c.eval(e.index, false); err == nil {
+				l.push(e.x, k) // at run time it is concretized first
+			}
+		case t.kind == typeArray && l.constRoot(e):
+			// An element of an abstract const array (SIZES[1]), which
+			// naga v22 typed array<i32, N> at the declaration.
+			l.wrapConversion(e, k)
+		}
 	case *unaryExpr:
 		if e.op == "-" || e.op == "~" {
 			l.push(e.x, k)
@@ -938,9 +1169,78 @@ func (l *lowerer) push(e expr, k scalar) {
 		if _, user := l.c.m.names[e.fn.name]; user {
 			return
 		}
+		// Only the arguments of the result's type: ldexp's exponent is an
+		// integer whatever its result, extractBits' and insertBits' offset
+		// and count are u32.
+		switch e.fn.name {
+		case "ldexp", "extractBits":
+			args = args[:min(1, len(args))]
+		case "insertBits":
+			args = args[:min(2, len(args))]
+		}
 		for _, a := range args {
 			l.push(a, k)
 		}
+		if l.abstractCalls[e] {
+			delete(l.abstractCalls, e)
+			l.builtinHelper(e, e.fn.name, withLeaf(l.types[e.args[0]], k))
+		}
+	}
+}
+
+// wrapConversion converts e, an abstract integer scalar or vector that
+// names or indexes a const naga v22 cannot see as abstract (const V =
+// vec2(1, 2), whose type naga v22 fixes as vec2<i32> at the declaration;
+// SIZES[1] of const SIZES = array(16, 32)), to k where k is u32 or f32:
+// e becomes the conversion vec2<u32>(V), u32(SIZES[1]), exact for every
+// value WGSL converts (an AbstractInt becomes a u32 only when it is not
+// negative, an f32 only when it is representable).
+func (l *lowerer) wrapConversion(e expr, k scalar) {
+	t := l.check(e)
+	if t == nil || (t.kind != typeVec && t.kind != typeScalar) || t.scalar != scalarAbstractInt || (k != scalarU32 && k != scalarF32) || l.wrapped[e] {
+		return
+	}
+	text := l.typeText(withLeaf(t, k))
+	if text == "" {
+		return
+	}
+	l.wrapped[e] = true
+	l.c.inserts = append(l.c.inserts,
+		insertion{at: e.exprPos(), rank: rankWrapOpen, text: text + "("},
+		insertion{at: exprEnd(e), rank: rankWrapClose, text: ")"})
+}
+
+// The ranks of wrapConversion's parentheses: outside every other
+// insertion at their offsets.
+const (
+	rankWrapOpen  = -8_000_000
+	rankWrapClose = 8_000_000
+)
+
+// constRoot reports whether e is a const, or an element or member of one
+// at constant indices (module scope, or function scope made a let): an
+// index at run time concretizes the array first (A[i] is an i32 of const
+// A = array(1, 2)), and then stays as it is.
+func (l *lowerer) constRoot(e expr) bool {
+	for {
+		switch x := unparen(e).(type) {
+		case *indexExpr:
+			if _, err := l.c.eval(x.index, false); err != nil {
+				return false
+			}
+			e = x.x
+			continue
+		case *memberExpr:
+			e = x.x
+			continue
+		case *identExpr:
+			if loc := l.lookup(x.name); loc != nil {
+				return loc.let != nil && loc.let.kind == "const"
+			}
+			_, ok := l.c.m.names[x.name].(*constDecl)
+			return ok
+		}
+		return false
 	}
 }
 
@@ -1140,7 +1440,13 @@ func (l *lowerer) call(e *callExpr) *ty {
 			}
 			t = sig[len(sig)-1]
 		}
-		l.builtinHelper(e, name, l.types[e.args[0]])
+		if t0 := l.types[e.args[0]]; abstractTy(t0) && !l.inHelper {
+			// The argument's type is known once the context converts it
+			// (push), or else at the end (countOneBits(7) is i32 then).
+			l.abstractCalls[e] = true
+		} else {
+			l.builtinHelper(e, name, t0)
+		}
 	}
 	if len(e.args) == 1 && l.lookup(name) == nil && l.c.m.names[name] == nil {
 		if res := integerTypeName(t); res != "" {
@@ -1467,6 +1773,13 @@ func (l *lowerer) construct(e *callExpr, t *ty) *ty {
 	case typeScalar:
 		return t // a conversion: its argument keeps its own type
 	case typeVec, typeMat:
+		if len(e.args) == 1 {
+			if at := l.check(e.args[0]); at != nil && at.kind == t.kind {
+				// A conversion (vec2<u32>(V)): naga v22 converts the whole
+				// vector or matrix itself.
+				return t
+			}
+		}
 		for _, a := range e.args {
 			if !literalsOnly(a) { // naga v22 converts literals there itself
 				l.coerce(a, t)

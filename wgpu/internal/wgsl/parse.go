@@ -24,6 +24,9 @@ type parser struct {
 	p     int
 	depth int
 	m     *module
+	// jumped is set by statement when it read return, break, continue or
+	// discard (not break if); block reads and clears it.
+	jumped bool
 }
 
 type bailout struct{ err *Error }
@@ -549,18 +552,49 @@ func (p *parser) compound() *blockStmt {
 	defer p.restore(p.depth)
 	p.enter()
 	p.attributes()
-	p.expect("{")
-	b := &blockStmt{}
+	open := p.expect("{")
+	b := &blockStmt{open: open.pos}
+	dead := -1
 	for !p.is("}") {
 		if p.peek().kind == tokEOF {
 			p.fail(p.peek().pos, "expected '}', found the end of the source")
 		}
-		if s := p.statement(); s != nil {
-			b.stmts = append(b.stmts, s)
-		}
+		dead = p.blockStatement(b, dead)
 	}
-	p.next()
+	b.close = p.next().pos
+	p.unreachable(dead, b.close)
+	p.jumped = dead >= 0
 	return b
+}
+
+// blockStatement reads one statement of b, appending it unless it follows
+// a return, break, continue or discard of b (dead >= 0: the offset where
+// that unreachable code starts). It returns the new dead.
+func (p *parser) blockStatement(b *blockStmt, dead int) int {
+	p.jumped = false
+	s := p.statement()
+	jumped := p.jumped
+	p.jumped = false
+	switch {
+	case dead >= 0:
+	case s != nil:
+		b.stmts = append(b.stmts, s)
+	}
+	if jumped && dead < 0 {
+		return p.peek().pos
+	}
+	return dead
+}
+
+// unreachable records code after a return, break, continue or discard up
+// to end, which WGSL allows (Skia's and Tint's output have it) and naga
+// v22 refuses ("There are instructions after return/break/continue"): the
+// rewrite deletes it, keeping its line breaks, and nothing in it is
+// lowered or reflected, since it never runs.
+func (p *parser) unreachable(dead, end int) {
+	if dead >= 0 && dead < end {
+		p.m.strips = append(p.m.strips, span{dead, end})
+	}
 }
 
 func (p *parser) statement() stmt {
@@ -572,19 +606,28 @@ func (p *parser) statement() stmt {
 	start := p.p
 	attrs := p.attributes()
 	t := p.peek()
+	// Of the statements holding blocks, only a compound statement whose
+	// own statements jump, jumps (jumped): naga v22 also refuses what
+	// follows { return; }, but not what follows an if whose branches all
+	// return.
 	switch {
 	case p.is("{"):
 		p.p = start
 		return p.compound()
 	case p.is("if"):
+		defer func() { p.jumped = false }()
 		return p.ifStmt()
 	case p.is("switch"):
+		defer func() { p.jumped = false }()
 		return p.switchStmt()
 	case p.is("loop"):
+		defer func() { p.jumped = false }()
 		return p.loopStmt()
 	case p.is("for"):
+		defer func() { p.jumped = false }()
 		return p.forStmt()
 	case p.is("while"):
+		defer func() { p.jumped = false }()
 		p.next()
 		cond := p.expression()
 		return &blockStmt{stmts: []stmt{&exprsStmt{exprs: []expr{cond}}, p.compound()}}
@@ -600,18 +643,22 @@ func (p *parser) statement() stmt {
 			s.x = p.expression()
 		}
 		p.expect(";")
+		p.jumped = true
 		return s
 	case p.is("break"):
 		p.next()
 		var s stmt
 		if p.accept("if") {
 			s = &exprsStmt{exprs: []expr{p.expression()}}
+		} else {
+			p.jumped = true
 		}
 		p.expect(";")
 		return s
 	case p.is("continue"), p.is("discard"):
 		p.next()
 		p.expect(";")
+		p.jumped = true
 		return nil
 	case p.is("const_assert"):
 		s := &assertStmt{start: p.next().pos}
@@ -746,13 +793,18 @@ func (p *parser) switchStmt() stmt {
 func (p *parser) loopStmt() stmt {
 	p.next()
 	p.attributes()
-	p.expect("{")
-	b := &blockStmt{}
+	open := p.expect("{")
+	b := &blockStmt{open: open.pos, loop: true}
+	dead := -1
 	for !p.is("}") {
 		if p.peek().kind == tokEOF {
 			p.fail(p.peek().pos, "expected '}', found the end of the source")
 		}
-		if p.accept("continuing") {
+		if p.is("continuing") {
+			// The continuing block stays, even after a break.
+			p.unreachable(dead, p.peek().pos)
+			dead = -1
+			p.next()
 			c := p.compound()
 			c.continuing = true
 			b.stmts = append(b.stmts, c)
@@ -761,11 +813,10 @@ func (p *parser) loopStmt() stmt {
 			}
 			break
 		}
-		if s := p.statement(); s != nil {
-			b.stmts = append(b.stmts, s)
-		}
+		dead = p.blockStatement(b, dead)
 	}
-	p.next()
+	b.close = p.next().pos
+	p.unreachable(dead, b.close)
 	return b
 }
 

@@ -362,10 +362,12 @@ func TestPointerCompositeAccessIsSpelledOut(t *testing.T) {
 }
 
 // TestConstArraysIndexedAtRunTimeBecomePrivateVars: naga v22 indexes a
-// const array only by a constant, WGSL by any index; a const array whose
-// type is written out, indexed at run time and referred to by no
-// module-scope declaration becomes a var<private> with its type spelled
-// out, on the same line. The others stay as they are.
+// const array only by a constant, WGSL by any index; a const array
+// indexed at run time and referred to by no module-scope declaration
+// becomes a var<private> with its type spelled out, on the same line: the
+// type as written, or an inferred array's concretized type (indexed at run
+// time, WGSL concretizes array(7, 8) to array<i32, 2> first). The others
+// stay as they are.
 func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 	const use = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = A[o[1]] + bitcast<u32>(B[o[2]]) + C[1] + D[o[3]] + u32(E[o[4]]); }\n"
 	src := "const A = array<u32, 2>(1u, 2u);\nconst B: array<f32, 2> = array(0.5, 1.5);\nconst C = array<u32, 2>(3u, 4u);\n" +
@@ -375,7 +377,7 @@ func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "var<private> A: array<u32, 2> = array<u32, 2>(1u, 2u);\nvar<private> B: array<f32, 2> = array(0.5, 1.5);\nconst C = array<u32, 2>(3u, 4u);\n" +
-		"const D = array<u32, 2>(5u, 6u);\nconst DD = D[0];\nconst E = array(7, 8);\n" + use
+		"const D = array<u32, 2>(5u, 6u);\nconst DD = D[0];\nvar<private> E: array<i32, 2> = array(7, 8);\n" + use
 	if diff := cmp.Diff(want, k.Source); diff != "" {
 		t.Errorf("rewritten (-want +got):\n%s", diff)
 	}
@@ -389,5 +391,109 @@ func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 		"@compute @workgroup_size(1) fn main() { var A = array<u32, 2>(); o[0] = A[o[1]]; }\n"
 	if k, err := Specialize(shadowed, "main", Options{}); err != nil || k.Source != shadowed {
 		t.Errorf("a local that shadows the const is indexed, not the const: %v\n%s", err, k.Source)
+	}
+}
+
+// TestGeneratedWGSLFormsNagaRefusesAreRewritten: valid WGSL that
+// generators write and naga v22 refuses, each rewritten on its own line:
+// code after a return (Skia's and Tint's output) is deleted; a function
+// returning a value that ends in a loop gets a return naga can see; a
+// module-scope var without a type gets its initializer's type; an inferred
+// const array indexed at run time becomes a var<private> of its
+// concretized type; an array parameter indexed at run time is copied into
+// a var of its name; an indexed call result goes through a helper; a
+// function-scope const array indexed at run time becomes a var; an
+// abstract vector const where a vec2<u32> is needed is converted; an
+// abstract vector constructor indexed at run time gets its type.
+func TestGeneratedWGSLFormsNagaRefusesAreRewritten(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"fn f(x: u32) -> u32 { loop { if x > 0u { return 1u; } return 2u; } }\n" +
+		"fn h() -> u32 { { return 3u; } }\n" +
+		"var<private> seed = vec2(5u, 6u);\nvar<private> n = 1;\nconst V = vec2(1, 2);\nconst A = array(1u, 2u);\n" +
+		"fn at(a: array<u32, 2>, i: u32) -> u32 { return a[i]; }\n" +
+		"fn g() -> array<u32, 2> { return A; }\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  const W = array(1u, 2u);\n" +
+		"  let v: vec2<u32> = V;\n" +
+		"  o[0] = W[o[1]] + A[o[2]] + at(A, o[3]) + g()[o[4]] + v.x + V.y + seed.x + u32(n) + f(o[6]) + h() + u32(vec2(1, 2)[o[5]]);\n" +
+		"  loop { if o[7] > 0u { break; } continue; o[8] = 1u; continuing { o[7] = 1u; } }\n" +
+		"  return; o[1] = 2u; /* gone */\n}\n"
+	want := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"fn f(x: u32) -> u32 { loop { if x > 0u { return 1u; } return 2u; }  return u32(); }\n" +
+		"fn h() -> u32 { { return 3u; } }\n" +
+		"var<private> seed: vec2<u32> = vec2(5u, 6u);\nvar<private> n: i32 = 1;\nconst V = vec2(1, 2);\nvar<private> A: array<u32, 2> = array(1u, 2u);\n" +
+		"fn at(_sg_arg_a: array<u32, 2>, i: u32) -> u32 { var a = _sg_arg_a; return a[i]; }\n" +
+		"fn g() -> array<u32, 2> { return A; }\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  var   W = array(1u, 2u);\n" +
+		"  let v: vec2<u32> = vec2<u32>(V);\n" +
+		"  o[0] = W[o[1]] + A[o[2]] + at(A, o[3]) + _sg_index_array_u32_2_u32(g(), o[4]) + v.x + vec2<u32>(V).y + seed.x + u32(n) + f(o[6]) + h() + u32(vec2<i32>(1, 2)[o[5]]);\n" +
+		"  loop { if o[7] > 0u { break; } continue; continuing { o[7] = 1u; } }\n" +
+		"  return; \n}\n" +
+		"fn _sg_index_array_u32_2_u32(a: array<u32, 2>, i: u32) -> u32 { var v = a; return v[i]; }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	if again, err := Specialize(k.Source, "main", Options{}); err != nil || again.Source != k.Source {
+		t.Errorf("the rewritten module does not read back unchanged: %v\n%s", err, again.Source)
+	}
+}
+
+// TestBuiltinsNagaLacksOrMistypesBecomeHelpers: quantizeToF16, which naga
+// v22 does not know, becomes a helper of its argument's type; ldexp's
+// abstract exponent stays an integer where its result is converted to f32
+// (ldexp(1.0, 2) is left to naga v22, which types it so); and on OpenGL
+// a bit-counting builtin of an abstract argument gets the
+// helper of the type the context converts it to (countOneBits(7) stored
+// into a u32 calls the u32 helper, not the i32 one).
+func TestBuiltinsNagaLacksOrMistypesBecomeHelpers(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@group(0) @binding(1) var<storage, read_write> f: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  f[0] = quantizeToF16(f[1]) + quantizeToF16(vec3(0.1, 0.2, 0.3)).z + ldexp(1.0, 2);\n" +
+		"  o[0] = countOneBits(7);\n  let c = countOneBits(7);\n  o[1] = u32(c);\n}\n"
+	k, err := Specialize(src, "main", Options{OpenGL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"f[0] = _sg_quantizeToF16_f32(f[1]) + _sg_quantizeToF16_vec3_f32(vec3(0.1, 0.2, 0.3)).z + ldexp(1.0, 2);",
+		"o[0] = _sg_countOneBits_u32(7u);",
+		"let c = _sg_countOneBits_i32(7);",
+		"fn _sg_quantizeToF16_f32(e: f32) -> f32 { return unpack2x16float(pack2x16float(vec2<f32>(e, 0.0))).x; }",
+		"fn _sg_quantizeToF16_vec3_f32(e: vec3<f32>) -> vec3<f32> { return vec3<f32>(unpack2x16float(pack2x16float(e.xy)), unpack2x16float(pack2x16float(vec2<f32>(e.z, 0.0))).x); }",
+	} {
+		if !strings.Contains(k.Source, want) {
+			t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
+		}
+	}
+	if again, err := Specialize(k.Source, "main", Options{OpenGL: true}); err != nil || again.Source != k.Source {
+		t.Errorf("the rewritten module does not read back unchanged: %v\n%s", err, again.Source)
+	}
+}
+
+// TestAbstractConstsWhereAnotherTypeIsNeededAreConverted: naga v22 types a
+// const of abstract integers as i32 at its declaration; where WGSL converts
+// it to u32 or f32 (a vector const, a function-scope one, an element of an
+// array const at a constant index), the use is wrapped in the conversion.
+// An index at run time concretizes to i32 first, as WGSL says, so such a
+// use is left for the compiler to refuse.
+func TestAbstractConstsWhereAnotherTypeIsNeededAreConverted(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> c: array<u32>;\n@group(0) @binding(1) var<storage, read_write> f: array<f32>;\n" +
+		"const V = vec2(1, 2);\nconst S = array(16, 32, 64);\nconst P = array(vec2(1, 2), vec2(3, 4));\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  const L = vec2(5, 6);\n" +
+		"  let a: vec2<u32> = L + V;\n  let n: u32 = S[1] + L.y;\n  let w: vec2<f32> = P[1];\n  c[0] = S[c[1]];\n  f[0] = V[c[2]];\n}\n"
+	want := "  let   L = vec2(5, 6);\n" +
+		"  let a: vec2<u32> = vec2<u32>(L) + vec2<u32>(V);\n  let n: u32 = u32(S[1]) + vec2<u32>(L).y;\n  let w: vec2<f32> = vec2<f32>(P[1]);\n  c[0] = S[c[1]];\n  f[0] = V[c[2]];\n}\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(k.Source, want) {
+		t.Errorf("rewritten:\n%s\nwant it to end in:\n%s", k.Source, want)
 	}
 }
