@@ -28,9 +28,11 @@ import (
 //     v22 does not know, everywhere: the helper computes them from shifts,
 //     masks and an integer dot.
 //
-//   - extractBits and insertBits on OpenGL, where GLSL leaves an offset
-//     plus count over 32 undefined (llvmpipe gave 0) and WGSL clamps them:
-//     the helper clamps first.
+//   - extractBits and insertBits, everywhere: SPIR-V and GLSL leave an
+//     offset plus count over 32 undefined and WGSL clamps them (offset to
+//     32, then count to 32 - offset). lavapipe's Vulkan gave
+//     extractBits(1i, 31u, 9u) = 2 (WGSL: 0), llvmpipe's GL gave 0 where
+//     WGSL keeps bits. The helper clamps first.
 //   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
 //     saturates (conversionHelper).
 //   - quantizeToF16, everywhere, which naga v22 does not know ("no
@@ -188,7 +190,7 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 			return
 		}
 	} else if _, ok := packHelpers[name]; !ok && !packed {
-		if !l.c.opengl || !slices.Contains(lowpHelpers, name) && name != "extractBits" && name != "insertBits" {
+		if !(l.c.opengl && slices.Contains(lowpHelpers, name)) && name != "extractBits" && name != "insertBits" {
 			return
 		}
 		elem, n, ok := intElem(concrete(t))

@@ -28,9 +28,12 @@ import (
 // A helper is left out where it is provably unnecessary, which keeps index
 // math such as `i / 64u` and `i % N` as written: when the divisor is a
 // constant (a literal, a const, an override: overrides become consts)
-// whose value is not 0, a u32 operator and an i32 `/` are exact as written,
-// and so is an i32 `%` except on OpenGL (negative operands) or for the
-// divisor -1 (MinInt32 % -1). A division of concrete integers whose two
+// whose value is not 0, a u32 operator and an i32 `/` are exact as written
+// (an i32 `/` except for the divisor -1: MinInt32 / -1). An i32 `%` never
+// is: SPIR-V's OpSRem, like GLSL's %, leaves negative operands to the
+// driver (the Vulkan spec: "if either operand is negative the result is
+// undefined"), and the H200's Vulkan driver computed -7 % 3 as 0, an
+// unsigned remainder, as llvmpipe's GL does. A division of concrete integers whose two
 // operands are constants is a constant expression and becomes its value,
 // computed by the front-end with WGSL's semantics; a zero divisor or a
 // result out of range there is an error in WGSL (shader-creation, or
@@ -301,7 +304,11 @@ func (l *lowerer) needsHelper(op, elem int, y expr) bool {
 	case v.i == -1:
 		return true
 	}
-	return op == opRem && l.c.opengl
+	// i32 %: SPIR-V's OpSRem and GLSL's % leave negative operands to the
+	// driver (the Vulkan spec: "if either operand is negative the result
+	// is undefined"); the H200's Vulkan computed -7 % 3 as an unsigned
+	// remainder, 0, as llvmpipe's GL does. Only the helper is exact.
+	return op == opRem
 }
 
 // divisions records the rewrite of the integer divisions and remainders in

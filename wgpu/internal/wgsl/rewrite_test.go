@@ -258,7 +258,8 @@ func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
 			"o[0] = _sg_extractBits_u32(o[1], 30u, 4u) + _sg_insertBits_u32(o[1], 1u, 30u, o[2]);",
 			[]string{"fn _sg_extractBits_u32(e: u32, offset: u32, count: u32) -> u32 { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }",
 				"fn _sg_insertBits_u32(e: u32, newbits: u32, offset: u32, count: u32) -> u32 { let o = min(offset, 32u); return insertBits(e, newbits, o, min(count, 32u - o)); }"}},
-		{"extractBits stays on Vulkan", "o[0] = extractBits(o[1], 30u, 4u);", false, "o[0] = extractBits(o[1], 30u, 4u);", nil},
+		{"extractBits is clamped on Vulkan too", "o[0] = extractBits(o[1], 30u, 4u);", false, "o[0] = _sg_extractBits_u32(o[1], 30u, 4u);",
+			[]string{"fn _sg_extractBits_u32(e: u32, offset: u32, count: u32) -> u32 { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"}},
 		{"bit counts stay on Vulkan", "o[0] = countOneBits(o[1]) * 10000u;", false, "o[0] = countOneBits(o[1]) * 10000u;", nil},
 		{"bit counts on OpenGL, scalar and vector, i32 and u32", "o[0] = countTrailingZeros(o[1]) * 10000u + u32(firstLeadingBit(i32(o[2])));\n" +
 			"let v = countOneBits(vec2u(o[3])); o[1] = countTrailingZeros(o[2]);", true,

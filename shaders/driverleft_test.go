@@ -1,0 +1,261 @@
+package shaders_test
+
+import (
+	"math"
+	"math/bits"
+	"testing"
+
+	"github.com/softgraph/softgraph/recorder"
+)
+
+// Operations whose result WGSL defines but SPIR-V, GLSL or Vulkan leave to
+// the driver for some operands: shifts by the bit width or more, signed
+// remainders of negative operands, clamp with low > high, bit-field ranges
+// past 32 bits, a thread reading back its own atomic. lavapipe and llvmpipe
+// happen to agree with WGSL on many of these; a discrete GPU's compiler
+// does not have to, so each is compared with WGSL's definition.
+func TestDriverLeftOperationsFollowWGSL(t *testing.T) {
+	d, s := openStream(t)
+	src := `@group(0) @binding(0) var<storage, read> a: array<i32>;
+@group(0) @binding(1) var<storage, read> b: array<i32>;
+@group(0) @binding(2) var<storage, read_write> o: array<u32>;
+const K = 24u;
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let i = g.x;
+  if (i >= arrayLength(&a)) { return; }
+  let x = a[i];
+  let y = b[i];
+  let ux = bitcast<u32>(x);
+  let uy = bitcast<u32>(y);
+  let base = i * K;
+  o[base + 0u] = ux << uy;
+  o[base + 1u] = ux >> uy;
+  o[base + 2u] = bitcast<u32>(x >> uy);
+  o[base + 3u] = bitcast<u32>(x << uy);
+  o[base + 4u] = bitcast<u32>(clamp(x, y, 7));
+  o[base + 5u] = clamp(ux, uy, 1000u);
+  o[base + 6u] = bitcast<u32>(x % 3);
+  o[base + 7u] = bitcast<u32>(x % -4);
+  o[base + 8u] = bitcast<u32>(x / -4);
+  o[base + 9u] = bitcast<u32>(x % 7i);
+  o[base + 10u] = bitcast<u32>(abs(x));
+  o[base + 11u] = bitcast<u32>(-x);
+  o[base + 12u] = bitcast<u32>(x * y);
+  o[base + 13u] = bitcast<u32>(firstLeadingBit(x));
+  o[base + 14u] = firstLeadingBit(ux);
+  o[base + 15u] = firstTrailingBit(ux);
+  o[base + 16u] = countLeadingZeros(ux) + 100u * countTrailingZeros(ux);
+  o[base + 17u] = bitcast<u32>(countOneBits(x));
+  o[base + 18u] = bitcast<u32>(extractBits(x, uy % 40u, 9u));
+  o[base + 19u] = extractBits(ux, uy % 40u, 12u);
+  o[base + 20u] = insertBits(ux, 0xABCDu, uy % 40u, 12u);
+  let v = vec2<u32>(ux, uy) << vec2<u32>(uy, ux);
+  o[base + 21u] = v.x ^ v.y;
+  o[base + 22u] = bitcast<u32>(dot(vec2(x, y), vec2(y, x)));
+  o[base + 23u] = reverseBits(ux) ^ bitcast<u32>(min(x, y)) ^ max(ux, uy);
+}`
+	k := rwKernel(t, d, src, "main", nil)
+	xs := []int32{0, 1, -1, 7, -7, 8, -8, 100, -100, 12345, -12345, math.MaxInt32, math.MinInt32, 0x55555555, -0x2AAAAAAB, 3}
+	ys := []int32{0, 31, 32, 33, 63, 64, 100, -1, 5, -5, 1, 2, 35, 36, 39, 1 << 20}
+	const K = 24
+	want := make([]uint32, len(xs)*K)
+	for i := range xs {
+		x, y := xs[i], ys[i]
+		ux, uy := uint32(x), uint32(y)
+		sh := uy % 32
+		w := want[i*K:]
+		w[0] = ux << sh
+		w[1] = ux >> sh
+		w[2] = uint32(x >> sh)
+		w[3] = uint32(x << sh)
+		w[4] = uint32(min(max(x, y), 7))
+		w[5] = min(max(ux, uy), 1000)
+		w[6] = uint32(x % 3)
+		w[7] = uint32(x % -4)
+		w[8] = uint32(x / -4)
+		w[9] = uint32(x % 7)
+		w[10] = uint32(absI32(x))
+		w[11] = uint32(-x)
+		w[12] = uint32(x * y)
+		w[13] = uint32(firstLeadingBitI32(x))
+		w[14] = firstLeadingBitU32(ux)
+		w[15] = firstTrailingBitU32(ux)
+		w[16] = uint32(bits.LeadingZeros32(ux)) + 100*uint32(bits.TrailingZeros32(ux))
+		w[17] = uint32(bits.OnesCount32(ux))
+		w[18] = uint32(extractBitsI32(x, uy%40, 9))
+		w[19] = extractBitsU32(ux, uy%40, 12)
+		w[20] = insertBitsU32(ux, 0xABCD, uy%40, 12)
+		w[21] = (ux << (uy % 32)) ^ (uy << (ux % 32))
+		w[22] = uint32(x*y + y*x)
+		w[23] = bits.Reverse32(ux) ^ uint32(min(x, y)) ^ max(ux, uy)
+	}
+	out, err := s.Empty(uint64(len(want) * 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch(t, s, k, recorder.Groups(1, 1, 1), upI32(t, s, xs), upI32(t, s, ys), out)
+	got := readU32(t, s, out)
+	for i := range xs {
+		wantSame(t, "pair ("+itoa(xs[i])+", "+itoa(ys[i])+")", want[i*K:(i+1)*K], got[i*K:(i+1)*K])
+	}
+}
+
+// A thread's atomicLoad sees its own earlier atomicOr (WGSL: atomics on one
+// location are ordered within an invocation), whatever the other
+// invocations do to the same word.
+func TestAtomicLoadSeesTheInvocationsOwnAtomic(t *testing.T) {
+	d, s := openStream(t)
+	src := `@group(0) @binding(0) var<storage, read_write> words: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read_write> seen: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  let bit = 1u << (g.x % 32u);
+  atomicOr(&words[g.x / 32u], bit);
+  seen[g.x] = select(0u, 1u, (atomicLoad(&words[g.x / 32u]) & bit) != 0u);
+  atomicStore(&words[8u + g.x / 32u], 5u);
+  seen[g.x] += atomicLoad(&words[8u + g.x / 32u]) * 2u;
+}`
+	k := rwKernel(t, d, src, "main", nil)
+	const n = 256
+	words := upU32(t, s, make([]uint32, 16))
+	seenB := upU32(t, s, make([]uint32, n))
+	launch(t, s, k, recorder.Groups(n/64, 1, 1), words, seenB)
+	want := make([]uint32, n)
+	for i := range want {
+		want[i] = 11
+	}
+	wantSame(t, "seen", want, readU32(t, s, seenB))
+	wantW := make([]uint32, 16)
+	for i := 0; i < 8; i++ {
+		wantW[i] = 0xFFFFFFFF
+		wantW[8+i] = 5
+	}
+	wantSame(t, "words", wantW, readU32(t, s, words))
+}
+
+func itoa(v int32) string {
+	return fmtInt(int64(v))
+}
+
+func fmtInt(v int64) string {
+	if v < 0 {
+		return "-" + fmtInt(-v)
+	}
+	if v < 10 {
+		return string(rune('0' + v))
+	}
+	return fmtInt(v/10) + string(rune('0'+v%10))
+}
+
+func absI32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func firstLeadingBitU32(x uint32) uint32 {
+	if x == 0 {
+		return 0xFFFFFFFF
+	}
+	return uint32(31 - bits.LeadingZeros32(x))
+}
+
+func firstLeadingBitI32(x int32) int32 {
+	if x == 0 || x == -1 {
+		return -1
+	}
+	u := uint32(x)
+	if x < 0 {
+		u = ^u
+	}
+	return int32(31 - bits.LeadingZeros32(u))
+}
+
+func firstTrailingBitU32(x uint32) uint32 {
+	if x == 0 {
+		return 0xFFFFFFFF
+	}
+	return uint32(bits.TrailingZeros32(x))
+}
+
+func extractBitsU32(e, offset, count uint32) uint32 {
+	o := min(offset, 32)
+	c := min(count, 32-o)
+	if c == 0 {
+		return 0
+	}
+	return (e >> o) & (1<<c - 1)
+}
+
+func extractBitsI32(e int32, offset, count uint32) int32 {
+	o := min(offset, 32)
+	c := min(count, 32-o)
+	if c == 0 {
+		return 0
+	}
+	v := uint32(e>>o) & (1<<c - 1)
+	if v&(1<<(c-1)) != 0 {
+		v |= ^uint32(0) << c
+	}
+	return int32(v)
+}
+
+func insertBitsU32(e, n, offset, count uint32) uint32 {
+	o := min(offset, 32)
+	c := min(count, 32-o)
+	if c == 0 {
+		return e
+	}
+	mask := (uint32(1)<<c - 1) << o
+	return (e &^ mask) | ((n << o) & mask)
+}
+
+// WGSL zero-initialises workgroup memory at the start of every workgroup
+// and every variable declared without an initializer; a GPU's shared
+// memory and registers are not cleared between dispatches or invocations.
+// The first kernel leaves garbage in the workgroup array; the second must
+// still see zeros.
+func TestUninitialisedVariablesStartAtZero(t *testing.T) {
+	d, s := openStream(t)
+	dirty := rwKernel(t, d, `var<workgroup> tile: array<u32, 256>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3u) {
+  tile[li] = 0xDEAD0000u | li;
+  workgroupBarrier();
+  o[wg.x * 256u + li] = tile[255u - li];
+}`, "main", nil)
+	clean := rwKernel(t, d, `var<workgroup> tile: array<u32, 256>;
+var<workgroup> count: atomic<u32>;
+var<private> pv: vec2<u32>;
+@group(0) @binding(0) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(256)
+fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3u) {
+  var acc: u32;
+  var arr: array<u32, 4>;
+  if (li % 2u == 0u) { acc += 1u; arr[li % 4u] = 5u; }
+  let t = tile[255u - li];
+  workgroupBarrier();
+  atomicAdd(&count, 1u);
+  workgroupBarrier();
+  o[wg.x * 256u + li] = t + acc * 10u + (arr[0] + arr[1] + arr[2] + arr[3]) * 100u + (pv.x + pv.y) * 1000u + atomicLoad(&count) * 100000u;
+}`, "main", nil)
+	const groups = 8
+	out, err := s.Empty(groups * 256 * 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch(t, s, dirty, recorder.Groups(groups, 1, 1), out)
+	launch(t, s, clean, recorder.Groups(groups, 1, 1), out)
+	want := make([]uint32, groups*256)
+	for i := range want {
+		li := i % 256
+		if li%2 == 0 {
+			want[i] = 10 + 500
+		}
+		want[i] += 256 * 100000
+	}
+	wantSame(t, "o", want, readU32(t, s, out))
+}
