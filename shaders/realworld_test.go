@@ -719,7 +719,10 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "max", []uint32{math.Float32bits(slices.Max(xs))}, readU32(t, s, best))
 	}},
 	{"atomicMax, atomicMin and atomicSub on i32 with negative abstract operands", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `struct Stats { hi: atomic<i32>, lo: atomic<i32>, count: atomic<i32>, bits: atomic<u32> }
+		// Each invocation's atomicLoad must see its own atomicOr; the
+		// exchange stores one value every invocation agrees on (an exchange
+		// of a loaded value would race with the other invocations' ors).
+		src := `struct Stats { hi: atomic<i32>, lo: atomic<i32>, count: atomic<i32>, bits: atomic<u32>, own: atomic<u32>, ex: atomic<u32> }
 @group(0) @binding(0) var<storage> xs: array<i32>;
 @group(0) @binding(1) var<storage, read_write> st: Stats;
 @compute @workgroup_size(32)
@@ -728,17 +731,19 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   atomicMax(&st.hi, v);
   atomicMin(&st.lo, v);
   atomicSub(&st.count, 1);
-  atomicOr(&st.bits, 1u << (g.x % 32));
-  _ = atomicExchange(&st.bits, atomicLoad(&st.bits) | 0);
+  let bit = 1u << (g.x % 32);
+  atomicOr(&st.bits, bit);
+  if ((atomicLoad(&st.bits) & bit) != 0) { atomicAdd(&st.own, 1); }
+  _ = atomicExchange(&st.ex, 0x50 | 5);
 }`
 		k := rwKernel(t, d, src, "main", nil)
 		xs := make([]int32, 64)
 		for i := range xs {
 			xs[i] = int32(lcg(i)) >> 4
 		}
-		st := upI32(t, s, []int32{math.MinInt32, math.MaxInt32, 0, 0})
+		st := upI32(t, s, []int32{math.MinInt32, math.MaxInt32, 0, 0, 0, 0})
 		launch(t, s, k, recorder.Groups(2, 1, 1), upI32(t, s, xs), st)
-		wantSame(t, "stats", []int32{slices.Max(xs), slices.Min(xs), -64, -1}, readI32(t, s, st))
+		wantSame(t, "stats", []int32{slices.Max(xs), slices.Min(xs), -64, -1, 64, 0x55}, readI32(t, s, st))
 	}},
 	{"workgroupUniformLoad broadcasts a value chosen by one invocation", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := `var<workgroup> pivot: u32;
