@@ -33,6 +33,10 @@ import (
 //     32, then count to 32 - offset). lavapipe's Vulkan gave
 //     extractBits(1i, 31u, 9u) = 2 (WGSL: 0), llvmpipe's GL gave 0 where
 //     WGSL keeps bits. The helper clamps first.
+//   - clamp of i32 or u32 scalars or vectors, everywhere: WGSL defines it as
+//     min(max(e, low), high) for every operand, SPIR-V's SClamp/UClamp and
+//     GLSL's clamp leave low > high undefined, and the H200's GL driver gave
+//     clamp(1, 31, 7) = 31 (WGSL: 7). The helper is WGSL's definition.
 //   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
 //     saturates (conversionHelper).
 //   - quantizeToF16, everywhere, which naga v22 does not know ("no
@@ -40,6 +44,7 @@ import (
 //     unpack2x16float, which convert to binary16 and back as WGSL's
 //     quantizeToF16 does (both leave a value outside f16's finite range
 //     indeterminate).
+//   - atomicLoad on OpenGL (atomicLoadOnGL).
 //
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
@@ -67,6 +72,10 @@ var packedHelpers = map[string]string{
 	"pack4xU8Clamp": "(e: vec4<u32>) -> u32 { let c = min(e, vec4<u32>(255u)); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
 	"pack4xI8Clamp": "(e: vec4<i32>) -> u32 { let c = bitcast<vec4<u32>>(clamp(e, vec4<i32>(-128i), vec4<i32>(127i))) & vec4<u32>(255u); return c.x | (c.y << 8u) | (c.z << 16u) | (c.w << 24u); }",
 }
+
+// intHelperBuiltins are the builtins replaced on every backend when their
+// first argument is an i32 or u32 scalar or vector.
+var intHelperBuiltins = []string{"extractBits", "insertBits", "clamp"}
 
 // lowpHelpers are the bit builtins replaced on OpenGL.
 var lowpHelpers = []string{"countOneBits", "countLeadingZeros", "countTrailingZeros", "firstLeadingBit", "firstTrailingBit"}
@@ -125,6 +134,8 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 		return "fn " + name + "(e: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"
 	case "insertBits":
 		return "fn " + name + "(e: " + arg + ", newbits: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return insertBits(e, newbits, o, min(count, 32u - o)); }"
+	case "clamp":
+		return "fn " + name + "(e: " + arg + ", low: " + arg + ", high: " + arg + ") -> " + arg + " { return min(max(e, low), high); }"
 	}
 	return "fn " + name + "(e: " + arg + ") -> " + arg + " { return " + builtin + "(e); }"
 }
@@ -190,11 +201,11 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 			return
 		}
 	} else if _, ok := packHelpers[name]; !ok && !packed {
-		if !(l.c.opengl && slices.Contains(lowpHelpers, name)) && name != "extractBits" && name != "insertBits" {
+		if !(l.c.opengl && slices.Contains(lowpHelpers, name)) && !slices.Contains(intHelperBuiltins, name) {
 			return
 		}
 		elem, n, ok := intElem(concrete(t))
-		if !ok {
+		if !ok || name == "clamp" && l.orderedBounds(e) {
 			return
 		}
 		arg = elemNames[elem]
@@ -236,7 +247,7 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 			return strings.HasPrefix(src, builtinHelperDecl(prefix, "quantizeToF16", a))
 		}
 	}
-	for _, b := range append(slices.Clone(lowpHelpers), "extractBits", "insertBits") {
+	for _, b := range append(slices.Clone(lowpHelpers), intHelperBuiltins...) {
 		for _, a := range intTypeNames {
 			if f.name == builtinHelperName(prefix, b, a) {
 				return strings.HasPrefix(src, builtinHelperDecl(prefix, b, a))
@@ -244,4 +255,36 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 		}
 	}
 	return false
+}
+
+// atomicLoadOnGL makes atomicLoad(p) on OpenGL an atomic read-modify-write
+// that changes nothing, atomicOr(p, 0): naga v22 writes atomicLoad as a
+// plain GLSL read of the buffer, which is not an atomic access (the
+// buffer is not coherent), and the H200's GL driver let such a read miss
+// the invocation's own atomicOr just before it (every one of 64
+// invocations read 0). t is the call's result type, i32 or u32.
+func (l *lowerer) atomicLoadOnGL(e *callExpr, t *ty) {
+	if !l.c.opengl || l.inHelper || len(e.args) != 1 || t == nil || t.kind != typeScalar {
+		return
+	}
+	zero := map[scalar]string{scalarI32: ", 0i", scalarU32: ", 0u"}[t.scalar]
+	if zero == "" {
+		return
+	}
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len("atomicLoad"), "atomicOr"})
+	l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: zero})
+}
+
+// orderedBounds reports whether clamp call e has constant integer bounds
+// with low <= high, where the builtin is exact as written.
+func (l *lowerer) orderedBounds(e *callExpr) bool {
+	if len(e.args) != 3 {
+		return false
+	}
+	lo, err := l.c.eval(e.args[1], true)
+	if err != nil || !lo.kind.isInt() {
+		return false
+	}
+	hi, err := l.c.eval(e.args[2], true)
+	return err == nil && hi.kind.isInt() && lo.i <= hi.i
 }

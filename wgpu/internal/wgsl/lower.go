@@ -1447,6 +1447,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 		} else {
 			l.builtinHelper(e, name, t0)
 		}
+		if name == "atomicLoad" {
+			l.atomicLoadOnGL(e, t)
+		}
 	}
 	if len(e.args) == 1 && l.lookup(name) == nil && l.c.m.names[name] == nil {
 		if res := integerTypeName(t); res != "" {
