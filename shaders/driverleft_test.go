@@ -259,3 +259,21 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
 	}
 	wantSame(t, "o", want, readU32(t, s, out))
 }
+
+// Names WGSL allows but the bundled compiler reserves (handle, signed,
+// inout, HLSL's shader-stage words) compile and run, the entry point's
+// included.
+func TestNamesOnlyTheBundledCompilerReservesCompile(t *testing.T) {
+	d, s := openStream(t)
+	k := rwKernel(t, d, `struct Slot { handle: u32, signed: i32 }
+@group(0) @binding(0) var<storage, read_write> inout: array<Slot>;
+fn ComputeShader(s: Slot) -> u32 { return s.handle * 2u + u32(s.signed); }
+@compute @workgroup_size(4)
+fn handle(@builtin(global_invocation_id) g: vec3u) {
+  let handle = ComputeShader(inout[g.x]);
+  inout[g.x].handle = handle;
+}`, "handle", nil)
+	b := upU32(t, s, []uint32{1, 10, 2, 20, 3, 30, 4, 40})
+	launch(t, s, k, recorder.Groups(1, 1, 1), b)
+	wantSame(t, "slots", []uint32{12, 10, 24, 20, 36, 30, 48, 40}, readU32(t, s, b))
+}

@@ -390,7 +390,7 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 		k.pipeline, cerr = d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 			Label:   entry,
 			Layout:  k.playout,
-			Compute: wgpu.ProgrammableStageDescriptor{Module: k.module, EntryPoint: entry},
+			Compute: wgpu.ProgrammableStageDescriptor{Module: k.module, EntryPoint: spec.Entry},
 		})
 	})
 	if err := compileFailure(entry, cerr, typ, msg, spec.Source); err != nil {

@@ -15,7 +15,9 @@ type Kernel struct {
 	// and helper functions the rewrite needs (integer division and
 	// remainder) follow the author's last line.
 	Source string
-	Entry  string
+	// Entry is the entry point's name in Source: the one asked for, unless
+	// the bundled compiler reserves that word and the rewrite renamed it.
+	Entry string
 	// Stage is always StageCompute today: Specialize refuses other stages.
 	Stage Stage
 	// WorkgroupSize is @workgroup_size evaluated with the overrides' values;
@@ -273,6 +275,9 @@ func specialize(src, entry string, o Options) (*Kernel, error) {
 		return nil, err
 	}
 	if err := c.reflect(fn, k); err != nil {
+		return nil, err
+	}
+	if k.Entry, err = c.renameReserved(entry); err != nil {
 		return nil, err
 	}
 	if k.Source, err = c.rewrite(); err != nil {

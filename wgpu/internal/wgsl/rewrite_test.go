@@ -509,3 +509,31 @@ func TestAbstractConstsWhereAnotherTypeIsNeededAreConverted(t *testing.T) {
 		t.Errorf("rewritten:\n%s\nwant it to end in:\n%s", k.Source, want)
 	}
 }
+
+// TestWordsOnlyTheBundledCompilerReservesAreRenamed: naga v22 refuses
+// `handle`, `signed`, `inout` and some HLSL words as names, which WGSL
+// allows; every token of such a name gets the helpers' prefix, the entry
+// point's too, and nothing else changes.
+func TestWordsOnlyTheBundledCompilerReservesAreRenamed(t *testing.T) {
+	src := "struct Slot { handle: u32, signed: i32 }\n" +
+		"@group(0) @binding(0) var<storage, read_write> inout: array<Slot>;\n" +
+		"fn ComputeShader(s: Slot) -> u32 { return s.handle + u32(s.signed); } // handle\n" +
+		"@compute @workgroup_size(1) fn handle() { let handle = ComputeShader(inout[0]); inout[1].handle = handle; }\n"
+	k, err := Specialize(src, "handle", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "struct Slot { _sg_handle: u32, _sg_signed: i32 }\n" +
+		"@group(0) @binding(0) var<storage, read_write> _sg_inout: array<Slot>;\n" +
+		"fn _sg_ComputeShader(s: Slot) -> u32 { return s._sg_handle + u32(s._sg_signed); } // handle\n" +
+		"@compute @workgroup_size(1) fn _sg_handle() { let _sg_handle = _sg_ComputeShader(_sg_inout[0]); _sg_inout[1]._sg_handle = _sg_handle; }\n"
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten module (-want +got):\n%s", diff)
+	}
+	if k.Entry != "_sg_handle" {
+		t.Errorf("Entry = %q, want _sg_handle", k.Entry)
+	}
+	if len(k.Resources) != 1 || k.Resources[0].Name != "inout" {
+		t.Errorf("Resources = %+v, want the one binding, named as the author wrote it", k.Resources)
+	}
+}
