@@ -277,3 +277,48 @@ fn handle(@builtin(global_invocation_id) g: vec3u) {
 	launch(t, s, k, recorder.Groups(1, 1, 1), b)
 	wantSame(t, "slots", []uint32{12, 10, 24, 20, 36, 30, 48, 40}, readU32(t, s, b))
 }
+
+// quantizeToF16 rounds to the nearest binary16 value, ties to even, with
+// binary16's subnormals below 2^-14. The front-end computes it with
+// integer arithmetic: the H200's Vulkan driver folded the
+// unpack2x16float(pack2x16float(e)) pair it first used into e.
+func TestQuantizeToF16RoundsAsBinary16(t *testing.T) {
+	d, s := openStream(t)
+	k := rwKernel(t, d, `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+@group(0) @binding(1) var<storage, read_write> w: array<vec2<f32>>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u) {
+  if (g.x >= arrayLength(&v)) { return; }
+  let x = v[g.x];
+  v[g.x] = quantizeToF16(x);
+  w[g.x] = quantizeToF16(vec2(x, -x));
+}`, "main", nil)
+	in := []float32{0, 1.0 / 3, 0.1, -0.3, 1, 1 + 1.0/2048, 1 + 3.0/2048, 1 + 5.0/4096, 2049, 2051, 65504, 65519,
+		6.103515625e-05, 6.0e-05, 1.0 / (1 << 25), 3.0 / (1 << 26), 5.0 / (1 << 25), 1.0 / (1 << 15), 123.456, -7.77e-6, 1e-9, 3.14159}
+	want := make([]float32, len(in))
+	wantV := make([]float32, 2*len(in))
+	for i, x := range in {
+		want[i] = f16Reference(x)
+		wantV[2*i], wantV[2*i+1] = f16Reference(x), f16Reference(-x)
+	}
+	vb := upload(t, s, in)
+	wb, err := s.Empty(uint64(8 * len(in)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	launch(t, s, k, recorder.Groups(1, 1, 1), vb, wb)
+	wantSame(t, "scalar", bitsOf(want), bitsOf(read(t, s, vb)))
+	wantSame(t, "vec2", bitsOf(wantV), bitsOf(read(t, s, wb)))
+}
+
+// f16Reference is x rounded to binary16 in float64: the spacing of
+// binary16 values at x's binade (2^-24 below 2^-14), ties to even.
+func f16Reference(x float32) float32 {
+	a := math.Abs(float64(x))
+	if a == 0 {
+		return x
+	}
+	e := math.Max(math.Floor(math.Log2(a)), -14)
+	ulp := math.Ldexp(1, int(e)-10)
+	return float32(math.Copysign(math.RoundToEven(a/ulp)*ulp, float64(x)))
+}

@@ -40,10 +40,9 @@ import (
 //   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
 //     saturates (conversionHelper).
 //   - quantizeToF16, everywhere, which naga v22 does not know ("no
-//     definition in scope"): the helper rounds through pack2x16float and
-//     unpack2x16float, which convert to binary16 and back as WGSL's
-//     quantizeToF16 does (both leave a value outside f16's finite range
-//     indeterminate).
+//     definition in scope"): the helper rounds the bits as a conversion to
+//     binary16 and back does (WGSL leaves a value outside f16's finite
+//     range indeterminate; the helper returns it unchanged).
 //   - atomicLoad on OpenGL (atomicLoadOnGL).
 //
 // The helpers are exact as written, so a module this rewrite wrote reads
@@ -119,17 +118,17 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 	}
 	switch builtin {
 	case "quantizeToF16":
-		q := func(v string) string { return "unpack2x16float(pack2x16float(" + v + "))" }
-		body := q("vec2<f32>(e, 0.0)") + ".x"
-		switch arg {
-		case "vec2<f32>":
-			body = q("e")
-		case "vec3<f32>":
-			body = "vec3<f32>(" + q("e.xy") + ", " + q("vec2<f32>(e.z, 0.0)") + ".x)"
-		case "vec4<f32>":
-			body = "vec4<f32>(" + q("e.xy") + ", " + q("e.zw") + ")"
-		}
-		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return " + body + "; }"
+		// Rounds the f32 bits to binary16's 10 mantissa bits, to nearest
+		// even, below 2^-14 to multiples of 2^-24 (binary16's subnormals),
+		// and leaves values that do not round to a finite binary16, NaN included,
+		// as they are (WGSL: indeterminate). Integer arithmetic, not
+		// unpack2x16float(pack2x16float(e)): the H200's Vulkan driver folded
+		// that pair to e.
+		u := strings.Replace(arg, "f32", "u32", 1)
+		return "fn " + name + "(e: " + arg + ") -> " + arg + " { let b = bitcast<" + u + ">(e); " +
+			"let n = bitcast<" + arg + ">((b + " + u + "(4095u) + ((b >> " + u + "(13u)) & " + u + "(1u))) & " + u + "(4294959104u)); " +
+			"let s = round(e * " + arg + "(16777216.0)) / " + arg + "(16777216.0); " +
+			"return select(select(n, s, abs(e) < " + arg + "(0.00006103515625)), e, !(abs(e) < " + arg + "(65520.0))); }"
 	case "extractBits":
 		return "fn " + name + "(e: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"
 	case "insertBits":

@@ -475,8 +475,8 @@ func TestBuiltinsNagaLacksOrMistypesBecomeHelpers(t *testing.T) {
 		"f[0] = _sg_quantizeToF16_f32(f[1]) + _sg_quantizeToF16_vec3_f32(vec3(0.1, 0.2, 0.3)).z + ldexp(1.0, 2);",
 		"o[0] = _sg_countOneBits_u32(7u);",
 		"let c = _sg_countOneBits_i32(7);",
-		"fn _sg_quantizeToF16_f32(e: f32) -> f32 { return unpack2x16float(pack2x16float(vec2<f32>(e, 0.0))).x; }",
-		"fn _sg_quantizeToF16_vec3_f32(e: vec3<f32>) -> vec3<f32> { return vec3<f32>(unpack2x16float(pack2x16float(e.xy)), unpack2x16float(pack2x16float(vec2<f32>(e.z, 0.0))).x); }",
+		"fn _sg_quantizeToF16_f32(e: f32) -> f32 { let b = bitcast<u32>(e); let n = bitcast<f32>((b + u32(4095u) + ((b >> u32(13u)) & u32(1u))) & u32(4294959104u)); let s = round(e * f32(16777216.0)) / f32(16777216.0); return select(select(n, s, abs(e) < f32(0.00006103515625)), e, !(abs(e) < f32(65520.0))); }",
+		"fn _sg_quantizeToF16_vec3_f32(e: vec3<f32>) -> vec3<f32> { let b = bitcast<vec3<u32>>(e); let n = bitcast<vec3<f32>>((b + vec3<u32>(4095u) + ((b >> vec3<u32>(13u)) & vec3<u32>(1u))) & vec3<u32>(4294959104u)); let s = round(e * vec3<f32>(16777216.0)) / vec3<f32>(16777216.0); return select(select(n, s, abs(e) < vec3<f32>(0.00006103515625)), e, !(abs(e) < vec3<f32>(65520.0))); }",
 	} {
 		if !strings.Contains(k.Source, want) {
 			t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
