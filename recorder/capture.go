@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -119,9 +120,13 @@ func (p *pinSet) pinAccess(a *access) {
 	}
 }
 
-// merge pins, with fresh references, everything other pins.
-func (p *pinSet) merge(other *pinSet) {
+// merge pins, with fresh references, everything other pins but the pages
+// in skip.
+func (p *pinSet) merge(other *pinSet, skip ...*page) {
 	for _, pg := range other.list {
+		if pg == nil || slices.Contains(skip, pg) {
+			continue
+		}
 		pg.ref()
 		p.addPage(pg)
 	}
@@ -208,6 +213,7 @@ type recording struct {
 	cur     int      // the region launches are recorded into
 
 	lowered   bool   // the nodes are already lowered (a loaded graph)
+	broken    error  // set when If/While bodies interleaved: EndCapture fails with it
 	gatePage  *page  // set by lowering: the gate buffer of If and While
 	tablePage *page  // and the table its gates read
 	table     []byte // the table's contents
@@ -255,17 +261,44 @@ func (r *recording) addTransfer(c *transfer) {
 }
 
 // include appends a sealed graph's nodes (a child graph), pinning what it
-// pins. The child's control flow is already lowered to gate dispatches and
-// dispatches from its gate buffer; included inside a body, its indirect
-// dispatches are forwarded through this recording's gates like any other,
-// so the child runs only when the enclosing body does.
-func (r *recording) include(g *Graph) {
-	for _, n := range g.nodes {
-		n.region = r.cur
+// pins. A child with control flow contributes its recording's nodes and its
+// regions, nested in the region being recorded, so they are lowered with
+// this recording's own (one gate buffer and table: the child's lowered
+// nodes dispatch from its own gate buffer, which a file of this graph
+// could not describe, and inside a body they would need forwarding). A
+// loaded child with control flow has only its lowered nodes: refused.
+func (r *recording) include(g *Graph) error {
+	if len(g.regions) > 1 && g.raw == nil {
+		return argError(lifecycle.Replay, ErrInvalidArgument,
+			"a loaded graph with If or While (%d dispatches) cannot be replayed inside a capture: its control flow is stored lowered; capture its step instead", g.stats.Dispatches)
+	}
+	nodes := g.nodes
+	if g.raw != nil {
+		nodes = g.raw
+	}
+	base := len(r.nodes)
+	first := len(r.regions) // the child's region c (c ≥ 1) becomes first+c-1
+	remap := func(c int) int {
+		if c == 0 {
+			return r.cur
+		}
+		return first + c - 1
+	}
+	for _, n := range nodes {
+		n.region = remap(n.region)
 		n.acc = append([]access(nil), n.acc...)
 		r.nodes = append(r.nodes, n)
 	}
-	r.pins.merge(g.pins)
+	for _, rg := range g.regions[1:] {
+		rg.parent = remap(rg.parent)
+		rg.start += base
+		rg.end += base
+		rg.gates = nil
+		r.regions = append(r.regions, rg)
+	}
+	// The child's gate buffer and table are not used by what is included.
+	r.pins.merge(g.pins, g.gatePage, g.tablePage)
+	return nil
 }
 
 // discard drops everything the recording holds (a failed capture, or Close).
@@ -362,6 +395,11 @@ func (s *Stream) EndCapture() (*Graph, error) {
 	rec := s.rec
 	s.rec = nil
 	if err := s.takeErrors(); err != nil {
+		rec.discard(s)
+		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
+	}
+	if rec.broken != nil {
+		err := rec.broken
 		rec.discard(s)
 		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
 	}

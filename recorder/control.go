@@ -37,8 +37,14 @@ const maxLowered = 1 << 20
 // command cannot be). Bodies nest.
 //
 // cond must be a live buffer of the stream's device, offset a multiple of 4
-// with 4 bytes after it. An error body returns is returned wrapped, and
-// what it recorded is dropped from the capture.
+// with 4 bytes after it; while recording it must fit
+// maxStorageBufferBindingSize (the gate binds it whole), and so must a
+// copy's buffers and an indirect dispatch's buffer inside the body. An
+// error body returns is returned wrapped, and what it recorded is dropped
+// from the capture. Bodies must nest: when bodies recorded from several
+// goroutines at once interleave (one returns while another opened inside
+// it is still running), the returning If fails with ErrInvalidArgument and
+// so does EndCapture.
 func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
 	return s.branch(regionIf, cond, offset, 1, body)
 }
@@ -91,6 +97,11 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		return s.branchEagerly(kind, cond, pg, offset, maxIter, body)
 	}
 	// Record: the body's work goes into a region of the recording.
+	if err := s.bodyBinds(op, cond, name+": condition buffer", true); err != nil {
+		s.mu.Unlock()
+		pg.unref()
+		return err
+	}
 	rec := s.rec
 	parent := rec.cur
 	rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
@@ -110,6 +121,21 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		}
 		return argError(op, ErrInvalidArgument, "%s: the capture ended inside the body", name)
 	}
+	if rec.cur != id || rec.broken != nil {
+		// Another goroutine's body opened inside this one and has not
+		// returned, or closed this one's enclosing region first: bodies
+		// recorded concurrently on one stream interleave, and no nesting
+		// of regions says what was meant (closing or dropping this one
+		// would cut the other's out from under it). The capture cannot
+		// seal.
+		if rec.broken == nil {
+			rec.broken = argError(op, ErrInvalidArgument, "%s: If and While bodies were recorded concurrently on one stream and interleaved; the recording is discarded", name)
+		}
+		if berr != nil {
+			return &StepError{Run: name + " body", Err: berr}
+		}
+		return rec.broken
+	}
 	rec.cur = parent
 	if berr != nil {
 		// Drop what the body recorded; its pins stay with the recording
@@ -119,6 +145,23 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		return &StepError{Run: name + " body", Err: berr}
 	}
 	rec.regions[id].end = len(rec.nodes)
+	return nil
+}
+
+// bodyBinds checks, for a command being recorded, a buffer that control
+// flow binds whole as storage if the command is inside an If or While body
+// (b is a copy's source or destination, or a dispatch's indirect buffer,
+// which the body's copy kernels and forwarders bind) or is a condition (the
+// gate binds it): it must fit maxStorageBufferBindingSize, or EndCapture
+// would fail at a bind group the caller never asked for. The caller holds
+// s.mu and is recording.
+func (s *Stream) bodyBinds(op lifecycle.Op, b *Buffer, what string, cond bool) error {
+	if b == nil || (s.rec.cur == 0 && !cond) {
+		return nil
+	}
+	if max := s.limits.MaxStorageBufferBindingSize; b.size > max {
+		return argError(op, ErrInvalidArgument, "%s (%d bytes) exceeds maxStorageBufferBindingSize %d: inside an If or While it is bound whole by a control-flow kernel", what, b.size, max)
+	}
 	return nil
 }
 
@@ -237,6 +280,11 @@ func lower(s *Stream, rec *recording) ([]node, []region, error) {
 	if len(rec.regions) == 1 || rec.lowered {
 		return rec.nodes, rec.regions, nil
 	}
+	// Nested loops multiply: count first, so a recording that would unroll
+	// past the bound is refused before it is built.
+	if n := unrolled(rec, 0); n > maxLowered {
+		return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", maxLowered)
+	}
 	l := &lowering{s: s, rec: rec}
 	if err := l.emit(0, noParent, nil); err != nil {
 		return nil, nil, err
@@ -248,6 +296,43 @@ func lower(s *Stream, rec *recording) ([]node, []region, error) {
 		return nil, nil, err
 	}
 	return l.out, rec.regions, nil
+}
+
+// unrolled is how many commands region r lowers to, at most maxLowered+1
+// (it stops counting past the bound, so it cannot overflow): its own nodes
+// (inside a body, an indirect dispatch takes two: its forwarder and
+// itself), and per iteration of each nested region a gate and that
+// region's count.
+func unrolled(rec *recording, r int) int {
+	rg := &rec.regions[r]
+	start, end := rg.start, rg.end
+	if r == 0 {
+		start, end = 0, len(rec.nodes)
+	}
+	n, i := 0, start
+	own := func(to int) {
+		for ; i < to; i++ {
+			n++
+			if r != 0 && rec.nodes[i].kind == nodeDispatch && rec.nodes[i].ind != nil {
+				n++
+			}
+		}
+	}
+	for c := r + 1; c < len(rec.regions) && n <= maxLowered; c++ {
+		child := &rec.regions[c]
+		if child.parent != r {
+			continue
+		}
+		own(child.start)
+		per := 1 + unrolled(rec, c)
+		if per > maxLowered || child.maxIter > (maxLowered+1)/per {
+			return maxLowered + 1
+		}
+		n += child.maxIter * per
+		i = child.end
+	}
+	own(end)
+	return min(n, maxLowered+1)
 }
 
 // emit writes region r's content: its direct nodes (gated by gate g when

@@ -32,8 +32,13 @@ import (
 // replayed with pre-encoding keeps a goroutine that encodes its next
 // replay.
 type Graph struct {
-	s       *Stream
-	nodes   []node         // the commands, in order; never changed after seal
+	s     *Stream
+	nodes []node // the commands, in order; never changed after seal
+	// raw is the recording's own nodes, before its If and While regions
+	// were lowered (nil without control flow, and for a loaded graph): a
+	// capture that replays this graph includes them with the regions, so
+	// the control flow nests in the including graph's own gates.
+	raw     []node
 	regions []region       // control-flow structure (regions[0]: top level)
 	prog    driver.Program // built from nodes at seal; owned
 	pins    *pinSet        // what the graph keeps alive; one reference is the graph's
@@ -75,6 +80,9 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 		return nil, err
 	}
 	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, gatePage: rec.gatePage, tablePage: rec.tablePage, table: rec.table}
+	if len(regions) > 1 && !rec.lowered {
+		g.raw = rec.nodes
+	}
 	if g.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return nil, err
 	}
@@ -239,7 +247,10 @@ const preEncodeMin = 64
 //
 // Called while the graph's stream is recording, Replay appends the graph's
 // commands to that recording instead (a child graph): the new graph pins
-// what this one pins. It fails with ErrReleased after Release and ErrClosed
+// what this one pins, and the child's If and While regions become regions
+// of the new graph (inside an If or While body they nest in it). A loaded
+// graph with If or While cannot be included (its regions are stored
+// lowered): that Replay fails with ErrInvalidArgument. It fails with ErrReleased after Release and ErrClosed
 // after the stream's Close.
 func (g *Graph) Replay() error {
 	const op = lifecycle.Replay
@@ -256,8 +267,7 @@ func (g *Graph) Replay() error {
 		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
 	if v == lifecycle.Record {
-		s.rec.include(g)
-		return nil
+		return s.rec.include(g)
 	}
 	return s.replayLocked(g)
 }

@@ -65,7 +65,10 @@ func (s *Stream) Write(b *Buffer, offset uint64, data []byte) error {
 // Copy copies size bytes from src at srcOffset to dst at dstOffset (all
 // multiples of 4, in range; src and dst distinct buffers) on the GPU, in
 // stream order. While recording it is appended to the graph and runs at
-// every replay. It is a native copy command, not a kernel.
+// every replay. It is a native copy command, not a kernel — except inside
+// an If or While body, where it runs as a kernel binding both whole
+// buffers, so there each must fit maxStorageBufferBindingSize (refused on
+// the spot otherwise).
 func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) error {
 	const op = lifecycle.Copy
 	if err := s.check(op); err != nil {
@@ -155,6 +158,14 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 		return nil
 	}
 	if v == lifecycle.Record {
+		if err := s.bodyBinds(op, c.srcBuf, "source", false); err != nil {
+			c.release()
+			return err
+		}
+		if err := s.bodyBinds(op, c.dstBuf, "destination", false); err != nil {
+			c.release()
+			return err
+		}
 		s.rec.addTransfer(c)
 		return nil
 	}

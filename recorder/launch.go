@@ -206,6 +206,12 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 		return err
 	}
 	if v == lifecycle.Record {
+		if l.ind != nil {
+			if err := s.bodyBinds(op, d.indirect, "indirect buffer", false); err != nil {
+				l.release()
+				return err
+			}
+		}
 		s.rec.addLaunch(s, l)
 		return nil
 	}
@@ -295,6 +301,11 @@ func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg
 	}
 	l.k, l.res, l.d = kd, kd.Resources(), d
 	entry := kd.Entry()
+	if kd.Groups() > len(l.groups) {
+		// Every dispatch carries four bind-group slots (devices offer no
+		// more; see wgpu's sg_request_device).
+		return argError(op, ErrInvalidArgument, "kernel %q uses %d bind groups; at most %d are supported", entry, kd.Groups(), len(l.groups))
+	}
 	if len(args) != len(l.res) {
 		return argError(op, ErrInvalidArgument, "%d argument(s) for kernel %q, which binds %d: %s", len(args), entry, len(l.res), signature(l.res))
 	}

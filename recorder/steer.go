@@ -60,13 +60,84 @@ func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
 // npg, which it keeps.
 func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 	const op = lifecycle.Rebind
-	nodes := make([]node, len(g.nodes))
-	copy(nodes, g.nodes)
 	pins := newPinSet(s)
 	fail := func(err error) (*Graph, error) {
 		pins.unref()
 		return nil, err
 	}
+	nodes, hit, err := s.rebindNodes(g.nodes, old, new, npg, pins)
+	if err != nil {
+		return fail(err)
+	}
+	// The recording's own nodes, which a capture replaying this graph
+	// includes (a child graph with control flow), bind new too.
+	var raw []node
+	if g.raw != nil {
+		if raw, _, err = s.rebindNodes(g.raw, old, new, npg, pins); err != nil {
+			return fail(err)
+		}
+	}
+	// An If or While that read its condition from old reads it from new
+	// now (its gate dispatch was rebound above): the regions say so too,
+	// or a saved file and the graph's description would still name old.
+	regions := g.regions
+	for i := 1; i < len(regions); i++ {
+		if regions[i].condBuf != old {
+			continue
+		}
+		if &regions[0] == &g.regions[0] {
+			regions = append([]region(nil), g.regions...) // the old graph keeps its own
+		}
+		regions[i].cond, regions[i].condBuf = npg, new
+		hit = true
+	}
+	if !hit {
+		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
+	}
+	// Pin what the new nodes use: fresh references on everything.
+	for i := range nodes {
+		n := &nodes[i]
+		for j := range n.acc {
+			a := &n.acc[j]
+			switch a.kind {
+			case accessBuffer:
+				a.pg.ref()
+			case accessTexture:
+				a.tex.h.ref()
+			case accessSampler:
+				a.smp.h.ref()
+			}
+			pins.pinAccess(a)
+		}
+		for _, pg := range []*page{n.ind, n.src, n.dst} {
+			if pg != nil {
+				pg.ref()
+				pins.addPage(pg)
+			}
+		}
+		for _, grp := range n.groups {
+			if grp != nil {
+				pins.addGroup(grp.ref())
+			}
+		}
+	}
+	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
+	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
+		return fail(&Error{Op: op.String(), Err: err})
+	}
+	ng.stats.CaptureTime = g.stats.CaptureTime
+	ng.describe()
+	return ng, nil
+}
+
+// rebindNodes returns a copy of nodes binding new (npg) wherever they bind
+// old, and whether any did; bind groups it makes are pinned in pins. The
+// caller holds s.mu.
+func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *page, pins *pinSet) ([]node, bool, error) {
+	const op = lifecycle.Rebind
+	nodes := make([]node, len(src))
+	copy(nodes, src)
+	fail := func(err error) ([]node, bool, error) { return nil, false, err }
 	hit := false
 	for i := range nodes {
 		n := &nodes[i]
@@ -123,56 +194,5 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			pins.addGroup(one[grp])
 		}
 	}
-	// An If or While that read its condition from old reads it from new
-	// now (its gate dispatch was rebound above): the regions say so too,
-	// or a saved file and the graph's description would still name old.
-	regions := g.regions
-	for i := 1; i < len(regions); i++ {
-		if regions[i].condBuf != old {
-			continue
-		}
-		if &regions[0] == &g.regions[0] {
-			regions = append([]region(nil), g.regions...) // the old graph keeps its own
-		}
-		regions[i].cond, regions[i].condBuf = npg, new
-		hit = true
-	}
-	if !hit {
-		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
-	}
-	// Pin what the new nodes use: fresh references on everything.
-	for i := range nodes {
-		n := &nodes[i]
-		for j := range n.acc {
-			a := &n.acc[j]
-			switch a.kind {
-			case accessBuffer:
-				a.pg.ref()
-			case accessTexture:
-				a.tex.h.ref()
-			case accessSampler:
-				a.smp.h.ref()
-			}
-			pins.pinAccess(a)
-		}
-		for _, pg := range []*page{n.ind, n.src, n.dst} {
-			if pg != nil {
-				pg.ref()
-				pins.addPage(pg)
-			}
-		}
-		for _, grp := range n.groups {
-			if grp != nil {
-				pins.addGroup(grp.ref())
-			}
-		}
-	}
-	ng := &Graph{s: s, nodes: nodes, regions: regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
-	var err error
-	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
-		return fail(&Error{Op: op.String(), Err: err})
-	}
-	ng.stats.CaptureTime = g.stats.CaptureTime
-	ng.describe()
-	return ng, nil
+	return nodes, hit, nil
 }

@@ -243,6 +243,12 @@ WGPUDevice sg_request_device(WGPUAdapter adapter, uint32_t const * features, siz
 	for (size_t i = 0; i < sizeof u32s / sizeof u32s[0]; i++) {
 		if (*u32s[i] == UINT32_MAX) (*u32s[i])--;
 	}
+	// Dispatches carry at most four bind groups (sg_cmd.groups, the
+	// encoder's and the recorder's tables): a device with more (lavapipe
+	// reports 8) let a kernel using @group(4) compile, and its launch then
+	// indexed past those tables. Kernel refuses such a group against this
+	// limit instead.
+	if (l->maxBindGroups > 4) l->maxBindGroups = 4;
 
 	WGPUDeviceDescriptor desc;
 	memset(&desc, 0, sizeof desc);

@@ -41,8 +41,8 @@ func TestNativeHandleLayout(t *testing.T) {
 }
 
 // TestDeviceIsOpenedWithTheAdapterLimits: requesting a device without limits
-// gets the WebGPU defaults; Open asks for the adapter's own, and the device
-// reports them back.
+// gets the WebGPU defaults; Open asks for the adapter's own (bind groups
+// capped at four), and the device reports them back.
 func TestDeviceIsOpenedWithTheAdapterLimits(t *testing.T) {
 	d, err := Open(Options{})
 	if err != nil {
@@ -63,6 +63,8 @@ func TestDeviceIsOpenedWithTheAdapterLimits(t *testing.T) {
 			*v--
 		}
 	}
+	// Bind groups are capped at four: a dispatch carries four (hazard 20).
+	want.MaxBindGroups = min(want.MaxBindGroups, 4)
 	if got := deviceLimits(d.dev); got != want {
 		t.Fatalf("device limits differ from the adapter's (-adapter +device):\n%s", cmp.Diff(want, got))
 	}
