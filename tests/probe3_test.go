@@ -58,14 +58,8 @@ func TestAChildGraphWithControlFlowReplaysInsideAnIfBody(t *testing.T) {
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		k := gputest.Kernel(t, d, countdownP3WGSL)
-		st, err := recorder.UploadSlice(s, []uint32{0, 0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		cond, err := recorder.UploadSlice(s, []uint32{0})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := gputest.UploadU32(t, s, 0, 0)
+		cond := gputest.UploadU32(t, s, 0)
 		child, err := s.Capture(func() error {
 			return s.While(st, 0, 8, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), st) })
 		})
@@ -108,10 +102,7 @@ func TestAChildGraphWithControlFlowReplaysInsideAnIfBody(t *testing.T) {
 func TestASavedGraphThatIncludesAChildWithControlFlowLoadsAndComputesTheSame(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, countdownP3WGSL)
-	st, err := recorder.UploadSlice(s, []uint32{0, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := gputest.UploadU32(t, s, 0, 0)
 	child, err := s.Capture(func() error {
 		return s.While(st, 0, 8, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), st) })
 	})
@@ -238,10 +229,7 @@ func graphFileSeeds(t testing.TB, d *wgpu.Device, s *recorder.Stream) [][]byte {
 	tk := gputest.Kernel(t, d, textureGraphWGSL)
 	x := gputest.Upload(t, s, gputest.Ramp(16, 0))
 	y := gputest.Empty(t, s, x.Size())
-	st, err := recorder.UploadSlice(s, []uint32{2, 0, 1, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := gputest.UploadU32(t, s, 2, 0, 1, 0)
 	src, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 4, Format: "rgba8unorm"}, bytes.Repeat([]byte{9}, 64))
 	if err != nil {
 		t.Fatal(err)
@@ -337,10 +325,7 @@ func TestIfBodiesRecordedConcurrentlyOnOneStreamCannotSealAGraph(t *testing.T) {
 		t.Run(fmt.Sprintf("firstFails=%v", firstFails), func(t *testing.T) {
 			d, s := gputest.OpenStream(t)
 			k := gputest.Kernel(t, d, gputest.AddConstWGSL)
-			cond, err := recorder.UploadSlice(s, []uint32{1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			cond := gputest.UploadU32(t, s, 1)
 			x := gputest.Upload(t, s, gputest.Fill(64, 0))
 			add := func(v float32) error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(v)) }
 			if err := s.GraphPrepare(); err != nil {
@@ -423,18 +408,9 @@ func TestIfBodiesRecordedConcurrentlyOnOneStreamCannotSealAGraph(t *testing.T) {
 func TestAReboundGraphWithAWhileReplaysReboundInsideAnotherCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, countdownP3WGSL)
-	a, err := recorder.UploadSlice(s, []uint32{0, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := recorder.UploadSlice(s, []uint32{0, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	on, err := recorder.UploadSlice(s, []uint32{1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := gputest.UploadU32(t, s, 0, 0)
+	b := gputest.UploadU32(t, s, 0, 0)
+	on := gputest.UploadU32(t, s, 1)
 	child, err := s.Capture(func() error {
 		return s.While(a, 0, 8, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a) })
 	})
@@ -469,10 +445,7 @@ func TestAReboundGraphWithAWhileReplaysReboundInsideAnotherCapture(t *testing.T)
 func TestALoadedGraphWithControlFlowIsRefusedInsideACapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, countdownP3WGSL)
-	st, err := recorder.UploadSlice(s, []uint32{0, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := gputest.UploadU32(t, s, 0, 0)
 	g, err := s.Capture(func() error {
 		return s.While(st, 0, 8, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), st) })
 	})
@@ -508,10 +481,7 @@ func TestALoadedGraphWithControlFlowIsRefusedInsideACapture(t *testing.T) {
 func TestNestedLoopsOverTheLoweringBoundAreRefusedBeforeTheyAreBuilt(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, countdownP3WGSL)
-	st, err := recorder.UploadSlice(s, []uint32{0, 0, 0, 0})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := gputest.UploadU32(t, s, 0, 0, 0, 0)
 	const max = recorder.MaxWhileIterations
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)
@@ -531,7 +501,7 @@ func TestNestedLoopsOverTheLoweringBoundAreRefusedBeforeTheyAreBuilt(t *testing.
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	_, err = s.EndCapture()
+	_, err := s.EndCapture()
 	took := time.Since(start)
 	runtime.ReadMemStats(&after)
 	gputest.WantErr(t, "nested loops over the bound", err, []error{lifecycle.ErrGraphState, wgpu.ErrInvalidArgument}, "unrolls to more than")
@@ -628,10 +598,7 @@ func TestBuffersOverTheStorageBindingLimitAreRefusedWhereAControlFlowKernelBinds
 	}
 	big := gputest.Empty(t, s, max+256)
 	small := gputest.Upload(t, s, gputest.Fill(16, 3))
-	cond, err := recorder.UploadSlice(s, []uint32{1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cond := gputest.UploadU32(t, s, 1)
 	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatal(err)

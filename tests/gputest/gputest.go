@@ -168,6 +168,16 @@ func Upload(t testing.TB, s *recorder.Stream, v []float32) *recorder.Buffer {
 	return b
 }
 
+// UploadU32 uploads v as a new buffer of u32s.
+func UploadU32(t testing.TB, s *recorder.Stream, v ...uint32) *recorder.Buffer {
+	t.Helper()
+	b, err := recorder.UploadSlice(s, v)
+	if err != nil {
+		t.Fatalf("UploadSlice: %v", err)
+	}
+	return b
+}
+
 // Empty makes a buffer of size bytes.
 func Empty(t testing.TB, s *recorder.Stream, size uint64) *recorder.Buffer {
 	t.Helper()
