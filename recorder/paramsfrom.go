@@ -19,14 +19,19 @@ import (
 //	[2]T, [3]T, [4]T of those        vec2<T>, vec3<T>, vec4<T>
 //	[N]T, or any array tagged        array<T, N> (element stride rounded up to 16,
 //	  `wgsl:"array"`                  as uniform buffers require)
-//	[C][R]float32                    matCxR<f32> (C columns of vecR)
+//	[C][R]float32 (C, R in 2..4)     matCxR<f32> (C columns of vecR, 8 bytes apart
+//	                                   for R = 2, 16 otherwise: a matrix is not an
+//	                                   array; tag it `wgsl:"array"` for array<vecR, C>)
 //	a nested struct                  a struct member (alignment rounded up to 16)
 //
 // Fields are laid out in declaration order with each member aligned to its
 // WGSL alignment, and the struct's size is rounded up to its alignment
 // (16), exactly as the WGSL struct with the same members in the same order.
-// An unsupported field (bool, int, float64, a slice, a pointer) is an error
-// naming it.
+// An unsupported field (bool, int, float64, a slice, a pointer, a struct
+// with no fields) is an error naming it. Fields named _ are left out (WGSL
+// has no such member). On OpenGL, naga v22 lays a uniform's matCx2 out as
+// GLSL's std140 (columns 16 bytes apart), so a kernel there reads other
+// bytes than WGSL's layout, and ParamsFrom, put them: see docs/design.md.
 func ParamsFrom(v any) (Params, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
@@ -97,6 +102,25 @@ func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
 		if n == 0 {
 			return uniformLayout{}, fmt.Errorf("field %s: a zero-length array has no WGSL form", path)
 		}
+		if col := el; tag != "array" && n <= 4 && col.Kind() == reflect.Array && col.Len() >= 2 && col.Len() <= 4 && col.Elem().Kind() == reflect.Float32 {
+			// matCxR<f32>: C columns of vecR, aligned as one column and
+			// strided by its size rounded to its alignment (8 bytes for
+			// R = 2). A matrix is not an array: the uniform address
+			// space's 16-byte array stride does not apply to its columns.
+			r := uint64(col.Len())
+			align := uint64(16)
+			if r == 2 {
+				align = 8
+			}
+			stride := roundUp(4*r, align)
+			return uniformLayout{align, stride * n, func(dst []byte, v reflect.Value) {
+				for c := 0; c < int(n); c++ {
+					for i := 0; i < int(r); i++ {
+						binary.LittleEndian.PutUint32(dst[uint64(c)*stride+4*uint64(i):], math.Float32bits(float32(v.Index(c).Index(i).Float())))
+					}
+				}
+			}}, nil
+		}
 		e, err := layoutOf(el, path+"[]", "")
 		if err != nil {
 			return uniformLayout{}, err
@@ -133,6 +157,15 @@ func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
 			fields = append(fields, field{off, fl, i})
 			off += fl.size
 			align = max(align, fl.align)
+		}
+		if len(fields) == 0 {
+			// WGSL has no empty struct: a member of one would take no
+			// bytes, and the next member would land on it.
+			what := "field " + path
+			if path == "" || path == t.Name() {
+				what = t.String()
+			}
+			return uniformLayout{}, fmt.Errorf("%s: a struct with no fields has no WGSL form", what)
 		}
 		return uniformLayout{align, roundUp(off, align), func(dst []byte, v reflect.Value) {
 			for _, f := range fields {

@@ -16,7 +16,7 @@ type MemoryStats struct {
 	Persistent    uint64 // bytes of pages from the persistent (capture) pool
 	Pages         int    // number of pool pages
 	GraphPinned   uint64 // bytes of pages pinned by live graphs (a page shared by two graphs counts once)
-	Textures      int    // live textures made on this stream and still referenced (by the caller or a graph)
+	Textures      int    // live textures made on this stream and still referenced (by the caller, a graph, or a call or batch using it)
 	Graphs        int    // live graphs
 	PerGraph      []GraphMemory
 	Params        uint64 // bytes of the metadata cache's uniform pages
@@ -64,7 +64,6 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 		m.ParamsHits, m.ParamsMisses = s.meta.hits, s.meta.misses
 	}
 	seen := map[*page]bool{}
-	texs := map[*texHandle]bool{}
 	for g := range s.graphs {
 		m.PerGraph = append(m.PerGraph, GraphMemory{Dispatches: g.stats.Dispatches, Pinned: g.stats.RetainedBytes})
 		for _, pg := range g.pins.list {
@@ -73,11 +72,8 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 				m.GraphPinned += pg.cap
 			}
 		}
-		for h := range g.pins.texs {
-			texs[h] = true
-		}
 	}
-	m.Textures = len(texs)
+	m.Textures = int(s.liveTextures.Load())
 	return m
 }
 

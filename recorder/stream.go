@@ -47,6 +47,10 @@ type Stream struct {
 	// runs on any goroutine, under no stream lock.
 	ownedMu sync.Mutex
 	owned   map[ownedResource]struct{}
+	// liveTextures counts the textures made on the stream whose native
+	// texture is not yet released (the caller's handle, a graph or a call
+	// still references it): MemoryStats.Textures.
+	liveTextures atomic.Int64
 
 	mu    sync.Mutex
 	state lifecycle.State // the capture rule: every operation asks state.Admit

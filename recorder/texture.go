@@ -35,14 +35,16 @@ func (d TextureDesc) String() string {
 // and calls using it right now. The native texture is released at zero;
 // work already encoded keeps it alive itself.
 type texHandle struct {
-	t    driver.Texture
-	refs atomic.Int32
+	t     driver.Texture
+	refs  atomic.Int32
+	owner *Stream // the stream that made it: its MemoryStats counts it while alive
 }
 
 func (h *texHandle) ref() { h.refs.Add(1) }
 func (h *texHandle) unref() {
 	if h.refs.Add(-1) == 0 {
 		h.t.Release()
+		h.owner.liveTextures.Add(-1)
 	}
 }
 
@@ -153,8 +155,9 @@ func (s *Stream) NewTexture(desc TextureDesc) (*Texture, error) {
 	if err != nil {
 		return nil, &Error{Op: op.String(), Arg: "texture " + desc.String(), Err: err}
 	}
-	h := &texHandle{t: t}
+	h := &texHandle{t: t, owner: s}
 	h.refs.Store(1)
+	s.liveTextures.Add(1)
 	out := &Texture{s: s, h: h, desc: desc}
 	s.own(out)
 	return out, nil

@@ -21,6 +21,12 @@
 //     overtaking launches, Rebind's identity rule, leaks of kernels,
 //     params pages and primed memory, Capture's failures, lost-dispatch
 //     counts, buffers near maxBufferSize.
+//   - probe4_test.go: the fourth adversarial round: documented guarantees
+//     checked one by one (graphs without dispatches through every Graph
+//     call, pre-encoded replays against a model of stream order, Rebind
+//     chains, saved textures and samplers, error types, profile tokens,
+//     MemoryStats), resource churn, Close orderings and hostile callbacks,
+//     numeric extremes and ParamsFrom's WGSL layout.
 //   - waits_test.go: waits behind long GPU work (issue 12, items 6 and 7):
 //     Sync, SyncContext and Close never return before the GPU is done, and
 //     deadlines hold on every backend. The work's length is measured, not
