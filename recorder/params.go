@@ -190,7 +190,7 @@ func (m *metaCache) slot(class uint64) (metaSlot, error) {
 	pg := m.bump[class]
 	if pg == nil || m.next[class]+class > pg.buf.Size() {
 		psize := max(uint64(metaPageSize), class)
-		buf, err := m.drv.NewBuffer(psize, driver.UsageUniform|driver.UsageCopyDst, "softgraph params")
+		buf, err := m.drv.NewBuffer(psize, driver.UsageUniform|driver.UsageStorage|driver.UsageCopyDst, "softgraph params")
 		if err != nil {
 			return metaSlot{}, err
 		}

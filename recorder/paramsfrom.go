@@ -29,9 +29,9 @@ import (
 // (16), exactly as the WGSL struct with the same members in the same order.
 // An unsupported field (bool, int, float64, a slice, a pointer, a struct
 // with no fields) is an error naming it. Fields named _ are left out (WGSL
-// has no such member). On OpenGL, naga v22 lays a uniform's matCx2 out as
-// GLSL's std140 (columns 16 bytes apart), so a kernel there reads other
-// bytes than WGSL's layout, and ParamsFrom, put them: see docs/design.md.
+// has no such member). The layout is WGSL's on every backend: on OpenGL,
+// where naga v22 would lay a uniform's matCx2 out as std140, the kernel
+// binds such a uniform as read-only storage (see docs/design.md).
 func ParamsFrom(v any) (Params, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {

@@ -231,7 +231,10 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
 	s.nextSubmit = cfg.firstChunk
 	s.mem = newPool(drv, s.limits.MaxBufferSize, s.logPool)
-	s.meta = newMetaCache(drv, s.limits.MinUniformBufferOffsetAlignment)
+	// Params are bound as uniforms, and on OpenGL some as read-only storage
+	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
+	// both offset alignments, and their buffers have both usages.
+	s.meta = newMetaCache(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment))
 	s.meta.limit = cfg.metaLimit
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
 	if !s.shared.add(s) {

@@ -1,6 +1,7 @@
 package shaders_test
 
 import (
+	"encoding/binary"
 	"math"
 	"math/bits"
 	"testing"
@@ -321,4 +322,77 @@ func f16Reference(x float32) float32 {
 	e := math.Max(math.Floor(math.Log2(a)), -14)
 	ulp := math.Ldexp(1, int(e)-10)
 	return float32(math.Copysign(math.RoundToEven(a/ulp)*ulp, float64(x)))
+}
+
+// Two-row matrices in a uniform (mat2x2, mat3x2, mat4x2, alone, in a
+// struct, in an array) are read at WGSL's offsets, their columns 8 bytes
+// apart: on OpenGL naga's std140 block put them 16 apart, so the front-end
+// declares such a uniform read-only storage there. A branch on the value
+// before a workgroupBarrier stays uniform, and both a buffer and Params
+// bind to it.
+func TestTwoRowMatricesInAUniformReadWGSLsLayout(t *testing.T) {
+	d, s := openStream(t)
+	k := rwKernel(t, d, `struct M {
+  a: mat2x2<f32>,
+  s: f32,
+  b: mat3x2<f32>,
+  c: mat4x2f,
+  v: vec3<f32>,
+  arr: array<mat2x2<f32>, 2>,
+}
+@group(0) @binding(0) var<uniform> m: M;
+@group(0) @binding(1) var<uniform> lone: mat3x2<f32>;
+@group(0) @binding(2) var<storage, read_write> o: array<f32>;
+var<workgroup> w: array<f32, 64>;
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_index) li: u32) {
+  if (m.s > 0.0) {
+    w[li] = m.s;
+    workgroupBarrier();
+  }
+  if (li != 0u) { return; }
+  var i = 0u;
+  for (var c = 0u; c < 2u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = m.a[c][r]; i++; } }
+  for (var c = 0u; c < 3u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = m.b[c][r]; i++; } }
+  for (var c = 0u; c < 4u; c++) { for (var r = 0u; r < 2u; r++) { o[i] = m.c[c][r]; i++; } }
+  o[i] = m.v.z; i++;
+  for (var e = 0u; e < 2u; e++) { for (var c = 0u; c < 2u; c++) { o[i] = m.arr[e][c].y; i++; } }
+  for (var c = 0u; c < 3u; c++) { o[i] = lone[c].x + lone[c].y; i++; }
+  o[i] = w[63];
+}`, "main", nil)
+	// WGSL's layout: a at 0 (16 bytes), s at 16, b at 24 (align 8, 24
+	// bytes), c at 48 (32 bytes), v at 80, arr at 96 (2 × 16): 128 bytes.
+	words := make([]float32, 32)
+	put := func(off int, v ...float32) { copy(words[off/4:], v) }
+	put(0, 1, 2, 3, 4)
+	put(16, 5)
+	put(24, 6, 7, 8, 9, 10, 11)
+	put(48, 12, 13, 14, 15, 16, 17, 18, 19)
+	put(80, 20, 21, 22)
+	put(96, 23, 24, 25, 26, 27, 28, 29, 30)
+	raw := make([]byte, 4*len(words))
+	for i, v := range words {
+		binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(v))
+	}
+	var lone recorder.Params
+	for _, v := range []float32{1, 10, 2, 20, 3, 30} {
+		lone = binary.LittleEndian.AppendUint32(lone, math.Float32bits(v))
+	}
+	want := []float32{1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 24, 26, 28, 30, 11, 22, 33, 5}
+	for _, asBuffer := range []bool{false, true} {
+		out, err := s.Empty(uint64(4 * len(want)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var arg recorder.Arg = recorder.Params(raw)
+		if asBuffer {
+			b, err := s.Upload(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			arg = b
+		}
+		launch(t, s, k, recorder.Groups(1, 1, 1), arg, lone, out)
+		wantSame(t, map[bool]string{false: "from Params", true: "from a buffer"}[asBuffer], want, read(t, s, out))
+	}
 }

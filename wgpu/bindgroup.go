@@ -86,7 +86,7 @@ func (d *Device) newBindGroup(kx driver.Kernel, group uint32, entries []driver.E
 			}
 			held = append(held, dropper{b})
 			need := driver.UsageStorage
-			if r.Kind == driver.ResourceUniform {
+			if r.Kind == driver.ResourceUniform && !k.storageOnGL[[2]uint32{r.Group, r.Binding}] {
 				need = driver.UsageUniform
 			}
 			if b.usage&need == 0 {

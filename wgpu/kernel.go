@@ -120,9 +120,13 @@ type Kernel struct {
 	source    string
 	constants map[string]float64 // every override's value
 	resources []driver.Resource  // launch-argument order
-	bindings  []Binding
-	wgSize    [3]uint32
-	groups    int // bind groups in the pipeline layout
+	// storageOnGL holds the (group, binding) of each uniform the rewritten
+	// source declares var<storage, read> (OpenGL; wgsl.Resource.StorageOnGL):
+	// its layout entry and bind group need a storage buffer binding.
+	storageOnGL map[[2]uint32]bool
+	bindings    []Binding
+	wgSize      [3]uint32
+	groups      int // bind groups in the pipeline layout
 
 	module   *wgpu.ShaderModule      // owned
 	layouts  []*wgpu.BindGroupLayout // owned; one per group index
@@ -336,6 +340,12 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 	for _, r := range spec.Resources {
 		dr := resourceOf(r)
 		k.resources = append(k.resources, dr)
+		if r.StorageOnGL {
+			if k.storageOnGL == nil {
+				k.storageOnGL = map[[2]uint32]bool{}
+			}
+			k.storageOnGL[[2]uint32{r.Group, r.Binding}] = true
+		}
 		k.bindings = append(k.bindings, bindingOf(dr))
 		k.groups = max(k.groups, int(r.Group)+1)
 	}
@@ -354,7 +364,11 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 		var entries []wgpu.BindGroupLayoutEntry
 		for _, r := range k.resources {
 			if int(r.Group) == g {
-				entries = append(entries, layoutEntry(r))
+				e := layoutEntry(r)
+				if k.storageOnGL[[2]uint32{r.Group, r.Binding}] {
+					e.Buffer.Type = wgpu.BufferBindingTypeReadOnlyStorage
+				}
+				entries = append(entries, e)
 			}
 		}
 		var l *wgpu.BindGroupLayout
@@ -457,7 +471,11 @@ func (d *Device) checkLimits(k *wgsl.Kernel) error {
 		case wgsl.ResourceStorage, wgsl.ResourceReadOnlyStorage:
 			storage++
 		case wgsl.ResourceUniform:
-			uniform++
+			if r.StorageOnGL {
+				storage++
+			} else {
+				uniform++
+			}
 		case wgsl.ResourceTexture:
 			textures++
 		case wgsl.ResourceStorageTexture:

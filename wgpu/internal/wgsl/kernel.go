@@ -203,6 +203,11 @@ type Resource struct {
 	Format string
 	// Access is set on storage buffers and storage textures.
 	Access Access
+	// StorageOnGL is set on a uniform that Source declares var<storage,
+	// read> (OpenGL only, for a type holding a two-row matrix, whose
+	// std140 layout differs from WGSL's): bind it as a read-only storage
+	// buffer.
+	StorageOnGL bool
 }
 
 // Options are what Specialize needs besides the source and the entry point.

@@ -350,6 +350,7 @@ func (c *checker) resource(v *varDecl) (*Resource, *wtype, error) {
 				return nil, nil, c.errorf(v.typ.exprPos(), "var<uniform> %s has type %s, which is runtime-sized", v.name, format(v.typ))
 			}
 			r.Kind = ResourceUniform
+			r.StorageOnGL = c.uniformAsStorage(v, t)
 		case v.access == "" || v.access == "read":
 			r.Kind, r.Access = ResourceReadOnlyStorage, AccessRead
 		case v.access == "read_write":
