@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,7 +44,17 @@ import (
 //     definition in scope"): the helper rounds the bits as a conversion to
 //     binary16 and back does (WGSL leaves a value outside f16's finite
 //     range indeterminate; the helper returns it unchanged).
+//   - frexp, everywhere, whose argument goes through a helper that flushes
+//     a subnormal to zero (lavapipe's frexp read a subnormal's mantissa as
+//     a normal one's; WGSL allows the flush), and atan2, everywhere, whose
+//     helper answers y = ±0 itself (lavapipe folded constant
+//     atan2(-0.0, -1.0) into NaN).
+//   - abs of u32 scalars and vectors, everywhere: it is its argument, and
+//     naga v22's GLSL took it through int (llvmpipe: abs(0xFFFFFFFFu) = 1).
+//     On OpenGL firstLeadingBit and firstTrailingBit of u32 spell their -1
+//     out: llvmpipe folded firstLeadingBit(0u) of a constant into 0xFFFF.
 //   - atomicLoad on OpenGL (atomicLoadOnGL).
+//   - unpack2x16float of a constant becomes its value (constUnpackHalf).
 //
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
@@ -129,12 +140,36 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 			"let n = bitcast<" + arg + ">((b + " + u + "(4095u) + ((b >> " + u + "(13u)) & " + u + "(1u))) & " + u + "(4294959104u)); " +
 			"let s = round(e * " + arg + "(16777216.0)) / " + arg + "(16777216.0); " +
 			"return select(select(n, s, abs(e) < " + arg + "(0.00006103515625)), e, !(abs(e) < " + arg + "(65520.0))); }"
+	case "frexp":
+		// Flushes a subnormal argument to a zero of its sign, as WGSL allows:
+		// lavapipe's frexp took 0x007fffff as 0.99999994 × 2^-126 (its
+		// mantissa read as a normal one; WGSL: 0.99999988 × 2^-126, or 0 × 2^0
+		// flushed) and -2^-149 as -0.50000006 × 2^-126.
+		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return select(e, e * " + arg + "(0.0), abs(e) < " + arg + "(1.17549435e-38)); }"
+	case "atan2":
+		// atan2(±0, x) is 0 for x > 0 and π for x < 0 (WGSL's 4096 ULP accept
+		// ±π there): lavapipe folded atan2 of constant vectors with y = -0.0
+		// and x < 0 into NaN, though it computes π for the same values at run
+		// time.
+		return "fn " + name + "(y: " + arg + ", x: " + arg + ") -> " + arg + " { return select(atan2(y, x), select(" + arg + "(0.0), " + arg +
+			"(3.14159274), x < " + arg + "(0.0)), y == " + arg + "(0.0)); }"
 	case "extractBits":
 		return "fn " + name + "(e: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return extractBits(e, o, min(count, 32u - o)); }"
 	case "insertBits":
 		return "fn " + name + "(e: " + arg + ", newbits: " + arg + ", offset: u32, count: u32) -> " + arg + " { let o = min(offset, 32u); return insertBits(e, newbits, o, min(count, 32u - o)); }"
 	case "clamp":
 		return "fn " + name + "(e: " + arg + ", low: " + arg + ", high: " + arg + ") -> " + arg + " { return min(max(e, low), high); }"
+	}
+	if builtin == "abs" {
+		// abs of a u32 is its argument: naga v22's GLSL took it through
+		// int, and llvmpipe gave abs(0xFFFFFFFFu) = 1.
+		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return e; }"
+	}
+	if strings.HasPrefix(builtin, "first") && strings.Contains(arg, "u32") {
+		// -1 as a u32 is spelled out: llvmpipe's GL folded
+		// firstLeadingBit(0u) of a constant at lowp into 0xFFFF. The let
+		// (a highp variable in GLSL) keeps the select out of lowp.
+		return "fn " + name + "(e: " + arg + ") -> " + arg + " { let r: " + arg + " = " + builtin + "(e); return select(r, " + arg + "(4294967295u), e == " + arg + "(0u)); }"
 	}
 	return "fn " + name + "(e: " + arg + ") -> " + arg + " { return " + builtin + "(e); }"
 }
@@ -195,16 +230,16 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 	}
 	arg := ""
 	_, packed := packedHelpers[name]
-	if name == "quantizeToF16" {
-		if arg = floatTypeName(t); arg == "" {
+	if name == "quantizeToF16" || name == "frexp" || name == "atan2" {
+		if arg = floatTypeName(t); arg == "" || name == "frexp" && l.flushedArg(e) {
 			return
 		}
 	} else if _, ok := packHelpers[name]; !ok && !packed {
-		if !(l.c.opengl && slices.Contains(lowpHelpers, name)) && !slices.Contains(intHelperBuiltins, name) {
+		if !(l.c.opengl && slices.Contains(lowpHelpers, name)) && !slices.Contains(intHelperBuiltins, name) && name != "abs" {
 			return
 		}
 		elem, n, ok := intElem(concrete(t))
-		if !ok || name == "clamp" && l.orderedBounds(e) {
+		if !ok || name == "clamp" && l.orderedBounds(e) || name == "abs" && elem != elemU32 {
 			return
 		}
 		arg = elemNames[elem]
@@ -222,7 +257,28 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 		h.builtins[fn] = builtinHelperDecl(h.prefix, name, arg)
 		h.builtinOrder = append(h.builtinOrder, fn)
 	}
+	if name == "frexp" {
+		// frexp(e) becomes frexp(helper(e)): the result's struct type has
+		// no name a helper could return.
+		l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len(name), "frexp(" + fn})
+		l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: ")"})
+		return
+	}
 	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len(name), fn})
+}
+
+// flushedArg reports whether frexp call e's argument is already a call of
+// this rewrite's helper (a module it wrote, read again).
+func (l *lowerer) flushedArg(e *callExpr) bool {
+	if len(e.args) != 1 {
+		return false
+	}
+	a, ok := unparen(e.args[0]).(*callExpr)
+	if !ok {
+		return false
+	}
+	f, ok := l.c.m.names[a.fn.name].(*fnDecl)
+	return ok && l.c.isHelper(f)
 }
 
 // isBuiltinHelper reports whether f is, character for character, one of
@@ -242,11 +298,13 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 		}
 	}
 	for _, a := range []string{"f32", "vec2<f32>", "vec3<f32>", "vec4<f32>"} {
-		if f.name == builtinHelperName(prefix, "quantizeToF16", a) {
-			return strings.HasPrefix(src, builtinHelperDecl(prefix, "quantizeToF16", a))
+		for _, b := range []string{"quantizeToF16", "frexp", "atan2"} {
+			if f.name == builtinHelperName(prefix, b, a) {
+				return strings.HasPrefix(src, builtinHelperDecl(prefix, b, a))
+			}
 		}
 	}
-	for _, b := range append(slices.Clone(lowpHelpers), intHelperBuiltins...) {
+	for _, b := range append(slices.Clone(lowpHelpers), append(intHelperBuiltins, "abs")...) {
 		for _, a := range intTypeNames {
 			if f.name == builtinHelperName(prefix, b, a) {
 				return strings.HasPrefix(src, builtinHelperDecl(prefix, b, a))
@@ -272,6 +330,42 @@ func (l *lowerer) atomicLoadOnGL(e *callExpr, t *ty) {
 	}
 	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len("atomicLoad"), "atomicOr"})
 	l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: zero})
+}
+
+// constUnpackHalf replaces unpack2x16float(e) of a constant e by its
+// value, vec2<f32>(x, y): lavapipe folded unpack2x16float of a constant
+// (0x3c00bc00u: WGSL (-1, 1)) into (-1, 0), losing the high half, though it
+// computes the same word right at run time; binary16 values are all f32
+// values, so the literal is exact. A half that is infinite or NaN
+// (indeterminate in WGSL) leaves the call as written.
+func (l *lowerer) constUnpackHalf(e *callExpr) {
+	if l.inHelper || len(e.args) != 1 {
+		return
+	}
+	v, err := l.c.eval(e.args[0], true)
+	if err != nil || !v.kind.isInt() || v.i < 0 || v.i > math.MaxUint32 {
+		return
+	}
+	var parts []string
+	for _, h := range []uint32{uint32(v.i) & 0xFFFF, uint32(v.i) >> 16} {
+		exp, mant := h>>10&31, float64(h&1023)
+		if exp == 31 {
+			return
+		}
+		x := mant * 0x1p-24
+		if exp > 0 {
+			x = (1 + mant/1024) * math.Ldexp(1, int(exp)-15)
+		}
+		if h&0x8000 != 0 {
+			x = -x
+		}
+		s := strconv.FormatFloat(x, 'g', -1, 32)
+		if h == 0x8000 {
+			s = "-0.0"
+		}
+		parts = append(parts, s+"f")
+	}
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.end, keepLines(l.c.m.src[e.fn.pos:e.end], "vec2<f32>("+strings.Join(parts, ", ")+")")})
 }
 
 // orderedBounds reports whether clamp call e has constant integer bounds

@@ -152,6 +152,9 @@ type lowerer struct {
 	// inHelper is set while lowering a helper this rewrite appended
 	// (isHelper), whose builtins stay as they are.
 	inHelper bool
+	// inConst is set while typing a module-scope const's initializer,
+	// which must stay a constant expression: no helper calls there.
+	inConst bool
 }
 
 // lower records the lowering's edits for the whole module: every function
@@ -492,8 +495,10 @@ func (l *lowerer) moduleConst(d *constDecl) error {
 		return err
 	}
 	if err != nil {
+		l.inConst = true
 		l.check(d.init)
 		l.coerce(d.init, t)
+		l.inConst = false
 		return nil
 	}
 	if lit, ok := d.init.(*litExpr); ok && lit.val.kind == v.kind {
@@ -1315,6 +1320,9 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	// naga v22 converts an operand made of literals alone itself; only
 	// other abstract operands (constants, calls) need converting.
 	ax, ay := abstractTy(tx), abstractTy(ty_)
+	if e.op == "==" || e.op == "!=" {
+		l.constEquality(e, tx, ty_)
+	}
 	switch {
 	case ax && !ay:
 		if !literalsOnly(e.x) {
@@ -1347,6 +1355,45 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 		return ty_
 	}
 	return tx
+}
+
+// constEquality rewrites e, an == or != of two constant operands, which
+// naga v22's constant evaluator gets wrong: of two abstract operands it
+// made 1 == 1, 0.5 == 0.5 and vec2(1, 2) == vec2(1, 3) all false and the
+// same != all true, on every backend (lavapipe and llvmpipe alike), also
+// through a function-scope const (const k = 3; if (k == 3) {...} never
+// ran); of f32 ones it compared the bits, so 0.0f == -0.0f was false. A
+// scalar comparison the evaluator computes becomes its value, as WGSL
+// defines it. Of abstract vectors the right operand is converted to i32,
+// or f32 where either side is a float, so naga compares concrete values:
+// the same result for every value those types hold. (Constant f32 vectors
+// with -0.0 against 0.0 stay as naga computes them.)
+func (l *lowerer) constEquality(e *binaryExpr, tx, ty_ *ty) {
+	ax, ay := abstractTy(tx), abstractTy(ty_)
+	if l.wrapped[e] || !(ax && ay) && (!leaf(tx).isFloat() || !leaf(ty_).isFloat()) {
+		return
+	}
+	l.wrapped[e] = true
+	if v, err := l.c.eval(e, true); err == nil && v.kind == scalarBool {
+		start, end := e.exprPos(), exprEnd(e)
+		l.c.edits = append(l.c.edits, edit{start, end, keepLines(l.c.m.src[start:end], literalText(v))})
+		return
+	}
+	if !(ax && ay) {
+		return
+	}
+	k := scalarI32
+	if leaf(tx) == scalarAbstractFloat || leaf(ty_) == scalarAbstractFloat {
+		k = scalarF32
+	}
+	text := l.typeText(withLeaf(ty_, k))
+	if text == "" || l.wrapped[e.y] {
+		return
+	}
+	l.wrapped[e.y] = true
+	l.c.inserts = append(l.c.inserts,
+		insertion{at: e.y.exprPos(), rank: rankWrapOpen, text: text + "("},
+		insertion{at: exprEnd(e.y), rank: rankWrapClose, text: ")"})
 }
 
 // unify converts the abstract arguments among args to the scalar of the
@@ -1440,7 +1487,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 			}
 			t = sig[len(sig)-1]
 		}
-		if t0 := l.types[e.args[0]]; abstractTy(t0) && !l.inHelper {
+		if t0 := l.types[e.args[0]]; l.inConst {
+			// A constant expression: naga evaluates it, no helper applies.
+		} else if abstractTy(t0) && !l.inHelper {
 			// The argument's type is known once the context converts it
 			// (push), or else at the end (countOneBits(7) is i32 then).
 			l.abstractCalls[e] = true
@@ -1449,6 +1498,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 		}
 		if name == "atomicLoad" {
 			l.atomicLoadOnGL(e, t)
+		}
+		if name == "unpack2x16float" && !l.inConst {
+			l.constUnpackHalf(e)
 		}
 	}
 	if len(e.args) == 1 && l.lookup(name) == nil && l.c.m.names[name] == nil {

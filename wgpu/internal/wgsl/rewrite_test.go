@@ -396,7 +396,7 @@ func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 	lets := "struct R { vals: array<u32, 2> }\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() {\n" +
 		"  let a = array<u32, 2>(1u, 2u); let m = mat2x2f(); let b = a; let p = &o; let s = frexp(vec2f()); let v = vec2u(); let r = R();\n" +
 		"  o[0] = a[o[1]] + u32(m[o[2]].x > 0.0) + b[1] + p[0] + u32(s.exp[o[3]]) + v[o[4]] + r.vals[o[5]];\n}\n"
-	if k, err := Specialize(lets, "main", Options{}); err != nil || !strings.Contains(k.Source, "  var a = array<u32, 2>(1u, 2u); var m = mat2x2f(); let b = a; let p = &o; let s = frexp(vec2f()); let v = vec2u(); var r = R();\n") {
+	if k, err := Specialize(lets, "main", Options{}); err != nil || !strings.Contains(k.Source, "  var a = array<u32, 2>(1u, 2u); var m = mat2x2f(); let b = a; let p = &o; let s = frexp(_sg_frexp_vec2_f32(vec2f())); let v = vec2u(); var r = R();\n") {
 		t.Errorf("lets of arrays and matrices indexed at run time must become vars, the others stay: %v\n%s", err, k.Source)
 	}
 	shadowed := "const A = array<u32, 2>(1u, 2u);\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
@@ -535,5 +535,75 @@ func TestWordsOnlyTheBundledCompilerReservesAreRenamed(t *testing.T) {
 	}
 	if len(k.Resources) != 1 || k.Resources[0].Name != "inout" {
 		t.Errorf("Resources = %+v, want the one binding, named as the author wrote it", k.Resources)
+	}
+}
+
+// TestConstantEqualityBecomesItsValue: naga v22 evaluated == and != of two
+// abstract operands wrongly (1 == 1 false, 1 != 1 true, on every backend)
+// and compared constant f32 operands by their bits (0.0f == -0.0f false),
+// so a scalar comparison of constants becomes its value and an abstract
+// vector one compares concrete values; comparisons with a run-time operand
+// stay.
+func TestConstantEqualityBecomesItsValue(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\nconst K = 4;\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  const k = 3;\n" +
+		"  let a = 1 == 1; let b = 0.5 != 0.5; let c = k == 3; let d = K != 4; let e = 0.0f == -0.0f; let f = 1 == 1.0;\n" +
+		"  let v = vec2(1, 2) == vec2(1, 3); let w = vec2(1.5, 2) != vec2(1.5, 3.0); let x = o[0] == 1; let y = 2u == 2u;\n}\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"let a = true; let b = false; let c = true; let d = false; let e = true; let f = true;",
+		"let v = vec2(1, 2) == vec2<i32>(vec2(1, 3)); let w = vec2(1.5, 2) != vec2<f32>(vec2(1.5, 3.0)); let x = o[0] == 1; let y = 2u == 2u;",
+	} {
+		if !strings.Contains(k.Source, want) {
+			t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
+		}
+	}
+}
+
+// TestFrexpAndAtan2GoThroughHelpers: frexp's argument is flushed when
+// subnormal and atan2 answers y = ±0 itself, at run time; a module-scope
+// const's initializer, which must stay a constant expression, keeps the
+// builtin.
+func TestFrexpAndAtan2GoThroughHelpers(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<f32>;\nconst G = frexp(1.5).exp;\n" +
+		"@compute @workgroup_size(1) fn main() { let r = frexp(o[0]); let v = frexp(vec3(o[1])); o[2] = r.fract + atan2(o[3], -1.0) + f32(G); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"const G = frexp(1.5).exp;",
+		"let r = frexp(_sg_frexp_f32(o[0])); let v = frexp(_sg_frexp_vec3_f32(vec3(o[1]))); o[2] = r.fract + _sg_atan2_f32(o[3], -1.0) + f32(G);",
+		"fn _sg_frexp_f32(e: f32) -> f32 { return select(e, e * f32(0.0), abs(e) < f32(1.17549435e-38)); }",
+		"fn _sg_atan2_f32(y: f32, x: f32) -> f32 { return select(atan2(y, x), select(f32(0.0), f32(3.14159274), x < f32(0.0)), y == f32(0.0)); }",
+	} {
+		if !strings.Contains(k.Source, want) {
+			t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
+		}
+	}
+	again, err := Specialize(k.Source, "main", Options{})
+	if err != nil || again.Source != k.Source {
+		t.Errorf("the rewritten module must read back unchanged (%v):\n%s", err, again.Source)
+	}
+}
+
+// TestConstantUnpack2x16floatBecomesItsValue: lavapipe folded
+// unpack2x16float of a constant into a vector with the high half lost, so
+// a constant argument's call becomes its exact value; a run-time one, or a
+// half that is infinite or NaN, stays.
+func TestConstantUnpack2x16floatBecomesItsValue(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"@compute @workgroup_size(1) fn main() { let a = unpack2x16float(0x3c00bc00u); let b = unpack2x16float(0x80000001u); let c = unpack2x16float(o[0]); let d = unpack2x16float(0x7c000000u); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "let a = vec2<f32>(-1f, 1f); let b = vec2<f32>(5.9604645e-08f, -0.0f); let c = unpack2x16float(o[0]); let d = unpack2x16float(0x7c000000u);"
+	if !strings.Contains(k.Source, want) {
+		t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
 	}
 }
