@@ -370,8 +370,17 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 	}
 	for i := range n {
 		set, j := sets[i/dispatchesPerSet], uint32(i%dispatchesPerSet)
-		if g.nodes[i].kind == nodeDispatch {
-			if err := s.enc.BeginPass(&driver.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}); err != nil {
+		ts := &driver.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}
+		if err := s.enc.BeginPass(ts); err != nil {
+			s.enc.Discard()
+			return fail(err)
+		}
+		if g.nodes[i].kind != nodeDispatch {
+			// A copy or clear runs outside a pass, but its query slots must
+			// be written: resolving a query never written waits for it on
+			// Vulkan, forever (the H200 hung profiling a copy-only graph).
+			// An empty timestamped pass writes both, about 0 apart.
+			if err := s.enc.EndPass(); err != nil {
 				s.enc.Discard()
 				return fail(err)
 			}

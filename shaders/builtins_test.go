@@ -1647,11 +1647,20 @@ func packProbes() []*probe {
 			var r []accept
 			for i := 0; i < 32/bits; i++ {
 				f := w >> (i * bits) & (1<<bits - 1)
+				// WGSL's accuracy for the unpack builtins is inherited from
+				// v ÷ (2^bits - 1) (or 2^(bits-1) - 1), the division's 2.5
+				// ULP (the CTS checks divisionInterval too): the H200's
+				// Vulkan computed 127 ÷ 255 one ULP above the nearest f32.
 				if signed {
 					v := float64(int32(f<<(32-bits)) >> (32 - bits))
-					r = append(r, fx(math.Max(v/float64(int(1)<<(bits-1)-1), -1)))
+					d := float64(int(1)<<(bits-1) - 1)
+					if v/d <= -1 {
+						r = append(r, fx(-1))
+					} else {
+						r = append(r, divI(pt(v), pt(d)).accept())
+					}
 				} else {
-					r = append(r, fx(float64(f)/float64(int(1)<<bits-1)))
+					r = append(r, divI(pt(float64(f)), pt(float64(int(1)<<bits-1))).accept())
 				}
 			}
 			return r
