@@ -54,7 +54,8 @@ import (
 //     On OpenGL firstLeadingBit and firstTrailingBit of u32 spell their -1
 //     out: llvmpipe folded firstLeadingBit(0u) of a constant into 0xFFFF.
 //   - atomicLoad on OpenGL (atomicLoadOnGL).
-//   - unpack2x16float of a constant becomes its value (constUnpackHalf).
+//   - unpack2x16float and the snorm/unorm unpack builtins of a constant
+//     become their value (constUnpack).
 //
 // The helpers are exact as written, so a module this rewrite wrote reads
 // back unchanged (isBuiltinHelper).
@@ -146,6 +147,13 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 		// mantissa read as a normal one; WGSL: 0.99999988 × 2^-126, or 0 × 2^0
 		// flushed) and -2^-149 as -0.50000006 × 2^-126.
 		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return select(e, e * " + arg + "(0.0), abs(e) < " + arg + "(1.17549435e-38)); }"
+	case "ldexp":
+		// ldexp(e, x) in two steps of half the exponent each: WGSL defines
+		// e × 2^x for every x up to 128 (bias + 1), and the H200's GL
+		// computed it as e × 2^x with 2^128 overflowing, so ldexp(0.5, 128)
+		// gave +Inf (WGSL: 2^127) and ldexp(0, 128) NaN.
+		ex := strings.Replace(arg, "f32", "i32", 1)
+		return "fn " + name + "(e: " + arg + ", x: " + ex + ") -> " + arg + " { let h = x / " + ex + "(2i); return ldexp(ldexp(e, h), x - h); }"
 	case "atan2":
 		// atan2(±0, x) is 0 for x > 0 and π for x < 0 (WGSL's 4096 ULP accept
 		// ±π there): lavapipe folded atan2 of constant vectors with y = -0.0
@@ -230,8 +238,8 @@ func (l *lowerer) builtinHelper(e *callExpr, name string, t *ty) {
 	}
 	arg := ""
 	_, packed := packedHelpers[name]
-	if name == "quantizeToF16" || name == "frexp" || name == "atan2" {
-		if arg = floatTypeName(t); arg == "" || name == "frexp" && l.flushedArg(e) {
+	if name == "quantizeToF16" || name == "frexp" || name == "atan2" || name == "ldexp" || name == "clamp" && floatTypeName(t) != "" {
+		if arg = floatTypeName(t); arg == "" || name == "frexp" && l.flushedArg(e) || name == "clamp" && l.orderedBounds(e) {
 			return
 		}
 	} else if _, ok := packHelpers[name]; !ok && !packed {
@@ -298,7 +306,7 @@ func (c *checker) isBuiltinHelper(f *fnDecl, prefix string) bool {
 		}
 	}
 	for _, a := range []string{"f32", "vec2<f32>", "vec3<f32>", "vec4<f32>"} {
-		for _, b := range []string{"quantizeToF16", "frexp", "atan2"} {
+		for _, b := range []string{"quantizeToF16", "frexp", "atan2", "ldexp", "clamp"} {
 			if f.name == builtinHelperName(prefix, b, a) {
 				return strings.HasPrefix(src, builtinHelperDecl(prefix, b, a))
 			}
@@ -332,13 +340,16 @@ func (l *lowerer) atomicLoadOnGL(e *callExpr, t *ty) {
 	l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: zero})
 }
 
-// constUnpackHalf replaces unpack2x16float(e) of a constant e by its
-// value, vec2<f32>(x, y): lavapipe folded unpack2x16float of a constant
-// (0x3c00bc00u: WGSL (-1, 1)) into (-1, 0), losing the high half, though it
-// computes the same word right at run time; binary16 values are all f32
-// values, so the literal is exact. A half that is infinite or NaN
-// (indeterminate in WGSL) leaves the call as written.
-func (l *lowerer) constUnpackHalf(e *callExpr) {
+// constUnpack replaces an unpack builtin of a constant e (unpack2x16float
+// and the 4x8 and 2x16 snorm and unorm forms) by its value, vecN<f32>(...):
+// drivers fold these on the host at other precisions than they compute at
+// run time (lavapipe turned unpack2x16float(0x3c00bc00u), WGSL (-1, 1),
+// into (-1, 0); the H200's GL gave unpack4x8unorm(0x80808080u) components
+// of 0.501953125, 128/255 to 16 bits, where WGSL allows 0.50196 within 2.5
+// ULP). Each component is written as the f32 nearest WGSL's value, which
+// the literal keeps exactly. A half that is infinite or NaN (indeterminate
+// in WGSL) leaves the call as written.
+func (l *lowerer) constUnpack(e *callExpr, name string) {
 	if l.inHelper || len(e.args) != 1 {
 		return
 	}
@@ -346,38 +357,69 @@ func (l *lowerer) constUnpackHalf(e *callExpr) {
 	if err != nil || !v.kind.isInt() || v.i < 0 || v.i > math.MaxUint32 {
 		return
 	}
+	w := uint32(v.i)
+	lit := func(x float64) string { return strconv.FormatFloat(float64(float32(x)), 'g', -1, 32) + "f" }
 	var parts []string
-	for _, h := range []uint32{uint32(v.i) & 0xFFFF, uint32(v.i) >> 16} {
-		exp, mant := h>>10&31, float64(h&1023)
-		if exp == 31 {
-			return
+	switch name {
+	case "unpack2x16float":
+		for _, h := range []uint32{w & 0xFFFF, w >> 16} {
+			exp, mant := h>>10&31, float64(h&1023)
+			if exp == 31 {
+				return
+			}
+			x := mant * 0x1p-24
+			if exp > 0 {
+				x = (1 + mant/1024) * math.Ldexp(1, int(exp)-15)
+			}
+			if h&0x8000 != 0 {
+				x = -x
+			}
+			s := lit(x)
+			if h == 0x8000 {
+				s = "-0.0f"
+			}
+			parts = append(parts, s)
 		}
-		x := mant * 0x1p-24
-		if exp > 0 {
-			x = (1 + mant/1024) * math.Ldexp(1, int(exp)-15)
+	case "unpack4x8unorm", "unpack4x8snorm", "unpack2x16unorm", "unpack2x16snorm":
+		bits := 8
+		if strings.HasPrefix(name, "unpack2x16") {
+			bits = 16
 		}
-		if h&0x8000 != 0 {
-			x = -x
+		signed := strings.HasSuffix(name, "snorm")
+		for i := 0; i < 32/bits; i++ {
+			f := w >> (i * bits) & (1<<bits - 1)
+			if signed {
+				x := float64(int32(f<<(32-bits)) >> (32 - bits))
+				parts = append(parts, lit(math.Max(x/float64(int(1)<<(bits-1)-1), -1)))
+			} else {
+				parts = append(parts, lit(float64(f)/float64(int(1)<<bits-1)))
+			}
 		}
-		s := strconv.FormatFloat(x, 'g', -1, 32)
-		if h == 0x8000 {
-			s = "-0.0"
-		}
-		parts = append(parts, s+"f")
+	default:
+		return
 	}
-	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.end, keepLines(l.c.m.src[e.fn.pos:e.end], "vec2<f32>("+strings.Join(parts, ", ")+")")})
+	text := "vec" + strconv.Itoa(len(parts)) + "<f32>(" + strings.Join(parts, ", ") + ")"
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.end, keepLines(l.c.m.src[e.fn.pos:e.end], text)})
 }
 
-// orderedBounds reports whether clamp call e has constant integer bounds
-// with low <= high, where the builtin is exact as written.
+// orderedBounds reports whether clamp call e has constant bounds with
+// low <= high, where the builtin is exact as written.
 func (l *lowerer) orderedBounds(e *callExpr) bool {
 	if len(e.args) != 3 {
 		return false
 	}
 	lo, err := l.c.eval(e.args[1], true)
-	if err != nil || !lo.kind.isInt() {
+	if err != nil {
 		return false
 	}
 	hi, err := l.c.eval(e.args[2], true)
-	return err == nil && hi.kind.isInt() && lo.i <= hi.i
+	switch {
+	case err != nil:
+		return false
+	case lo.kind.isInt() && hi.kind.isInt():
+		return lo.i <= hi.i
+	case lo.kind.isFloat() && hi.kind.isFloat():
+		return lo.f <= hi.f
+	}
+	return false
 }

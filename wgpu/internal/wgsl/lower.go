@@ -1499,8 +1499,8 @@ func (l *lowerer) call(e *callExpr) *ty {
 		if name == "atomicLoad" {
 			l.atomicLoadOnGL(e, t)
 		}
-		if name == "unpack2x16float" && !l.inConst {
-			l.constUnpackHalf(e)
+		if strings.HasPrefix(name, "unpack") && !l.inConst {
+			l.constUnpack(e, name)
 		}
 	}
 	if len(e.args) == 1 && l.lookup(name) == nil && l.c.m.names[name] == nil {

@@ -271,9 +271,10 @@ func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
 		{"clamp of integers with runtime bounds is WGSL's min(max()), everywhere; ordered constant bounds stay", "o[0] = clamp(o[1], o[2], 7u) + clamp(o[3], 0u, 10u);", false,
 			"o[0] = _sg_clamp_u32(o[1], o[2], 7u) + clamp(o[3], 0u, 10u);",
 			[]string{"fn _sg_clamp_u32(e: u32, low: u32, high: u32) -> u32 { return min(max(e, low), high); }"}},
-		{"clamp with constant bounds out of order, and of f32, which WGSL lets the target choose", "let v = clamp(vec2i(i32(o[1])), vec2i(2), vec2i(-2)); o[0] = u32(clamp(f32(o[1]), 3.0, 1.0)) + u32(v.x);", false,
-			"let v = _sg_clamp_vec2_i32(vec2i(i32(o[1])), vec2i(2), vec2i(-2)); o[0] = _sg_to_u32_f32(clamp(f32(o[1]), 3.0, 1.0)) + u32(v.x);",
+		{"clamp with constant bounds out of order, of i32 and of f32 (the H200's GL gave neither of the two results WGSL allows for f32), ordered f32 bounds stay", "let v = clamp(vec2i(i32(o[1])), vec2i(2), vec2i(-2)); o[0] = u32(clamp(f32(o[1]), 3.0, 1.0)) + u32(v.x) + u32(clamp(f32(o[2]), 0.0, 1.0));", false,
+			"let v = _sg_clamp_vec2_i32(vec2i(i32(o[1])), vec2i(2), vec2i(-2)); o[0] = _sg_to_u32_f32(_sg_clamp_f32(f32(o[1]), 3.0, 1.0)) + u32(v.x) + _sg_to_u32_f32(clamp(f32(o[2]), 0.0, 1.0));",
 			[]string{"fn _sg_clamp_vec2_i32(e: vec2<i32>, low: vec2<i32>, high: vec2<i32>) -> vec2<i32> { return min(max(e, low), high); }",
+				"fn _sg_clamp_f32(e: f32, low: f32, high: f32) -> f32 { return min(max(e, low), high); }",
 				"fn _sg_to_u32_f32(e: f32) -> u32 { return select(u32(4294967295u), select(u32(0u), u32(e), e >= f32(0.0)), e <= f32(4294967040.0)); }"}},
 		{"atomicLoad is an atomic or of zero on OpenGL", "o[0] = u32(atomicLoad(&w)) + atomicLoad(&(wu[1]));\n}\nvar<workgroup> w: atomic<i32>;\nvar<workgroup> wu: array<atomic<u32>, 2>;\nfn g() {", true,
 			"o[0] = u32(atomicOr(&w, 0i)) + atomicOr(&(wu[1]), 0u);\n}\nvar<workgroup> w: atomic<i32>;\nvar<workgroup> wu: array<atomic<u32>, 2>;\nfn g() {", nil},
@@ -458,7 +459,8 @@ func TestGeneratedWGSLFormsNagaRefusesAreRewritten(t *testing.T) {
 // TestBuiltinsNagaLacksOrMistypesBecomeHelpers: quantizeToF16, which naga
 // v22 does not know, becomes a helper of its argument's type; ldexp's
 // abstract exponent stays an integer where its result is converted to f32
-// (ldexp(1.0, 2) is left to naga v22, which types it so); and on OpenGL
+// (ldexp(1.0, 2) keeps its i32 exponent, now the ldexp helper's
+// argument); and on OpenGL
 // a bit-counting builtin of an abstract argument gets the
 // helper of the type the context converts it to (countOneBits(7) stored
 // into a u32 calls the u32 helper, not the i32 one).
@@ -472,7 +474,8 @@ func TestBuiltinsNagaLacksOrMistypesBecomeHelpers(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"f[0] = _sg_quantizeToF16_f32(f[1]) + _sg_quantizeToF16_vec3_f32(vec3(0.1, 0.2, 0.3)).z + ldexp(1.0, 2);",
+		"f[0] = _sg_quantizeToF16_f32(f[1]) + _sg_quantizeToF16_vec3_f32(vec3(0.1, 0.2, 0.3)).z + _sg_ldexp_f32(1.0, 2);",
+		"fn _sg_ldexp_f32(e: f32, x: i32) -> f32 { let h = x / i32(2i); return ldexp(ldexp(e, h), x - h); }",
 		"o[0] = _sg_countOneBits_u32(7u);",
 		"let c = _sg_countOneBits_i32(7);",
 		"fn _sg_quantizeToF16_f32(e: f32) -> f32 { let b = bitcast<u32>(e); let n = bitcast<f32>((b + u32(4095u) + ((b >> u32(13u)) & u32(1u))) & u32(4294959104u)); let s = round(e * f32(16777216.0)) / f32(16777216.0); return select(select(n, s, abs(e) < f32(0.00006103515625)), e, !(abs(e) < f32(65520.0))); }",
