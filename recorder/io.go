@@ -223,7 +223,9 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 // after layer for a 3D texture), reflecting all work enqueued before it on
 // any stream of the device. Like Read, it waits for the GPU and returns
 // the errors queued since the last sync point first; refused while
-// recording.
+// recording. On the OpenGL backend an r8snorm or rgba8snorm texture is
+// refused (ErrInvalidArgument): wgpu's GL read-back clamps negative texels
+// to 0; read it through textureLoad in a kernel.
 func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 	const op = lifecycle.Read
 	if err := s.check(op); err != nil {

@@ -203,8 +203,13 @@ func textureFits(r driver.Resource, t *Texture) error {
 	if t.desc.is3D() {
 		dim = "3d"
 	}
-	if r.Dim != dim {
-		return fmt.Errorf("a %s texture bound to a texture_%s binding", dim, r.Dim)
+	switch {
+	case r.Multisampled:
+		return fmt.Errorf("a texture bound to a multisampled texture binding: softgraph's textures have one sample")
+	case r.SampleType == "depth":
+		return fmt.Errorf("a texture bound to a depth texture binding (texture_depth_*): softgraph's textures have color formats; load depth values from an r32float texture_2d<f32> instead")
+	case r.Dim != dim:
+		return fmt.Errorf("a %s texture bound to a texture_%s binding: softgraph makes 2D and 3D textures only (no arrays, cube maps or 1D textures)", dim, r.Dim)
 	}
 	nt := t.h.t
 	if r.Kind == driver.ResourceStorageTexture {

@@ -284,7 +284,9 @@ func everyGraphCallP4(t *testing.T, what string, s *recorder.Stream, g *recorder
 	if p.Method == recorder.ProfileTimestamps && len(p.Dispatches) != g.Len() {
 		t.Errorf("%s: ProfileReplay timed %d dispatches of %d", what, len(p.Dispatches), g.Len())
 	}
-	if p.SubmitWait <= 0 {
+	// Under wine Go's clock steps by the timer tick, longer than the submit
+	// and wait of these graphs: there 0 is a measurement, not a failure.
+	if p.SubmitWait < 0 || p.SubmitWait == 0 && runtime.GOOS != "windows" {
 		t.Errorf("%s: WithFloor(2) measured SubmitWait = %v", what, p.SubmitWait)
 	}
 	if err := s.Sync(); err != nil {

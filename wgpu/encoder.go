@@ -4,6 +4,7 @@ package wgpu
 import "C"
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -485,6 +486,12 @@ func (e *encoder) CopyTextureToBuffer(tx driver.Texture, bx driver.Buffer, offse
 		return err
 	}
 	defer t.drop(t)
+	if e.dev.info.Backend == BackendGL && strings.HasSuffix(t.desc.Format, "snorm") {
+		// wgpu's GL backend reads the texels back through a path that
+		// clamps them to [0, 1]: every negative texel came back 0 on
+		// Mesa's llvmpipe. Refused rather than silently wrong.
+		return opError(op, ErrInvalidArgument, "copying a %s texture out on the OpenGL backend (its read-back clamps negative texels to 0; read it with textureLoad in a kernel)", t.desc.Format)
+	}
 	b, err := e.dev.ownBuffer(op, "destination", bx)
 	if err != nil {
 		return err

@@ -339,6 +339,14 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 	}()
 	for _, r := range spec.Resources {
 		dr := resourceOf(r)
+		if why := unbindableTexture(dr); why != "" && d.info.Backend == BackendGL {
+			return nil, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("@group(%d) @binding(%d) %s: %s", r.Group, r.Binding, r.Name, why)}
+		}
+		if d.info.Backend == BackendGL && dr.Kind == driver.ResourceStorageTexture {
+			if why := glStorageRefusal(dr.Format, dr.Dim, dr.Access); why != "" {
+				return nil, &CompileError{Entry: entry, Diagnostic: fmt.Sprintf("@group(%d) @binding(%d) %s: %s", r.Group, r.Binding, r.Name, why)}
+			}
+		}
 		k.resources = append(k.resources, dr)
 		if r.StorageOnGL {
 			if k.storageOnGL == nil {
@@ -414,6 +422,29 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 	k.view = &kernelView{k}
 	k.init()
 	return k, nil
+}
+
+// unbindableTexture says why no texture softgraph makes can be bound to
+// r ("" when one can): recorder textures are 2D or 3D, of color formats,
+// with one mip level and one sample. On OpenGL naga v22 or the driver
+// refuses several of the builtins over these kinds with internal errors
+// (textureNumLayers of a texture_2d_array, textureNumSamples, textureLoad
+// of a depth texture), so there Kernel refuses such a kernel with this
+// reason; elsewhere it compiles (a module is valid WGSL whatever textures
+// exist), and Launch refuses a texture bound to such a binding.
+func unbindableTexture(r driver.Resource) string {
+	if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
+		return ""
+	}
+	switch {
+	case r.Multisampled:
+		return "a multisampled texture binding: softgraph's textures have one sample (no multisampled texture can be bound)"
+	case r.SampleType == "depth":
+		return "a depth texture binding (texture_depth_*): softgraph's textures have color formats; load depth values from an r32float texture_2d<f32> instead"
+	case r.Dim != "2d" && r.Dim != "3d":
+		return fmt.Sprintf("a texture_%s binding: softgraph makes 2D and 3D textures only (no arrays, cube maps or 1D textures)", r.Dim)
+	}
+	return ""
 }
 
 // freePartial releases what a failed compile made.

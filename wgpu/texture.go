@@ -4,6 +4,8 @@ package wgpu
 import "C"
 
 import (
+	"fmt"
+
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -46,6 +48,34 @@ var texelFormats = map[string]texelFormat{
 	"rgba32float": {wgpu.TextureFormatRGBA32Float, 16, "float", false, true},
 	"rgba32uint":  {wgpu.TextureFormatRGBA32Uint, 16, "uint", false, true},
 	"rgba32sint":  {wgpu.TextureFormatRGBA32Sint, 16, "sint", false, true},
+}
+
+// glNoStorage are the storage formats the OpenGL backend cannot store to:
+// GLSL ES has no rg32f, rg32ui or rg32i image format (naga v22 writes the
+// layout and the driver rejects it: "unrecognized layout identifier
+// `rg32f'"), and creating such a texture with storage usage is a
+// validation error there.
+var glNoStorage = map[string]bool{"rg32float": true, "rg32uint": true, "rg32sint": true}
+
+// glStorageRefusal says why the OpenGL backend cannot bind a storage
+// texture of format, dimension dim and access ("" when it can).
+func glStorageRefusal(format, dim, access string) string {
+	if access == "read_write" && format != "r32float" && format != "r32uint" && format != "r32sint" {
+		// GLSL ES allows only r32f, r32i and r32ui images to be both read
+		// and written (the driver: "image variables of format other than
+		// r32f, r32i or r32ui must be qualified `readonly' or
+		// `writeonly'"), as core WebGPU does.
+		return fmt.Sprintf("texture_storage_%s<%s, read_write> on the OpenGL backend: only r32float, r32uint and r32sint storage textures can be read and written there (bind the texture twice, read and write, to different textures, or use an r32 format)", dim, format)
+	}
+	if glNoStorage[format] {
+		return fmt.Sprintf("texture_storage_%s<%s, ...> on the OpenGL backend: GLSL ES has no image format for %s (use rgba32float, rgba32uint or rgba32sint)", dim, format, format)
+	}
+	if dim == "3d" {
+		// wgpu's GL backend binds the image unlayered: only slice z = 0
+		// is reachable (llvmpipe dropped every store to z > 0).
+		return "texture_storage_3d on the OpenGL backend: wgpu binds only its first slice (stores to z > 0 were lost); use a texture_storage_2d with the slices side by side, or a storage buffer"
+	}
+	return ""
 }
 
 // TexelFormats lists the texel format names textures may have, for error
@@ -105,6 +135,9 @@ func (d *Device) newTexture(desc driver.TextureDesc) (driver.Texture, error) {
 		// bytes than were written to it (seen on the H200; Mesa's GL
 		// agreed). Refused rather than silently reordered.
 		return nil, opError(op, ErrInvalidArgument, "format %q on the OpenGL backend (its upload and read-back disagree on some drivers; use rgba8unorm)", desc.Format)
+	}
+	if d.info.Backend == BackendGL && glNoStorage[desc.Format] {
+		f.storage = false // sampled and copied only; Kernel refuses the storage form
 	}
 	lim := d.info.Limits
 	dim, viewDim, max := wgpu.TextureDimension2D, wgpu.TextureViewDimension2D, lim.MaxTextureDimension2D

@@ -54,6 +54,8 @@ import (
 //     On OpenGL firstLeadingBit and firstTrailingBit of u32 spell their -1
 //     out: llvmpipe folded firstLeadingBit(0u) of a constant into 0xFFFF.
 //   - atomicLoad on OpenGL (atomicLoadOnGL).
+//   - textureNumLevels on OpenGL (numLevelsOnGL), and a u32 level, sample
+//     or array index of textureLoad, written i32(...) (levelToI32).
 //   - unpack2x16float and the snorm/unorm unpack builtins of a constant
 //     become their value (constUnpack).
 //
@@ -338,6 +340,28 @@ func (l *lowerer) atomicLoadOnGL(e *callExpr, t *ty) {
 	}
 	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len("atomicLoad"), "atomicOr"})
 	l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: zero})
+}
+
+// numLevelsOnGL makes textureNumLevels(t) on OpenGL
+// (1u + 0u * textureDimensions(t).x): naga v22's GLSL writer needs
+// textureQueryLevels, which the GLSL ES version wgpu targets lacks
+// (pipeline creation failed with "The selected version doesn't support
+// Features(TEXTURE_LEVELS)"), and every texture softgraph binds has one
+// mip level. The texture stays an operand, so the binding stays used.
+func (l *lowerer) numLevelsOnGL(e *callExpr) {
+	if !l.c.opengl || l.inHelper || len(e.args) != 1 {
+		return
+	}
+	t := l.check(e.args[0])
+	if t == nil || t.kind != typeTexture {
+		return
+	}
+	sel := ".x)"
+	if t.n == 1 {
+		sel = ")"
+	}
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.fn.pos + len("textureNumLevels"), "textureDimensions"})
+	l.c.inserts = append(l.c.inserts, insertion{at: e.fn.pos, text: "(1u + 0u * "}, insertion{at: e.end, text: sel})
 }
 
 // constUnpack replaces an unpack builtin of a constant e (unpack2x16float

@@ -1215,6 +1215,23 @@ func (l *lowerer) wrapConversion(e expr, k scalar) {
 		insertion{at: exprEnd(e), rank: rankWrapClose, text: ")"})
 }
 
+// levelToI32 writes a u32 mip level, sample index or array index of
+// textureLoad (and a depth textureSampleLevel's level) as i32(e): WGSL
+// takes i32 or u32 there, naga v22 only i32 ("Image sample or
+// level-of-detail index's type ... is not an integer scalar"). A value
+// past i32's range becomes negative, out of range either way, and an
+// out-of-range level, sample or layer is WGSL's indeterminate load in both.
+func (l *lowerer) levelToI32(e expr) {
+	t := l.check(e)
+	if t == nil || t.kind != typeScalar || t.scalar != scalarU32 || l.wrapped[e] {
+		return
+	}
+	l.wrapped[e] = true
+	l.c.inserts = append(l.c.inserts,
+		insertion{at: e.exprPos(), rank: rankWrapOpen, text: "i32("},
+		insertion{at: exprEnd(e), rank: rankWrapClose, text: ")"})
+}
+
 // The ranks of wrapConversion's parentheses: outside every other
 // insertion at their offsets.
 const (
@@ -1499,6 +1516,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 		if name == "atomicLoad" {
 			l.atomicLoadOnGL(e, t)
 		}
+		if name == "textureNumLevels" {
+			l.numLevelsOnGL(e)
+		}
 		if strings.HasPrefix(name, "unpack") && !l.inConst {
 			l.constUnpack(e, name)
 		}
@@ -1698,6 +1718,9 @@ func (l *lowerer) callType(e *callExpr) *ty {
 				t = at
 			} else {
 				l.toInt(a)
+				if i >= 2 {
+					l.levelToI32(a)
+				}
 			}
 		}
 		if t == nil || t.scalar == 0 {
@@ -1762,6 +1785,7 @@ func (l *lowerer) callType(e *callExpr) *ty {
 			if at < len(args) && name != "textureSampleGrad" {
 				if t.depth && name == "textureSampleLevel" {
 					l.toInt(args[at])
+					l.levelToI32(args[at])
 				} else {
 					l.coerce(args[at], scalarTy(scalarF32))
 				}

@@ -127,6 +127,20 @@ var rewriteCases = []struct {
 			"  + textureSampleBias(t, s, uv, 1f) + textureSampleLevel(dt, s, uv, 0) + textureLoad(t, vec2(1, 2), 0); }\n",
 	},
 	{
+		// naga v22 takes only i32 there; WGSL i32 or u32.
+		name: "a u32 level, sample or array index of textureLoad becomes i32",
+		src: "@group(0) @binding(0) var t: texture_2d<u32>;\n@group(0) @binding(1) var ta: texture_2d_array<f32>;\n" +
+			"@group(0) @binding(2) var tm: texture_multisampled_2d<f32>;\n@group(0) @binding(3) var dt: texture_depth_2d;\n" +
+			"@group(0) @binding(4) var s: sampler;\n" +
+			"fn h(l: u32, p: vec2u) -> f32 { return f32(textureLoad(t, p, l + 1u).x) + textureLoad(ta, p, l, 0u).x\n" +
+			"  + textureLoad(tm, p, 3u).x + textureLoad(dt, p, 0i) + textureLoad(t, p, 0).y + textureSampleLevel(dt, s, vec2f(p), l); }\n",
+		want: "@group(0) @binding(0) var t: texture_2d<u32>;\n@group(0) @binding(1) var ta: texture_2d_array<f32>;\n" +
+			"@group(0) @binding(2) var tm: texture_multisampled_2d<f32>;\n@group(0) @binding(3) var dt: texture_depth_2d;\n" +
+			"@group(0) @binding(4) var s: sampler;\n" +
+			"fn h(l: u32, p: vec2u) -> f32 { return f32(textureLoad(t, p, i32(l + 1u)).x) + textureLoad(ta, p, i32(l), i32(0u)).x\n" +
+			"  + textureLoad(tm, p, i32(3u)).x + textureLoad(dt, p, 0i) + textureLoad(t, p, 0).y + textureSampleLevel(dt, s, vec2f(p), i32(l)); }\n",
+	},
+	{
 		name: "function-scope consts are replaced by their values; counts and attribute expressions by theirs",
 		src: "const A = 2;\n@group(A - 2) @binding(A + 1) var<storage, read_write> c: array<u32, A * 4>;\n" +
 			"fn h() { const k: u32 = 4; const f = k * 2; var a: array<f32, f>; c[0] = k + f; let z = f; var<function> w: u32 = k; }\n",
@@ -278,6 +292,10 @@ func TestBuiltinsTheCompilerGetsWrongBecomeHelpers(t *testing.T) {
 				"fn _sg_to_u32_f32(e: f32) -> u32 { return select(u32(4294967295u), select(u32(0u), u32(e), e >= f32(0.0)), e <= f32(4294967040.0)); }"}},
 		{"atomicLoad is an atomic or of zero on OpenGL", "o[0] = u32(atomicLoad(&w)) + atomicLoad(&(wu[1]));\n}\nvar<workgroup> w: atomic<i32>;\nvar<workgroup> wu: array<atomic<u32>, 2>;\nfn g() {", true,
 			"o[0] = u32(atomicOr(&w, 0i)) + atomicOr(&(wu[1]), 0u);\n}\nvar<workgroup> w: atomic<i32>;\nvar<workgroup> wu: array<atomic<u32>, 2>;\nfn g() {", nil},
+		{"textureNumLevels is 1 on OpenGL, through textureDimensions", "o[0] = textureNumLevels(tx) + textureNumLevels(t1);\n}\n@group(0) @binding(1) var tx: texture_3d<f32>;\n@group(0) @binding(2) var t1: texture_1d<u32>;\nfn g() {", true,
+			"o[0] = (1u + 0u * textureDimensions(tx).x) + (1u + 0u * textureDimensions(t1));\n}\n@group(0) @binding(1) var tx: texture_3d<f32>;\n@group(0) @binding(2) var t1: texture_1d<u32>;\nfn g() {", nil},
+		{"textureNumLevels stays on Vulkan", "o[0] = textureNumLevels(tx);\n}\n@group(0) @binding(1) var tx: texture_2d<f32>;\nfn g() {", false,
+			"o[0] = textureNumLevels(tx);\n}\n@group(0) @binding(1) var tx: texture_2d<f32>;\nfn g() {", nil},
 		{"atomicLoad stays on Vulkan", "o[0] = atomicLoad(&wu);\n}\nvar<workgroup> wu: atomic<u32>;\nfn g() {", false,
 			"o[0] = atomicLoad(&wu);\n}\nvar<workgroup> wu: atomic<u32>;\nfn g() {", nil},
 		{"a let the continuing block reads, on OpenGL", "var i = 0u;\nloop {\n  let sq = i * i; let other = sq; let p = &i;\n  continuing { i++; break if sq > (*p); }\n}",
