@@ -289,8 +289,17 @@ func TestTexturesRoundTripEveryFormatAndOddWidth(t *testing.T) {
 				tex.Release()
 				continue
 			}
-			if got := readTex(t, s, tex); string(got) != string(data) {
-				t.Errorf("%v: ReadTexture gave other bytes than UploadTexture wrote", desc)
+			got := readTex(t, s, tex)
+			if strings.Contains(f.name, "16float") && isGL(d) {
+				got = nanHalvesAsWritten(got, data)
+			}
+			if string(got) != string(data) {
+				first := 0
+				for first < len(got) && first < len(data) && got[first] == data[first] {
+					first++
+				}
+				at := first / f.size * f.size
+				t.Errorf("%v: ReadTexture gave other bytes than UploadTexture wrote; texel %d: wrote % x, read % x", desc, at/f.size, data[at:at+f.size], got[at:min(at+f.size, len(got))])
 			}
 			tex.Release()
 		}
@@ -726,7 +735,11 @@ func TestTextureSampleLevelFiltersAndAddresses(t *testing.T) {
 				chans[c][p] = decodeTexel(f, data[p*f.size:])[c]
 			}
 		}
-		tol := 1e-5
+		// Relative to max(1, |want|). A filtered float16 texel may be
+		// interpolated at the texel format's precision: the H200 (Vulkan
+		// and GL) returned linear samples of rgba16float within half a
+		// float16 ULP of the exact blend (2.8789 for 2.8779), so 2^-10.
+		tol := 0x1p-10
 		if format == "rgba8unorm" {
 			tol = 1.01 / 255
 		}
@@ -1011,4 +1024,24 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 			t.Errorf("point %v: sampled %v, want %v", p, got[n], want)
 		}
 	}
+}
+
+// nanHalvesAsWritten returns got with each float16 that reads back as an
+// infinity where data holds a NaN of the same sign replaced by data's: the
+// H200's OpenGL read-back of float16 textures turns NaN texels into
+// infinities (finite ones, subnormals included, come back exact), which
+// README names; everything else must still match.
+func nanHalvesAsWritten(got, data []byte) []byte {
+	if len(got) != len(data) {
+		return got
+	}
+	out := append([]byte(nil), got...)
+	for i := 0; i+1 < len(data); i += 2 {
+		w := uint16(data[i]) | uint16(data[i+1])<<8
+		g := uint16(got[i]) | uint16(got[i+1])<<8
+		if w&0x7c00 == 0x7c00 && w&0x3ff != 0 && g == w&0x8000|0x7c00 {
+			out[i], out[i+1] = data[i], data[i+1]
+		}
+	}
+	return out
 }
