@@ -136,6 +136,11 @@ func (b *Buffer) take(s *Stream) (*page, string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.released {
+		if b.s.closing.Load() {
+			// Released by its stream's Close, which a call racing it sees
+			// as the stream closing, not as a Release of the caller's.
+			return nil, fmt.Sprintf("(%d bytes) belongs to a closed stream", b.size), ErrClosed
+		}
 		return nil, fmt.Sprintf("(%d bytes) was released", b.size), ErrReleased
 	}
 	b.pg.ref()
