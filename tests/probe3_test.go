@@ -35,15 +35,6 @@ fn main() {
 }
 `
 
-func u32sP3(t testing.TB, s *recorder.Stream, b *recorder.Buffer) []uint32 {
-	t.Helper()
-	v, err := recorder.ReadSlice[uint32](s, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 func setU32P3(t testing.TB, s *recorder.Stream, b *recorder.Buffer, v ...uint32) {
 	t.Helper()
 	if err := recorder.WriteSlice(s, b, 0, v); err != nil {
@@ -91,7 +82,7 @@ func TestAChildGraphWithControlFlowReplaysInsideAnIfBody(t *testing.T) {
 			if err := parent.Replay(); err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, fmt.Sprintf("cond=%d n=%d", c.cond, c.n), c.want, u32sP3(t, s, st))
+			gputest.WantEqual(t, fmt.Sprintf("cond=%d n=%d", c.cond, c.n), c.want, gputest.ReadU32(t, s, st))
 		}
 	})
 }
@@ -119,7 +110,7 @@ func TestASavedGraphThatIncludesAChildWithControlFlowLoadsAndComputesTheSame(t *
 	if err := parent.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the parent loops like the child", []uint32{0, 3}, u32sP3(t, s, st))
+	gputest.WantEqual(t, "the parent loops like the child", []uint32{0, 3}, gputest.ReadU32(t, s, st))
 	var file bytes.Buffer
 	if _, err := parent.Save(&file, recorder.SaveOptions{}); err != nil {
 		t.Fatal(err)
@@ -137,7 +128,7 @@ func TestASavedGraphThatIncludesAChildWithControlFlowLoadsAndComputesTheSame(t *
 	if err := loaded.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the loaded graph loops like the original", []uint32{0, 3}, u32sP3(t, s, bufs[0]))
+	gputest.WantEqual(t, "the loaded graph loops like the original", []uint32{0, 3}, gputest.ReadU32(t, s, bufs[0]))
 }
 
 // TestForeignDeviceResourcesAreRefused: every call given a buffer, texture,
@@ -433,8 +424,8 @@ func TestAReboundGraphWithAWhileReplaysReboundInsideAnotherCapture(t *testing.T)
 	if err := parent.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the rebound child looped on b", []uint32{0, 4}, u32sP3(t, s, b))
-	gputest.WantEqual(t, "and left a alone", []uint32{5, 0}, u32sP3(t, s, a))
+	gputest.WantEqual(t, "the rebound child looped on b", []uint32{0, 4}, gputest.ReadU32(t, s, b))
+	gputest.WantEqual(t, "and left a alone", []uint32{5, 0}, gputest.ReadU32(t, s, a))
 }
 
 // TestALoadedGraphWithControlFlowIsRefusedInsideACapture: a loaded graph
@@ -470,7 +461,7 @@ func TestALoadedGraphWithControlFlowIsRefusedInsideACapture(t *testing.T) {
 	if err := loaded.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the loaded graph still loops on its own", []uint32{0, 3}, u32sP3(t, s, lst))
+	gputest.WantEqual(t, "the loaded graph still loops on its own", []uint32{0, 3}, gputest.ReadU32(t, s, lst))
 }
 
 // TestNestedLoopsOverTheLoweringBoundAreRefusedBeforeTheyAreBuilt: While
@@ -513,7 +504,7 @@ func TestNestedLoopsOverTheLoweringBoundAreRefusedBeforeTheyAreBuilt(t *testing.
 	if err := s.While(st, 0, 4, func() error { return s.Launch(k, recorder.Groups(1, 1, 1), st) }); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the stream loops after the refusal", []uint32{0, 2, 0, 0}, u32sP3(t, s, st))
+	gputest.WantEqual(t, "the stream loops after the refusal", []uint32{0, 2, 0, 0}, gputest.ReadU32(t, s, st))
 }
 
 // TestAKernelInAFifthBindGroupIsRefusedAtKernel: lavapipe reports eight

@@ -34,24 +34,6 @@ import (
 // of contracts that held. Tests that could abort the process run in a
 // fresh one.
 
-func u32sP4(t testing.TB, s *recorder.Stream, b *recorder.Buffer) []uint32 {
-	t.Helper()
-	v, err := recorder.ReadSlice[uint32](s, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func f32sP4(t testing.TB, s *recorder.Stream, b *recorder.Buffer) []float32 {
-	t.Helper()
-	v, err := recorder.ReadSlice[float32](s, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
 // matP4WGSL reads a uniform holding matrices and scalars after them and
 // writes every component, column by column, to out.
 const matP4WGSL = `
@@ -160,12 +142,12 @@ func TestParamsFromLaysOutMatricesAsWGSLDoes(t *testing.T) {
 	if err := s.Launch(gputest.Kernel(t, d, matWideP4WGSL), recorder.Groups(1, 1, 1), out, wide); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the kernel reads every matCx3 and matCx4 component ParamsFrom packed", gputest.Ramp(19, 1), f32sP4(t, s, out))
+	gputest.WantEqual(t, "the kernel reads every matCx3 and matCx4 component ParamsFrom packed", gputest.Ramp(19, 1), gputest.Read(t, s, out))
 	k := gputest.Kernel(t, d, matP4WGSL)
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), out, p); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the kernel reads every matrix component and scalar ParamsFrom packed", gputest.Ramp(19, 1), f32sP4(t, s, out))
+	gputest.WantEqual(t, "the kernel reads every matrix component and scalar ParamsFrom packed", gputest.Ramp(19, 1), gputest.Read(t, s, out))
 }
 
 // TestParamsFromRefusesWhatHasNoWGSLForm: odd Go types are refused with
@@ -328,7 +310,7 @@ func TestGraphsWithoutDispatchesWorkThroughEveryGraphCall(t *testing.T) {
 	defer transfers.Release()
 	everyGraphCallP4(t, "copies and clears", s, transfers)
 	want := append(gputest.Ramp(60, 4), 0, 0, 0, 0)
-	gputest.WantEqual(t, "the transfer graph copies after clearing", want, f32sP4(t, s, b))
+	gputest.WantEqual(t, "the transfer graph copies after clearing", want, gputest.Read(t, s, b))
 
 	bodies, err := s.Capture(func() error {
 		if err := s.If(cond, 0, func() error { return nil }); err != nil {
@@ -344,7 +326,7 @@ func TestGraphsWithoutDispatchesWorkThroughEveryGraphCall(t *testing.T) {
 	}
 	defer bodies.Release()
 	everyGraphCallP4(t, "empty If and While bodies", s, bodies)
-	gputest.WantEqual(t, "the launch after empty bodies runs", gputest.Ramp(64, 1), f32sP4(t, s, b))
+	gputest.WantEqual(t, "the launch after empty bodies runs", gputest.Ramp(64, 1), gputest.Read(t, s, b))
 	p, err := s.ProfileReplay(bodies)
 	if err != nil {
 		t.Fatal(err)
@@ -395,7 +377,7 @@ func TestHostileBodiesComputeWhatTheyRecord(t *testing.T) {
 	if err := step(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "eagerly: the outer and the same-word inner body ran, the cleared one did not", []uint32{0, 2, 0, 0}, u32sP4(t, s, st))
+	gputest.WantEqual(t, "eagerly: the outer and the same-word inner body ran, the cleared one did not", []uint32{0, 2, 0, 0}, gputest.ReadU32(t, s, st))
 	reset()
 	g, err := s.Capture(func() error { reset(); return step() })
 	// The recorded run's reset is a Write while recording: Capture fails.
@@ -413,7 +395,7 @@ func TestHostileBodiesComputeWhatTheyRecord(t *testing.T) {
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "replayed: the outer and the same-word inner body ran, the cleared one did not", []uint32{0, 2, 0, 0}, u32sP4(t, s, st))
+	gputest.WantEqual(t, "replayed: the outer and the same-word inner body ran, the cleared one did not", []uint32{0, 2, 0, 0}, gputest.ReadU32(t, s, st))
 
 	// A While whose body records nothing: the condition never changes.
 	setU32P3(t, s, cond, 1, 0, 0, 0)
@@ -434,8 +416,8 @@ func TestHostileBodiesComputeWhatTheyRecord(t *testing.T) {
 	if err := empty.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the launch after a While with an empty body runs once", []uint32{0, 1, 0, 0}, u32sP4(t, s, st))
-	gputest.WantEqual(t, "the condition is untouched", []uint32{1, 0, 0, 0}, u32sP4(t, s, cond))
+	gputest.WantEqual(t, "the launch after a While with an empty body runs once", []uint32{0, 1, 0, 0}, gputest.ReadU32(t, s, st))
+	gputest.WantEqual(t, "the condition is untouched", []uint32{1, 0, 0, 0}, gputest.ReadU32(t, s, cond))
 }
 
 // TestHostileCaptureStepsFailTheCaptureCleanly: a Capture step that calls
@@ -519,9 +501,9 @@ func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 		if err := s.Sync(); err != nil {
 			t.Errorf("%s: Sync after the capture: %v", name, err)
 		}
-		before := f32sP4(t, s, a)
+		before := gputest.Read(t, s, a)
 		gputest.MustChain(t, s, k, a, b, 2, 64)
-		gputest.WantEqual(t, name+": the stream computes after the capture", gputest.Plus(before, 2), f32sP4(t, s, a))
+		gputest.WantEqual(t, name+": the stream computes after the capture", gputest.Plus(before, 2), gputest.Read(t, s, a))
 	}
 }
 
@@ -603,7 +585,7 @@ func TestNumericExtremesAreRefusedWithNamedErrors(t *testing.T) {
 			t.Fatalf("nothing refused may queue an error: %v", err)
 		}
 		gputest.MustChain(t, s, k, a, b, 2, 64)
-		gputest.WantEqual(t, "the stream computes after the refusals", gputest.Fill(64, 3), f32sP4(t, s, a))
+		gputest.WantEqual(t, "the stream computes after the refusals", gputest.Fill(64, 3), gputest.Read(t, s, a))
 	})
 }
 
@@ -751,7 +733,7 @@ func TestEndProfileRefusesEveryTokenButTheRunningOne(t *testing.T) {
 	if _, err := other.EndProfile(otherTok); err != nil {
 		t.Errorf("the other stream's profile: %v", err)
 	}
-	gputest.WantEqual(t, "profiled work computes", gputest.Fill(64, 5), f32sP4(t, s, a))
+	gputest.WantEqual(t, "profiled work computes", gputest.Fill(64, 5), gputest.Read(t, s, a))
 }
 
 // boundedLiveP4 fails unless after holds at most a few more native
@@ -835,7 +817,7 @@ func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i%97 == 0 {
-				gputest.WantEqual(t, fmt.Sprintf("cycle %d computes", i), gputest.Fill(int(n), float32(i+1)), f32sP4(t, s, b))
+				gputest.WantEqual(t, fmt.Sprintf("cycle %d computes", i), gputest.Fill(int(n), float32(i+1)), gputest.Read(t, s, b))
 			}
 			a.Release()
 			b.Release()
@@ -873,7 +855,7 @@ func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i%10 == 0 {
-				gputest.WantEqual(t, "the graph computes", gputest.Fill(64, 8), f32sP4(t, s, a))
+				gputest.WantEqual(t, "the graph computes", gputest.Fill(64, 8), gputest.Read(t, s, a))
 			}
 			g.Release()
 			a.Release()
@@ -971,7 +953,7 @@ func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
 			if err := addOneP4(s2, k2, a, b, 16); err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, fmt.Sprintf("device %d computes", i), gputest.Fill(16, float32(i+1)), f32sP4(t, s2, b))
+			gputest.WantEqual(t, fmt.Sprintf("device %d computes", i), gputest.Fill(16, float32(i+1)), gputest.Read(t, s2, b))
 			if i%2 == 0 {
 				_ = s2.Close()
 			}
@@ -1294,7 +1276,7 @@ func TestUncachedBindGroupsOfWideLaunchesLeakNothing(t *testing.T) {
 	if err := launch(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "a wide launch sums its eleven inputs", want, f32sP4(t, s, out))
+	gputest.WantEqual(t, "a wide launch sums its eleven inputs", want, gputest.Read(t, s, out))
 	g := gputest.Capture(t, s, func() {
 		for range 3 {
 			if err := launch(); err != nil {
@@ -1333,7 +1315,7 @@ func TestUncachedBindGroupsOfWideLaunchesLeakNothing(t *testing.T) {
 			ng.Release()
 		}
 	}
-	gputest.WantEqual(t, "wide launches still compute", want, f32sP4(t, s, out))
+	gputest.WantEqual(t, "wide launches still compute", want, gputest.Read(t, s, out))
 	after, mAfter := live(t, d), s.MemoryStats()
 	boundedLiveP4(t, "native objects after thousands of wide launches", before, after)
 	if mAfter.Reserved > mBefore.Reserved || mAfter.BindGroups > mBefore.BindGroups+4 || mAfter.Graphs != mBefore.Graphs {
@@ -1383,7 +1365,7 @@ func TestPreEncodedReplaysKeepStreamOrderWithEveryOtherOperation(t *testing.T) {
 			if err := s.Sync(); err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, "after the warmups", gputest.Fill(64, mx), f32sP4(t, s, x))
+			gputest.WantEqual(t, "after the warmups", gputest.Fill(64, mx), gputest.Read(t, s, x))
 			for round := range 12 {
 				steps := []func() error{
 					func() error { mx += 64; return long.Replay() },
@@ -1416,12 +1398,12 @@ func TestPreEncodedReplaysKeepStreamOrderWithEveryOtherOperation(t *testing.T) {
 					}
 				}
 				if round%3 == 2 {
-					gputest.WantEqual(t, fmt.Sprintf("round %d: x", round), gputest.Fill(64, mx), f32sP4(t, s, x))
-					gputest.WantEqual(t, fmt.Sprintf("round %d: y", round), gputest.Fill(64, my), f32sP4(t, s, y))
+					gputest.WantEqual(t, fmt.Sprintf("round %d: x", round), gputest.Fill(64, mx), gputest.Read(t, s, x))
+					gputest.WantEqual(t, fmt.Sprintf("round %d: y", round), gputest.Fill(64, my), gputest.Read(t, s, y))
 				}
 			}
-			gputest.WantEqual(t, "x at the end", gputest.Fill(64, mx), f32sP4(t, s, x))
-			gputest.WantEqual(t, "y at the end", gputest.Fill(64, my), f32sP4(t, s, y))
+			gputest.WantEqual(t, "x at the end", gputest.Fill(64, mx), gputest.Read(t, s, x))
+			gputest.WantEqual(t, "y at the end", gputest.Fill(64, my), gputest.Read(t, s, y))
 		})
 	}
 }
@@ -1486,10 +1468,10 @@ func TestRebindChainsAndIdentities(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gputest.WantEqual(t, "g and Rebind(a, a) each add 1 to a (after the warmup's 1)", gputest.Fill(64, 3), f32sP4(t, s, a))
-	gputest.WantEqual(t, "gb adds 1 to b", gputest.Fill(64, 11), f32sP4(t, s, b))
-	gputest.WantEqual(t, "gc adds 1 to c", gputest.Fill(64, 21), f32sP4(t, s, c))
-	gputest.WantEqual(t, "gob adds 1 to the other stream's buffer", gputest.Fill(64, 31), f32sP4(t, s, o))
+	gputest.WantEqual(t, "g and Rebind(a, a) each add 1 to a (after the warmup's 1)", gputest.Fill(64, 3), gputest.Read(t, s, a))
+	gputest.WantEqual(t, "gb adds 1 to b", gputest.Fill(64, 11), gputest.Read(t, s, b))
+	gputest.WantEqual(t, "gc adds 1 to c", gputest.Fill(64, 21), gputest.Read(t, s, c))
+	gputest.WantEqual(t, "gob adds 1 to the other stream's buffer", gputest.Fill(64, 31), gputest.Read(t, s, o))
 	if err := other.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -1569,7 +1551,7 @@ func TestSavedGraphsKeepTexturesAndSamplers(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		want := f32sP4(t, s, out)
+		want := gputest.Read(t, s, out)
 		var file, bare bytes.Buffer
 		if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
 			t.Fatal(err)
@@ -1596,7 +1578,7 @@ func TestSavedGraphsKeepTexturesAndSamplers(t *testing.T) {
 			if err := lg.Replay(); err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, fmt.Sprintf("sampler %+v, loaded %s, computes as the original", desc, f.name), f.want, f32sP4(t, s, bufs[0]))
+			gputest.WantEqual(t, fmt.Sprintf("sampler %+v, loaded %s, computes as the original", desc, f.name), f.want, gputest.Read(t, s, bufs[0]))
 			bufs[0].Release()
 			lg.Release()
 		}

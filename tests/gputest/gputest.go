@@ -178,6 +178,16 @@ func UploadU32(t testing.TB, s *recorder.Stream, v ...uint32) *recorder.Buffer {
 	return b
 }
 
+// ReadU32 reads b as u32s.
+func ReadU32(t testing.TB, s *recorder.Stream, b *recorder.Buffer) []uint32 {
+	t.Helper()
+	v, err := recorder.ReadSlice[uint32](s, b)
+	if err != nil {
+		t.Fatalf("ReadSlice: %v", err)
+	}
+	return v
+}
+
 // Empty makes a buffer of size bytes.
 func Empty(t testing.TB, s *recorder.Stream, size uint64) *recorder.Buffer {
 	t.Helper()
