@@ -249,6 +249,8 @@ type lowering struct {
 	gates []*gateItem
 	// Pending: nodes waiting for the gate and table buffers to exist.
 	fixups []fixup
+	// variants caches each body kernel's guarded variant.
+	variants map[driver.Kernel]guardedKernel
 }
 
 // fixup says how a lowered node is completed once the gate buffer exists.
@@ -262,6 +264,9 @@ type fixup struct {
 	srcBuf, dstBuf *Buffer
 	srcWord, words uint32
 	dstWord        uint32
+	// guarded dispatches: the variant and its guard's bind group
+	guard driver.Kernel
+	group uint32
 }
 
 type fixKind uint8
@@ -272,6 +277,7 @@ const (
 	fixForward                // forwards an indirect dispatch's counts to its slot
 	fixCopy                   // a copy run as a kernel, from its slot
 	fixClear                  // a clear run as a kernel, from its slot
+	fixGuarded                // an original dispatch, now through its guarded variant
 )
 
 // lower turns a recording's nodes and regions into the graph's final node
@@ -394,6 +400,15 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 		l.out = append(l.out, n)
 		return
 	}
+	if n.kind == nodeDispatch && n.ind == nil {
+		if v, group, ok := l.guarded(&n); ok {
+			// Predicated: dispatched directly, each invocation returning at
+			// once unless the gate's enable word is set.
+			l.out = append(l.out, n)
+			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group})
+			return
+		}
+	}
 	slot := l.words
 	l.words += 3
 	switch {
@@ -421,6 +436,46 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: kind, slot: slot, src: n.src, srcBuf: n.srcBuf, dst: n.dst, dstBuf: n.dstBuf,
 			srcWord: uint32(n.srcOff / 4), dstWord: uint32(n.dstOff / 4), words: words})
 	}
+}
+
+// maxGuardedGroups is the most workgroups a gated dispatch may have to be
+// predicated (run through its kernel's guarded variant) instead of
+// dispatched indirectly. A skipped predicated dispatch still launches
+// every workgroup, each returning at once; up to this many that costs
+// about what an empty dispatch does (one wave on a discrete GPU), while
+// an indirect dispatch costs more per dispatch whether it runs or not
+// (it waits for its counts). Larger dispatches, and kernels without a
+// guarded variant, are dispatched indirectly.
+const maxGuardedGroups = 256
+
+// guarded returns the guarded variant of gated dispatch n's kernel when n
+// is to be predicated.
+func (l *lowering) guarded(n *node) (driver.Kernel, uint32, bool) {
+	if uint64(n.d.x)*uint64(n.d.y)*uint64(n.d.z) > maxGuardedGroups || l.s.cfg.noPredicate {
+		return nil, 0, false
+	}
+	if l.variants == nil {
+		l.variants = map[driver.Kernel]guardedKernel{}
+	}
+	v, ok := l.variants[n.k]
+	if !ok {
+		var err error
+		if v.k, v.group, err = l.s.drv.Guarded(n.k); err != nil {
+			// Not an error of the capture: the dispatch is gated
+			// indirectly, as every dispatch was before variants.
+			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Msg("no guarded variant; dispatching indirectly")
+			v.k = nil
+		}
+		l.variants[n.k] = v
+	}
+	return v.k, v.group, v.k != nil
+}
+
+// guardedKernel is a kernel's guarded variant and the bind group of its
+// guard (k nil: it has none).
+type guardedKernel struct {
+	k     driver.Kernel
+	group uint32
 }
 
 // Embedded control-flow kernels.
@@ -505,6 +560,24 @@ func (l *lowering) materialize() error {
 			n.ind, n.indBuf = gatePg, nil
 			continue
 		}
+		if f.kind == fixGuarded {
+			// The variant binds what the original does, plus the gate
+			// buffer and the index of its enable word in its own group.
+			p, err := params(1, f.gate.enable, 0, 0, 0)
+			if err != nil {
+				return err
+			}
+			words := bufAcc(gatePg, nil, gateSize, false, 0)
+			words.group, p.group = f.group, f.group
+			n.acc = append(n.acc, words, p)
+			pins.pinAccess(&n.acc[len(n.acc)-2])
+			pins.pinAccess(&n.acc[len(n.acc)-1])
+			n.k, n.predicated = f.guard, true
+			if err := l.regroup(n); err != nil {
+				return err
+			}
+			continue
+		}
 		var k driver.Kernel
 		var p access
 		switch f.kind {
@@ -550,18 +623,28 @@ func (l *lowering) materialize() error {
 		for i := range n.acc {
 			pins.pinAccess(&n.acc[i])
 		}
-		var groups [4]*bindGroup
-		if err := s.bindGroups(lifecycle.Branch, k, n.acc, &groups); err != nil {
+		if err := l.regroup(n); err != nil {
 			return err
-		}
-		for i, g := range groups {
-			if g != nil {
-				n.groups[i] = g
-				pins.addGroup(g)
-			}
 		}
 	}
 	l.rec.gatePage, l.rec.tablePage, l.rec.table = gatePg, tablePg, table
+	return nil
+}
+
+// regroup makes lowered node n's bind groups for its kernel and accesses,
+// pinned by the recording.
+func (l *lowering) regroup(n *node) error {
+	var groups [4]*bindGroup
+	if err := l.s.bindGroups(lifecycle.Branch, n.k, n.acc, &groups); err != nil {
+		return err
+	}
+	n.groups = [4]*bindGroup{}
+	for i, g := range groups {
+		if g != nil {
+			n.groups[i] = g
+			l.rec.pins.addGroup(g)
+		}
+	}
 	return nil
 }
 

@@ -92,8 +92,17 @@ func TestWhileRunsTheBodyWhileTheConditionHolds(t *testing.T) {
 // gated by both: its body runs on the iterations where its own condition
 // holds, and never once the loop has stopped. Copies and clears inside the
 // bodies are skipped with them.
+// It runs with each way of skipping a body's dispatches (WithPredication).
 func TestIfNestedInWhileRunsOnlyOnItsIterations(t *testing.T) {
-	d, s := gputest.OpenStream(t)
+	for _, on := range []bool{true, false} {
+		t.Run(map[bool]string{true: "predicated", false: "indirect"}[on], func(t *testing.T) {
+			ifNestedInWhile(t, recorder.WithPredication(on))
+		})
+	}
+}
+
+func ifNestedInWhile(t *testing.T, opts ...recorder.Option) {
+	d, s := gputest.OpenStream(t, opts...)
 	count := gputest.Kernel(t, d, countdownWGSL)
 	toggle := gputest.Kernel(t, d, toggleWGSL)
 	st, _ := recorder.UploadSlice(s, []uint32{0, 0})

@@ -80,6 +80,7 @@ func (g *Graph) String() string {
 	// Count by kernel, named by entry point; different kernels sharing an
 	// entry name ("main") are told apart as main, main#2, ...
 	counts := map[driver.Kernel]int{}
+	predicated := map[driver.Kernel]bool{}
 	var order []driver.Kernel
 	copies, clears := 0, 0
 	for i := range g.nodes {
@@ -96,11 +97,16 @@ func (g *Graph) String() string {
 			order = append(order, n.k)
 		}
 		counts[n.k]++
+		predicated[n.k] = predicated[n.k] || n.predicated
 	}
 	seen := map[string]int{}
 	var ks []string
 	for _, k := range order {
 		name := k.Entry()
+		if predicated[k] {
+			// The guarded variant of a body kernel (WithPredication).
+			name += " (predicated)"
+		}
 		seen[name]++
 		if seen[name] > 1 {
 			name = fmt.Sprintf("%s#%d", name, seen[name])

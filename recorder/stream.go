@@ -106,14 +106,15 @@ type batch struct {
 }
 
 type config struct {
-	log        zerolog.Logger
-	firstChunk int
-	maxChunk   int
-	metaLimit  int
-	groupLimit int
-	preEncode  bool
-	flushDelay time.Duration
-	async      bool
+	log         zerolog.Logger
+	firstChunk  int
+	maxChunk    int
+	metaLimit   int
+	groupLimit  int
+	preEncode   bool
+	flushDelay  time.Duration
+	async       bool
+	noPredicate bool
 }
 
 // Option configures New.
@@ -183,6 +184,20 @@ func WithFlushDelay(d time.Duration) Option {
 		}
 	}
 }
+
+// WithPredication sets how the dispatches inside an If or While body of a
+// graph are skipped. On (the default), a dispatch of at most 256
+// workgroups runs through its kernel's guarded variant: the same kernel
+// with a first statement that returns unless the gate enabled the body,
+// dispatched directly. Off, or for larger dispatches and kernels without a
+// variant (one using bind group 3, the last a device offers), the gate
+// writes the dispatch's workgroup counts, or zeros, and the dispatch is
+// dispatched indirectly from them. Predicated dispatches cost nothing
+// extra when they run; indirect ones wait for their counts, which on
+// discrete GPUs costs a fraction of a microsecond per dispatch, run or
+// skipped. A skipped predicated dispatch still launches its workgroups,
+// hence the bound. Results are identical either way.
+func WithPredication(on bool) Option { return func(c *config) { c.noPredicate = !on } }
 
 var streamIDs atomic.Uint64
 

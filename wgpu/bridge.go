@@ -6,6 +6,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/wgpu/internal/wgsl"
 )
 
 // driverView is the driver.Device of a Device: the narrow, checked
@@ -77,6 +78,22 @@ func (v *driverView) Kernel(k any) (driver.Kernel, error) {
 		return nil, opError("Kernel", ErrReleased, "kernel %q", kk.entry)
 	}
 	return kk.view, nil
+}
+
+func (v *driverView) Guarded(k driver.Kernel) (driver.Kernel, uint32, error) {
+	kv, ok := k.(*kernelView)
+	if !ok || kv.k.dev != v.d {
+		return nil, 0, opError("Kernel", ErrInvalidArgument, "not a kernel of this device")
+	}
+	g, err := wgsl.Guard(kv.k.source, kv.k.entry, kv.k.constants)
+	if err != nil {
+		return nil, 0, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
+	}
+	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants))
+	if err != nil {
+		return nil, 0, err
+	}
+	return gk.view, g.Group, nil
 }
 
 func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {

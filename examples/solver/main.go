@@ -55,6 +55,7 @@ type Result struct {
 	Adapter       string             `json:"adapter"`
 	N             int                `json:"n"`
 	Sweeps        int                `json:"sweeps_per_iteration"`
+	Predication   bool               `json:"predication"`
 	Tolerance     float32            `json:"tolerance"`
 	Iterations    int                `json:"iterations"`
 	MaxIterations int                `json:"max_iterations"`
@@ -207,6 +208,7 @@ func run(args []string, stdout io.Writer) error {
 	rounds := fs.Int("rounds", 15, "timed solves per way")
 	seed := fs.Uint64("seed", 1, "seed of the initial grid")
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
+	predication := fs.Bool("predication", true, "skip While's body dispatches through guarded kernel variants (recorder.WithPredication); false: indirect dispatches")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -215,7 +217,7 @@ func run(args []string, stdout io.Writer) error {
 		return err
 	}
 	defer dev.Close()
-	s, err := recorder.New(dev)
+	s, err := recorder.New(dev, recorder.WithPredication(*predication))
 	if err != nil {
 		return err
 	}
@@ -224,7 +226,7 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "adapter: %s\ngrid %d×%d, %d sweeps per iteration, tolerance %g\n", dev.Info(), *n, *n, *sweeps, *tol)
+	fmt.Fprintf(stdout, "adapter: %s\ngrid %d×%d, %d sweeps per iteration, tolerance %g, predication %v\n", dev.Info(), *n, *n, *sweeps, *tol, *predication)
 
 	// A first host solve says how many iterations the solve needs.
 	const cap = recorder.MaxWhileIterations
@@ -273,7 +275,7 @@ func run(args []string, stdout io.Writer) error {
 	}
 	order := []string{"host", "fixed", "while"}
 	times := map[string][]time.Duration{}
-	r := Result{Adapter: dev.Info().String(), N: *n, Sweeps: *sweeps, Tolerance: float32(*tol), Iterations: iters,
+	r := Result{Adapter: dev.Info().String(), N: *n, Sweeps: *sweeps, Predication: *predication, Tolerance: float32(*tol), Iterations: iters,
 		MaxIterations: max, Identical: true, MedianUS: map[string]float64{}, MinUS: map[string]float64{}, MaxUS: map[string]float64{}, Ratios: map[string]float64{}}
 	for round := -1; round < *rounds; round++ {
 		for _, w := range order {
