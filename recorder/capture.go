@@ -188,9 +188,6 @@ type node struct {
 	// region is the control-flow region the node belongs to (0: the
 	// graph's top level); see control.go.
 	region int
-	// predicated: a gated dispatch run through its kernel's guarded
-	// variant (k is the variant).
-	predicated bool
 }
 
 func (n *node) name() string {

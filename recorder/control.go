@@ -572,7 +572,7 @@ func (l *lowering) materialize() error {
 			n.acc = append(n.acc, words, p)
 			pins.pinAccess(&n.acc[len(n.acc)-2])
 			pins.pinAccess(&n.acc[len(n.acc)-1])
-			n.k, n.predicated = f.guard, true
+			n.k = f.guard
 			if err := l.regroup(n); err != nil {
 				return err
 			}

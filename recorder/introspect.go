@@ -80,7 +80,6 @@ func (g *Graph) String() string {
 	// Count by kernel, named by entry point; different kernels sharing an
 	// entry name ("main") are told apart as main, main#2, ...
 	counts := map[driver.Kernel]int{}
-	predicated := map[driver.Kernel]bool{}
 	var order []driver.Kernel
 	copies, clears := 0, 0
 	for i := range g.nodes {
@@ -97,13 +96,12 @@ func (g *Graph) String() string {
 			order = append(order, n.k)
 		}
 		counts[n.k]++
-		predicated[n.k] = predicated[n.k] || n.predicated
 	}
 	seen := map[string]int{}
 	var ks []string
 	for _, k := range order {
 		name := k.Entry()
-		if predicated[k] {
+		if k.Guarded() {
 			// The guarded variant of a body kernel (WithPredication).
 			name += " (predicated)"
 		}

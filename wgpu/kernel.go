@@ -127,6 +127,7 @@ type Kernel struct {
 	bindings    []Binding
 	wgSize      [3]uint32
 	groups      int // bind groups in the pipeline layout
+	guarded     bool
 
 	module   *wgpu.ShaderModule      // owned
 	layouts  []*wgpu.BindGroupLayout // owned; one per group index
@@ -328,7 +329,7 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 	if err := d.checkLimits(spec); err != nil {
 		return nil, &CompileError{Entry: entry, Diagnostic: err.Error()}
 	}
-	k := &Kernel{dev: d, entry: entry, source: source, constants: spec.Overrides, wgSize: spec.WorkgroupSize}
+	k := &Kernel{dev: d, entry: entry, source: source, constants: spec.Overrides, wgSize: spec.WorkgroupSize, guarded: spec.Guarded}
 	if k.constants == nil {
 		k.constants = map[string]float64{}
 	}
@@ -677,6 +678,7 @@ func (v *kernelView) Constants() map[string]float64 { return maps.Clone(v.k.cons
 func (v *kernelView) Resources() []driver.Resource  { return v.k.resources }
 func (v *kernelView) Groups() int                   { return v.k.groups }
 func (v *kernelView) WorkgroupSize() [3]uint32      { return v.k.wgSize }
+func (v *kernelView) Guarded() bool                 { return v.k.guarded }
 
 func (d *Device) ownKernel(op string, x driver.Kernel) (*Kernel, error) {
 	v, ok := x.(*kernelView)

@@ -230,6 +230,9 @@ type Kernel interface {
 	// Groups is the number of bind groups its pipeline layout has.
 	Groups() int
 	WorkgroupSize() [3]uint32
+	// Guarded: k is a guarded variant (Device.Guarded), however it was
+	// compiled (a graph file stores variants as source).
+	Guarded() bool
 }
 
 // Timestamps asks a pass to write GPU timestamps at its beginning and end.

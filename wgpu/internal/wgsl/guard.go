@@ -78,14 +78,48 @@ func Guard(src, entry string, constants map[string]float64) (*Guarded, error) {
 			}
 		}
 	}
-	words, at := m.freeName(fn, "softgraph_guard_words"), m.freeName(fn, "softgraph_guard_at")
+	words, at := m.freeName(fn, guardPrefix+"words"), m.freeName(fn, guardPrefix+"at")
 	var b strings.Builder
 	b.WriteString(src[:fn.body.open+1])
-	fmt.Fprintf(&b, " if (%s[%s.x] == 0u) { return; }", words, at)
+	fmt.Fprintf(&b, guardStmt, words, at)
 	b.WriteString(src[fn.body.open+1:])
 	fmt.Fprintf(&b, "\n@group(%d) @binding(0) var<storage, read> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n",
 		group, words, group, at)
 	return &Guarded{Source: b.String(), Group: group}, nil
+}
+
+// guardPrefix starts the names of the guard's resources; guardStmt is the
+// statement Guard inserts (words, at).
+const (
+	guardPrefix = "softgraph_guard_"
+	guardStmt   = " if (%s[%s.x] == 0u) { return; }"
+)
+
+// guarded reports whether fn's body begins with the statement Guard
+// inserts, naming two resources declared as Guard declares them: the
+// module is a guarded variant (Kernel.Guarded), however it was obtained (a
+// graph file stores variants as source).
+func (m *module) guarded(fn *fnDecl) bool {
+	if fn.body == nil || fn.body.open <= 0 || fn.body.open >= len(m.src) {
+		return false
+	}
+	rest := m.src[fn.body.open+1:]
+	end := strings.Index(rest, "{ return; }")
+	if end < 0 || !strings.HasPrefix(rest, " if ("+guardPrefix) {
+		return false
+	}
+	stmt := rest[:end+len("{ return; }")]
+	open, dot := strings.IndexByte(stmt, '['), strings.Index(stmt, ".x]")
+	if open < 0 || dot < open {
+		return false
+	}
+	words, at := stmt[len(" if ("):open], stmt[open+1:dot]
+	if !strings.HasPrefix(at, guardPrefix) || stmt != fmt.Sprintf(guardStmt, words, at) {
+		return false
+	}
+	w, ok1 := m.names[words].(*varDecl)
+	a, ok2 := m.names[at].(*varDecl)
+	return ok1 && ok2 && w.space == "storage" && a.space == "uniform"
 }
 
 // freeName is base, or base with a number after it, whichever is first

@@ -62,6 +62,9 @@ func TestGuardAddsAGuardInTheNextGroup(t *testing.T) {
 			if d := cmp.Diff(want, k.Resources); d != "" {
 				t.Errorf("variant resources (-want +got):\n%s", d)
 			}
+			if orig.Guarded || !k.Guarded {
+				t.Errorf("Guarded: original %v, variant %v; want false, true", orig.Guarded, k.Guarded)
+			}
 			if d := cmp.Diff(orig.WorkgroupSize, k.WorkgroupSize); d != "" {
 				t.Errorf("workgroup size (-want +got):\n%s", d)
 			}

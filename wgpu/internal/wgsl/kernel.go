@@ -35,6 +35,9 @@ type Kernel struct {
 	// it got (bool as 0 or 1, f32 and f16 after rounding to the type); nil
 	// when the module declares none.
 	Overrides map[string]float64
+	// Guarded: the entry point is a guarded variant Guard made (its body
+	// begins with Guard's early return).
+	Guarded bool
 }
 
 // Stage is the pipeline stage an entry point is declared for.
@@ -269,7 +272,7 @@ func specialize(src, entry string, o Options) (*Kernel, error) {
 	if err := c.bind(o.Constants); err != nil {
 		return nil, err
 	}
-	k := &Kernel{Entry: entry, Stage: StageCompute}
+	k := &Kernel{Entry: entry, Stage: StageCompute, Guarded: m.guarded(fn)}
 	if k.Overrides, err = c.overrideValues(); err != nil {
 		return nil, err
 	}
