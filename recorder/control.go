@@ -237,6 +237,10 @@ type gateItem struct {
 	parent  uint32 // enable word of the enclosing gate, or noParent
 	enable  uint32 // this gate's enable word
 	entries [][4]uint32
+	// latch: no gate dispatch; the body's first dispatch, a latching
+	// guarded variant, decides from the condition and writes the enable
+	// word (latched once it has been emitted).
+	latch, latched bool
 }
 
 // lowering turns regions into gates: it walks the recording, assigning
@@ -249,8 +253,8 @@ type lowering struct {
 	gates []*gateItem
 	// Pending: nodes waiting for the gate and table buffers to exist.
 	fixups []fixup
-	// variants caches each body kernel's guarded variant.
-	variants map[driver.Kernel]guardedKernel
+	// variants caches each body kernel's guarded variants.
+	variants map[variantKey]guardedKernel
 }
 
 // fixup says how a lowered node is completed once the gate buffer exists.
@@ -264,9 +268,11 @@ type fixup struct {
 	srcBuf, dstBuf *Buffer
 	srcWord, words uint32
 	dstWord        uint32
-	// guarded dispatches: the variant and its guard's bind group
+	// guarded dispatches: the variant, its guard's bind group, and whether
+	// it latches
 	guard driver.Kernel
 	group uint32
+	latch bool
 }
 
 type fixKind uint8
@@ -373,17 +379,21 @@ func (l *lowering) emit(r int, enable uint32, g *gateItem) error {
 }
 
 // child emits a nested If (one gate) or While (one gate per iteration, each
-// enabled only if the previous one was).
+// enabled only if the previous one was). A latchable region (latchable)
+// gets no gate dispatches: its first dispatch latches each iteration.
 func (l *lowering) child(c int, parent uint32) error {
 	rg := &l.rec.regions[c]
 	prev := parent
+	latch := parent == noParent && l.latchable(c)
 	for it := 0; it < rg.maxIter; it++ {
-		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.words}
+		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.words, latch: latch}
 		l.words++
 		rg.gates = append(rg.gates, int(g.enable))
-		l.gates = append(l.gates, g)
-		l.out = append(l.out, node{kind: nodeDispatch, region: c})
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGate, gate: g})
+		if !latch {
+			l.gates = append(l.gates, g)
+			l.out = append(l.out, node{kind: nodeDispatch, region: c})
+			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGate, gate: g})
+		}
 		if err := l.emit(c, g.enable, g); err != nil {
 			return err
 		}
@@ -401,11 +411,14 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 		return
 	}
 	if n.kind == nodeDispatch && n.ind == nil {
-		if v, group, ok := l.guarded(&n); ok {
+		latch := g.latch && !g.latched
+		if v, group, ok := l.guarded(&n, latch); ok {
 			// Predicated: dispatched directly, each invocation returning at
-			// once unless the gate's enable word is set.
+			// once unless the body is enabled (the latching dispatch
+			// decides that from the condition and records it).
+			g.latched = g.latched || latch
 			l.out = append(l.out, n)
-			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group})
+			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group, latch: latch})
 			return
 		}
 	}
@@ -448,27 +461,80 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 // guarded variant, are dispatched indirectly.
 const maxGuardedGroups = 256
 
-// guarded returns the guarded variant of gated dispatch n's kernel when n
-// is to be predicated.
-func (l *lowering) guarded(n *node) (driver.Kernel, uint32, bool) {
-	if uint64(n.d.x)*uint64(n.d.y)*uint64(n.d.z) > maxGuardedGroups || l.s.cfg.noPredicate {
+// guarded returns the guarded variant (latching or not) of gated dispatch
+// n's kernel when n is to be predicated.
+func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, uint32, bool) {
+	if n.kind != nodeDispatch || n.ind != nil || l.s.cfg.noPredicate ||
+		uint64(n.d.x)*uint64(n.d.y)*uint64(n.d.z) > maxGuardedGroups {
 		return nil, 0, false
 	}
 	if l.variants == nil {
-		l.variants = map[driver.Kernel]guardedKernel{}
+		l.variants = map[variantKey]guardedKernel{}
 	}
-	v, ok := l.variants[n.k]
+	key := variantKey{n.k, latch}
+	v, ok := l.variants[key]
 	if !ok {
 		var err error
-		if v.k, v.group, err = l.s.drv.Guarded(n.k); err != nil {
+		if v.k, v.group, err = l.s.drv.Guarded(n.k, latch); err != nil {
 			// Not an error of the capture: the dispatch is gated
 			// indirectly, as every dispatch was before variants.
-			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Msg("no guarded variant; dispatching indirectly")
+			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Bool("latch", latch).Msg("no guarded variant; dispatching indirectly")
 			v.k = nil
 		}
-		l.variants[n.k] = v
+		l.variants[key] = v
 	}
 	return v.k, v.group, v.k != nil
+}
+
+// latchable reports whether region c (at top level) can do without gate
+// dispatches: its first command is a dispatch that does not bind the
+// condition's buffer and has a latching variant, and every other command
+// directly in it (nested regions aside, which keep their gates) has a
+// guarded variant. The first dispatch then decides each iteration from the
+// condition itself. That needs no "every earlier iteration ran" term: when
+// an iteration is skipped nothing in its body runs, so the condition is
+// still zero when the next one reads it.
+func (l *lowering) latchable(c int) bool {
+	rg := &l.rec.regions[c]
+	if rg.start == rg.end {
+		return false
+	}
+	inChild := func(i int) bool {
+		for d := c + 1; d < len(l.rec.regions); d++ {
+			ch := &l.rec.regions[d]
+			if ch.parent == c && i >= ch.start && (i < ch.end || ch.start == ch.end && i == ch.start) {
+				return true
+			}
+		}
+		return false
+	}
+	first := &l.rec.nodes[rg.start]
+	if inChild(rg.start) || first.d.isIndirect || first.d.x == 0 || first.d.y == 0 || first.d.z == 0 {
+		return false
+	}
+	for _, a := range first.acc {
+		if a.kind == accessBuffer && a.pg == rg.cond {
+			return false
+		}
+	}
+	if _, _, ok := l.guarded(first, true); !ok {
+		return false
+	}
+	for i := rg.start + 1; i < rg.end; i++ {
+		if inChild(i) {
+			continue
+		}
+		if _, _, ok := l.guarded(&l.rec.nodes[i], false); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// variantKey names a guarded variant: the kernel and whether it latches.
+type variantKey struct {
+	k     driver.Kernel
+	latch bool
 }
 
 // guardedKernel is a kernel's guarded variant and the bind group of its
@@ -561,17 +627,23 @@ func (l *lowering) materialize() error {
 			continue
 		}
 		if f.kind == fixGuarded {
-			// The variant binds what the original does, plus the gate
-			// buffer and the index of its enable word in its own group.
-			p, err := params(1, f.gate.enable, 0, 0, 0)
+			// The variant binds what the original does, plus, in its own
+			// group, the gate buffer and the index of its enable word; a
+			// latching one also the condition (and writes the word).
+			g := f.gate
+			p, err := params(1, g.enable, uint32(g.condOff/4), 0, 0)
 			if err != nil {
 				return err
 			}
-			words := bufAcc(gatePg, nil, gateSize, false, 0)
-			words.group, p.group = f.group, f.group
-			n.acc = append(n.acc, words, p)
-			pins.pinAccess(&n.acc[len(n.acc)-2])
-			pins.pinAccess(&n.acc[len(n.acc)-1])
+			extra := []access{bufAcc(gatePg, nil, gateSize, f.latch, 0), p}
+			if f.latch {
+				extra = append(extra, bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 2))
+			}
+			for i := range extra {
+				extra[i].group = f.group
+				pins.pinAccess(&extra[i])
+			}
+			n.acc = append(n.acc, extra...)
 			n.k = f.guard
 			if err := l.regroup(n); err != nil {
 				return err

@@ -132,3 +132,137 @@ func TestPredicatedAndIndirectBodiesAgree(t *testing.T) {
 		})
 	}
 }
+
+// TestLatchedWhileSkipsItsGates: a top-level While whose first dispatch does
+// not bind the condition needs no gate dispatches when predicated: that
+// dispatch decides each iteration from the condition and records it for the
+// rest of the body, a nested If's gate included. The loop runs exactly as
+// often as the Go model says, with and without predication, ProfileReplay
+// reports the same iterations as run, and only the nested If keeps gates.
+func TestLatchedWhileSkipsItsGates(t *testing.T) {
+	const max = 7
+	model := func(n uint32) [][]uint32 {
+		it := min(n, max)
+		ifRuns := (it + 1) / 2
+		return [][]uint32{{n - it, it}, {it % 2, it}, {ifRuns % 2, ifRuns}}
+	}
+	for _, on := range []bool{true, false} {
+		t.Run(map[bool]string{true: "predicated", false: "indirect"}[on], func(t *testing.T) {
+			d, s := gputest.OpenStream(t, recorder.WithPredication(on))
+			count := gputest.Kernel(t, d, countdownWGSL)
+			toggle := gputest.Kernel(t, d, toggleWGSL)
+			st := gputest.UploadU32(t, s, 0, 0)
+			flag := gputest.UploadU32(t, s, 0, 0)
+			inner := gputest.UploadU32(t, s, 0, 0)
+			step := func() error {
+				return s.While(st, 0, max, func() error {
+					if err := s.Launch(toggle, recorder.Groups(1, 1, 1), flag); err != nil {
+						return err
+					}
+					if err := s.If(flag, 0, func() error { return s.Launch(toggle, recorder.Groups(1, 1, 1), inner) }); err != nil {
+						return err
+					}
+					return s.Launch(count, recorder.Groups(1, 1, 1), st)
+				})
+			}
+			reset := func(n uint32) {
+				setU32(t, s, st, n, 0)
+				setU32(t, s, flag, 0, 0)
+				setU32(t, s, inner, 0, 0)
+			}
+			read := func() [][]uint32 { return [][]uint32{u32s(t, s, st), u32s(t, s, flag), u32s(t, s, inner)} }
+			reset(3)
+			g, err := s.Capture(step)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Release()
+			for _, n := range []uint32{0, 1, 2, 5, max, 30, 4} {
+				reset(n)
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+				gputest.WantEqual(t, "replay with n="+itoa(n)+" (st, flag, inner)", model(n), read())
+			}
+			reset(4)
+			p, err := s.ProfileReplay(g)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []bool{true, true, true, true, false, false, false}
+			if len(p.Branches) == 0 {
+				t.Fatal("ProfileReplay reports no branches")
+			}
+			gputest.WantEqual(t, "the While's iterations that ran (n=4)", want, p.Branches[0].Ran)
+			gates := map[bool]string{true: "softgraph_gate ×7,", false: "softgraph_gate ×14,"}[on]
+			if str := g.String(); !strings.Contains(str, gates) {
+				t.Errorf("String must show %q (the nested If's gates%s): %s", gates, map[bool]string{true: " only", false: " and the While's"}[on], str)
+			}
+		})
+	}
+}
+
+// TestLatchingKernelsOfEveryBuiltinForm: the latching dispatch finds "the
+// first invocation" however its kernel declares its builtins (none it
+// needs, a struct of them, local_invocation_id, local_invocation_index),
+// over several workgroups: each form, first in a While body, runs exactly
+// the iterations the condition allows, without gate dispatches.
+func TestLatchingKernelsOfEveryBuiltinForm(t *testing.T) {
+	forms := map[string]string{
+		"global id only": `
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = v[g.x] + 1u; }`,
+		"struct of builtins": `
+struct In { @builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) li: u32 }
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(8)
+fn main(i: In) { v[i.wg.x * 8u + i.li] = v[i.wg.x * 8u + i.li] + 1u; }`,
+		"local id and workgroup id": `
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(8)
+fn main(@builtin(local_invocation_id) l: vec3<u32>, @builtin(workgroup_id) w: vec3<u32>) { v[w.x * 8u + l.x] = v[w.x * 8u + l.x] + 1u; }`,
+		"struct without workgroup id": `
+struct In { @builtin(global_invocation_id) g: vec3<u32> }
+@group(0) @binding(0) var<storage, read_write> v: array<u32>;
+@compute @workgroup_size(8)
+fn main(i: In) { v[i.g.x] = v[i.g.x] + 1u; }`,
+	}
+	const max, n = 5, 64
+	d, s := gputest.OpenStream(t)
+	count := gputest.Kernel(t, d, countdownWGSL)
+	for name, src := range forms {
+		t.Run(name, func(t *testing.T) {
+			k := gputest.Kernel(t, d, src)
+			st := gputest.UploadU32(t, s, 0, 0)
+			v := gputest.UploadU32(t, s, make([]uint32, n)...)
+			g, err := s.Capture(func() error {
+				return s.While(st, 0, max, func() error {
+					if err := s.Launch(k, recorder.Groups(n/8, 1, 1), v); err != nil {
+						return err
+					}
+					return s.Launch(count, recorder.Groups(1, 1, 1), st)
+				})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer g.Release()
+			if str := g.String(); strings.Contains(str, "softgraph_gate") {
+				t.Errorf("the While should need no gates: %s", str)
+			}
+			for _, c := range []uint32{3, 0, 9} {
+				setU32(t, s, st, c, 0)
+				setU32(t, s, v, make([]uint32, n)...)
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+				want := make([]uint32, n)
+				for i := range want {
+					want[i] = min(c, max)
+				}
+				gputest.WantEqual(t, "v after a replay with n="+itoa(c), want, u32s(t, s, v))
+			}
+		})
+	}
+}

@@ -80,12 +80,12 @@ func (v *driverView) Kernel(k any) (driver.Kernel, error) {
 	return kk.view, nil
 }
 
-func (v *driverView) Guarded(k driver.Kernel) (driver.Kernel, uint32, error) {
+func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, error) {
 	kv, ok := k.(*kernelView)
 	if !ok || kv.k.dev != v.d {
 		return nil, 0, opError("Kernel", ErrInvalidArgument, "not a kernel of this device")
 	}
-	g, err := wgsl.Guard(kv.k.source, kv.k.entry, kv.k.constants)
+	g, err := wgsl.Guard(kv.k.source, kv.k.entry, kv.k.constants, latch)
 	if err != nil {
 		return nil, 0, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
 	}

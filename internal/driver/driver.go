@@ -72,10 +72,13 @@ type Device interface {
 	// device): the same entry point, but every invocation returns at once
 	// unless words[at.x] is non-zero, where words (var<storage, read>
 	// array<u32>) is binding 0 and at (var<uniform> vec4<u32>) binding 1 of
-	// bind group group, the one after k's last. It fails when k has no
-	// such variant (its last group is the device's last, or the variant is
-	// over the device's limits); the caller then gates k another way.
-	Guarded(k Kernel) (v Kernel, group uint32, err error)
+	// bind group group, the one after k's last. With latch the variant
+	// decides from cond[at.y] instead (cond: var<storage, read> array<u32>,
+	// binding 2) and its first invocation writes the decision, 1 or 0, to
+	// words[at.x] (words is then read_write). It fails when k has no such
+	// variant (its last group is the device's last, or the variant is over
+	// the device's limits); the caller then gates k another way.
+	Guarded(k Kernel, latch bool) (v Kernel, group uint32, err error)
 
 	NewBuffer(size uint64, usage Usage, label string) (Buffer, error)
 	NewTexture(d TextureDesc) (Texture, error)

@@ -91,6 +91,7 @@ type varDecl struct {
 
 type fnDecl struct {
 	pos    int
+	paren  int // the '(' of the parameter list
 	attrs  []*attribute
 	name   string
 	params []param
@@ -99,9 +100,10 @@ type fnDecl struct {
 }
 
 type param struct {
-	pos  int
-	name string
-	typ  expr
+	pos   int
+	attrs []*attribute
+	name  string
+	typ   expr
 }
 
 type constAssert struct {

@@ -17,30 +17,45 @@ const maxGuardGroup = 3
 // Guarded is the variant of a compute entry point that Guard makes.
 type Guarded struct {
 	// Source is the module with the guard: the original text with one
-	// statement inserted after the entry point's opening brace (on the same
-	// line, so every line keeps its number) and two resource declarations
-	// appended after the last line.
+	// statement inserted after the entry point's opening brace (and, for a
+	// latch, builtin parameters it lacks inserted after its '('), on the
+	// same lines, so every line keeps its number; and the guard's resource
+	// declarations appended after the last line.
 	Source string
-	// Group is the bind group of the two guard resources: binding 0 is the
-	// words (var<storage, read> array<u32>), binding 1 the index of the word
-	// that enables the dispatch (var<uniform> vec4<u32>, the index in x).
+	// Group is the bind group of the guard's resources, the one after the
+	// highest the entry point uses:
+	//
+	//	binding 0  words  var<storage, read> array<u32> (read_write for a latch)
+	//	binding 1  at     var<uniform> vec4<u32>: x the enable word's index
+	//	                  in words; for a latch, y the condition's in cond
+	//	binding 2  cond   var<storage, read> array<u32> (a latch only)
 	Group uint32
 }
 
 // Guard returns a variant of the compute entry point entry of src whose
 // every invocation returns at once unless words[at.x] is non-zero, words
-// and at being two resources it adds in a bind group of their own, the one
-// after the highest the entry point uses. Graphs use it to skip a dispatch
-// inside an If or While body without dispatching it indirectly: the word is
-// the enable word a gate kernel wrote. Both resources are read-only, so
-// under WGSL's uniformity rules the early return is uniform and the entry
+// and at being resources it adds in a bind group of its own, the one after
+// the highest the entry point uses. Graphs use it to skip a dispatch inside
+// an If or While body without dispatching it indirectly: the word is the
+// enable word of the body.
+//
+// With latch, the variant decides from a condition instead, and records
+// the decision for the body's later dispatches: it returns at once unless
+// cond[at.y] is non-zero, and its first invocation (local invocation 0 of
+// workgroup (0, 0, 0)) first writes 1 or 0 to words[at.x] accordingly. The
+// builtins that needs are taken from the entry point's parameters, or added
+// as parameters when it has none of them.
+//
+// The guard reads only read-only storage and uniform memory, so under
+// WGSL's uniformity rules its early return is uniform and the entry
 // point's barriers stay valid.
 //
 // It fails with ErrNotGuardable when the entry point already uses the last
-// bind group a device offers (3), or when some module-scope variable
-// already declares the group the guard would take; with an *Error for
-// source Specialize would refuse.
-func Guard(src, entry string, constants map[string]float64) (*Guarded, error) {
+// bind group a device offers (3), when some module-scope variable already
+// declares the group the guard would take, or (latch) when a parameter of
+// struct type leaves the builtins unknown; with an *Error for source
+// Specialize would refuse.
+func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarded, error) {
 	m, err := parse(src)
 	if err != nil {
 		return nil, err
@@ -49,7 +64,7 @@ func Guard(src, entry string, constants map[string]float64) (*Guarded, error) {
 	if err != nil {
 		return nil, err
 	}
-	if fn.body == nil || fn.body.open <= 0 || fn.body.open >= len(src) || src[fn.body.open] != '{' {
+	if fn.body == nil || fn.body.open <= fn.paren || fn.body.open >= len(src) || src[fn.body.open] != '{' || src[fn.paren] != '(' {
 		return nil, fmt.Errorf("%w: entry point %s has no body to guard", ErrNotGuardable, entry)
 	}
 	c := newChecker(m)
@@ -79,47 +94,113 @@ func Guard(src, entry string, constants map[string]float64) (*Guarded, error) {
 		}
 	}
 	words, at := m.freeName(fn, guardPrefix+"words"), m.freeName(fn, guardPrefix+"at")
+	var params, stmt, decls string
+	if !latch {
+		stmt = fmt.Sprintf(guardStmt, words, at)
+		decls = fmt.Sprintf("\n@group(%d) @binding(0) var<storage, read> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n",
+			group, words, group, at)
+	} else {
+		first, added, err := m.firstInvocation(fn)
+		if err != nil {
+			return nil, err
+		}
+		params = added
+		cond := m.freeName(fn, guardPrefix+"cond")
+		stmt = fmt.Sprintf(" if (%s) { %s[%s.x] = select(0u, 1u, %s[%s.y] != 0u); }", first, words, at, cond, at) +
+			fmt.Sprintf(" if (%s[%s.y] == 0u) { return; }", cond, at)
+		decls = fmt.Sprintf("\n@group(%d) @binding(0) var<storage, read_write> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n@group(%d) @binding(2) var<storage, read> %s: array<u32>;\n",
+			group, words, group, at, group, cond)
+	}
 	var b strings.Builder
-	b.WriteString(src[:fn.body.open+1])
-	fmt.Fprintf(&b, guardStmt, words, at)
+	b.WriteString(src[:fn.paren+1])
+	b.WriteString(params)
+	b.WriteString(src[fn.paren+1 : fn.body.open+1])
+	b.WriteString(stmt)
 	b.WriteString(src[fn.body.open+1:])
-	fmt.Fprintf(&b, "\n@group(%d) @binding(0) var<storage, read> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n",
-		group, words, group, at)
+	b.WriteString(decls)
 	return &Guarded{Source: b.String(), Group: group}, nil
 }
 
+// firstInvocation returns a boolean expression true in exactly one
+// invocation of a dispatch (local invocation 0 of workgroup (0, 0, 0)),
+// written with fn's builtin parameters, and the parameters to insert after
+// fn's '(' for the builtins it lacks.
+func (m *module) firstInvocation(fn *fnDecl) (string, string, error) {
+	builtins := map[string]string{} // builtin → the expression reading it
+	for _, p := range fn.params {
+		if a := attr(p.attrs, "builtin"); a != nil && len(a.args) == 1 {
+			if id, ok := a.args[0].(*identExpr); ok {
+				builtins[id.name] = p.name
+			}
+			continue
+		}
+		t, ok := p.typ.(*identExpr)
+		if !ok {
+			return "", "", fmt.Errorf("%w: parameter %s of %s", ErrNotGuardable, p.name, fn.name)
+		}
+		sd, ok := m.names[t.name].(*structDecl)
+		if !ok {
+			return "", "", fmt.Errorf("%w: parameter %s of %s has type %s", ErrNotGuardable, p.name, fn.name, t.name)
+		}
+		for _, mb := range sd.members {
+			if a := attr(mb.attrs, "builtin"); a != nil && len(a.args) == 1 {
+				if id, ok := a.args[0].(*identExpr); ok {
+					builtins[id.name] = p.name + "." + mb.name
+				}
+			}
+		}
+	}
+	var add []string
+	local, ok := builtins["local_invocation_index"]
+	switch {
+	case ok:
+		local = "(" + local + " == 0u)"
+	case builtins["local_invocation_id"] != "":
+		local = "all(" + builtins["local_invocation_id"] + " == vec3<u32>(0u))"
+	default:
+		name := m.freeName(fn, guardPrefix+"local")
+		add = append(add, "@builtin(local_invocation_index) "+name+": u32")
+		local = "(" + name + " == 0u)"
+	}
+	wg, ok := builtins["workgroup_id"]
+	if !ok {
+		wg = m.freeName(fn, guardPrefix+"workgroup")
+		add = append(add, "@builtin(workgroup_id) "+wg+": vec3<u32>")
+	}
+	params := strings.Join(add, ", ")
+	if params != "" && len(fn.params) > 0 {
+		params += ", "
+	}
+	return local + " && all(" + wg + " == vec3<u32>(0u))", params, nil
+}
+
 // guardPrefix starts the names of the guard's resources; guardStmt is the
-// statement Guard inserts (words, at).
+// statement Guard inserts without a latch (words, at).
 const (
 	guardPrefix = "softgraph_guard_"
 	guardStmt   = " if (%s[%s.x] == 0u) { return; }"
 )
 
-// guarded reports whether fn's body begins with the statement Guard
-// inserts, naming two resources declared as Guard declares them: the
-// module is a guarded variant (Kernel.Guarded), however it was obtained (a
-// graph file stores variants as source).
+// guarded reports whether fn's body begins with a statement Guard
+// inserts, reading a storage buffer it declares: the module is a guarded
+// variant (Kernel.Guarded), however it was obtained (a graph file stores
+// variants as source).
 func (m *module) guarded(fn *fnDecl) bool {
 	if fn.body == nil || fn.body.open <= 0 || fn.body.open >= len(m.src) {
 		return false
 	}
 	rest := m.src[fn.body.open+1:]
 	end := strings.Index(rest, "{ return; }")
-	if end < 0 || !strings.HasPrefix(rest, " if ("+guardPrefix) {
+	if end < 0 || !strings.HasPrefix(rest, " if (") {
 		return false
 	}
-	stmt := rest[:end+len("{ return; }")]
-	open, dot := strings.IndexByte(stmt, '['), strings.Index(stmt, ".x]")
-	if open < 0 || dot < open {
-		return false
+	stmt := rest[:end]
+	for name, d := range m.names {
+		if v, ok := d.(*varDecl); ok && strings.HasPrefix(name, guardPrefix+"words") && v.space == "storage" && strings.Contains(stmt, name+"[") {
+			return true
+		}
 	}
-	words, at := stmt[len(" if ("):open], stmt[open+1:dot]
-	if !strings.HasPrefix(at, guardPrefix) || stmt != fmt.Sprintf(guardStmt, words, at) {
-		return false
-	}
-	w, ok1 := m.names[words].(*varDecl)
-	a, ok2 := m.names[at].(*varDecl)
-	return ok1 && ok2 && w.space == "storage" && a.space == "uniform"
+	return false
 }
 
 // freeName is base, or base with a number after it, whichever is first

@@ -34,7 +34,7 @@ func TestGuardAddsAGuardInTheNextGroup(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, err := Guard(c.src, c.entry, c.constants)
+			g, err := Guard(c.src, c.entry, c.constants, false)
 			if c.words == "" {
 				if !errors.Is(err, ErrNotGuardable) {
 					t.Fatalf("Guard = %v, want ErrNotGuardable", err)
@@ -98,7 +98,7 @@ func TestGuardRefusesWhatItCannotGuard(t *testing.T) {
 		{"not WGSL", "fn (", "main", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Guard(c.src, c.entry, nil)
+			_, err := Guard(c.src, c.entry, nil, false)
 			if err == nil {
 				t.Fatal("Guard succeeded")
 			}

@@ -482,7 +482,7 @@ func (p *parser) function(attrs []*attribute) *fnDecl {
 	if attr(attrs, "compute") != nil && attr(attrs, "workgroup_size") == nil {
 		p.fail(f.pos, "@compute entry point %s needs @workgroup_size", f.name)
 	}
-	p.expect("(")
+	f.paren = p.expect("(").pos
 	for !p.is(")") {
 		pattrs := p.attributes()
 		p.onlyAttributes(pattrs, "a parameter", "builtin", "location", "interpolate", "invariant", "blend_src")
@@ -493,7 +493,7 @@ func (p *parser) function(attrs []*attribute) *fnDecl {
 			}
 		}
 		p.expect(":")
-		f.params = append(f.params, param{pos: pn.pos, name: pn.text, typ: p.typeSpecifier()})
+		f.params = append(f.params, param{pos: pn.pos, attrs: pattrs, name: pn.text, typ: p.typeSpecifier()})
 		if !p.accept(",") {
 			break
 		}
