@@ -266,3 +266,70 @@ fn main(i: In) { v[i.g.x] = v[i.g.x] + 1u; }`,
 		})
 	}
 }
+
+// TestRebindingALatchedLoop: rebinding the condition of a latched While
+// moves the latch to the new buffer; rebinding the first dispatch's buffer
+// to the condition's (so it would bind the condition itself, which a latch
+// cannot) is not refused: the rebound graph is lowered again with gates,
+// and computes what the same step run eagerly does.
+func TestRebindingALatchedLoop(t *testing.T) {
+	const max = 6
+	d, s := gputest.OpenStream(t)
+	count := gputest.Kernel(t, d, countdownWGSL)
+	toggle := gputest.Kernel(t, d, toggleWGSL)
+	st := gputest.UploadU32(t, s, 0, 0)
+	st2 := gputest.UploadU32(t, s, 0, 0)
+	flag := gputest.UploadU32(t, s, 0, 0)
+	step := func(cond, first *recorder.Buffer) func() error {
+		return func() error {
+			return s.While(cond, 0, max, func() error {
+				if err := s.Launch(toggle, recorder.Groups(1, 1, 1), first); err != nil {
+					return err
+				}
+				return s.Launch(count, recorder.Groups(1, 1, 1), cond)
+			})
+		}
+	}
+	g, err := s.Capture(step(st, flag))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	if str := g.String(); strings.Contains(str, "softgraph_gate") {
+		t.Fatalf("the loop should be latched: %s", str)
+	}
+	moved, err := g.Rebind(st, st2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer moved.Release()
+	setU32(t, s, st, 9, 0)
+	setU32(t, s, st2, 4, 0)
+	setU32(t, s, flag, 0, 0)
+	if err := moved.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	gputest.WantEqual(t, "the rebound loop ran on st2 and left st alone (st, st2, flag)",
+		[][]uint32{{9, 0}, {0, 4}, {0, 4}}, [][]uint32{u32s(t, s, st), u32s(t, s, st2), u32s(t, s, flag)})
+
+	onCond, err := g.Rebind(flag, st) // the first dispatch now toggles the condition
+	if err != nil {
+		t.Fatalf("Rebind onto the condition: %v", err)
+	}
+	defer onCond.Release()
+	if str := onCond.String(); !strings.Contains(str, "softgraph_gate") {
+		t.Errorf("a first dispatch binding the condition needs gates: %s", str)
+	}
+	for _, n := range []uint32{0, 1, 2, 5} {
+		setU32(t, s, st, n, 0)
+		if err := onCond.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		replayed := u32s(t, s, st)
+		setU32(t, s, st, n, 0)
+		if err := step(st, st)(); err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, "the rebound graph agrees with the eager step for n="+itoa(n), u32s(t, s, st), replayed)
+	}
+}

@@ -9,8 +9,10 @@ import (
 // counts), without recapturing: the decode-loop pattern of double-buffered
 // inputs, or one captured step serving several requests. g is unchanged
 // and stays valid; the two graphs share every bind group and pin the
-// rebinding does not touch, and only the affected bind groups are rebuilt.
-// Release each graph when done with it.
+// rebinding does not touch, and only the affected bind groups are rebuilt
+// (a captured graph with If or While gets its control flow lowered anew,
+// with a gate buffer of its own, since how a body is skipped depends on what
+// its dispatches bind). Release each graph when done with it.
 //
 // Buffers are matched by identity: old must be a Buffer g was captured with
 // (it may already be released by the caller: the graph still holds its
@@ -65,17 +67,28 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 		pins.unref()
 		return nil, err
 	}
-	nodes, hit, err := s.rebindNodes(g.nodes, old, new, npg, pins)
-	if err != nil {
-		return fail(err)
+	// A recorded graph with control flow is lowered again from its
+	// recording's own nodes, rebound: how a body is gated depends on what
+	// its dispatches bind (a While whose first dispatch would now bind the
+	// condition cannot latch it), so the old lowering may not carry over.
+	relower := g.raw != nil && len(g.regions) > 1
+	var nodes []node
+	hit := false
+	var err error
+	if !relower {
+		if nodes, hit, err = s.rebindNodes(g.nodes, old, new, npg, pins); err != nil {
+			return fail(err)
+		}
 	}
 	// The recording's own nodes, which a capture replaying this graph
 	// includes (a child graph with control flow), bind new too.
 	var raw []node
 	if g.raw != nil {
-		if raw, _, err = s.rebindNodes(g.raw, old, new, npg, pins); err != nil {
+		var rawHit bool
+		if raw, rawHit, err = s.rebindNodes(g.raw, old, new, npg, pins); err != nil {
 			return fail(err)
 		}
+		hit = hit || rawHit
 	}
 	// An If or While that read its condition from old reads it from new
 	// now (its gate dispatch was rebound above): the regions say so too,
@@ -93,6 +106,18 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 	}
 	if !hit {
 		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
+	}
+	gatePage, tablePage, table := g.gatePage, g.tablePage, g.table
+	if relower {
+		rs := append([]region(nil), regions...)
+		for i := range rs {
+			rs[i].gates = nil
+		}
+		rec := &recording{pins: pins, nodes: raw, regions: rs}
+		if nodes, regions, err = lower(s, rec); err != nil {
+			return fail(err)
+		}
+		gatePage, tablePage, table = rec.gatePage, rec.tablePage, rec.table
 	}
 	// Pin what the new nodes use: fresh references on everything.
 	for i := range nodes {
@@ -121,7 +146,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			}
 		}
 	}
-	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
+	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, gatePage: gatePage, tablePage: tablePage, table: table}
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return fail(&Error{Op: op.String(), Err: err})
 	}
