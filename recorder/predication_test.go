@@ -333,3 +333,51 @@ func TestRebindingALatchedLoop(t *testing.T) {
 		gputest.WantEqual(t, "the rebound graph agrees with the eager step for n="+itoa(n), u32s(t, s, st), replayed)
 	}
 }
+
+// TestReleasingABodyKernelReleasesItsVariants: the guarded variants made
+// for a kernel's dispatches in a body go with the kernel: after the
+// kernel's Release, the graph built with them still replays correctly,
+// and once the graph is released too no kernel is left alive.
+func TestReleasingABodyKernelReleasesItsVariants(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	before := live(t, d).Kernels
+	count, err := d.Kernel(countdownWGSL, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	toggle, err := d.Kernel(toggleWGSL, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := gputest.UploadU32(t, s, 0, 0)
+	flag := gputest.UploadU32(t, s, 0, 0)
+	g, err := s.Capture(func() error {
+		return s.While(st, 0, 4, func() error {
+			if err := s.Launch(toggle, recorder.Groups(1, 1, 1), flag); err != nil {
+				return err
+			}
+			return s.Launch(count, recorder.Groups(1, 1, 1), st)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := live(t, d).Kernels; got != before+4 {
+		t.Errorf("two kernels and their variants (a latching one and a plain one): %d live kernels, want %d", got, before+4)
+	}
+	count.Release()
+	toggle.Release()
+	setU32(t, s, st, 3, 0)
+	setU32(t, s, flag, 0, 0)
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	gputest.WantEqual(t, "the graph replays after its kernels' Release (st, flag)", [][]uint32{{0, 3}, {1, 3}}, [][]uint32{u32s(t, s, st), u32s(t, s, flag)})
+	g.Release()
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if got := live(t, d).Kernels; got != before {
+		t.Errorf("after the kernels' and the graph's Release: %d live kernels, want %d", got, before)
+	}
+}

@@ -2,6 +2,7 @@ package wgpu
 
 import (
 	"context"
+	"slices"
 
 	"github.com/rs/zerolog"
 
@@ -92,6 +93,18 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32
 	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants))
 	if err != nil {
 		return nil, 0, err
+	}
+	// The variant goes with the kernel: Release releases it (after marking
+	// the kernel released, so one of the two sees the other).
+	v.d.kernelsMu.Lock()
+	released := kv.k.Released()
+	if !released && !slices.Contains(kv.k.variants, gk) {
+		kv.k.variants = append(kv.k.variants, gk)
+	}
+	v.d.kernelsMu.Unlock()
+	if released {
+		gk.Release()
+		return nil, 0, opError("Kernel", ErrReleased, "kernel %q", kv.k.entry)
 	}
 	return gk.view, g.Group, nil
 }

@@ -128,6 +128,9 @@ type Kernel struct {
 	wgSize      [3]uint32
 	groups      int // bind groups in the pipeline layout
 	guarded     bool
+	// variants are the guarded variants made of this kernel (the driver's
+	// Guarded), released with it. Guarded by dev.kernelsMu.
+	variants []*Kernel
 
 	module   *wgpu.ShaderModule      // owned
 	layouts  []*wgpu.BindGroupLayout // owned; one per group index
@@ -213,6 +216,15 @@ func (k *Kernel) Release() {
 	}
 	k.dev.kernelsMu.Unlock()
 	k.dev.releaseGated(&k.life, k)
+	k.dev.kernelsMu.Lock()
+	variants := k.variants
+	k.variants = nil
+	k.dev.kernelsMu.Unlock()
+	// Graphs already built with a variant keep its pipeline (their native
+	// command lists hold it); the cache must not keep it past the kernel.
+	for _, v := range variants {
+		v.Release()
+	}
 }
 
 func (k *Kernel) freeNative() {
