@@ -13,9 +13,10 @@ import (
 )
 
 // MaxWhileIterations is the most iterations one While may record. A While
-// is unrolled in the graph (each iteration is a gate dispatch plus the
-// body's dispatches), so its cost in graph size and in skipped-iteration
-// overhead grows with it.
+// is unrolled in the graph (each iteration is the body's dispatches, plus a
+// gate dispatch unless the body's first dispatch latches the condition),
+// so its cost in graph size and in skipped-iteration overhead grows with
+// it.
 const MaxWhileIterations = 4096
 
 // maxLowered bounds the dispatches a graph with control flow may unroll
@@ -28,13 +29,19 @@ const maxLowered = 1 << 20
 // (a sync: the condition reflects everything enqueued before) and calls
 // body if it is non-zero. Inside a capture body's launches, copies and
 // clears are recorded so that at every replay they run only when the
-// condition is non-zero at the moment the GPU reaches the If: a small gate
-// kernel reads it on the GPU and writes each body dispatch's workgroup
-// counts (or zeros) into a graph-owned buffer the body's dispatches are
-// dispatched indirectly from. A skipped body costs its gate dispatch and
-// one empty dispatch per body dispatch; no host round trip. Copies and
-// clears in a body run as kernels so they can be skipped too (a native copy
-// command cannot be). Bodies nest.
+// condition is non-zero at the moment the GPU reaches the If; no host
+// round trip. How (design.md, "Control flow"): a small gate kernel reads
+// the condition on the GPU and writes an enable word, and each body
+// dispatch of at most 256 workgroups runs its kernel's guarded variant,
+// which returns at once unless the word is set; larger dispatches are
+// dispatched indirectly from counts the gate writes (or zeros). When the
+// If is at top level and the body's first command is a dispatch that does
+// not bind the condition's buffer, that dispatch decides from the
+// condition itself and there is no gate dispatch. WithPredication(false)
+// gates every body dispatch indirectly. A skipped body costs about one
+// empty dispatch per body dispatch (plus its gate, if it has one). Copies
+// and clears in a body run as kernels so they can be skipped too (a native
+// copy command cannot be), and need the gate. Bodies nest.
 //
 // cond must be a live buffer of the stream's device, offset a multiple of 4
 // with 4 bytes after it; while recording it must fit
@@ -55,11 +62,12 @@ func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
 //
 // Outside a capture it runs eagerly, reading the condition from the GPU
 // before each iteration. Inside a capture the loop is unrolled
-// maxIterations times in the graph, each iteration a gate dispatch that
-// enables the iteration's body only when the condition is non-zero and
-// every earlier iteration ran; once the condition is zero the remaining
-// iterations are skipped, each costing its gate dispatch and one empty
-// dispatch per body dispatch. When maxIterations are reached with the
+// maxIterations times in the graph, each iteration gated like an If body
+// (its gate also requires every earlier iteration to have run; a latched
+// top-level loop needs no such term, since a skipped iteration leaves the
+// condition zero); once the condition is zero the remaining iterations are
+// skipped, each costing about one empty dispatch per body dispatch (plus
+// its gate, if it has one). When maxIterations are reached with the
 // condition still non-zero, the loop stops and the condition stays as the
 // last iteration left it: a caller that reads it can tell the loop did not
 // finish.
