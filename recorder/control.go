@@ -370,7 +370,9 @@ func (l *lowering) emit(r int, enable uint32, g *gateItem) error {
 			continue
 		}
 		for ; i < child.start; i++ {
-			l.node(i, enable, g)
+			if err := l.node(i, enable, g); err != nil {
+				return err
+			}
 		}
 		if err := l.child(c, enable); err != nil {
 			return err
@@ -378,7 +380,9 @@ func (l *lowering) emit(r int, enable uint32, g *gateItem) error {
 		i = child.end
 	}
 	for ; i < end; i++ {
-		l.node(i, enable, g)
+		if err := l.node(i, enable, g); err != nil {
+			return err
+		}
 	}
 	if len(l.out) > maxLowered {
 		return argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", maxLowered)
@@ -411,12 +415,12 @@ func (l *lowering) child(c int, parent uint32) error {
 }
 
 // node emits recorded node i: unchanged at top level, gated inside a body.
-func (l *lowering) node(i int, enable uint32, g *gateItem) {
+func (l *lowering) node(i int, enable uint32, g *gateItem) error {
 	n := l.rec.nodes[i]
 	n.acc = append([]access(nil), n.acc...)
 	if g == nil {
 		l.out = append(l.out, n)
-		return
+		return nil
 	}
 	if n.kind == nodeDispatch && n.ind == nil {
 		latch := g.latch && !g.latched
@@ -427,8 +431,13 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 			g.latched = g.latched || latch
 			l.out = append(l.out, n)
 			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group, latch: latch})
-			return
+			return nil
 		}
+	}
+	if g.latch {
+		// latchable admits only regions whose direct commands are all
+		// predicated: a latched gate has no dispatch to write a slot.
+		return fmt.Errorf("recorder: internal error: command %d (%s) of a latched region needs a gate slot", i, n.name())
 	}
 	slot := l.words
 	l.words += 3
@@ -457,6 +466,7 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) {
 		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: kind, slot: slot, src: n.src, srcBuf: n.srcBuf, dst: n.dst, dstBuf: n.dstBuf,
 			srcWord: uint32(n.srcOff / 4), dstWord: uint32(n.dstOff / 4), words: words})
 	}
+	return nil
 }
 
 // maxGuardedGroups is the most workgroups a gated dispatch may have to be
@@ -507,17 +517,24 @@ func (l *lowering) latchable(c int) bool {
 	if rg.start == rg.end {
 		return false
 	}
+	// inChild: node i belongs to a nested region (an empty one holds no
+	// node; its gates are emitted before the node at its start).
 	inChild := func(i int) bool {
 		for d := c + 1; d < len(l.rec.regions); d++ {
 			ch := &l.rec.regions[d]
-			if ch.parent == c && i >= ch.start && (i < ch.end || ch.start == ch.end && i == ch.start) {
+			if ch.parent == c && i >= ch.start && i < ch.end {
 				return true
 			}
 		}
 		return false
 	}
+	for d := c + 1; d < len(l.rec.regions); d++ {
+		if ch := &l.rec.regions[d]; ch.parent == c && ch.start == rg.start {
+			return false // a nested region's gate would run before the latch
+		}
+	}
 	first := &l.rec.nodes[rg.start]
-	if inChild(rg.start) || first.d.isIndirect || first.d.x == 0 || first.d.y == 0 || first.d.z == 0 {
+	if first.kind != nodeDispatch || first.d.isIndirect || first.d.x == 0 || first.d.y == 0 || first.d.z == 0 {
 		return false
 	}
 	for _, a := range first.acc {

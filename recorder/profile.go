@@ -327,11 +327,13 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	} else {
 		out, err = s.profileReplayWall(g) // unlocks
 	}
-	if err == nil && o.floorRounds > 0 {
-		out.SubmitWait, err = s.measureFloor(g, o.floorRounds)
-	}
+	// Which bodies ran is read before the floor rounds replay the graph
+	// again (they would leave the gate buffer as their last round left it).
 	if err == nil {
 		out.Branches, err = s.branchRuns(g)
+	}
+	if err == nil && o.floorRounds > 0 {
+		out.SubmitWait, err = s.measureFloor(g, o.floorRounds)
 	}
 	s.mu.Lock()
 	g.pins.unref()

@@ -199,6 +199,11 @@ func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *page, pins *pinS
 		}
 		hit = true
 		if err := conflict(n.acc, n.ind); err != nil {
+			if n.k != nil && n.k.Guarded() {
+				// Only a loaded graph gets here (a captured one is lowered
+				// again from its recording): its lowering is all it has.
+				return fail(argError(op, ErrInvalidArgument, "command %d (%s, an If or While body dispatch run through its guarded variant, whose guard binds the condition and the gate buffer): %v; a loaded graph keeps its control flow as lowered when saved, so this rebinding cannot be lowered anew: capture the step instead", i, n.name(), err))
+			}
 			return fail(argError(op, ErrInvalidArgument, "command %d (%s): %v", i, n.name(), err))
 		}
 		for grp, t := range touched {

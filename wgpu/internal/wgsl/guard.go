@@ -204,8 +204,10 @@ func (m *module) guarded(fn *fnDecl) bool {
 }
 
 // freeName is base, or base with a number after it, whichever is first
-// declared neither at module scope nor as a parameter of fn (the guard is
-// the first statement of fn's body, so no local can shadow it).
+// absent from the source text altogether: not declared at module scope,
+// as a parameter, or as a local anywhere (a local of that name at the top
+// of fn's body would clash with a parameter the guard adds), and not even
+// in a comment, which costs nothing but a digit.
 func (m *module) freeName(fn *fnDecl, base string) string {
 	taken := func(n string) bool {
 		if _, ok := m.names[n]; ok {
@@ -216,7 +218,7 @@ func (m *module) freeName(fn *fnDecl, base string) string {
 				return true
 			}
 		}
-		return false
+		return strings.Contains(m.src, n)
 	}
 	name := base
 	for i := 2; taken(name); i++ {
