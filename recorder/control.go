@@ -615,13 +615,19 @@ func (l *lowering) materialize() error {
 		return err
 	}
 	pins.addPage(gatePg)
-	tablePg, err := s.mem.alloc(uint64(len(table)), lifecycle.PoolNormal)
-	if err != nil {
-		return err
-	}
-	pins.addPage(tablePg)
-	if err := s.drv.WriteBuffer(tablePg.buf, 0, table); err != nil {
-		return err
+	// The table is read by gate dispatches only: latched regions have none,
+	// and a graph without any keeps (and saves) no table.
+	var tablePg *page
+	if len(l.gates) > 0 {
+		if tablePg, err = s.mem.alloc(uint64(len(table)), lifecycle.PoolNormal); err != nil {
+			return err
+		}
+		pins.addPage(tablePg)
+		if err := s.drv.WriteBuffer(tablePg.buf, 0, table); err != nil {
+			return err
+		}
+	} else {
+		table = nil
 	}
 	gateSize, tableSize := uint64(max(l.words, 4))*4, uint64(len(table))
 	kernels := map[string]driver.Kernel{}

@@ -197,6 +197,13 @@ func WithFlushDelay(d time.Duration) Option {
 // discrete GPUs costs a fraction of a microsecond per dispatch, run or
 // skipped. A skipped predicated dispatch still launches its workgroups,
 // hence the bound. Results are identical either way.
+//
+// On OpenGL body dispatches are always gated indirectly, whatever this
+// option says: on the H200's GL driver an indirect body dispatch next to a
+// predicated one in the same loop was skipped on an iteration it should
+// have run (wgpu's GL backend emits, after a storage write, only the
+// barrier bits of the buffer's next use, and predication gives the gate
+// buffer two kinds of use). The indirect path is the one validated there.
 func WithPredication(on bool) Option { return func(c *config) { c.noPredicate = !on } }
 
 var streamIDs atomic.Uint64
@@ -225,6 +232,9 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		if o != nil { // a nil Option sets nothing
 			o(&cfg)
 		}
+	}
+	if dev.Info().Backend == wgpu.BackendGL {
+		cfg.noPredicate = true // WithPredication says why
 	}
 	enc, err := drv.NewEncoder()
 	if err != nil {
