@@ -212,11 +212,12 @@ type recording struct {
 	regions []region // control-flow regions; regions[0] is the top level
 	cur     int      // the region launches are recorded into
 
-	lowered   bool   // the nodes are already lowered (a loaded graph)
-	broken    error  // set when If/While bodies interleaved: EndCapture fails with it
-	gatePage  *page  // set by lowering: the gate buffer of If and While
-	tablePage *page  // and the table its gates read
-	table     []byte // the table's contents
+	lowered    bool   // the nodes are already lowered (a loaded graph)
+	broken     error  // set when If/While bodies interleaved: EndCapture fails with it
+	enablePage *page  // set by lowering: the enable words of If and While
+	gatePage   *page  // the indirect counts their gates write (nil: no gates)
+	tablePage  *page  // and the table the gates read
+	table      []byte // the table's contents
 }
 
 func newRecording(s *Stream) *recording {
@@ -297,7 +298,7 @@ func (r *recording) include(g *Graph) error {
 		r.regions = append(r.regions, rg)
 	}
 	// The child's gate buffer and table are not used by what is included.
-	r.pins.merge(g.pins, g.gatePage, g.tablePage)
+	r.pins.merge(g.pins, g.enablePage, g.gatePage, g.tablePage)
 	return nil
 }
 

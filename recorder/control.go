@@ -254,11 +254,12 @@ type gateItem struct {
 // lowering turns regions into gates: it walks the recording, assigning
 // words of the gate buffer, and emits the final node list.
 type lowering struct {
-	s     *Stream
-	rec   *recording
-	words uint32 // words of the gate buffer used so far
-	out   []node
-	gates []*gateItem
+	s       *Stream
+	rec     *recording
+	words   uint32 // words of the gate buffer (indirect counts) used so far
+	enables uint32 // words of the enable buffer used so far
+	out     []node
+	gates   []*gateItem
 	// Pending: nodes waiting for the gate and table buffers to exist.
 	fixups []fixup
 	// variants caches each body kernel's guarded variants.
@@ -398,8 +399,8 @@ func (l *lowering) child(c int, parent uint32) error {
 	prev := parent
 	latch := parent == noParent && l.latchable(c)
 	for it := 0; it < rg.maxIter; it++ {
-		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.words, latch: latch}
-		l.words++
+		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.enables, latch: latch}
+		l.enables++
 		rg.gates = append(rg.gates, int(g.enable))
 		if !latch {
 			l.gates = append(l.gates, g)
@@ -610,15 +611,20 @@ func (l *lowering) materialize() error {
 	if len(table) == 0 {
 		table = make([]byte, 16)
 	}
-	gatePg, err := s.mem.alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal)
+	enablePg, err := s.mem.alloc(uint64(max(l.enables, 4))*4, lifecycle.PoolNormal)
 	if err != nil {
 		return err
 	}
-	pins.addPage(gatePg)
-	// The table is read by gate dispatches only: latched regions have none,
-	// and a graph without any keeps (and saves) no table.
-	var tablePg *page
+	pins.addPage(enablePg)
+	// The gate buffer and the table are used by gate dispatches and what
+	// they drive only: latched regions have none, and a graph without any
+	// keeps (and saves) neither.
+	var gatePg, tablePg *page
 	if len(l.gates) > 0 {
+		if gatePg, err = s.mem.alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal); err != nil {
+			return err
+		}
+		pins.addPage(gatePg)
 		if tablePg, err = s.mem.alloc(uint64(len(table)), lifecycle.PoolNormal); err != nil {
 			return err
 		}
@@ -629,7 +635,7 @@ func (l *lowering) materialize() error {
 	} else {
 		table = nil
 	}
-	gateSize, tableSize := uint64(max(l.words, 4))*4, uint64(len(table))
+	gateSize, tableSize, enableSize := uint64(max(l.words, 4))*4, uint64(len(table)), uint64(max(l.enables, 4))*4
 	kernels := map[string]driver.Kernel{}
 	kernel := func(src, entry string) (driver.Kernel, error) {
 		if k, ok := kernels[entry]; ok {
@@ -666,7 +672,7 @@ func (l *lowering) materialize() error {
 			if err != nil {
 				return err
 			}
-			extra := []access{bufAcc(gatePg, nil, gateSize, f.latch, 0), p}
+			extra := []access{bufAcc(enablePg, nil, enableSize, f.latch, 0), p}
 			if f.latch {
 				extra = append(extra, bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 2))
 			}
@@ -692,7 +698,8 @@ func (l *lowering) materialize() error {
 			if p, err = params(3, uint32(g.condOff/4), g.parent, g.enable, g.entries[0][0], g.entries[0][1], 0, 0, 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p}
+			n.acc = []access{bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p,
+				bufAcc(enablePg, nil, enableSize, true, 4)}
 			n.d = Groups(1, 1, 1)
 		case fixForward:
 			if k, err = kernel(forwardWGSL, "softgraph_forward"); err != nil {
@@ -701,7 +708,8 @@ func (l *lowering) materialize() error {
 			if p, err = params(2, f.srcWord, f.gate.enable, f.slot, 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p}
+			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p,
+				bufAcc(enablePg, nil, enableSize, false, 3)}
 			n.d = Groups(1, 1, 1)
 		case fixCopy:
 			if k, err = kernel(copyWGSL, "softgraph_copy"); err != nil {
@@ -730,7 +738,7 @@ func (l *lowering) materialize() error {
 			return err
 		}
 	}
-	l.rec.gatePage, l.rec.tablePage, l.rec.table = gatePg, tablePg, table
+	l.rec.enablePage, l.rec.gatePage, l.rec.tablePage, l.rec.table = enablePg, gatePg, tablePg, table
 	return nil
 }
 
@@ -820,13 +828,13 @@ type BranchRun struct {
 // branchRuns reads, after a profiled replay, which bodies ran: the gate
 // buffer's enable words.
 func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
-	if len(g.regions) <= 1 || g.gatePage == nil {
+	if len(g.regions) <= 1 || g.enablePage == nil {
 		return nil, nil
 	}
 	var words []uint32
-	size := g.gatePage.cap
+	size := g.enablePage.cap
 	err := s.readBack(context.Background(), lifecycle.Profile, "gate buffer", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(g.gatePage.buf, 0, st, 0, size)
+		return s.enc.CopyBuffer(g.enablePage.buf, 0, st, 0, size)
 	}, size, func(raw []byte) {
 		words = make([]uint32, len(raw)/4)
 		for i := range words {

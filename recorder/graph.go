@@ -44,9 +44,11 @@ type Graph struct {
 	pins    *pinSet        // what the graph keeps alive; one reference is the graph's
 	stats   GraphStats
 	buffers []*Buffer // the Buffers it binds, in first-use order
-	// gatePage is the gate buffer of its If and While regions (pinned by
-	// pins); nil without control flow.
-	gatePage *page
+	// enablePage holds the enable word of each If and each unrolled While
+	// iteration, gatePage the indirect counts the gates write (both pinned
+	// by pins); nil without control flow (gatePage also when every region
+	// latches). A graph loaded from a version-1 file has both in gatePage.
+	enablePage, gatePage *page
 	// tablePage holds the gates' table, whose contents (table) never change.
 	tablePage *page
 	table     []byte
@@ -79,7 +81,7 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, gatePage: rec.gatePage, tablePage: rec.tablePage, table: rec.table}
+	g := &Graph{s: s, nodes: nodes, regions: regions, pins: rec.pins, enablePage: rec.enablePage, gatePage: rec.gatePage, tablePage: rec.tablePage, table: rec.table}
 	if len(regions) > 1 && !rec.lowered {
 		g.raw = rec.nodes
 	}
@@ -155,7 +157,7 @@ func (g *Graph) describe() {
 	groups := map[*bindGroup]bool{}
 	seen := map[*Buffer]bool{}
 	addBuf := func(b *Buffer) {
-		if b != nil && !seen[b] && b.pg != g.gatePage && b.pg != g.tablePage {
+		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage {
 			seen[b] = true
 			g.buffers = append(g.buffers, b)
 		}

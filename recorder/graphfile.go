@@ -45,7 +45,7 @@ var graphMagic = [8]byte{'S', 'G', 'R', 'A', 'P', 'H', '\r', '\n'}
 
 // GraphFileVersion is the version of the graph file format this package
 // writes, and the newest it reads (see docs/graph-format.md).
-const GraphFileVersion = 1
+const GraphFileVersion = 2
 
 const flagContents = 1
 
@@ -54,6 +54,7 @@ const (
 	roleData     = 0 // a buffer of the workload
 	roleScratch  = 1 // the gate buffer of If and While: rewritten by every replay
 	roleConstant = 2 // the gates' table: its contents are part of the graph
+	roleEnable   = 3 // the enable words of If and While (version 2): rewritten by every replay
 )
 
 // Node kinds and argument kinds in a graph file.
@@ -231,6 +232,8 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		switch pg {
 		case g.gatePage:
 			role = roleScratch
+		case g.enablePage:
+			role = roleEnable
 		case g.tablePage:
 			role = roleConstant
 		}

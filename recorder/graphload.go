@@ -15,6 +15,7 @@ import (
 // graphFile is a decoded graph file, checked for structure: every index
 // points at something, every count fits the bytes that follow.
 type graphFile struct {
+	version  uint32
 	contents bool
 	kernels  []fileKernel
 	buffers  []fileBuffer
@@ -165,7 +166,7 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 		return nil, &GraphFileError{Where: "checksum", Offset: int64(len(body)), Err: fmt.Errorf("CRC-32C %08x, the file says %08x: the file is corrupted", got, want)}
 	}
 	r := &fileReader{data: body, pos: 16, where: "header"}
-	f := &graphFile{contents: binary.LittleEndian.Uint32(data[12:])&flagContents != 0}
+	f := &graphFile{version: version, contents: binary.LittleEndian.Uint32(data[12:])&flagContents != 0}
 
 	r.where = "kernels"
 	f.kernels = make([]fileKernel, r.count("kernels", 12))
@@ -189,8 +190,8 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 		if r.err == nil && (b.size == 0 || b.size%4 != 0) {
 			r.fail("size %d (a positive multiple of 4)", b.size)
 		}
-		if r.err == nil && b.role > roleConstant {
-			r.fail("unknown role %d", b.role)
+		if r.err == nil && (b.role > roleEnable || b.role == roleEnable && f.version < 2) {
+			r.fail("unknown role %d in a version-%d file", b.role, f.version)
 		}
 		if r.u8() != 0 {
 			if b.size > uint64(len(r.data)-r.pos) {
@@ -278,8 +279,11 @@ func (f *graphFile) check() error {
 	for _, b := range f.buffers {
 		roles[b.role]++
 	}
-	if roles[roleScratch] > 1 || roles[roleConstant] > 1 || (roles[roleScratch] > 0) != (len(f.regions) > 0) {
-		return bad("buffers", "%d gate buffers and %d gate tables for %d control-flow regions", roles[roleScratch], roles[roleConstant], len(f.regions))
+	// Control flow needs its enable words: in their own buffer (version 2),
+	// or in the gate buffer (version 1, and a graph loaded from one).
+	if roles[roleScratch] > 1 || roles[roleConstant] > 1 || roles[roleEnable] > 1 ||
+		(roles[roleScratch]+roles[roleEnable] > 0) != (len(f.regions) > 0) {
+		return bad("buffers", "%d gate buffers, %d enable buffers and %d gate tables for %d control-flow regions", roles[roleScratch], roles[roleEnable], roles[roleConstant], len(f.regions))
 	}
 	for i, n := range f.nodes {
 		where := fmt.Sprintf("node %d", i)
@@ -484,9 +488,14 @@ func (l *loader) build() (*Graph, error) {
 		switch b.role {
 		case roleScratch:
 			rec.gatePage = l.buffers[i].pg
+		case roleEnable:
+			rec.enablePage = l.buffers[i].pg
 		case roleConstant:
 			rec.tablePage, rec.table = l.buffers[i].pg, b.data
 		}
+	}
+	if rec.enablePage == nil {
+		rec.enablePage = rec.gatePage // the version-1 layout: enable words among the counts
 	}
 	for i := range f.nodes {
 		if err := l.node(i); err != nil {

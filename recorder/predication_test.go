@@ -1,6 +1,9 @@
 package recorder_test
 
 import (
+	"bytes"
+	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 
@@ -390,3 +393,67 @@ func TestReleasingABodyKernelReleasesItsVariants(t *testing.T) {
 // predicates reports whether streams on d predicate body dispatches at all
 // (not on OpenGL: WithPredication).
 func predicates(d *wgpu.Device) bool { return d.Info().Backend != wgpu.BackendGL }
+
+// TestVersion1GraphFilesStillLoad: testdata/v1-while.sgraph was saved by
+// the build before graph files had an enable buffer of their own (a While
+// of 6 iterations holding an If, its enable words among the gate buffer's
+// counts). It still loads and replays as its step computes, reports its
+// branches, and saved again (as the current version) and reloaded, it
+// does the same.
+func TestVersion1GraphFilesStillLoad(t *testing.T) {
+	const max = 6
+	model := func(n uint32) [][]uint32 {
+		it := min(n, max)
+		ifRuns := (it + 1) / 2
+		return [][]uint32{{n - it, it}, {it % 2, it}, {ifRuns % 2, ifRuns}}
+	}
+	_, s := gputest.OpenStream(t)
+	data, err := os.ReadFile("testdata/v1-while.sgraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != 1 {
+		t.Fatalf("the test file is version %d, want 1", v)
+	}
+	g, err := s.LoadGraph(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	var again bytes.Buffer
+	if _, err := g.Save(&again, recorder.SaveOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if v := binary.LittleEndian.Uint32(again.Bytes()[8:]); v != recorder.GraphFileVersion {
+		t.Errorf("saved again as version %d, want %d", v, recorder.GraphFileVersion)
+	}
+	g2, err := s.LoadGraph(&again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Release()
+	for name, gr := range map[string]*recorder.Graph{"version 1": g, "saved again": g2} {
+		bufs := gr.Buffers()
+		if len(bufs) != 3 {
+			t.Fatalf("%s: %d buffers, want 3 (condition, flag, inner)", name, len(bufs))
+		}
+		for _, n := range []uint32{0, 1, 4, 6, 20} {
+			setU32(t, s, bufs[0], n, 0)
+			setU32(t, s, bufs[1], 0, 0)
+			setU32(t, s, bufs[2], 0, 0)
+			if err := gr.Replay(); err != nil {
+				t.Fatal(err)
+			}
+			gputest.WantEqual(t, name+": replay with n="+itoa(n), model(n), [][]uint32{u32s(t, s, bufs[0]), u32s(t, s, bufs[1]), u32s(t, s, bufs[2])})
+		}
+		setU32(t, s, bufs[0], 2, 0)
+		p, err := s.ProfileReplay(gr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Branches) != 2 {
+			t.Fatalf("%s: %d branches, want 2", name, len(p.Branches))
+		}
+		gputest.WantEqual(t, name+": the While's iterations that ran (n=2)", []bool{true, true, false, false, false, false}, p.Branches[0].Ran)
+	}
+}

@@ -107,7 +107,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 	if !hit {
 		return fail(argError(op, ErrInvalidArgument, "the graph does not bind the old buffer (%v); buffers are matched by identity", old))
 	}
-	gatePage, tablePage, table := g.gatePage, g.tablePage, g.table
+	enablePage, gatePage, tablePage, table := g.enablePage, g.gatePage, g.tablePage, g.table
 	if relower {
 		rs := append([]region(nil), regions...)
 		for i := range rs {
@@ -117,7 +117,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 		if nodes, regions, err = lower(s, rec); err != nil {
 			return fail(err)
 		}
-		gatePage, tablePage, table = rec.gatePage, rec.tablePage, rec.table
+		enablePage, gatePage, tablePage, table = rec.enablePage, rec.gatePage, rec.tablePage, rec.table
 	}
 	// Pin what the new nodes use: fresh references on everything.
 	for i := range nodes {
@@ -146,7 +146,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			}
 		}
 	}
-	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, gatePage: gatePage, tablePage: tablePage, table: table}
+	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table}
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
 		return fail(&Error{Op: op.String(), Err: err})
 	}
