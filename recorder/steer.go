@@ -11,8 +11,8 @@ import (
 // and stays valid; the two graphs share every bind group and pin the
 // rebinding does not touch, and only the affected bind groups are rebuilt
 // (a captured graph with If or While gets its control flow lowered anew,
-// with a gate buffer of its own, since how a body is skipped depends on what
-// its dispatches bind). Release each graph when done with it.
+// with enable and gate buffers of its own, since how a body is skipped
+// depends on what its dispatches bind). Release each graph when done with it.
 //
 // Buffers are matched by identity: old must be a Buffer g was captured with
 // (it may already be released by the caller: the graph still holds its
@@ -202,7 +202,7 @@ func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *page, pins *pinS
 			if n.k != nil && n.k.Guarded() {
 				// Only a loaded graph gets here (a captured one is lowered
 				// again from its recording): its lowering is all it has.
-				return fail(argError(op, ErrInvalidArgument, "command %d (%s, an If or While body dispatch run through its guarded variant, whose guard binds the condition and the gate buffer): %v; a loaded graph keeps its control flow as lowered when saved, so this rebinding cannot be lowered anew: capture the step instead", i, n.name(), err))
+				return fail(argError(op, ErrInvalidArgument, "command %d (%s, an If or While body dispatch run through its guarded variant, whose guard binds the condition and the enable buffer): %v; a loaded graph keeps its control flow as lowered when saved, so this rebinding cannot be lowered anew: capture the step instead", i, n.name(), err))
 			}
 			return fail(argError(op, ErrInvalidArgument, "command %d (%s): %v", i, n.name(), err))
 		}

@@ -202,8 +202,8 @@ func WithFlushDelay(d time.Duration) Option {
 // option says: on the H200's GL driver an indirect body dispatch next to a
 // predicated one in the same loop was skipped on an iteration it should
 // have run (wgpu's GL backend emits, after a storage write, only the
-// barrier bits of the buffer's next use, and predication gives the gate
-// buffer two kinds of use). The indirect path is the one validated there.
+// barrier bits of the buffer's next use: design.md, hazard 23). The
+// indirect path is the one validated there.
 func WithPredication(on bool) Option { return func(c *config) { c.noPredicate = !on } }
 
 var streamIDs atomic.Uint64
