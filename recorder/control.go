@@ -423,17 +423,15 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) error {
 		l.out = append(l.out, n)
 		return nil
 	}
-	if n.kind == nodeDispatch && n.ind == nil {
-		latch := g.latch && !g.latched
-		if v, group, ok := l.guarded(&n, latch); ok {
-			// Predicated: dispatched directly, each invocation returning at
-			// once unless the body is enabled (the latching dispatch
-			// decides that from the condition and records it).
-			g.latched = g.latched || latch
-			l.out = append(l.out, n)
-			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group, latch: latch})
-			return nil
-		}
+	latch := g.latch && !g.latched
+	if v, group, ok := l.guarded(&n, latch); ok {
+		// Predicated: dispatched directly, each invocation returning at
+		// once unless the body is enabled (the latching dispatch decides
+		// that from the condition and records it).
+		g.latched = g.latched || latch
+		l.out = append(l.out, n)
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group, latch: latch})
+		return nil
 	}
 	if g.latch {
 		// latchable admits only regions whose direct commands are all

@@ -9,7 +9,6 @@ import (
 
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
-	"github.com/softgraph/softgraph/wgpu"
 )
 
 // sumStepWGSL: one iteration of a loop whose body is a real kernel, with
@@ -130,7 +129,7 @@ func TestPredicatedAndIndirectBodiesAgree(t *testing.T) {
 				gputest.WantEqual(t, "replay with n="+itoa(n)+" (st, out, wide, last group)", model(n), read())
 			}
 			str := g.String()
-			if got, want := strings.Count(str, "(predicated)"), map[bool]int{true: 1, false: 0}[on && predicates(d)]; got != want {
+			if got, want := strings.Count(str, "(predicated)"), map[bool]int{true: 1, false: 0}[on && gputest.Predicates(d)]; got != want {
 				t.Errorf("String names %d predicated kernels, want %d (only the 4-workgroup kernel with bind groups to spare): %s", got, want, str)
 			}
 		})
@@ -198,7 +197,7 @@ func TestLatchedWhileSkipsItsGates(t *testing.T) {
 				t.Fatal("ProfileReplay reports no branches")
 			}
 			gputest.WantEqual(t, "the While's iterations that ran (n=4)", want, p.Branches[0].Ran)
-			latched := on && predicates(d)
+			latched := on && gputest.Predicates(d)
 			gates := map[bool]string{true: "softgraph_gate ×7,", false: "softgraph_gate ×14,"}[latched]
 			if str := g.String(); !strings.Contains(str, gates) {
 				t.Errorf("String must show %q (the nested If's gates%s): %s", gates, map[bool]string{true: " only", false: " and the While's"}[latched], str)
@@ -253,7 +252,7 @@ fn main(i: In) { v[i.g.x] = v[i.g.x] + 1u; }`,
 				t.Fatal(err)
 			}
 			defer g.Release()
-			if str := g.String(); strings.Contains(str, "softgraph_gate") == predicates(d) {
+			if str := g.String(); strings.Contains(str, "softgraph_gate") == gputest.Predicates(d) {
 				t.Errorf("the While should need gates only on OpenGL (%s): %s", d.Info().Backend, str)
 			}
 			for _, c := range []uint32{3, 0, 9} {
@@ -300,7 +299,7 @@ func TestRebindingALatchedLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Release()
-	if str := g.String(); predicates(d) && strings.Contains(str, "softgraph_gate") {
+	if str := g.String(); gputest.Predicates(d) && strings.Contains(str, "softgraph_gate") {
 		t.Fatalf("the loop should be latched: %s", str)
 	}
 	moved, err := g.Rebind(st, st2)
@@ -345,7 +344,7 @@ func TestRebindingALatchedLoop(t *testing.T) {
 // and once the graph is released too no kernel is left alive.
 func TestReleasingABodyKernelReleasesItsVariants(t *testing.T) {
 	d, s := gputest.OpenStream(t)
-	if !predicates(d) {
+	if !gputest.Predicates(d) {
 		t.Skip("OpenGL gates every body dispatch indirectly: no variants are made")
 	}
 	before := live(t, d).Kernels
@@ -389,10 +388,6 @@ func TestReleasingABodyKernelReleasesItsVariants(t *testing.T) {
 		t.Errorf("after the kernels' and the graph's Release: %d live kernels, want %d", got, before)
 	}
 }
-
-// predicates reports whether streams on d predicate body dispatches at all
-// (not on OpenGL: WithPredication).
-func predicates(d *wgpu.Device) bool { return d.Info().Backend != wgpu.BackendGL }
 
 // TestVersion1GraphFilesStillLoad: testdata/v1-while.sgraph was saved by
 // the build before graph files had an enable buffer of their own (a While

@@ -598,7 +598,7 @@ func TestProbe5UnusualWGSLInBodies(t *testing.T) {
 					if nz := gputest.ReadU32(t, s, v); slices.Equal(nz, p5Zeros(p5FormN)) && li != 2 {
 						t.Errorf("%s: the last run left v all zeros: the probe computes nothing", l.name)
 					}
-					if !on || !p5Predicates(d) {
+					if !on || !gputest.Predicates(d) {
 						continue
 					}
 					str := g.String()
@@ -695,7 +695,7 @@ func TestProbe5MultiDimensionalLatchingDispatches(t *testing.T) {
 					return [][]uint32{{conds[i] - it, it}, p5BumpModel(n, it), p5BumpModel(16, it)}
 				}
 				g := p5Agree(t, s, []*recorder.Buffer{st, v, u}, inits, model, step)
-				if on && p5Predicates(d) {
+				if on && gputest.Predicates(d) {
 					if gates := strings.Contains(g.String(), "softgraph_gate"); gates == sh.latching {
 						t.Errorf("gate dispatches: %v, want %v: %s", gates, !sh.latching, g.String())
 					}
@@ -1030,7 +1030,7 @@ func TestProbe5LatchedGraphsThroughFilesRebindProfileAndChildren(t *testing.T) {
 		}
 		g := p5Agree(t, s, bufs, inits, model, step)
 		str := p5Describe(t, "captured", g)
-		if on && p5Predicates(d) && strings.Count(str, "softgraph_gate") != 1 {
+		if on && gputest.Predicates(d) && strings.Count(str, "softgraph_gate") != 1 {
 			t.Errorf("only the nested If should keep gates (softgraph_gate ×%d): %s", max, str)
 		}
 
@@ -1199,7 +1199,7 @@ func TestProbe5LatchedGraphsThroughFilesRebindProfileAndChildren(t *testing.T) {
 					mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
 				}
 				rb, err := gr.g.Rebind(old, cond)
-				if gr.g == l && on && p5Predicates(d) {
+				if gr.g == l && on && gputest.Predicates(d) {
 					// A loaded graph keeps its lowering: its latching
 					// dispatch's guard binds the condition, and the
 					// rebinding is refused, saying why (design.md).
@@ -1598,7 +1598,7 @@ func TestProbe5ManyDistinctKernelsInALatchedBody(t *testing.T) {
 			return [][]uint32{{conds[i] - it, it}, v}
 		}
 		g := p5Agree(t, s, []*recorder.Buffer{st, v}, inits, model, step)
-		if on && p5Predicates(d) {
+		if on && gputest.Predicates(d) {
 			if n := strings.Count(g.String(), "(predicated)"); n < nk {
 				t.Errorf("%d predicated kernels named, want at least %d: %s", n, nk, g.String())
 			}
@@ -1838,7 +1838,7 @@ fn sample(@builtin(global_invocation_id) g: vec3<u32>) {
 					inits = append(inits, [][]uint32{{n, 0}, {0, 0}, p5Zeros(64), p5Zeros(64)})
 				}
 				g := p5Agree(t, s, []*recorder.Buffer{st, flag, v, w}, inits, nil, step)
-				if on && p5Predicates(d) && order != "after a toggle" && strings.Contains(g.String(), "softgraph_gate") {
+				if on && gputest.Predicates(d) && order != "after a toggle" && strings.Contains(g.String(), "softgraph_gate") {
 					t.Errorf("a texture kernel first in the body should latch: %s", g.String())
 				}
 			})
@@ -2101,7 +2101,3 @@ func TestProbe5BackToBackReplaysShareNothingStale(t *testing.T) {
 			[][]uint32{gputest.ReadU32(t, s, v), gputest.ReadU32(t, s, lv), gputest.ReadU32(t, s, v2)})
 	})
 }
-
-// p5Predicates reports whether streams on d predicate body dispatches at
-// all (not on OpenGL: recorder.WithPredication).
-func p5Predicates(d *wgpu.Device) bool { return d.Info().Backend != wgpu.BackendGL }

@@ -451,3 +451,9 @@ func removeTree(dir string) error {
 	}
 	return os.Remove(dir)
 }
+
+// Predicates reports whether recorder streams on d run If/While body
+// dispatches through guarded kernel variants at all: not on OpenGL, where
+// recorder.WithPredication is overridden and every body dispatch is gated
+// indirectly.
+func Predicates(d *wgpu.Device) bool { return d.Info().Backend != wgpu.BackendGL }
