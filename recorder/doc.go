@@ -5,7 +5,7 @@
 // sampler arguments), Copy and Clear, Write, Read and ReadTexture, Sync,
 // profiles, If and While, and pooled memory (Empty, Upload, NewTexture,
 // NewSampler). Work joins the stream's open batch and is submitted in
-// chunks (16 dispatches after an idle point, doubling to 128), after a
+// chunks (16 dispatches after an idle point, growing by half to 256), after a
 // short delay (WithFlushDelay), or at the next Sync, Read or Flush, so the
 // GPU starts while the host is still encoding and no command buffer grows
 // without bound.

@@ -126,9 +126,15 @@ func WithLogger(l zerolog.Logger) Option { return func(c *config) { c.log = l } 
 
 // WithSubmitChunks sets the submission schedule: after an idle point (a
 // sync or read) the first batch is submitted after first dispatches so the
-// GPU starts at once; each later batch doubles, up to max. Encoding then
-// overlaps the GPU's execution of the previous batch, and no command buffer
-// grows without bound. Defaults: 16 and 128.
+// GPU starts at once; each later batch is half as large again, up to max.
+// Encoding then overlaps the GPU's execution of the previous batch, and no
+// command buffer grows without bound. Defaults: 16 and 256. A batch costs
+// the host about 50 µs besides its dispatches (the H200: wgpu-core's pass
+// end, finish and submit), so batches should be large; but a batch reaches
+// the GPU only once it is full and finished, so one twice the size of the
+// last leaves the GPU idle while it is filled. Growing by half (16, 24, 36,
+// 54, ...) kept the GPU busy from the first batch on (design.md, "Streams,
+// batches and ordering").
 func WithSubmitChunks(first, max int) Option {
 	return func(c *config) {
 		if first > 0 {
@@ -222,7 +228,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	if err := drv.Err(); err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}
-	cfg := config{log: drv.Logger(), firstChunk: 16, maxChunk: 128, metaLimit: 512, groupLimit: 1024,
+	cfg := config{log: drv.Logger(), firstChunk: 16, maxChunk: 256, metaLimit: 512, groupLimit: 1024,
 		flushDelay: defaultFlushDelay,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.

@@ -92,6 +92,9 @@ func (s *Stream) process(j *flushJob) {
 		if err == nil && s.log.GetLevel() <= zerolog.DebugLevel {
 			s.log.Debug().Int("dispatches", j.b.dispatches).Uint64("submission", uint64(j.sub)).Msg("submit")
 		}
+		// The batch is on its way: ready the encoder for the batch after
+		// next here, off the caller's path (driver.Encoder.Prepare).
+		j.enc.Prepare()
 	} else {
 		for _, c := range j.b.cbs {
 			c.Release()
@@ -291,7 +294,7 @@ func (s *Stream) handOff() {
 	j.gen = s.gen
 	s.gen++
 	if s.nextSubmit < s.cfg.maxChunk {
-		s.nextSubmit = min(2*s.nextSubmit, s.cfg.maxChunk)
+		s.nextSubmit = min(s.nextSubmit+max(s.nextSubmit/2, 1), s.cfg.maxChunk)
 	}
 	s.inflight = append(s.inflight, j)
 	if !s.cfg.async || enc == nil {

@@ -416,3 +416,94 @@ fn second(a: array<u32, 2>) -> u32 { return a[1]; }
 		}
 	}
 }
+
+// TestPreparedEncoderCountsNothingUntilACommand: Prepare (the submitter
+// readying an encoder off the caller's path) opens a pass that is neither
+// encoded work (Empty stays true, so an idle stream submits nothing) nor an
+// open pass for BeginPass's callers (PassOpen stays false, so a profile
+// still begins its timestamped pass); the commands after it run as they
+// would on a fresh encoder.
+func TestPreparedEncoderCountsNothingUntilACommand(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	v := drv(t, d)
+	_, k := kernelOf(t, d, addOne)
+	in := []float32{1, 2, 3, 4}
+	size := uint64(4 * len(in))
+	src := newBuffer(t, v, size, storageUsage)
+	dst := newBuffer(t, v, size, storageUsage)
+	cp := newBuffer(t, v, size, storageUsage)
+	if err := v.WriteBuffer(src, 0, f32bytes(in)); err != nil {
+		t.Fatal(err)
+	}
+	bg, err := v.NewBindGroup(k, 0, []driver.Entry{{Binding: 0, Buffer: src, Size: size}, {Binding: 1, Buffer: dst, Size: size}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bg.Release()
+	enc, err := v.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer enc.Release()
+	type state struct{ Empty, PassOpen bool }
+	check := func(when string, want state) {
+		t.Helper()
+		if diff := cmp.Diff(want, state{enc.Empty(), enc.PassOpen()}); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", when, diff)
+		}
+	}
+	submit := func() {
+		t.Helper()
+		cb, err := enc.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := v.Submit([]driver.CommandBuffer{cb}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	enc.Prepare()
+	enc.Prepare()
+	check("prepared", state{Empty: true})
+	if err := enc.Dispatch(k, []driver.BindGroup{bg}, 1, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	check("dispatch into the prepared pass", state{PassOpen: true})
+	submit()
+	check("finished", state{Empty: true})
+	if diff := cmp.Diff([]float32{2, 3, 4, 5}, bytesf32(readBack(t, v, dst))); diff != "" {
+		t.Errorf("dispatch recorded into a prepared pass (-want +got):\n%s", diff)
+	}
+
+	// A copy ends the prepared pass and counts.
+	enc.Prepare()
+	if err := enc.CopyBuffer(dst, 0, cp, 0, size); err != nil {
+		t.Fatal(err)
+	}
+	check("copy after Prepare", state{})
+	submit()
+	if diff := cmp.Diff([]float32{2, 3, 4, 5}, bytesf32(readBack(t, v, cp))); diff != "" {
+		t.Errorf("copy after Prepare (-want +got):\n%s", diff)
+	}
+
+	// BeginPass replaces a prepared pass and counts, timestamps or not.
+	enc.Prepare()
+	if err := enc.BeginPass(nil); err != nil {
+		t.Fatal(err)
+	}
+	check("BeginPass after Prepare", state{PassOpen: true})
+	if err := enc.EndPass(); err != nil {
+		t.Fatal(err)
+	}
+	submit()
+
+	// Discard drops a prepared pass; Prepare after Release is a no-op.
+	enc.Prepare()
+	enc.Discard()
+	check("discarded", state{Empty: true})
+	enc.Prepare()
+	enc.Release()
+	enc.Prepare()
+	check("released", state{Empty: true})
+}

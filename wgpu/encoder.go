@@ -139,6 +139,23 @@ func (e *encoder) BeginPass(ts *driver.Timestamps) error {
 	return e.scoped(op, func() { C.sg_enc_begin_pass(e.c, set, C.uint32_t(b), C.uint32_t(en)) })
 }
 
+// Prepare makes the native encoder and begins a pass ahead of the next
+// command (driver.Encoder): the stream's submitter calls it on an encoder it
+// has just finished, so that the caller recording the next batch into it
+// makes no scoped call and never waits behind the submitter's own scoped
+// Finish (measured on the H200: about 0.8 µs per replayed dispatch). A
+// failure changes nothing: the next command opens what is missing and
+// reports the error there.
+func (e *encoder) Prepare() {
+	if e.begin("Prepare") != nil {
+		return
+	}
+	defer e.end()
+	if e.c.pass == nil {
+		_ = e.scoped("Prepare", func() { C.sg_enc_prepare(e.c) })
+	}
+}
+
 func (e *encoder) EndPass() error {
 	const op = "Pass.End"
 	if err := e.begin(op); err != nil {
@@ -551,7 +568,7 @@ func (e *encoder) PassOpen() bool {
 		return false
 	}
 	defer e.dev.use.leave()
-	return e.c != nil && e.c.pass != nil
+	return e.c != nil && e.c.pass != nil && e.c.idle_pass == 0
 }
 
 func (e *encoder) Dispatches() int {
@@ -570,7 +587,7 @@ func (e *encoder) Empty() bool {
 		return true
 	}
 	defer e.dev.use.leave()
-	return e.c == nil || e.c.enc == nil
+	return e.c == nil || e.c.enc == nil || (e.c.dispatches == 0 && e.c.others == 0)
 }
 
 func (e *encoder) Finish() (driver.CommandBuffer, error) {

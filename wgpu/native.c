@@ -387,6 +387,7 @@ int sg_enc_open(sg_enc * e) {
 
 static void sg_enc_forget_pass(sg_enc * e) {
 	e->pass = NULL;
+	e->idle_pass = 0;
 	e->last = NULL;
 	memset(e->groups, 0, sizeof e->groups);
 }
@@ -403,7 +404,7 @@ void sg_enc_end_pass(sg_enc * e) {
 	sg_enc_forget_pass(e);
 }
 
-void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end) {
+static void sg_enc_begin(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end) {
 	sg_enc_end_pass(e);
 	if (e->err.type != 0) return;
 	sg_push(e->dev);
@@ -422,6 +423,23 @@ void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t en
 		e->err.type = 3;
 		strcpy(e->err.message, "wgpu-native returned no compute pass");
 	}
+}
+
+// sg_enc_begin_pass begins a pass on request (a command of its own: a
+// timestamped pass writes its queries even if it stays empty).
+void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end) {
+	sg_enc_begin(e, set, begin, end);
+	if (e->pass) e->others++;
+}
+
+// sg_enc_prepare makes the native encoder and begins a pass without
+// timestamps ahead of the next command, which then records without a
+// scoped call. Nothing counts as encoded. A failure leaves the encoder as
+// it was (the next command tries again, and reports it).
+void sg_enc_prepare(sg_enc * e) {
+	if (e->pass || !sg_enc_open(e)) return;
+	sg_enc_begin(e, NULL, 0, 0);
+	if (e->pass) e->idle_pass = 1;
 }
 
 // sg_enc_dispatch encodes one dispatch into the open pass, skipping a
@@ -447,6 +465,7 @@ void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBu
 		wgpuComputePassEncoderDispatchWorkgroups(e->pass, x, y, z);
 	}
 	e->dispatches++;
+	e->idle_pass = 0;
 }
 
 // sg_enc_program encodes the dispatches of p[from, to) into the open pass
@@ -477,6 +496,7 @@ size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to) {
 			wgpuComputePassEncoderDispatchWorkgroups(e->pass, c->x, c->y, c->z);
 		}
 		e->dispatches++;
+		e->idle_pass = 0;
 	}
 	e->last = cur;
 	return i;
@@ -490,6 +510,7 @@ void sg_enc_program_transfer(sg_enc * e, sg_prog * p, size_t i) {
 }
 
 void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size) {
+	e->others++;
 	e->err.type = 0;
 	sg_keep(&e->keep, SG_REF_BUFFER, src);
 	sg_keep(&e->keep, SG_REF_BUFFER, dst);
@@ -499,6 +520,7 @@ void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64
 }
 
 void sg_enc_clear(sg_enc * e, WGPUBuffer b, uint64_t off, uint64_t size) {
+	e->others++;
 	e->err.type = 0;
 	sg_keep(&e->keep, SG_REF_BUFFER, b);
 	sg_push(e->dev);
@@ -524,6 +546,7 @@ static WGPUImageCopyBuffer sg_rows(WGPUBuffer b, uint64_t off, uint32_t bpr, uin
 }
 
 void sg_enc_copy_b2t(sg_enc * e, WGPUBuffer src, uint64_t off, uint32_t bpr, uint32_t rows, WGPUTexture dst, uint32_t w, uint32_t h, uint32_t depth) {
+	e->others++;
 	e->err.type = 0;
 	sg_keep(&e->keep, SG_REF_BUFFER, src);
 	sg_keep(&e->keep, SG_REF_TEXTURE, dst);
@@ -536,6 +559,7 @@ void sg_enc_copy_b2t(sg_enc * e, WGPUBuffer src, uint64_t off, uint32_t bpr, uin
 }
 
 void sg_enc_copy_t2b(sg_enc * e, WGPUTexture src, uint32_t w, uint32_t h, uint32_t depth, WGPUBuffer dst, uint64_t off, uint32_t bpr, uint32_t rows) {
+	e->others++;
 	e->err.type = 0;
 	sg_keep(&e->keep, SG_REF_TEXTURE, src);
 	sg_keep(&e->keep, SG_REF_BUFFER, dst);
@@ -548,6 +572,7 @@ void sg_enc_copy_t2b(sg_enc * e, WGPUTexture src, uint32_t w, uint32_t h, uint32
 }
 
 void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off) {
+	e->others++;
 	e->err.type = 0;
 	sg_keep(&e->keep, SG_REF_QUERIES, set);
 	sg_keep(&e->keep, SG_REF_BUFFER, dst);
@@ -584,6 +609,7 @@ WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 	}
 	sg_drop_all(&e->keep);
 	e->dispatches = 0;
+	e->others = 0;
 	return cb;
 }
 
@@ -596,6 +622,7 @@ void sg_enc_discard(sg_enc * e) {
 	}
 	sg_drop_all(&e->keep);
 	e->dispatches = 0;
+	e->others = 0;
 	e->err.type = 0;
 }
 

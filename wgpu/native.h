@@ -120,6 +120,8 @@ typedef struct {
 	WGPUBindGroup scratch[4];     // the next dispatch's bind groups, filled by Go (no Go memory crosses)
 	sg_refs keep;                 // released after Finish or Discard
 	size_t dispatches;            // since the last Finish
+	size_t others;                // other commands since the last Finish: transfers, resolves, passes begun on request
+	int idle_pass;                // the open pass was begun ahead by sg_enc_prepare and holds nothing yet
 	sg_err err;
 } sg_enc;
 
@@ -144,6 +146,7 @@ sg_enc * sg_enc_new(WGPUDevice d);
 void sg_enc_free(sg_enc * e);
 int sg_enc_open(sg_enc * e);                                                          // scoped
 void sg_enc_begin_pass(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t end);   // scoped
+void sg_enc_prepare(sg_enc * e);                                                      // scoped
 void sg_enc_end_pass(sg_enc * e);                                                     // scoped
 void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBuffer indirect, uint64_t offset, uint32_t x, uint32_t y, uint32_t z);
 size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to);

@@ -276,8 +276,15 @@ func (c CommandBuffer) Release() {
 type Encoder interface {
 	BeginPass(ts *Timestamps) error
 	EndPass() error
-	// PassOpen reports whether a compute pass is open.
+	// PassOpen reports whether a compute pass that holds commands, or
+	// was begun by BeginPass, is open (a pass Prepare began does not
+	// count: BeginPass replaces it).
 	PassOpen() bool
+	// Prepare readies the encoder for its next command ahead of time
+	// (the native encoder made, a pass without timestamps begun), so that
+	// recording it does not wait for the device. Nothing counts as
+	// encoded; a failure is reported by the next command instead.
+	Prepare()
 	Dispatch(k Kernel, groups []BindGroup, x, y, z uint32) error
 	DispatchIndirect(k Kernel, groups []BindGroup, counts Buffer, offset uint64) error
 	// Encode encodes commands [from, to) of p.
