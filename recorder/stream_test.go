@@ -363,6 +363,43 @@ func TestProfileMeasuresPositiveGPUTime(t *testing.T) {
 	}
 }
 
+// TestProfileAfterBusyWorkTimesItsPasses: the submitter readies every
+// encoder it finishes for a later batch (a pass begun ahead); a profile
+// started after such batches must still begin its own timestamped passes,
+// not record into the readied one and time nothing.
+func TestProfileAfterBusyWorkTimesItsPasses(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	if !d.Info().Timestamps {
+		t.Skip("the adapter has no timestamps")
+	}
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(1<<10, 0))
+	b, _ := s.Empty(a.Size())
+	// Enough launches for several batches, so spare encoders come back
+	// readied, twice over with a sync between.
+	for range 2 {
+		gputest.MustChain(t, s, k, a, b, 300, 1<<10)
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := s.StartProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gputest.MustChain(t, s, k, a, b, 1200, 1<<10)
+	p, err := s.EndProfile(tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1200 launches span at least three batches (even a stalled stream's
+	// batch holds at most 512), each its own timestamped pass; one timed
+	// pass means the later batches recorded into readied passes, untimed.
+	if p.Method != recorder.ProfileTimestamps || p.Passes < 2 || p.Truncated || p.GPU <= 0 {
+		t.Fatalf("profile %+v: want every batch's pass timed and a positive duration", p)
+	}
+}
+
 // TestClosedStreamRefusesEverything: after Close every call returns
 // ErrClosed, buffers of the stream too, and Close is idempotent.
 func TestClosedStreamRefusesEverything(t *testing.T) {
