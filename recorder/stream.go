@@ -133,8 +133,8 @@ func WithLogger(l zerolog.Logger) Option { return func(c *config) { c.log = l } 
 // end, finish and submit), so batches should be large; but a batch reaches
 // the GPU only once it is full and finished, so one twice the size of the
 // last leaves the GPU idle while it is filled. Growing by half (16, 24, 36,
-// 54, ...) kept the GPU busy from the first batch on (design.md, "Streams,
-// batches and ordering").
+// 54, ...) came closer to the GPU's floor than doubling (design.md,
+// "Streams, batches and ordering").
 func WithSubmitChunks(first, max int) Option {
 	return func(c *config) {
 		if first > 0 {
