@@ -169,8 +169,10 @@ var abstractIntSymptoms = []string{
 var (
 	diagSpan       = regexp.MustCompile(`┌─ [^:\n]*:(\d+):(\d+)[\s\S]*?\n[^\n]*│[^\n^]*(\^+)`)
 	unsuffixedInts = regexp.MustCompile(`(^|[^\w.@])\d+([^\w.]|$)`)
+	floatLiterals  = regexp.MustCompile(`\d\.|\.\d|\d[eE][+-]?\d|(^|\W)\d+[fh]\b|0[xX][0-9a-fA-F]*[pP]`)
 	indexes        = regexp.MustCompile(`\[[^\]]*\]`)
-	untypedConsts  = regexp.MustCompile(`const\s+(\w+)\s*=`)
+	templateLists  = regexp.MustCompile(`\b\w+<[^<>()]*>`)
+	untypedConsts  = regexp.MustCompile(`const\s+(\w+)\s*=([^;]*)`)
 	identifiers    = regexp.MustCompile(`[A-Za-z_]\w*`)
 )
 
@@ -180,7 +182,13 @@ var (
 // 1:` over a u32, `atomicAdd(&c, 1)`, `const N = 2;` compared with a u32)
 // fails to compile. The hint is given only when the diagnostic has one of
 // those symptoms and the code it points at has an unsuffixed integer
-// literal (outside an index) or an untyped integer const.
+// literal or an untyped const of abstract integers. The symptoms are
+// generic ("Argument 0 value [3] doesn't match the type [5]" is also what
+// naga v22 says for an f32 array of the wrong length, or an abstract float
+// const passed as a u32), so what cannot be an abstract integer does not
+// count: element counts in template lists (array<f32, 3>), indices, and a
+// const whose initializer has a float literal (const X = 1.5, an array of
+// vec3(1.0, 0.0, 0.0)) or no unsuffixed integer.
 func abstractIntHint(diag, source string) string {
 	d := strings.ToLower(diag)
 	symptom := false
@@ -204,19 +212,55 @@ func abstractIntHint(diag, source string) string {
 	if n := len(m[3]); n < len(span) {
 		span = span[:n]
 	}
-	span = indexes.ReplaceAllString(span, "")
-	abstract := unsuffixedInts.MatchString(span)
-	consts := map[string]bool{}
+	abstract := abstractInts(span)
+	// An untyped const holds abstract integers when its initializer has
+	// no float literal and has an unsuffixed integer or names such a
+	// const (const M = N), declared before or after it.
+	inits := map[string]string{}
 	for _, c := range untypedConsts.FindAllStringSubmatch(source, -1) {
-		consts[c[1]] = true
+		inits[c[1]] = c[2]
+	}
+	ints := map[string]bool{}
+	var holdsInts func(name string) bool
+	holdsInts = func(name string) bool {
+		v, done := ints[name]
+		init, ok := inits[name]
+		if done || !ok {
+			return v
+		}
+		ints[name] = false // a cycle, not valid WGSL, ends here
+		if floatLiterals.MatchString(init) {
+			return false
+		}
+		v = abstractInts(init)
+		for _, id := range identifiers.FindAllString(init, -1) {
+			v = v || holdsInts(id)
+		}
+		ints[name] = v
+		return v
 	}
 	for _, id := range identifiers.FindAllString(span, -1) {
-		abstract = abstract || consts[id]
+		abstract = abstract || holdsInts(id)
 	}
 	if !abstract {
 		return ""
 	}
 	return "this WGSL compiler needs explicit u/i suffixes on integer literals where the type is u32 or i32 (write 1u, not 1; `const N: u32 = 2u;`): it predates WGSL's automatic conversion of abstract integers"
+}
+
+// abstractInts reports whether code has an unsuffixed integer literal
+// outside indices and template lists.
+func abstractInts(code string) bool {
+	code = indexes.ReplaceAllString(code, "")
+	for {
+		// Innermost lists first: array<vec3<f32>, 2> is two.
+		stripped := templateLists.ReplaceAllString(code, "")
+		if stripped == code {
+			break
+		}
+		code = stripped
+	}
+	return unsuffixedInts.MatchString(code)
 }
 
 // AdapterError is returned by Open when no adapter matches what was asked

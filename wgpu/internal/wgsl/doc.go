@@ -51,7 +51,13 @@
 //     computes: the enable, requires and diagnostic directives, const_assert
 //     (evaluated first: a false one is an *Error), @diagnostic and @must_use,
 //     `<function>` in var<function>, and trailing commas in attribute
-//     argument lists, template lists and case selector lists.
+//     argument lists, template lists and case selector lists. An enable of
+//     a name WGSL does not define as an enable-extension, or a requires of
+//     a language extension other than those provided here
+//     (readonly_and_readwrite_storage_textures,
+//     packed_4x8_integer_dot_product, unrestricted_pointer_parameters,
+//     pointer_composite_access), is an *Error, as WGSL makes it a
+//     shader-creation error (parse.go).
 //   - every division and remainder of concrete i32 or u32 scalars or
 //     vectors evaluated at run time, `/=` and `%=` included, whose divisor
 //     is not a constant that makes the target's instruction exact: naga v22
@@ -90,6 +96,11 @@
 //     conversion vec2<u32>(V), u32(A[1]); an abstract vector constructor indexed
 //     at run time: its type spelled (vec2<f32>(1.0, 2.0)[i]).
 //   - quantizeToF16, which naga v22 does not know: a helper (builtins.go).
+//   - workgroupUniformLoad of a ptr<workgroup, atomic<T>>, an overload
+//     naga v22 lacks: a helper that loads the atomic between barriers into
+//     a var<workgroup> temporary of type T and returns workgroupUniformLoad
+//     of that, the pointer's indices its arguments; a pointer held in a
+//     let or parameter is an *Error (uniformload.go).
 //   - on OpenGL, @size and @align, which naga v22's GLSL writer ignores: a
 //     struct they lay out gets u32 padding members instead (padding.go).
 //

@@ -578,9 +578,9 @@ func (c *checker) shift(e *binaryExpr, x, y value) (value, error) {
 	return value{kind: x.kind, i: r}, nil
 }
 
-// call evaluates a conversion or one of the builtins min, max, abs, clamp
-// and select. A module-scope declaration of the same name takes precedence,
-// as WGSL's scoping says.
+// call evaluates a conversion or one of the builtins min, max, abs, clamp,
+// select and sqrt. A module-scope declaration of the same name takes
+// precedence, as WGSL's scoping says.
 func (c *checker) call(e *callExpr, overrides bool) (value, error) {
 	name := e.fn.name
 	target := scalar(0)
@@ -597,9 +597,9 @@ func (c *checker) call(e *callExpr, overrides bool) (value, error) {
 			target = scalarF32
 		case "f16":
 			target = scalarF16
-		case "min", "max", "abs", "clamp", "select":
+		case "min", "max", "abs", "clamp", "select", "sqrt":
 		default:
-			return value{}, c.unsupportedf(e.fn.pos, "cannot evaluate a call to %s here: only i32, u32, f32, f16, bool, min, max, abs, clamp and select are evaluated", name)
+			return value{}, c.unsupportedf(e.fn.pos, "cannot evaluate a call to %s here: only i32, u32, f32, f16, bool, min, max, abs, clamp, select and sqrt are evaluated", name)
 		}
 	case *aliasDecl:
 		k, err := c.scalarOf(e.fn)
@@ -633,9 +633,32 @@ func (c *checker) call(e *callExpr, overrides bool) (value, error) {
 		}
 		return value{}, c.errorf(pos, "%s(...) takes at most one argument", name)
 	}
-	want := map[string]int{"min": 2, "max": 2, "abs": 1, "clamp": 3, "select": 3}[name]
+	want := map[string]int{"min": 2, "max": 2, "abs": 1, "clamp": 3, "select": 3, "sqrt": 1}[name]
 	if len(args) != want {
 		return value{}, c.errorf(pos, "%s takes %d arguments, not %d", name, want, len(args))
+	}
+	if name == "sqrt" {
+		// const PHI = (1.0 + sqrt(5.0)) / 2.0, which naga v22 does not
+		// evaluate ("Not implemented as constant expression"): an
+		// AbstractInt argument is converted to AbstractFloat, the result
+		// rounded to the argument's type (math.Sqrt is correctly rounded,
+		// so the f32 and f16 results are too); a negative argument makes
+		// NaN, which WGSL makes an error in a constant expression.
+		a := args[0]
+		if a.kind == scalarAbstractInt {
+			a = value{kind: scalarAbstractFloat, f: float64(a.i)}
+		}
+		if !a.kind.isFloat() {
+			return value{}, c.errorf(pos, "sqrt takes a floating-point argument, not %s", a.kind)
+		}
+		if a.f < 0 {
+			return value{}, c.errorf(pos, "sqrt(%v) is not a number, which a constant expression must not be", a.f)
+		}
+		r, ok := roundFloat(math.Sqrt(a.f), a.kind)
+		if !ok {
+			return value{}, c.errorf(pos, "sqrt(%v) is out of range for %s", a.f, a.kind)
+		}
+		return value{kind: a.kind, f: r}, nil
 	}
 	if name == "select" {
 		if args[2].kind != scalarBool {

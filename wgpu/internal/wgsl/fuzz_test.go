@@ -31,6 +31,7 @@ func FuzzSpecialize(f *testing.F) {
 		f.Add(tc.src+rewriteEntry, "entry_", "", 0.0)
 	}
 	f.Add(remModule+"  a[x % 4] %= y; v %= 3; a[2] = -x % y * 2 + f(x) % (y % 3);"+remEnd, "remEntry", "", 0.0)
+	f.Add(atomicUniformLoadModule, "main", "", 0.0)
 	f.Add(layoutModule+"@group(0) @binding(0) var<storage, read_write> b: AlignedB;\n"+
 		"@group(0) @binding(1) var<uniform> a: array<SizedA, N>;\n@compute @workgroup_size(1) fn main() { b.h = i32(a[0].u); }\n", "main", "", 0.0)
 	f.Fuzz(func(t *testing.T, src, entry, key string, val float64) {

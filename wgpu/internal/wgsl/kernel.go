@@ -29,7 +29,8 @@ type Kernel struct {
 	// WorkgroupStorage is what WebGPU counts against
 	// maxComputeWorkgroupStorageSize: the sum, over the var<workgroup> the
 	// entry point uses, of roundUp(16, SizeOf(store type)) (WebGPU §
-	// "createComputePipeline" validation).
+	// "createComputePipeline" validation), Source's temporaries included
+	// (uniformload.go).
 	WorkgroupStorage uint64
 	// Overrides maps the name of every override of the module to the value
 	// it got (bool as 0 or 1, f32 and f16 after rounding to the type); nil
@@ -291,6 +292,9 @@ func specialize(src, entry string, o Options) (*Kernel, error) {
 	if k.Source, err = c.rewrite(); err != nil {
 		return nil, err
 	}
+	// The rewrite's workgroup temporaries count as the author's
+	// var<workgroup> do: the compiler sees them.
+	k.WorkgroupStorage += c.uniformLoadStorage(c.reached)
 	return k, nil
 }
 

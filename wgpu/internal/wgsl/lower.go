@@ -155,6 +155,20 @@ type lowerer struct {
 	// inConst is set while typing a module-scope const's initializer,
 	// which must stay a constant expression: no helper calls there.
 	inConst bool
+	// spelled holds the abstract array constructors spellArray gave
+	// their type.
+	spelled map[*callExpr]bool
+	// shifts holds the shifts of an abstract integer by an amount known
+	// only at run time, whose left operand is i32 (runtimeShifts);
+	// forceI32 makes convertText spell such an operand's literals i32.
+	shifts   []*binaryExpr
+	forceI32 bool
+	// constShifts holds the shifts of an abstract integer by a constant
+	// amount, with their values (runtimeShifts folds them).
+	constShifts map[*binaryExpr]value
+	// uniformLoads maps the declaration of each helper atomicUniformLoad
+	// made, less its name, to that name.
+	uniformLoads map[string]string
 }
 
 // lower records the lowering's edits for the whole module: every function
@@ -165,7 +179,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}, paramVars: map[*param]bool{}, abstractCalls: map[*callExpr]bool{}, wrapped: map[expr]bool{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}, paramVars: map[*param]bool{}, abstractCalls: map[*callExpr]bool{}, wrapped: map[expr]bool{}, spelled: map[*callExpr]bool{}, constShifts: map[*binaryExpr]value{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -190,6 +204,7 @@ func (c *checker) lower() (err error) {
 					// ':'"); WGSL gives it the initializer's concretized type.
 					if text := l.typeText(concrete(it)); text != "" {
 						c.inserts = append(c.inserts, insertion{at: d.pos + len(d.name), text: ": " + text})
+						l.spellArray(d.init, concrete(it))
 					}
 				}
 			}
@@ -220,11 +235,93 @@ func (c *checker) lower() (err error) {
 		l.inHelper = false
 		l.builtinHelper(e, e.fn.name, concrete(l.types[e.args[0]]))
 	}
+	l.runtimeShifts()
 	l.privateConsts()
 	if c.opengl {
 		return l.padStructs(l.constructed)
 	}
 	return nil
+}
+
+// runtimeShifts spells i32 the abstract left operand of each shift by an
+// amount known only at run time (let mask = (1 << (bits - 1u)) - 1) that
+// its context did not convert: WGSL concretizes it to i32 (the lowest
+// conversion rank), since a run-time expression has no abstract type,
+// while naga v22 kept it abstract and then refused it ("failed to convert
+// expression to a concrete type"). A context that converted it (a u32 it
+// is stored to) keeps its conversion. Only literals are spelled, alone,
+// negated or complemented, parenthesised or in a vector constructor
+// (1 << k, -(8) >> k, vec2(1, 2) << v); another operand (a named const)
+// stays as it was.
+func (l *lowerer) runtimeShifts() {
+	l.forceI32 = true
+	defer func() { l.forceI32 = false }()
+	var spell func(e expr)
+	spell = func(e expr) {
+		switch e := e.(type) {
+		case *litExpr:
+			if text, ok := l.convertText(e.val, scalarI32); ok {
+				if _, done := l.c.conv[e.pos]; !done {
+					l.c.conv[e.pos] = edit{e.pos, e.pos + len(e.text), text}
+				}
+			}
+		case *parenExpr:
+			spell(e.x)
+		case *unaryExpr:
+			if e.op == "-" || e.op == "~" {
+				spell(e.x)
+			}
+		case *callExpr:
+			if _, user := l.c.m.names[e.fn.name]; !user && e.fn.tmpl == nil && (e.fn.name == "vec2" || e.fn.name == "vec3" || e.fn.name == "vec4") {
+				for _, a := range e.args {
+					spell(a)
+				}
+			}
+		}
+	}
+	for _, e := range l.shifts {
+		spell(e.x)
+	}
+	// A shift of an abstract integer by a constant amount (1 << LOG_N) is
+	// a constant naga v22 cannot concretize either, wherever it is used:
+	// it becomes its value, an abstract literal naga converts where it is
+	// needed, or a literal of the type its context converted it to.
+	for e, v := range l.constShifts {
+		text := literalText(v)
+		first := e.x
+		for {
+			switch f := first.(type) {
+			case *parenExpr:
+				first = f.x
+				continue
+			case *unaryExpr:
+				first = f.x
+				continue
+			case *binaryExpr:
+				first = f.x
+				continue
+			}
+			break
+		}
+		if ed, ok := l.c.conv[first.exprPos()]; ok && strings.TrimRight(ed.text, ")") != "" {
+			var k scalar
+			suffix := strings.TrimRight(ed.text, ")")
+			switch suffix[len(suffix)-1:] {
+			case "u":
+				k = scalarU32
+			case "i":
+				k = scalarI32
+			case "f":
+				k = scalarF32
+			}
+			cv, err := l.c.convert(v, k, 0)
+			if k == 0 || err != nil {
+				continue
+			}
+			text = parenthesize(wgslLiteral(cv))
+		}
+		l.c.edits = append(l.c.edits, edit{e.exprPos(), exprEnd(e), keepLines(l.c.m.src[e.exprPos():exprEnd(e)], text)})
+	}
 }
 
 // dynamicConstIndex records a module-scope const array indexed at run
@@ -283,8 +380,10 @@ func (l *lowerer) dynamicConstIndex(e *indexExpr) {
 		}
 		return
 	}
+	// The const itself, or a part of it (T[1][i], C.rows[i]: naga v22
+	// evaluates T[1] and C.rows as constants and refuses them too).
 	d, ok := l.c.m.names[id.name].(*constDecl)
-	if !ok || root != unparen(e.x) {
+	if !ok {
 		return
 	}
 	if _, err := l.c.eval(e.index, false); err == nil {
@@ -396,12 +495,16 @@ func (l *lowerer) privateConsts() {
 		} else if d.typ == nil {
 			// An inferred array (const LUT = array(1u, 2u)): indexed at
 			// run time it is concretized first, so the var gets the
-			// concretized type (array<i32, 3> for array(1, 2, 3)).
-			text := l.typeText(concrete(l.types[d.init]))
-			if text == "" || !strings.HasPrefix(text, "array<") {
+			// concretized type (array<i32, 3> for array(1, 2, 3)); so
+			// does a matrix (mat2x2(...) is a mat2x2<f32> at run time)
+			// or a struct (never abstract).
+			ct := concrete(l.types[d.init])
+			text := l.typeText(ct)
+			if text == "" || (ct.kind != typeArray && ct.kind != typeMat && ct.kind != typeStruct) {
 				continue
 			}
 			typ = ": " + text
+			l.spellArray(d.init, ct)
 		}
 		l.c.edits = append(l.c.edits, edit{d.kw, d.kw + len("const"), "var<private>"})
 		if typ != "" {
@@ -1093,7 +1196,79 @@ func (l *lowerer) coerce(e expr, target *ty) {
 	if k == 0 || k.abstract() || k == scalarBool || !abstractTy(l.check(e)) {
 		return
 	}
+	l.spellArray(e, target)
 	l.push(e, k)
+}
+
+// spellArray writes t, the concrete array type an abstract array
+// constructor is converted to, into the constructor: array(vec3(1.0),
+// vec3(2.0)) where an array<vec3<f32>, 2> is needed becomes
+// array<vec3<f32>, 2>(vec3(1.0), vec3(2.0)), which converts each element
+// as WGSL's conversion of the array does. naga v22 converts an abstract
+// array of vec3 with the abstract element's layout and then finds it
+// unlike the concrete type ("Initializer doesn't match the variable
+// type", for a var, a let, a return, an argument or a module var whose
+// type the rewrite wrote out); a typed constructor it converts right.
+// Arrays of arrays are spelled at every level; arrays of other elements,
+// which naga v22 converts right, stay as written. A constant named whole
+// (f(FACES), const FACES = array(vec3(1.0, 0.0, 0.0), ...)) is spelled
+// element by element: array<vec3<f32>, 6>(FACES[0], ..., FACES[5]).
+func (l *lowerer) spellArray(e expr, t *ty) {
+	if t == nil || t.kind != typeArray {
+		return
+	}
+	if id, ok := unparen(e).(*identExpr); ok {
+		l.spellConstArray(id, t)
+		return
+	}
+	c, ok := unparen(e).(*callExpr)
+	if !ok || c.fn.name != "array" || c.fn.tmpl != nil || l.spelled[c] {
+		return
+	}
+	el := t.elem
+	for el != nil && el.kind == typeArray {
+		el = el.elem
+	}
+	if el == nil || el.kind != typeVec || el.n != 3 {
+		return
+	}
+	text := l.typeText(t)
+	if !strings.HasPrefix(text, "array<") || !abstractTy(l.check(e)) {
+		return
+	}
+	l.spelled[c] = true
+	l.c.inserts = append(l.c.inserts, insertion{at: c.fn.end, text: strings.TrimPrefix(text, "array")})
+	for _, a := range c.args {
+		l.spellArray(a, t.elem)
+	}
+}
+
+// spellConstArray is spellArray for a constant of abstract array-of-vec3
+// type named whole, where t, an array of vec3, is needed: the name becomes
+// t's constructor of its elements, each indexed at a constant, which
+// naga v22 converts one by one (the same values, as the constant has no
+// effects to repeat).
+func (l *lowerer) spellConstArray(id *identExpr, t *ty) {
+	if l.wrapped[id] || t.n <= 0 || t.elem == nil || t.elem.kind != typeVec || t.elem.n != 3 || !abstractTy(l.check(id)) {
+		return
+	}
+	if loc := l.lookup(id.name); loc != nil {
+		if loc.let == nil || loc.let.kind != "const" {
+			return
+		}
+	} else if _, ok := l.c.m.names[id.name].(*constDecl); !ok {
+		return
+	}
+	text := l.typeText(t)
+	if !strings.HasPrefix(text, "array<") {
+		return
+	}
+	parts := make([]string, t.n)
+	for i := range parts {
+		parts[i] = id.name + "[" + strconv.Itoa(i) + "]"
+	}
+	l.wrapped[id] = true
+	l.c.edits = append(l.c.edits, edit{id.pos, id.end, text + "(" + strings.Join(parts, ", ") + ")"})
 }
 
 // push converts the abstract leaves of e to k: literals, constants, and
@@ -1294,7 +1469,7 @@ func (l *lowerer) convertText(v value, k scalar) (string, bool) {
 	if !v.kind.abstract() || k.abstract() {
 		return "", false
 	}
-	if v.kind == scalarAbstractInt && k == scalarI32 {
+	if v.kind == scalarAbstractInt && k == scalarI32 && !l.forceI32 {
 		// naga v22 makes abstract integers i32 itself.
 		return "", false
 	}
@@ -1320,6 +1495,13 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	case "<<", ">>":
 		if ty_ != nil {
 			l.coerce(e.y, withLeaf(ty_, scalarU32))
+		}
+		if tx != nil && leaf(tx) == scalarAbstractInt && !l.inHelper && !l.inConst {
+			if _, err := l.c.eval(e.y, true); err != nil {
+				l.shifts = append(l.shifts, e)
+			} else if v, err := l.c.eval(e, true); err == nil && v.kind == scalarAbstractInt {
+				l.constShifts[e] = v
+			}
 		}
 		return tx
 	}
@@ -1516,6 +1698,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 		if name == "atomicLoad" {
 			l.atomicLoadOnGL(e, t)
 		}
+		if name == "workgroupUniformLoad" {
+			l.atomicUniformLoad(e)
+		}
 		if name == "textureNumLevels" {
 			l.numLevelsOnGL(e)
 		}
@@ -1708,7 +1893,12 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		return &ty{kind: typeStruct, fields: []field{{"fract", t}, {"exp", withLeaf(t, scalarI32)}}}
 	case "workgroupUniformLoad":
 		if len(args) == 1 {
-			return deref(l.check(args[0]))
+			t := deref(l.check(args[0]))
+			if t != nil && t.kind == typeAtomic {
+				// The atomic overload returns the atomic's value.
+				return scalarTy(t.scalar)
+			}
+			return t
 		}
 	case "textureLoad":
 		var t *ty

@@ -41,6 +41,11 @@ type checker struct {
 	opengl  bool
 	helpers intHelpers
 	inserts []insertion
+	// reached are the functions the entry point reaches (reflect);
+	// uniformTemps maps each temporary of atomicUniformLoad to the
+	// functions whose calls use it, for Kernel.WorkgroupStorage.
+	reached      []*fnDecl
+	uniformTemps map[string][]*fnDecl
 }
 
 // edit replaces src[start:end] with text.

@@ -169,7 +169,7 @@ directives:
 		case p.is("enable"), p.is("requires"):
 			kw := p.next()
 			for {
-				p.ident("an extension name")
+				p.extension(kw.text, p.ident("an extension name"))
 				if !p.accept(",") || p.is(";") {
 					break
 				}
@@ -228,6 +228,33 @@ directives:
 			p.fail(d.declPos(), "%q is declared twice at module scope (first as %s at %s)", name, describe(prev), linecol(p.src, prev.declPos()))
 		}
 		m.names[name] = d
+	}
+}
+
+// enableExtensions are the enable-extensions WGSL defines, which `enable`
+// may name; languageExtensions the language extensions `requires` may name
+// that the rewrite or the bundled compiler provides (readonly and
+// read_write storage textures; the packed builtins and pointer composite
+// access, rewritten; pointer parameters, refused in the storage address
+// space by the compiler). Both directives are removed, as naga v22 does not
+// parse them; what an enabled extension adds (f16, subgroup builtins) is
+// refused by the compiler where the device lacks it.
+var (
+	enableExtensions   = []string{"f16", "clip_distances", "dual_source_blending", "subgroups"}
+	languageExtensions = []string{"readonly_and_readwrite_storage_textures", "packed_4x8_integer_dot_product", "unrestricted_pointer_parameters", "pointer_composite_access"}
+)
+
+// extension checks name, read after the directive kw (enable or requires):
+// WGSL makes an enable-extension the implementation does not know, or a
+// language extension it does not support, a shader-creation error, where
+// removing the directive would compile a module its author meant for
+// another implementation.
+func (p *parser) extension(kw string, name token) {
+	switch {
+	case kw == "enable" && !slices.Contains(enableExtensions, name.text):
+		p.fail(name.pos, "enable %s: not an enable-extension this implementation knows (known: %s)", name.text, strings.Join(enableExtensions, ", "))
+	case kw == "requires" && !slices.Contains(languageExtensions, name.text):
+		p.fail(name.pos, "requires %s: not a language extension this implementation supports (supported: %s)", name.text, strings.Join(languageExtensions, ", "))
 	}
 }
 

@@ -224,6 +224,7 @@ func (c *checker) reflect(entry *fnDecl, k *Kernel) error {
 	if err != nil {
 		return err
 	}
+	c.reached = order
 	// A parameter is filtered if its function filters it directly or passes
 	// it on to a filtered parameter; callees come first in order, so one
 	// pass settles every function.

@@ -425,6 +425,69 @@ func TestConstArraysIndexedAtRunTimeBecomePrivateVars(t *testing.T) {
 	}
 }
 
+// TestAbstractVec3ArraysAndConstPartsIndexedAtRunTime: an abstract array
+// of vec3 converted to a concrete array (a typed var or let, a constructor
+// or call argument, a module var whose type the rewrite writes out, a
+// module const made a var<private>) gets its type spelled in the
+// constructor, since naga v22 converted it with the abstract element's
+// layout and then refused it ("Initializer doesn't match the variable
+// type"); arrays of other elements stay as written. A module const matrix
+// or struct indexed at run time becomes a var<private> of its concretized
+// type as an array does, and so does a const indexed at run time through
+// a part of it (T[1][i], Q.rows[i]), which naga v22 refused ("may only be
+// indexed by a constant").
+func TestAbstractVec3ArraysAndConstPartsIndexedAtRunTime(t *testing.T) {
+	src := "struct S { a: array<vec3f, 2> }\n" +
+		"struct R { rows: array<u32, 3> }\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"var<private> P = array(vec3(1.0), vec3(2.0));\n" +
+		"const C: array<vec3f, 2> = array(vec3(1.0), vec3(2.0));\n" +
+		"const M = mat2x2(1.0, 2.0, 3.0, 4.0);\n" +
+		"const T = array<array<u32, 2>, 2>(array<u32, 2>(1u, 2u), array<u32, 2>(3u, 4u));\n" +
+		"const Q = R(array<u32, 3>(5u, 6u, 7u));\n" +
+		"const N = array(array(vec3(1, 2, 3)), array(vec3(4, 5, 6)));\n" +
+		"fn f(a: array<vec3f, 2>) -> array<vec3f, 2> { return array(vec3(0.5), a[1]); }\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  var p: array<vec3i, 2> = array(vec3(1), vec3(2, 3, 4));\n" +
+		"  let s = S(array(vec3(1.0), vec3(2.0)));\n" +
+		"  let q = f(array(vec3(1.0), vec3(2.0)));\n" +
+		"  var w: array<vec2f, 2> = array(vec2(1.0), vec2(2.0));\n" +
+		"  o[0] = u32(P[o[1]].x + C[o[2]].y + M[o[3]].x + s.a[1].z + q[0].x + w[1].y) + u32(p[o[4]].x) + T[1][o[5]] + Q.rows[o[6]] + u32(N[o[7]][0].z);\n" +
+		"}\n"
+	want := "struct S { a: array<vec3f, 2> }\n" +
+		"struct R { rows: array<u32, 3> }\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"var<private> P: array<vec3<f32>, 2> = array<vec3<f32>, 2>(vec3(1.0), vec3(2.0));\n" +
+		"var<private> C: array<vec3f, 2> = array<vec3<f32>, 2>(vec3(1.0), vec3(2.0));\n" +
+		"var<private> M: mat2x2<f32> = mat2x2(1.0, 2.0, 3.0, 4.0);\n" +
+		"var<private> T: array<array<u32, 2>, 2> = array<array<u32, 2>, 2>(array<u32, 2>(1u, 2u), array<u32, 2>(3u, 4u));\n" +
+		"var<private> Q: R = R(array<u32, 3>(5u, 6u, 7u));\n" +
+		"var<private> N: array<array<vec3<i32>, 1>, 2> = array<array<vec3<i32>, 1>, 2>(array<vec3<i32>, 1>(vec3(1, 2, 3)), array<vec3<i32>, 1>(vec3(4, 5, 6)));\n" +
+		"fn f(a: array<vec3f, 2>) -> array<vec3f, 2> { return array(vec3(0.5), a[1]); }\n" +
+		"@compute @workgroup_size(1) fn main() {\n" +
+		"  var p: array<vec3i, 2> = array<vec3<i32>, 2>(vec3(1), vec3(2, 3, 4));\n" +
+		"  let s = S(array<vec3<f32>, 2>(vec3(1.0), vec3(2.0)));\n" +
+		"  let q = f(array<vec3<f32>, 2>(vec3(1.0), vec3(2.0)));\n" +
+		"  var w: array<vec2f, 2> = array(vec2(1.0), vec2(2.0));\n" +
+		"  o[0] = _sg_to_u32_f32(P[o[1]].x + C[o[2]].y + M[o[3]].x + s.a[1].z + q[0].x + w[1].y) + u32(p[o[4]].x) + T[1][o[5]] + Q.rows[o[6]] + u32(N[o[7]][0].z);\n" +
+		"}\n" +
+		"fn _sg_to_u32_f32(e: f32) -> u32 { return select(u32(4294967295u), select(u32(0u), u32(e), e >= f32(0.0)), e <= f32(4294967040.0)); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	// A const a module-scope declaration refers to stays a const, and a
+	// struct const read only at constant indices stays as written.
+	kept := "struct R { rows: array<u32, 3> }\nconst Q = R(array<u32, 3>(5u, 6u, 7u));\nconst K = Q.rows[1];\nconst U = R(array<u32, 3>(1u, 2u, 3u));\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = Q.rows[o[1]] + K + U.rows[2]; }\n"
+	if k, err := Specialize(kept, "main", Options{}); err != nil || k.Source != kept {
+		t.Errorf("consts that must stay consts were changed: %v\n%s", err, k.Source)
+	}
+}
+
 // TestGeneratedWGSLFormsNagaRefusesAreRewritten: valid WGSL that
 // generators write and naga v22 refuses, each rewritten on its own line:
 // code after a return (Skia's and Tint's output) is deleted; a function
@@ -626,5 +689,227 @@ func TestConstantUnpack2x16floatBecomesItsValue(t *testing.T) {
 	want := "let a = vec2<f32>(-1f, 1f); let b = vec2<f32>(5.9604645e-08f, -0.0f); let c = unpack2x16float(o[0]); let d = unpack2x16float(0x7c000000u);"
 	if !strings.Contains(k.Source, want) {
 		t.Errorf("the rewrite lacks %q:\n%s", want, k.Source)
+	}
+}
+
+// TestSqrtOfConstantsBecomesItsValue: sqrt in a module-scope const or an
+// override initializer, which naga v22 does not evaluate ("Not
+// implemented as constant expression: Sqrt built-in function"), becomes
+// its value, correctly rounded to its argument's type (an AbstractInt
+// argument is an AbstractFloat); a function-scope const's use too. A
+// negative argument, NaN in WGSL's constant evaluation, is not folded.
+func TestSqrtOfConstantsBecomesItsValue(t *testing.T) {
+	src := "const PHI = (1.0 + sqrt(5.0)) / 2.0;\nconst R: f32 = sqrt(2.0);\nconst I = sqrt(16);\noverride O = sqrt(9.0);\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() { const L = sqrt(3.0f); o[0] = PHI + R + I + O + L + sqrt(o[1]); }\n"
+	want := "const PHI = 1.618033988749895;\nconst R: f32 = 1.4142135f;\nconst I = 4.0;\nconst O: f32 = 3f;\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() {  o[0] = PHI + R + I + O + 1.7320508f + sqrt(o[1]); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	if float32(math.Sqrt(2)) != 1.4142135 || (1+math.Sqrt(5))/2 != 1.618033988749895 {
+		t.Fatal("the expected literals are not the correctly rounded values")
+	}
+	for _, bad := range []string{"const N = sqrt(-1.0);\n", "const N = sqrt(1u);\n"} {
+		src := bad + "@compute @workgroup_size(1) fn main() { _ = N; }\n"
+		if k, err := Specialize(src, "main", Options{}); err != nil || k.Source != src {
+			t.Errorf("%q must be left to the compiler, which refuses it: %v\n%s", bad, err, k.Source)
+		}
+	}
+}
+
+// TestAbstractVec3ConstsNamedWholeAreSpelled: a const of abstract
+// array-of-vec3 type named whole where an array<vec3<f32>, N> is needed (a
+// function argument, a typed let) becomes that type's constructor of its
+// elements at constant indices: naga v22 converted the whole constant with
+// the abstract element's layout and refused it ("Argument 0 value [4]
+// doesn't match the type [5]").
+func TestAbstractVec3ConstsNamedWholeAreSpelled(t *testing.T) {
+	src := "const FACE = array(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0));\n" +
+		"fn pick(b: array<vec3f, 2>, i: u32) -> vec3f { return b[i]; }\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() { const L = array(vec3(2.0), vec3(3.0)); let b: array<vec3f, 2> = L; o[0] = pick(FACE, 1u).y + b[1].x; }\n"
+	want := "const FACE = array(vec3(1.0, 0.0, 0.0), vec3(0.0, 1.0, 0.0));\n" +
+		"fn pick(_sg_arg_b: array<vec3f, 2>, i: u32) -> vec3f { var b = _sg_arg_b; return b[i]; }\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() { let   L = array(vec3(2.0), vec3(3.0)); let b: array<vec3f, 2> = array<vec3<f32>, 2>(L[0], L[1]); o[0] = pick(array<vec3<f32>, 2>(FACE[0], FACE[1]), 1u).y + b[1].x; }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+}
+
+// TestShiftsOfAbstractIntegersAreConcretizedAsWGSLSays: naga v22 keeps a
+// shifted abstract integer abstract and then refuses it ("failed to
+// convert expression to a concrete type"). Shifted by an amount known only
+// at run time it is an i32 in WGSL (a run-time expression has no abstract
+// type, and i32 ranks before u32), so its literal is spelled i32, alone,
+// negated, complemented or in a vector constructor, unless its context
+// converted it (the u32 let); a named const stays as written. Shifted by a
+// constant amount (1 << LOG_N) it is a constant and becomes its value: an
+// abstract literal, or one of the type its context converted it to, the
+// whole shift replaced (nested shifts once, lines kept).
+func TestShiftsOfAbstractIntegersAreConcretizedAsWGSLSays(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> o: array<i32>;\nconst ONE = 1;\nconst LOG_N: u32 = 4u;\noverride S: u32 = 2u;\n" +
+		"@compute @workgroup_size(1) fn main() { let k = u32(o[0]); let lo = -(1 << (k - 1u)); let hi = (1 << (k - 1u)) - 1; let m: u32 = 1 << k;" +
+		" let v = vec2(-8, 8) >> vec2(k); let c = ONE << k; let d = 4 >> 1u; o[1] = lo + hi + i32(m) + v.x + c + d + (~0 << k); }\n" +
+		"fn g() -> f32 { let n = 1 << LOG_N; let u: u32 = (1 << S) << 1u; let f = 0.5 * (-1 <<\n 3u); o[1 << S] = n; return f + f32(u); }\n"
+	want := "@group(0) @binding(0) var<storage, read_write> o: array<i32>;\nconst ONE = 1;\nconst LOG_N: u32 = 4u;\nconst S: u32 = 2u;\n" +
+		"@compute @workgroup_size(1) fn main() { let k = u32(o[0]); let lo = -(1i << (k - 1u)); let hi = (1i << (k - 1u)) - 1; let m: u32 = 1u << k;" +
+		" let v = vec2(-8i, 8i) >> vec2(k); let c = ONE << k; let d = 2; o[1] = lo + hi + i32(m) + v.x + c + d + (~0i << k); }\n" +
+		"fn g() -> f32 { let n = 16; let u: u32 = 8u; let f = 0.5 * ((-8f)\n); o[4] = n; return f + f32(u); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+}
+
+// atomicUniformLoadModule calls workgroupUniformLoad on workgroup atomics
+// in each form the rewrite takes (and once on a plain workgroup var, which
+// stays).
+const atomicUniformLoadModule = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+	"struct S { x: u32, c: array<atomic<i32>, 2> }\n" +
+	"var<workgroup> a: atomic<u32>;\nvar<workgroup> arr: array<atomic<u32>, 4>;\nvar<workgroup> s: array<S, 2>;\nvar<workgroup> plain: u32;\n" +
+	"const K = 1;\n" +
+	"@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) l: u32) {\n" +
+	"  atomicAdd(&a, 1u); let v = workgroupUniformLoad(&a); if l == 0u { o[0] = v; }\n" +
+	"  let w = workgroupUniformLoad(&arr[o[1] / o[2]]) + workgroupUniformLoad(&a) + workgroupUniformLoad(&plain);\n" +
+	"  let z = workgroupUniformLoad(&s[o[3]].c[\n     K]) + workgroupUniformLoad(&(s[0]).c[i32(l)]);\n" +
+	"  for (var i = 0u; i < workgroupUniformLoad(&arr[2]); i++) { workgroupBarrier(); }\n}\n"
+
+// TestAtomicWorkgroupUniformLoadBecomesAHelper: naga v22 lacks
+// workgroupUniformLoad's atomic overload (it typed the result as the atomic
+// and refused its use). Each call becomes one of a helper appended after
+// the last line: a barrier, an atomic load into a var<workgroup> of the
+// element type, and workgroupUniformLoad of that var. The pointer's
+// indices are the helper's arguments, in order and with their own rewrites
+// (a division's helper), a constant index its value; identical pointers
+// share a helper, each element type a temporary. Lines stay where they
+// were, the temporaries count as workgroup storage where the entry point
+// reaches a call, and the rewritten module reads back unchanged. On OpenGL
+// the load is atomicOr(p, 0), as every atomicLoad there.
+func TestAtomicWorkgroupUniformLoadBecomesAHelper(t *testing.T) {
+	src := atomicUniformLoadModule
+	want := "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"struct S { x: u32, c: array<atomic<i32>, 2> }\n" +
+		"var<workgroup> a: atomic<u32>;\nvar<workgroup> arr: array<atomic<u32>, 4>;\nvar<workgroup> s: array<S, 2>;\nvar<workgroup> plain: u32;\n" +
+		"const K = 1;\n" +
+		"@compute @workgroup_size(4) fn main(@builtin(local_invocation_index) l: u32) {\n" +
+		"  atomicAdd(&a, 1u); let v = _sg_uniform_load1(); if l == 0u { o[0] = v; }\n" +
+		"  let w = _sg_uniform_load2(_sg_div_u32(o[1] , o[2])) + _sg_uniform_load1() + workgroupUniformLoad(&plain);\n" +
+		"  let z = _sg_uniform_load3(o[3])\n + _sg_uniform_load4(i32(l));\n" +
+		"  for (var i = 0u; i < _sg_uniform_load5(); i++) { workgroupBarrier(); }\n}\n" +
+		"fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / select(b, 1u, b == 0u); }\n" +
+		"var<workgroup> _sg_uniform_u32: u32;\n" +
+		"fn _sg_uniform_load1() -> u32 { workgroupBarrier(); _sg_uniform_u32 = atomicLoad(&a); return workgroupUniformLoad(&_sg_uniform_u32); }\n" +
+		"fn _sg_uniform_load2(_sg_index1: u32) -> u32 { workgroupBarrier(); _sg_uniform_u32 = atomicLoad(&arr[_sg_index1]); return workgroupUniformLoad(&_sg_uniform_u32); }\n" +
+		"var<workgroup> _sg_uniform_i32: i32;\n" +
+		"fn _sg_uniform_load3(_sg_index1: u32) -> i32 { workgroupBarrier(); _sg_uniform_i32 = atomicLoad(&s[_sg_index1].c[1]); return workgroupUniformLoad(&_sg_uniform_i32); }\n" +
+		"fn _sg_uniform_load4(_sg_index1: i32) -> i32 { workgroupBarrier(); _sg_uniform_i32 = atomicLoad(&s[0].c[_sg_index1]); return workgroupUniformLoad(&_sg_uniform_i32); }\n" +
+		"fn _sg_uniform_load5() -> u32 { workgroupBarrier(); _sg_uniform_u32 = atomicLoad(&arr[2]); return workgroupUniformLoad(&_sg_uniform_u32); }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, k.Source); diff != "" {
+		t.Errorf("rewritten (-want +got):\n%s", diff)
+	}
+	// a, arr, s (array<S, 2>: 24 bytes) and plain, then the two temporaries.
+	if wantStorage := uint64(16 + 16 + 32 + 16 + 2*16); k.WorkgroupStorage != wantStorage {
+		t.Errorf("WorkgroupStorage = %d, want %d (the temporaries included)", k.WorkgroupStorage, wantStorage)
+	}
+	if again, err := Specialize(k.Source, "main", Options{}); err != nil {
+		t.Errorf("the rewritten module must read back: %v", err)
+	} else if again.Source != k.Source || again.WorkgroupStorage != k.WorkgroupStorage {
+		t.Errorf("the rewritten module must read back unchanged, with storage %d (got %d):\n%s", k.WorkgroupStorage, again.WorkgroupStorage, again.Source)
+	}
+	gl, err := Specialize(src, "main", Options{OpenGL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"_sg_uniform_u32 = atomicOr(&a, 0u);", "_sg_uniform_i32 = atomicOr(&s[_sg_index1].c[1], 0i);"} {
+		if !strings.Contains(gl.Source, w) {
+			t.Errorf("the OpenGL rewrite lacks %q:\n%s", w, gl.Source)
+		}
+	}
+	if again, err := Specialize(gl.Source, "main", Options{OpenGL: true}); err != nil {
+		t.Errorf("the OpenGL rewrite must read back: %v", err)
+	} else if again.Source != gl.Source {
+		t.Errorf("the OpenGL rewrite must read back unchanged:\n%s", again.Source)
+	}
+
+	// An entry point that reaches no call does not count the temporaries;
+	// names already in the source move the helpers to another prefix.
+	src = "var<workgroup> a: atomic<u32>;\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"fn f() -> u32 { return workgroupUniformLoad(&a); } // not _sg_uniform_load1\n" +
+		"@compute @workgroup_size(1) fn main() { o[0] = f(); }\n@compute @workgroup_size(1) fn other() { o[1] = 1u; }\n"
+	for entry, storage := range map[string]uint64{"main": 32, "other": 0} {
+		k, err := Specialize(src, entry, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(k.Source, "fn f() -> u32 { return _sg1_uniform_load1(); }") {
+			t.Errorf("%s: the call must use the _sg1_ prefix, the source holding _sg_:\n%s", entry, k.Source)
+		}
+		if k.WorkgroupStorage != storage {
+			t.Errorf("%s: WorkgroupStorage = %d, want %d", entry, k.WorkgroupStorage, storage)
+		}
+	}
+}
+
+// TestAtomicWorkgroupUniformLoadThroughAPointerIsRefused: the helper takes
+// the pointer's indices, not the pointer (naga v22 needs
+// unrestricted_pointer_parameters for a workgroup pointer parameter and
+// aborts on a pointer into part of a variable), so a pointer held in a let
+// or parameter, or dereferenced in the argument, is an *Error naming the
+// argument rather than a module naga v22 refuses.
+func TestAtomicWorkgroupUniformLoadThroughAPointerIsRefused(t *testing.T) {
+	const head = "struct S { c: array<atomic<u32>, 2> }\nvar<workgroup> a: atomic<u32>;\nvar<workgroup> s: S;\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"
+	for _, tc := range []struct{ name, code, arg string }{
+		{"a let holding the address", "@compute @workgroup_size(1) fn main() { let p = &a; o[0] = workgroupUniformLoad(p); }", "p"},
+		{"a let holding a part's address", "@compute @workgroup_size(1) fn main() { let p = &s.c[1]; o[0] = workgroupUniformLoad(p); }", "p"},
+		{"a dereferenced let", "@compute @workgroup_size(1) fn main() { let p = &s; o[0] = workgroupUniformLoad(&(*p).c[0]); }", "&(*p).c[0]"},
+		{"a member through a let", "@compute @workgroup_size(1) fn main() { let p = &s; o[0] = workgroupUniformLoad(&p.c[0]); }", "&p.c[0]"},
+		{"a pointer parameter", "fn f(p: ptr<workgroup, atomic<u32>>) -> u32 { return workgroupUniformLoad(p); }\n" +
+			"@compute @workgroup_size(1) fn main() { o[0] = f(&a); }", "p"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Specialize(head+tc.code+"\n", "main", Options{})
+			var se *Error
+			if !errors.As(err, &se) || !strings.Contains(se.Msg, "workgroupUniformLoad("+tc.arg+") of an atomic") {
+				t.Errorf("Specialize = %v; want an *Error naming workgroupUniformLoad(%s)", err, tc.arg)
+			}
+		})
+	}
+}
+
+// TestKnownExtensionsAreAcceptedAndRemoved: every enable-extension WGSL
+// defines and every language extension the rewrite or the compiler
+// provides is accepted, in one directive or several, and the directive
+// removed (naga v22 does not parse them); an unknown one is an *Error
+// (TestSpecializeKeepsItsContract).
+func TestKnownExtensionsAreAcceptedAndRemoved(t *testing.T) {
+	src := "enable f16, clip_distances;\nenable dual_source_blending, subgroups,;\n" +
+		"requires readonly_and_readwrite_storage_textures, packed_4x8_integer_dot_product;\n" +
+		"requires unrestricted_pointer_parameters;\nrequires pointer_composite_access;\n" +
+		"@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = 1u; }\n"
+	k, err := Specialize(src, "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "\n\n\n\n\n" + src[strings.Index(src, "@group"):]; k.Source != want {
+		t.Errorf("rewritten:\n%s\nwant:\n%s", k.Source, want)
 	}
 }

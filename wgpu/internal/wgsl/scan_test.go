@@ -183,6 +183,9 @@ func TestConstantExpressionsEvaluateAsWGSLSays(t *testing.T) {
 		{"clamp(-1.5, 0.0, 1)", "0 AbstractFloat"},
 		{"select(1, 2, true)", "2 AbstractInt"},
 		{"select(1u, 2, false)", "1 u32"},
+		{"sqrt(16)", "4 AbstractFloat"},
+		{"sqrt(2.0f)", "1.4142135381698608 f32"},
+		{"(1.0 + sqrt(5.0)) / 2.0", "1.618033988749895 AbstractFloat"},
 		{"1 < 2 && 2 > 1", "true bool"},
 		{"1 == 1u", "true bool"},
 		{"true & false", "false bool"},
@@ -217,7 +220,9 @@ func TestConstantExpressionsEvaluateAsWGSLSays(t *testing.T) {
 		{"F()", "wgsl:1:11: a call to function F is not a constant expression"},
 		{"missing", "wgsl:1:11: unknown identifier missing"},
 		{"vec2(1, 2).x", "wgsl:1:11: cannot evaluate vec2(1, 2).x: only scalar constant expressions are supported here"},
-		{"sin(1.0)", "wgsl:1:11: cannot evaluate a call to sin here: only i32, u32, f32, f16, bool, min, max, abs, clamp and select are evaluated"},
+		{"sin(1.0)", "wgsl:1:11: cannot evaluate a call to sin here: only i32, u32, f32, f16, bool, min, max, abs, clamp, select and sqrt are evaluated"},
+		{"sqrt(-4.0)", "wgsl:1:11: sqrt(-4) is not a number, which a constant expression must not be"},
+		{"sqrt(4u)", "wgsl:1:11: sqrt takes a floating-point argument, not u32"},
 		{"Loop", "wgsl:4:7: const Loop depends on itself"},
 	} {
 		src := "const X = " + tc.expr + ";\nconst P = 3; const Q = 2u; alias Alias = u32; override O = 1;\n" +

@@ -401,6 +401,19 @@ var specializeCases = []specializeCase{
 
 	// Errors.
 	{
+		// WGSL: an enable-extension the implementation does not know, or
+		// a language extension it does not support, fails shader creation.
+		name: "an unknown enable-extension",
+		src:  "enable f16, frobnicate;\n" + outDecl + useOut,
+		err:  "wgsl:1:13: enable frobnicate: not an enable-extension this implementation knows (known: f16, clip_distances, dual_source_blending, subgroups)",
+	},
+	{
+		name: "an unsupported language extension",
+		src:  "requires pointer_composite_access;\nrequires frobnicate;\n" + outDecl + useOut,
+		err: "wgsl:2:10: requires frobnicate: not a language extension this implementation supports (supported: readonly_and_readwrite_storage_textures, " +
+			"packed_4x8_integer_dot_product, unrestricted_pointer_parameters, pointer_composite_access)",
+	},
+	{
 		name: "malformed module-scope syntax",
 		src:  "@group(0) @binding(0) var<storage, read_write> out: array<f32>\n" + useOut,
 		err:  "wgsl:2:1: expected ';', found '@'",
