@@ -56,6 +56,11 @@ type Graph struct {
 	// Guarded by s.mu.
 	released bool
 	pre      *preencoder // the next replay, encoded ahead; nil until needed
+	// profiling counts ProfileReplay calls measuring the graph: they
+	// encode its program with s.mu released, so a Release meanwhile
+	// leaves the program to the last of them (progLeft).
+	profiling int
+	progLeft  bool
 }
 
 // GraphStats describes a sealed graph.
@@ -364,8 +369,12 @@ func (g *Graph) releaseLocked() {
 		g.pre.stop()
 		g.pre = nil
 	}
-	g.prog.Release() // encoded replays keep the native program alive
-	g.pins.unref()   // open batches that replayed it keep the pins
+	if g.profiling > 0 {
+		g.progLeft = true // ProfileReplay releases it when done
+	} else {
+		g.prog.Release() // encoded replays keep the native program alive
+	}
+	g.pins.unref() // open batches that replayed it keep the pins
 	delete(g.s.graphs, g)
 	g.s.log.Debug().Int("dispatches", g.stats.Dispatches).Msg("graph released")
 }

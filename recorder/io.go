@@ -275,6 +275,12 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 		s.mu.Unlock()
 		return err
 	}
+	if !s.enc.Empty() {
+		// Other goroutines enqueued work while flushContext waited with
+		// the lock released: it goes on its way first, so that a copy the
+		// device refuses (and Discard drops) takes nothing else with it.
+		s.handOff()
+	}
 	st, err := s.staging(size)
 	if err == nil {
 		if err = encodeCopy(st); err == nil {

@@ -318,8 +318,10 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 		return ReplayProfile{}, err
 	}
 	// The graph's program and pins are held for the whole measurement, so a
-	// Release racing it frees nothing under it.
+	// Release racing it frees nothing under it: once admitted here, the
+	// profile runs to the end (Release leaves the program to it).
 	g.pins.ref()
+	g.profiling++
 	var out ReplayProfile
 	var err error
 	if s.dev.Info().Timestamps {
@@ -337,6 +339,10 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	}
 	s.mu.Lock()
 	g.pins.unref()
+	if g.profiling--; g.profiling == 0 && g.progLeft {
+		g.progLeft = false
+		g.prog.Release()
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return ReplayProfile{}, err

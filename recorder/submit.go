@@ -277,8 +277,26 @@ func (s *Stream) makeRoom() {
 func (s *Stream) handOff() {
 	s.reap(false)
 	if s.enc.Empty() && len(s.batch.cbs) == 0 {
+		if n := len(s.inflight); n > 0 && len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
+			// Nothing to submit, but what the batch holds may still be in
+			// use by a batch handed off and not yet submitted (a params
+			// slot evicted by a launch refused after its lookup, whose
+			// last user went out in that batch): it is dropped with the
+			// newest of those instead, so no queue write reusing it can
+			// overtake them. The submitter does not touch these lists.
+			b := &s.inflight[n-1].b
+			b.pages = append(b.pages, s.batch.pages...)
+			b.pins = append(b.pins, s.batch.pins...)
+			b.slots = append(b.slots, s.batch.slots...)
+			clear(s.batch.pages)
+			clear(s.batch.pins)
+			clear(s.batch.slots)
+			s.batch.pages, s.batch.pins, s.batch.slots = s.batch.pages[:0], s.batch.pins[:0], s.batch.slots[:0]
+			return
+		}
 		if len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
-			// Nothing to submit: what the batch held is protected already.
+			// Nothing to submit and nothing in flight: what the batch held
+			// is protected already.
 			j := s.newJob()
 			j.b, s.batch = s.batch, j.b
 			j.gen = s.gen
@@ -288,6 +306,17 @@ func (s *Stream) handOff() {
 		return
 	}
 	enc := s.takeEncoder()
+	if enc == nil && len(s.inflight) > 0 {
+		// No spare and no new encoder (the device is closing): this batch
+		// would be finished here, ahead of the batches still queued for
+		// the submitter, and reported done out of order (reap retires jobs
+		// oldest first, and flushLocked waited forever for the stale one).
+		// Waiting for those returns their encoders as spares.
+		for len(s.inflight) > 0 && s.sub != nil {
+			s.reap(true)
+		}
+		enc = s.takeEncoder()
+	}
 	j := s.newJob()
 	j.enc, s.enc = s.enc, enc
 	j.b, s.batch = s.batch, j.b
