@@ -727,7 +727,8 @@ const ortLayerNorm = `struct Uniforms { norm_count:u32, norm_size_vectorized:u32
 
 // TestPublic3ORTLayerNorm: 70 rows of 24 (two workgroups, the second
 // partly idle) normalise like the float64 reference, within 2e-5 relative
-// (inverseSqrt and the f32 sums); the means are exact (sums of quarters).
+// (inverseSqrt and the f32 sums); the means within 1e-6 (exact sums of
+// quarters, divided).
 func TestPublic3ORTLayerNorm(t *testing.T) {
 	d, s := openStream(t)
 	k := rwKernel(t, d, ortLayerNorm, "main", nil)
@@ -756,7 +757,9 @@ func TestPublic3ORTLayerNorm(t *testing.T) {
 			wantOut[r*cols+c] = float32((float64(x[r*cols+c])-m)*is*float64(sc[c]) + float64(bi[c]))
 		}
 	}
-	wantSame(t, "mean", wantMean, read(t, s, mean))
+	// The sums are exact; the division by the row length may round
+	// differently (WGSL allows 2.5 ULP; the H200 was 1 ULP off).
+	wantSame(t, "mean", wantMean, read(t, s, mean), near(1e-6))
 	wantSame(t, "inverse std dev", wantInv, read(t, s, inv), near(2e-5))
 	wantSame(t, "normalised", wantOut, read(t, s, out), near(2e-5))
 }
@@ -2895,8 +2898,11 @@ fn clear(@builtin(global_invocation_id) global_id : vec3<u32>) {
 // triangles (one off screen, the rest padded with degenerate ones to fill
 // the workgroup) leave every pixel's channels at the minimum, over the
 // triangles covering it, of 255 × its barycentric coordinates, within one
-// step (the GPU rounds the divisions); coverage is exact (vertices on
-// pixel corners, so u is exact).
+// step (the GPU rounds the divisions). Coverage is exact (vertices on
+// pixel corners, so u is exact) except on a triangle's edge, where a
+// barycentric coordinate is 0 only if the division is correctly rounded:
+// WGSL allows 2.5 ULP, and on the H200 such pixels went either way, so
+// they are not compared.
 func TestPublic3ComputeRasterizer(t *testing.T) {
 	d, s := openStream(t)
 	clear := rwKernel(t, d, computeRasterizer, "clear", nil)
@@ -2938,6 +2944,7 @@ func TestPublic3ComputeRasterizer(t *testing.T) {
 	for i := range want {
 		want[i] = 255
 	}
+	edge := make([]bool, w*h)
 	for _, tri := range screen {
 		off := false
 		for _, v := range tri {
@@ -2959,6 +2966,13 @@ func TestPublic3ComputeRasterizer(t *testing.T) {
 					continue
 				}
 				bc := v3{1 - (u[0]+u[1])/u[2], u[1] / u[2], u[0] / u[2]}
+				for _, c := range bc {
+					if math.Abs(c) < 1e-5 {
+						// On an edge: the GPU's division may land either
+						// side of 0 and draw the pixel or not.
+						edge[y*w+x] = true
+					}
+				}
 				if bc[0] < 0 || bc[1] < 0 || bc[2] < 0 {
 					continue
 				}
@@ -2969,8 +2983,12 @@ func TestPublic3ComputeRasterizer(t *testing.T) {
 		}
 	}
 	got := readU32(t, s, color)
-	bad, drawn := 0, 0
+	bad, drawn, edges := 0, 0, 0
 	for i := range want {
+		if edge[i/3] {
+			edges++
+			continue
+		}
 		if want[i] != 255 {
 			drawn++
 		}
@@ -2981,8 +2999,9 @@ func TestPublic3ComputeRasterizer(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d channels drawn and compared, %d on a triangle's edge not compared", drawn, edges)
 	if drawn < 100 {
-		t.Errorf("only %d channels drawn: the scene is too sparse to test anything", drawn)
+		t.Errorf("only %d channels drawn off triangle edges: the scene is too sparse to test anything", drawn)
 	}
 }
 
