@@ -75,14 +75,16 @@ func readBack(t testing.TB, v driver.Device, b driver.Buffer) []byte {
 	return out
 }
 
-// runAddOne runs addOne on in through the driver alone and returns dst.
-func runAddOne(t *testing.T, d *wgpu.Device, in []float32) []float32 {
+// addOneSetup makes addOne's kernel, a source buffer holding in, a
+// destination buffer (released when the test ends) and their bind group,
+// which the caller releases.
+func addOneSetup(t *testing.T, d *wgpu.Device, in []float32) (v driver.Device, k driver.Kernel, dst driver.Buffer, bg driver.BindGroup) {
 	t.Helper()
-	v := drv(t, d)
-	_, k := kernelOf(t, d, addOne)
+	v = drv(t, d)
+	_, k = kernelOf(t, d, addOne)
 	size := uint64(4 * len(in))
 	src := newBuffer(t, v, size, storageUsage)
-	dst := newBuffer(t, v, size, storageUsage)
+	dst = newBuffer(t, v, size, storageUsage)
 	if err := v.WriteBuffer(src, 0, f32bytes(in)); err != nil {
 		t.Fatal(err)
 	}
@@ -90,6 +92,13 @@ func runAddOne(t *testing.T, d *wgpu.Device, in []float32) []float32 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return v, k, dst, bg
+}
+
+// runAddOne runs addOne on in through the driver alone and returns dst.
+func runAddOne(t *testing.T, d *wgpu.Device, in []float32) []float32 {
+	t.Helper()
+	v, k, dst, bg := addOneSetup(t, d, in)
 	defer bg.Release()
 	enc, err := v.NewEncoder()
 	if err != nil {
@@ -425,21 +434,11 @@ fn second(a: array<u32, 2>) -> u32 { return a[1]; }
 // would on a fresh encoder.
 func TestPreparedEncoderCountsNothingUntilACommand(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
-	v := drv(t, d)
-	_, k := kernelOf(t, d, addOne)
 	in := []float32{1, 2, 3, 4}
 	size := uint64(4 * len(in))
-	src := newBuffer(t, v, size, storageUsage)
-	dst := newBuffer(t, v, size, storageUsage)
-	cp := newBuffer(t, v, size, storageUsage)
-	if err := v.WriteBuffer(src, 0, f32bytes(in)); err != nil {
-		t.Fatal(err)
-	}
-	bg, err := v.NewBindGroup(k, 0, []driver.Entry{{Binding: 0, Buffer: src, Size: size}, {Binding: 1, Buffer: dst, Size: size}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v, k, dst, bg := addOneSetup(t, d, in)
 	defer bg.Release()
+	cp := newBuffer(t, v, size, storageUsage)
 	enc, err := v.NewEncoder()
 	if err != nil {
 		t.Fatal(err)

@@ -260,11 +260,7 @@ func (l *lowerer) runtimeShifts() {
 	spell = func(e expr) {
 		switch e := e.(type) {
 		case *litExpr:
-			if text, ok := l.convertText(e.val, scalarI32); ok {
-				if _, done := l.c.conv[e.pos]; !done {
-					l.c.conv[e.pos] = edit{e.pos, e.pos + len(e.text), text}
-				}
-			}
+			l.convertLiteral(e, scalarI32)
 		case *parenExpr:
 			spell(e.x)
 		case *unaryExpr:
@@ -1271,6 +1267,16 @@ func (l *lowerer) spellConstArray(id *identExpr, t *ty) {
 	l.c.edits = append(l.c.edits, edit{id.pos, id.end, text + "(" + strings.Join(parts, ", ") + ")"})
 }
 
+// convertLiteral spells the abstract literal e as a k, unless an earlier
+// edit already converted it.
+func (l *lowerer) convertLiteral(e *litExpr, k scalar) {
+	if text, ok := l.convertText(e.val, k); ok {
+		if _, done := l.c.conv[e.pos]; !done {
+			l.c.conv[e.pos] = edit{e.pos, e.pos + len(e.text), text}
+		}
+	}
+}
+
 // push converts the abstract leaves of e to k: literals, constants, and
 // through the operators and calls whose result type is their operands'.
 func (l *lowerer) push(e expr, k scalar) {
@@ -1279,11 +1285,7 @@ func (l *lowerer) push(e expr, k scalar) {
 	}
 	switch e := e.(type) {
 	case *litExpr:
-		if text, ok := l.convertText(e.val, k); ok {
-			if _, done := l.c.conv[e.pos]; !done {
-				l.c.conv[e.pos] = edit{e.pos, e.pos + len(e.text), text}
-			}
-		}
+		l.convertLiteral(e, k)
 	case *identExpr:
 		var v value
 		var err error
