@@ -1073,7 +1073,9 @@ func TestProbe6ProfilesInterleaveWithReplaysOnTwoStreams(t *testing.T) {
 				if method == recorder.ProfileTimestamps && len(p.Dispatches) != g.Len() {
 					return fmt.Errorf("%d dispatch timings for a graph of %d", len(p.Dispatches), g.Len())
 				}
-				if floor > 0 && p.SubmitWait <= 0 {
+				// Windows' monotonic clock ticks coarsely (CI's wine leg
+				// measured a floor of 0s): only a negative floor is wrong there.
+				if floor > 0 && (p.SubmitWait < 0 || p.SubmitWait == 0 && runtime.GOOS != "windows") {
 					return fmt.Errorf("a floor of %d rounds measured %v", floor, p.SubmitWait)
 				}
 				return nil
