@@ -58,9 +58,9 @@ type Graph struct {
 	pre      *preencoder // the next replay, encoded ahead; nil until needed
 	// profiling counts ProfileReplay calls measuring the graph: they
 	// encode its program with s.mu released, so a Release meanwhile
-	// leaves the program to the last of them (progLeft).
+	// leaves the program to the last of them (a released graph admits no
+	// new one).
 	profiling int
-	progLeft  bool
 }
 
 // GraphStats describes a sealed graph.
@@ -369,9 +369,7 @@ func (g *Graph) releaseLocked() {
 		g.pre.stop()
 		g.pre = nil
 	}
-	if g.profiling > 0 {
-		g.progLeft = true // ProfileReplay releases it when done
-	} else {
+	if g.profiling == 0 { // else the last ProfileReplay releases it
 		g.prog.Release() // encoded replays keep the native program alive
 	}
 	g.pins.unref() // open batches that replayed it keep the pins

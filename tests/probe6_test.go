@@ -75,6 +75,19 @@ func p6Bump(s *recorder.Stream, k *wgpu.Kernel, x *recorder.Buffer, c float32) e
 	return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(c))
 }
 
+// p6Bumps returns a step of n bumps of x by 1 on s (what most graphs
+// here capture).
+func p6Bumps(s *recorder.Stream, k *wgpu.Kernel, x *recorder.Buffer, n int) func() error {
+	return func() error {
+		for range n {
+			if err := p6Bump(s, k, x, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
 // p6Unit is one way of enqueueing dispatches onto the counter x: a single
 // launch, or a replay of a captured chain of bumps.
 type p6Unit struct {
@@ -122,16 +135,7 @@ func TestProbe6WriteAndReadAtEveryBatchBoundary(t *testing.T) {
 			x := gputest.Upload(t, s, gputest.Fill(p6Elems, 0))
 			y := gputest.Upload(t, s, gputest.Fill(p6Elems, 0))
 			var mx, my float32 // the model
-			chain := func(n int) func() error {
-				return func() error {
-					for range n {
-						if err := p6Bump(s, add, x, 1); err != nil {
-							return err
-						}
-					}
-					return nil
-				}
-			}
+			chain := func(n int) func() error { return p6Bumps(s, add, x, n) }
 			g5, err := s.Capture(chain(5))
 			if err != nil {
 				t.Fatal(err)
@@ -687,21 +691,11 @@ func p6CloseRound(t *testing.T, d *wgpu.Device, add, cp *wgpu.Kernel, delay time
 	scratch := gputest.Upload(t, a, gputest.Fill(p6Elems, 0))
 	shared := gputest.Upload(t, a, gputest.Fill(p6Elems, 0)) // a's memory, b's graph
 	mirror := gputest.Empty(t, b, shared.Size())
-	bumps := func(s *recorder.Stream, x *recorder.Buffer, n int) func() error {
-		return func() error {
-			for range n {
-				if err := p6Bump(s, add, x, 1); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-	}
-	g3, err := a.Capture(bumps(a, ax, 3))
+	g3, err := a.Capture(p6Bumps(a, add, ax, 3))
 	if err != nil {
 		t.Fatal(err)
 	}
-	g64, err := a.Capture(bumps(a, ay, 64))
+	g64, err := a.Capture(p6Bumps(a, add, ay, 64))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -737,8 +731,8 @@ func p6CloseRound(t *testing.T, d *wgpu.Device, add, cp *wgpu.Kernel, delay time
 		what string
 		call func() error
 	}{
-		{"Launch", bumps(a, ax, 1)},
-		{"Launch", bumps(a, ay, 1)},
+		{"Launch", p6Bumps(a, add, ax, 1)},
+		{"Launch", p6Bumps(a, add, ay, 1)},
 		{"Replay of 3", g3.Replay},
 		{"Replay of 64 (pre-encoded)", g64.Replay},
 		{"Read", monotone(ax)},
@@ -1005,14 +999,7 @@ func TestProbe6ProfilesInterleaveWithReplaysOnTwoStreams(t *testing.T) {
 		graph := func(n int) (*recorder.Graph, *counter) {
 			c := &counter{x: gputest.Upload(t, s, gputest.Fill(p6Elems, 0)), per: float32(n)}
 			counters = append(counters, c)
-			g, err := s.Capture(func() error {
-				for range n {
-					if err := p6Bump(s, add, c.x, 1); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
+			g, err := s.Capture(p6Bumps(s, add, c.x, n))
 			if err != nil {
 				t.Fatal(err)
 			}
