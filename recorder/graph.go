@@ -56,6 +56,11 @@ type Graph struct {
 	// Guarded by s.mu.
 	released bool
 	pre      *preencoder // the next replay, encoded ahead; nil until needed
+	// ramp holds the first replays of the next run encoded ahead (a
+	// short graph; ramp.go); runReplays counts replays since the last
+	// sync point, which plans the ramp.
+	ramp       *ramp
+	runReplays int
 	// profiling counts ProfileReplay calls measuring the graph: they
 	// encode its program with s.mu released, so a Release meanwhile
 	// leaves the program to the last of them (a released graph admits no
@@ -281,6 +286,13 @@ func (g *Graph) Replay() error {
 
 // replayLocked enqueues one replay of g. The caller holds s.mu.
 func (s *Stream) replayLocked(g *Graph) error {
+	if s.def.r != nil && s.def.r.g != g {
+		s.settle() // another graph's deferred replays go first
+	}
+	s.noteReplay(g)
+	if s.rampReplay(g) {
+		return nil
+	}
 	if g.pre != nil && s.prof == nil {
 		if r, ok := g.pre.take(); ok {
 			if r.err == nil && !r.cb.Empty() {
@@ -364,6 +376,7 @@ func (g *Graph) releaseLocked() {
 	if g.released {
 		return
 	}
+	g.s.forgetRamp(g) // deferred replays are encoded first: they still run
 	g.released = true
 	if g.pre != nil {
 		g.pre.stop()

@@ -275,7 +275,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 		s.mu.Unlock()
 		return err
 	}
-	if !s.enc.Empty() {
+	if !s.enc.Empty() || s.def.r != nil {
 		// Other goroutines enqueued work while flushContext waited with
 		// the lock released: it goes on its way first, so that a copy the
 		// device refuses (and Discard drops) takes nothing else with it.
@@ -300,6 +300,9 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 		}
 	}
 	s.nextSubmit = s.cfg.firstChunk
+	if err == nil {
+		s.planRamps() // encoded while the GPU finishes
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return &Error{Op: op.String(), Arg: what, Err: err}

@@ -43,6 +43,8 @@ type runFixture struct {
 	g, h    *recorder.Graph
 	elems   int
 	current uint32 // the Go model of every element of x
+	// snapWant is what a copy of x taken by a test should read (0: none).
+	snapWant uint32
 }
 
 func newRunFixture(t *testing.T, opts ...recorder.Option) *runFixture {
@@ -226,11 +228,30 @@ func TestRunsOfShortReplaysKeepStreamOrder(t *testing.T) {
 // stream's work enqueued after the delay runs after them on the device's
 // one queue, so a copy it makes sees them; without the timer armed for
 // replays they would wait for the stream's next call.
+//
+// Primed, the stream has a ramp for the graph (a run of 8 and a sync
+// point): the 3 replays are counted against its first step of 4, and the
+// timer must encode them as they are.
 func TestReplaysAreSubmittedByTheFlushTimer(t *testing.T) {
+	for _, primed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("primed=%v", primed), func(t *testing.T) { replaysAreSubmittedByTheFlushTimer(t, primed) })
+	}
+}
+
+func replaysAreSubmittedByTheFlushTimer(t *testing.T, primed bool) {
 	f := newRunFixture(t, recorder.WithFlushDelay(time.Millisecond))
 	other := gputest.Stream(t, f.d)
 	copyK := gputest.Kernel(t, f.d, gputest.CopyWGSL)
 	snap := gputest.Empty(t, other, f.x.Size())
+	if primed {
+		for range 8 {
+			f.replay(t, f.g)
+		}
+		if err := f.s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		waitRamps(t, f.s, 2)
+	}
 	f.set(t, 10)
 	if err := f.s.Sync(); err != nil {
 		t.Fatal(err)

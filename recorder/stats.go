@@ -24,6 +24,12 @@ type MemoryStats struct {
 	ParamsHits    uint64
 	ParamsMisses  uint64
 	BindGroups    int // cached bind groups
+	// Ramps of short graphs (WithPreEncode): graphs with one, their
+	// command buffers encoded and not yet used, and the replays so far
+	// that ran from one instead of being encoded on the caller's path.
+	Ramps       int
+	RampBuffers int
+	RampReplays uint64
 }
 
 // GraphMemory is one live graph's share of MemoryStats.
@@ -74,6 +80,10 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 		}
 	}
 	m.Textures = int(s.liveTextures.Load())
+	m.Ramps, m.RampReplays = len(s.rampList), s.rampReplays
+	for _, r := range s.rampList {
+		m.RampBuffers += s.ramps.readySteps(r)
+	}
 	return m
 }
 

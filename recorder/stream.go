@@ -3,6 +3,7 @@ package recorder
 import (
 	"context"
 	"errors"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +85,16 @@ type Stream struct {
 	prof   *profile        // the running profile, if any
 	stage  []driver.Buffer // map-read staging buffers not in use
 
+	// Ramps of short graphs (ramp.go): the replays deferred against a
+	// step, the worker that encodes steps, the graphs with a ramp, and
+	// the short graphs replayed since the last sync point.
+	def      deferral
+	ramps    *rampWorker
+	rampList []*ramp
+	touched  []*Graph
+	// rampReplays counts replays that ran from a ramp (MemoryStats).
+	rampReplays uint64
+
 	// Scratch for the launch path, reused under mu so that a launch
 	// allocates nothing: the launch being resolved, and the slices handed
 	// to the driver (which the compiler cannot prove do not escape).
@@ -159,12 +170,19 @@ func WithMetadataCache(entries int) Option {
 	}
 }
 
-// WithPreEncode sets whether a replayed graph of at least 64 dispatches
-// has its next replay encoded ahead of time on a background goroutine, so
-// that Replay only joins a finished command buffer to the batch. It costs
-// one extra command buffer per such graph and host time on another core.
-// Default: on for hardware adapters, off for software ones (lavapipe,
-// llvmpipe, WARP), whose "GPU" work runs on the same cores.
+// WithPreEncode sets whether replays are encoded ahead of time on
+// background goroutines. A replayed graph of at least 64 dispatches has its
+// next replay encoded while the current one runs, so that Replay only joins
+// a finished command buffer to the batch (one extra command buffer per such
+// graph). A shorter graph gets a ramp at each sync point: the first
+// replays of its next run (as many as the last run made, up to 248
+// dispatches' worth) encoded into a few command buffers while the GPU
+// finishes, so the next run reaches the GPU without waiting for a Finish
+// (Graph.Replay says how order is kept). Both cost host time on another
+// core. Default: on for hardware adapters, off for software ones (lavapipe,
+// llvmpipe, WARP), whose "GPU" work runs on the same cores; the
+// environment variable SOFTGRAPH_PREENCODE=1 or 0 overrides the default
+// (this option overrides both).
 func WithPreEncode(on bool) Option { return func(c *config) { c.preEncode = on } }
 
 // WithBackgroundSubmit sets whether full batches are finished and
@@ -234,6 +252,12 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		// competes with it for them.
 		preEncode: dev.Info().Type != wgpu.AdapterCPU,
 		async:     true}
+	switch os.Getenv("SOFTGRAPH_PREENCODE") {
+	case "1", "true":
+		cfg.preEncode = true
+	case "0", "false":
+		cfg.preEncode = false
+	}
 	for _, o := range opts {
 		if o != nil { // a nil Option sets nothing
 			o(&cfg)
@@ -314,12 +338,17 @@ func closedError(op lifecycle.Op) error {
 }
 
 // lock takes the stream's mutex for op and re-checks, under it, that the
-// stream was not closed meanwhile. On error the mutex is not held.
+// stream was not closed meanwhile. On error the mutex is not held. Every
+// operation but Replay first encodes the replays deferred against a ramp
+// step (ramp.go), so that it comes after them.
 func (s *Stream) lock(op lifecycle.Op) error {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
 		return closedError(op)
+	}
+	if op != lifecycle.Replay {
+		s.settle()
 	}
 	return nil
 }
@@ -502,6 +531,7 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	}
 	sub, any := s.lastSub, s.submitted
 	s.nextSubmit = s.cfg.firstChunk
+	s.planRamps() // encoded while the GPU finishes
 	s.mu.Unlock()
 	if any {
 		if err := s.drv.Wait(ctx, sub); err != nil {
@@ -551,6 +581,10 @@ func (s *Stream) Close() error {
 	defer s.mu.Unlock()
 	for g := range s.graphs {
 		g.releaseLocked()
+	}
+	if s.ramps != nil {
+		s.ramps.close()
+		s.ramps = nil
 	}
 	s.stopSubmitter()
 	s.groups.clear()

@@ -83,7 +83,15 @@ type submitter struct {
 // process finishes and submits a job (on the submitter, or inline when
 // background submission is off).
 func (s *Stream) process(j *flushJob) {
-	cb, err := j.enc.Finish()
+	var cb driver.CommandBuffer
+	var err error
+	// A batch of finished command buffers alone (pre-encoded replays)
+	// leaves its encoder as it was, readied: finishing an empty pass would
+	// cost the device lock and a Prepare for nothing.
+	idle := len(j.b.cbs) > 0 && j.enc.Empty() && !j.enc.PassOpen()
+	if !idle {
+		cb, err = j.enc.Finish()
+	}
 	if err == nil {
 		if !cb.Empty() {
 			j.b.cbs = append(j.b.cbs, cb)
@@ -94,7 +102,9 @@ func (s *Stream) process(j *flushJob) {
 		}
 		// The batch is on its way: ready the encoder for the batch after
 		// next here, off the caller's path (driver.Encoder.Prepare).
-		j.enc.Prepare()
+		if !idle {
+			j.enc.Prepare()
+		}
 	} else {
 		for _, c := range j.b.cbs {
 			c.Release()
@@ -275,6 +285,7 @@ func (s *Stream) makeRoom() {
 // to the submitter, or, with background submission off, finished and
 // submitted right here. The caller holds s.mu.
 func (s *Stream) handOff() {
+	s.settle()
 	s.reap(false)
 	if s.enc.Empty() && len(s.batch.cbs) == 0 {
 		if n := len(s.inflight); n > 0 && len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {

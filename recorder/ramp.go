@@ -1,0 +1,439 @@
+package recorder
+
+import (
+	"sync"
+
+	"github.com/softgraph/softgraph/internal/driver"
+)
+
+// A ramp holds the first replays of a short graph's next run, encoded
+// ahead of time into a few command buffers (its steps), so that the GPU
+// starts at once and does not wait for the host while a run begins.
+//
+// Why. A short graph (fewer than preEncodeMin dispatches) replayed in a
+// loop is bound by the first batches of each run: a batch reaches the GPU
+// only once it is filled, ended and finished (on the H200 about 50 µs
+// besides 1 µs per dispatch, against 2 µs of GPU time per tiny dispatch),
+// so the GPU waits for the first batch and then runs out of work between
+// the small early ones. The steps of a ramp (8, 16, 32, 64 and 128
+// dispatches' worth of replays) are finished already: each goes to the
+// submitter the moment the caller has made its replays, and is submitted
+// without a Finish; by the last step the GPU holds enough work for the
+// live schedule to take over with large batches.
+//
+// Order is kept by deferring, not by guessing: a Replay that finds the next
+// step ready only counts itself against that step (holding the graph's
+// pins in the open batch, so a Write to the graph's memory submits it
+// first). When the step's count is reached its command buffer joins the
+// batch and is handed off. Any other call of the stream (a launch, a
+// write, a sync point, another graph's replay, the flush timer, Release)
+// first encodes the replays counted so far the ordinary way (settle), so
+// they execute exactly where they were called; the unused step stays ready
+// for a later run. Nothing executes that was not asked for, and a WebGPU
+// command buffer is submitted once, as it must be.
+//
+// A ramp is planned at a sync point (Sync, Read) for each short graph
+// replayed since the previous one, sized by how many replays that run made
+// (a graph replayed once per frame gets one step of one replay: its frame
+// then submits without waiting for a Finish), and encoded by the stream's
+// ramp worker right then, while the GPU finishes the run: the stream's own
+// submitter has nothing left to finish at that point, so the worker does
+// not compete with it for the device (whose error scopes one lock
+// serialises). A stream keeps ramps for at most maxRamps graphs; a ramp
+// not replayed for rampIdleSyncs sync points is dropped.
+type ramp struct {
+	g *Graph
+
+	// Guarded by the worker's mutex: the worker fills steps, the stream
+	// takes them.
+	steps  [rampSteps]rampStep
+	n      int  // steps planned
+	queued bool // in the worker's queue
+	dead   bool // dropped: the worker releases what it finishes
+
+	// Guarded by the stream's mutex.
+	pos  int // the step the next replays defer into
+	idle int // sync points since the graph was last replayed
+}
+
+// rampStep is one command buffer of reps replays.
+type rampStep struct {
+	reps int
+	cb   driver.CommandBuffer // valid when ok
+	ok   bool
+}
+
+const (
+	rampSteps     = 5 // step sizes rampFirst, ×2, ×4, ... dispatches
+	rampFirst     = 8 // dispatches in the first step
+	maxRamps      = 4 // graphs per stream with a ramp
+	rampIdleSyncs = 8 // sync points without a replay after which a ramp is dropped
+)
+
+// plan sets the steps' sizes for a run of replays of a graph of l
+// dispatches: step k holds rampFirst·2^k dispatches' worth (at least one
+// replay), until the steps cover the run. It reports the number of steps.
+func rampPlan(l, replays int) (reps [rampSteps]int, n int) {
+	left := replays
+	for k := 0; k < rampSteps && left > 0; k++ {
+		r := min(max((rampFirst<<k)/l, 1), left)
+		reps[k] = r
+		left -= r
+		n++
+	}
+	return reps, n
+}
+
+// deferral is the run of replays counted against a ramp step and not yet
+// encoded: the stream's open batch ends with them.
+type deferral struct {
+	r    *ramp
+	step int
+	need int // the step's replays
+	n    int // replays counted so far (< need)
+}
+
+// rampWorker encodes the steps of a stream's ramps on a goroutine of its
+// own, with an encoder of its own. It never takes the stream's lock.
+type rampWorker struct {
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled when a ramp is queued, a step is done, or stop
+	enc    driver.Encoder
+	queue  []*ramp
+	cur    *ramp // the ramp being encoded: its program is in use
+	stop   bool
+	exited chan struct{}
+}
+
+func newRampWorker(drv driver.Device) (*rampWorker, error) {
+	enc, err := drv.NewEncoder()
+	if err != nil {
+		return nil, err
+	}
+	w := &rampWorker{enc: enc, exited: make(chan struct{})}
+	w.cond = sync.NewCond(&w.mu)
+	go w.work()
+	return w, nil
+}
+
+func (w *rampWorker) work() {
+	defer close(w.exited)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for {
+		for len(w.queue) == 0 && !w.stop {
+			w.cond.Wait()
+		}
+		if w.stop {
+			return
+		}
+		r := w.queue[0]
+		k := r.missing()
+		if k < 0 || r.dead {
+			r.queued = false
+			w.queue = w.queue[1:]
+			continue
+		}
+		reps := r.steps[k].reps
+		w.cur = r
+		w.mu.Unlock()
+		cb, err := w.encode(r.g.prog, reps)
+		w.mu.Lock()
+		w.cur = nil
+		w.cond.Broadcast()
+		st := &r.steps[k]
+		if err != nil || r.dead || st.ok || st.reps != reps || k >= r.n {
+			// Dropped or planned anew meanwhile; or the device refused it
+			// (a sealed graph encodes without errors: the device is going),
+			// in which case the run encodes live, where errors are reported.
+			cb.Release()
+			if err != nil {
+				r.queued = false
+				w.queue = w.queue[1:]
+			}
+			continue
+		}
+		st.cb, st.ok = cb, true
+	}
+}
+
+// encode makes one command buffer of reps replays of prog.
+func (w *rampWorker) encode(prog driver.Program, reps int) (driver.CommandBuffer, error) {
+	for range reps {
+		if err := w.enc.Encode(prog, 0, prog.Len()); err != nil {
+			w.enc.Discard()
+			return driver.CommandBuffer{}, err
+		}
+	}
+	return w.enc.Finish()
+}
+
+// missing is the first planned step without a command buffer, or -1. The
+// worker's mutex is held.
+func (r *ramp) missing() int {
+	for k := range r.n {
+		if !r.steps[k].ok {
+			return k
+		}
+	}
+	return -1
+}
+
+// replan sets r's steps for a run of replays and queues the missing ones.
+// Steps whose size changed are released.
+func (w *rampWorker) replan(r *ramp, replays int) {
+	reps, n := rampPlan(r.g.prog.Dispatches(), replays)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k := range r.steps {
+		st := &r.steps[k]
+		if st.reps != reps[k] || k >= n {
+			if st.ok {
+				st.cb.Release()
+			}
+			*st = rampStep{reps: reps[k]}
+		}
+	}
+	r.n = n
+	if r.missing() >= 0 && !r.queued {
+		r.queued = true
+		w.queue = append(w.queue, r)
+		w.cond.Broadcast()
+	}
+}
+
+// take hands step k's command buffer to the stream if it holds reps
+// replays; ok is false when it is not there (not finished yet, or planned
+// anew since the deferral began).
+func (w *rampWorker) take(r *ramp, k, reps int) (driver.CommandBuffer, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	st := &r.steps[k]
+	if k >= r.n || !st.ok || st.reps != reps {
+		return driver.CommandBuffer{}, false
+	}
+	cb := st.cb
+	st.cb, st.ok = driver.CommandBuffer{}, false
+	return cb, true
+}
+
+// ready reports step k's replays if its command buffer is there (0 if
+// not).
+func (w *rampWorker) ready(r *ramp, k int) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if k >= r.n || !r.steps[k].ok {
+		return 0
+	}
+	return r.steps[k].reps
+}
+
+// readySteps counts r's command buffers ready for use.
+func (w *rampWorker) readySteps(r *ramp) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for k := range r.n {
+		if r.steps[k].ok {
+			n++
+		}
+	}
+	return n
+}
+
+// drop forgets r: it waits until the worker is not encoding it (so its
+// program can be released) and releases its command buffers.
+func (w *rampWorker) drop(r *ramp) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r.dead = true
+	for w.cur == r {
+		w.cond.Wait()
+	}
+	for k := range r.steps {
+		if r.steps[k].ok {
+			r.steps[k].cb.Release()
+		}
+		r.steps[k] = rampStep{}
+	}
+	r.n = 0
+}
+
+// close stops the worker (its ramps are dropped already) and releases its
+// encoder.
+func (w *rampWorker) close() {
+	w.mu.Lock()
+	w.stop = true
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	<-w.exited
+	w.enc.Release()
+}
+
+// rampReplay is Replay's path through the ramps. It reports true when the
+// replay was counted against a ramp step (or completed one, whose command
+// buffer then joined the batch); false when the replay must be encoded the
+// ordinary way. The caller holds s.mu; s.def is empty or is g's.
+func (s *Stream) rampReplay(g *Graph) bool {
+	if d := &s.def; d.r != nil {
+		d.n++
+		if d.n == d.need {
+			s.joinStep()
+		}
+		return true
+	}
+	r := g.ramp
+	if r == nil || s.prof != nil || r.pos >= rampSteps {
+		return false
+	}
+	need := s.ramps.ready(r, r.pos)
+	if need == 0 {
+		return false
+	}
+	s.def = deferral{r: r, step: r.pos, need: need, n: 1}
+	// The open batch ends with these replays: it keeps the graph's memory
+	// (so a Write to it submits them first) and submits by the flush delay.
+	s.holdPins(g.pins)
+	if s.timerGen != s.gen {
+		s.armTimer(false)
+	}
+	if need == 1 {
+		s.joinStep()
+	}
+	return true
+}
+
+// joinStep ends a deferral whose count is complete: the step's command
+// buffer joins the open batch (after what the stream's encoder holds) and
+// goes to the submitter at once. If the step was planned anew meanwhile,
+// the replays are encoded the ordinary way instead. The caller holds s.mu.
+func (s *Stream) joinStep() {
+	d := s.def
+	cb, ok := s.ramps.take(d.r, d.step, d.need)
+	if !ok {
+		s.settle()
+		return
+	}
+	s.def = deferral{}
+	d.r.pos = d.step + 1
+	g := d.r.g
+	s.joinCommandBuffer(cb)
+	s.holdPins(g.pins)
+	n := d.need * g.prog.Dispatches()
+	s.batch.dispatches += n
+	s.rampReplays += uint64(d.need)
+	// The live schedule goes on from the ramp's size: the GPU holds at
+	// least this step's work by now.
+	s.nextSubmit = max(s.nextSubmit, min(n, s.cfg.maxChunk))
+	if !s.handOffFull(roomLocked) && s.timerGen != s.gen {
+		s.armTimer(true)
+	}
+}
+
+// settle encodes the replays deferred against a ramp step the ordinary
+// way, where they were called: every call of the stream but a Replay of
+// the same graph does it first (Stream.lock, handOff, Release). An
+// encoding error cannot be returned by the Replays that returned already:
+// it is queued for the next sync point with the dispatches lost. The
+// caller holds s.mu.
+func (s *Stream) settle() {
+	d := s.def
+	if d.r == nil {
+		return
+	}
+	s.def = deferral{}
+	g := d.r.g
+	for i := range d.n {
+		if err := s.encodeProgram(g.prog, g.pins); err != nil {
+			s.errs = append(s.errs, &DeferredError{Op: "Replay", Lost: (d.n - i) * g.prog.Dispatches(), Err: err})
+			return
+		}
+	}
+}
+
+// noteReplay counts a replay of a short graph towards its next ramp (the
+// sync point plans it). The caller holds s.mu.
+func (s *Stream) noteReplay(g *Graph) {
+	if !s.cfg.preEncode || g.prog.Dispatches() == 0 || g.prog.Dispatches() >= preEncodeMin {
+		return
+	}
+	if g.runReplays == 0 {
+		s.touched = append(s.touched, g)
+	}
+	g.runReplays++
+}
+
+// planRamps runs at a sync point, once the stream's batches are
+// submitted: it plans and queues the ramps of the short graphs replayed
+// since the last one, and drops ramps left idle. The caller holds s.mu.
+func (s *Stream) planRamps() {
+	if len(s.touched) == 0 && len(s.rampList) == 0 {
+		return
+	}
+	s.settle()
+	for _, r := range s.rampList {
+		r.idle++
+	}
+	for i, g := range s.touched {
+		s.touched[i] = nil
+		n := g.runReplays
+		g.runReplays = 0
+		if g.released {
+			continue
+		}
+		if g.ramp == nil {
+			if len(s.rampList) >= maxRamps {
+				continue
+			}
+			if s.ramps == nil {
+				w, err := newRampWorker(s.drv)
+				if err != nil {
+					s.log.Debug().Err(err).Msg("cannot start the ramp worker; short graphs encode live")
+					s.touched = s.touched[:0]
+					return
+				}
+				s.ramps = w
+			}
+			g.ramp = &ramp{g: g}
+			s.rampList = append(s.rampList, g.ramp)
+		}
+		g.ramp.idle, g.ramp.pos = 0, 0
+		s.ramps.replan(g.ramp, n)
+	}
+	s.touched = s.touched[:0]
+	kept := s.rampList[:0]
+	for _, r := range s.rampList {
+		if r.idle > rampIdleSyncs {
+			s.dropRamp(r)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	clear(s.rampList[len(kept):])
+	s.rampList = kept
+}
+
+// dropRamp forgets a graph's ramp (Release, idleness, Close). The caller
+// holds s.mu and has settled.
+func (s *Stream) dropRamp(r *ramp) {
+	s.ramps.drop(r)
+	r.g.ramp = nil
+}
+
+// forgetRamp removes g's ramp from the stream (Release). The caller holds
+// s.mu.
+func (s *Stream) forgetRamp(g *Graph) {
+	if s.def.r != nil && s.def.r.g == g {
+		s.settle()
+	}
+	if g.ramp == nil {
+		return
+	}
+	for i, r := range s.rampList {
+		if r == g.ramp {
+			s.rampList = append(s.rampList[:i], s.rampList[i+1:]...)
+			break
+		}
+	}
+	s.dropRamp(g.ramp)
+}
