@@ -228,17 +228,19 @@ func (w *rampWorker) ready(r *ramp, k int) int {
 	return r.steps[k].reps
 }
 
-// readySteps counts r's command buffers ready for use.
-func (w *rampWorker) readySteps(r *ramp) int {
+// count reports r's command buffers ready for use, and those planned and
+// not encoded yet.
+func (w *rampWorker) count(r *ramp) (ready, pending int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n := 0
 	for k := range r.n {
 		if r.steps[k].ok {
-			n++
+			ready++
+		} else {
+			pending++
 		}
 	}
-	return n
+	return ready, pending
 }
 
 // drop forgets r: it waits until the worker is not encoding it (so its

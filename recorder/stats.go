@@ -25,10 +25,12 @@ type MemoryStats struct {
 	ParamsMisses  uint64
 	BindGroups    int // cached bind groups
 	// Ramps of short graphs (WithPreEncode): graphs with one, their
-	// command buffers encoded and not yet used, and the replays so far
-	// that ran from one instead of being encoded on the caller's path.
+	// command buffers encoded and not yet used, those planned at the last
+	// sync point and still being encoded, and the replays so far that ran
+	// from one instead of being encoded on the caller's path.
 	Ramps       int
 	RampBuffers int
+	RampPending int
 	RampReplays uint64
 }
 
@@ -82,7 +84,9 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 	m.Textures = int(s.liveTextures.Load())
 	m.Ramps, m.RampReplays = len(s.rampList), s.rampReplays
 	for _, r := range s.rampList {
-		m.RampBuffers += s.ramps.readySteps(r)
+		ready, pending := s.ramps.count(r)
+		m.RampBuffers += ready
+		m.RampPending += pending
 	}
 	return m
 }

@@ -427,6 +427,10 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	if r.E2E["raw_chunked"] < r.E2E["raw"] {
 		r.RawBestPath, r.RawBestChunk = "raw_chunked", raw.chunk
 	}
+	if len(sg.rampLag) > 0 {
+		med, _, hi := stats(sg.rampLag)
+		r.RampLag, r.RampLagMax = float64(med.Nanoseconds())/1000, float64(hi.Nanoseconds())/1000
+	}
 	r.Ratios = map[string]float64{
 		"eager/replay":    r.E2E["eager"] / r.E2E["replay"],
 		"replay/raw_best": r.E2E["replay"] / r.E2E[r.RawBestPath],

@@ -49,6 +49,11 @@ type row struct {
 	RawBestChunk int    `json:"raw_best_chunk,omitempty"`
 	// Ratios: eager/replay, replay/raw_best, replay/floor (old runs:
 	// replay/raw against raw alone, and replay/gpu, the same as replay/floor).
+	// RampLag is the median time the replay path's ramp worker kept
+	// encoding after a pass's Sync returned (µs; waited for outside the
+	// timing, before the next path runs), RampLagMax the longest.
+	RampLag     float64            `json:"ramp_lag_us,omitempty"`
+	RampLagMax  float64            `json:"ramp_lag_us_max,omitempty"`
 	Ratios      map[string]float64 `json:"ratios"`
 	LibProfile  *libProfile        `json:"lib_profile,omitempty"`
 	Verified    map[string]bool    `json:"verified"`
@@ -145,6 +150,11 @@ func (r report) writeTable(w io.Writer) {
 			num(x.Ratios, "eager/replay", "%.2f"), rawRatio, best, num(x.Ratios, "replay/floor", "%.2f"), ok)
 	}
 	tw.Flush()
+	for _, x := range r.Rows {
+		if x.RampLagMax > 0 {
+			fmt.Fprintf(w, "%s: the replay path's ramp worker ran %.0f µs past Sync (median; longest %.0f), waited for outside the timing\n", x.Config, x.RampLag, x.RampLagMax)
+		}
+	}
 }
 
 // write prints the table and writes the JSON and SVG files o asks for.
