@@ -257,13 +257,24 @@ const preEncodeMin = 64
 // encoded ahead of time on a background goroutine (see WithPreEncode), and
 // Replay only joins that command buffer to the batch.
 //
+// A shorter graph replayed before a sync point (Sync, Read) gets a ramp
+// there (with WithPreEncode on): the first replays of its next run, up to
+// as many as that run made, encoded ahead into a few command buffers while
+// the GPU finishes. The next run's Replay calls then only count themselves
+// against the ramp's next command buffer, which goes to the GPU the moment
+// its count is complete. Order is kept exactly: any other call on the
+// stream (a launch, write, read, sync, flush, another graph's replay,
+// Release), and the flush delay, first encodes the replays counted so far
+// the ordinary way, where they were called. MemoryStats reports how many
+// replays ran from a ramp.
+//
 // Called while the graph's stream is recording, Replay appends the graph's
 // commands to that recording instead (a child graph): the new graph pins
 // what this one pins, and the child's If and While regions become regions
 // of the new graph (inside an If or While body they nest in it). A loaded
 // graph with If or While cannot be included (its regions are stored
-// lowered): that Replay fails with ErrInvalidArgument. It fails with ErrReleased after Release and ErrClosed
-// after the stream's Close.
+// lowered): that Replay fails with ErrInvalidArgument. It fails with
+// ErrReleased after Release and ErrClosed after the stream's Close.
 func (g *Graph) Replay() error {
 	const op = lifecycle.Replay
 	if g == nil {

@@ -12,6 +12,9 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
+// rampTestFlushDelay is the flush delay of the interruption test.
+const rampTestFlushDelay = 200 * time.Millisecond
+
 // waitRamps waits until the stream's ramp worker has encoded want command
 // buffers (it encodes them in the background after a sync point).
 func waitRamps(t *testing.T, s *recorder.Stream, want int) recorder.MemoryStats {
@@ -50,7 +53,10 @@ func TestRampServesTheNextRunOfAShortGraph(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			f := newRunFixture(t)
+			// No flush timer: on a loaded machine it could fire inside a
+			// step's run of replays and settle them (correctly), which
+			// would change the counts this test checks.
+			f := newRunFixture(t, recorder.WithFlushDelay(0))
 			g := f.g
 			if c.short {
 				g = f.h
@@ -80,6 +86,10 @@ func TestRampServesTheNextRunOfAShortGraph(t *testing.T) {
 // here sees the replays before it and none after it, and the step stays
 // ready for a later run.
 func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
+	// The flush delay is long, so that only "the flush timer" meets it
+	// (elsewhere a loaded machine could pause the test inside a run of
+	// replays long enough for the timer to settle them, correctly, and
+	// change the counts checked here).
 	type fixture struct {
 		*runFixture
 		copyK *wgpu.Kernel
@@ -111,7 +121,7 @@ func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
-		{"the flush timer", false, func(t *testing.T, f fixture) { time.Sleep(20 * time.Millisecond) }},
+		{"the flush timer", false, func(t *testing.T, f fixture) { time.Sleep(2 * rampTestFlushDelay) }},
 		{"a profile", false, func(t *testing.T, f fixture) {
 			if _, err := f.s.ProfileReplay(f.h); err != nil {
 				t.Fatal(err)
@@ -136,7 +146,7 @@ func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 	}
 	for _, in := range interrupts {
 		t.Run(in.name, func(t *testing.T) {
-			f := fixture{runFixture: newRunFixture(t)}
+			f := fixture{runFixture: newRunFixture(t, recorder.WithFlushDelay(rampTestFlushDelay))}
 			f.copyK = gputest.Kernel(t, f.d, gputest.CopyWGSL)
 			f.snap = gputest.Empty(t, f.s, f.x.Size())
 			// A run of 40 plans steps of 4, 8, 16 and 12 replays of g.
