@@ -61,6 +61,7 @@ type rampStep struct {
 	reps int
 	cb   driver.CommandBuffer // valid when ok
 	ok   bool
+	want bool // planned and not encoded yet: the worker's to do
 }
 
 const (
@@ -145,15 +146,18 @@ func (w *rampWorker) work() {
 		if err != nil || r.dead || st.ok || st.reps != reps || k >= r.n {
 			// Dropped or planned anew meanwhile; or the device refused it
 			// (a sealed graph encodes without errors: the device is going),
-			// in which case the run encodes live, where errors are reported.
+			// in which case the runs encode live, where errors are reported.
 			cb.Release()
 			if err != nil {
+				for i := range r.steps {
+					r.steps[i].want = false
+				}
 				r.queued = false
 				w.queue = w.queue[1:]
 			}
 			continue
 		}
-		st.cb, st.ok = cb, true
+		st.cb, st.ok, st.want = cb, true, false
 	}
 }
 
@@ -168,11 +172,11 @@ func (w *rampWorker) encode(prog driver.Program, reps int) (driver.CommandBuffer
 	return w.enc.Finish()
 }
 
-// missing is the first planned step without a command buffer, or -1. The
-// worker's mutex is held.
+// missing is the first step the worker has to encode, or -1. The worker's
+// mutex is held.
 func (r *ramp) missing() int {
 	for k := range r.n {
-		if !r.steps[k].ok {
+		if r.steps[k].want && !r.steps[k].ok {
 			return k
 		}
 	}
@@ -193,6 +197,7 @@ func (w *rampWorker) replan(r *ramp, replays int) {
 			}
 			*st = rampStep{reps: reps[k]}
 		}
+		st.want = k < n && !st.ok
 	}
 	r.n = n
 	if r.missing() >= 0 && !r.queued {
@@ -213,7 +218,7 @@ func (w *rampWorker) take(r *ramp, k, reps int) (driver.CommandBuffer, bool) {
 		return driver.CommandBuffer{}, false
 	}
 	cb := st.cb
-	st.cb, st.ok = driver.CommandBuffer{}, false
+	st.cb, st.ok = driver.CommandBuffer{}, false // used: planned again at the next sync point
 	return cb, true
 }
 
@@ -228,15 +233,17 @@ func (w *rampWorker) ready(r *ramp, k int) int {
 	return r.steps[k].reps
 }
 
-// count reports r's command buffers ready for use, and those planned and
-// not encoded yet.
+// count reports r's command buffers ready for use, and those the worker
+// has still to encode (a step used by a run is neither until the next sync
+// point plans it again).
 func (w *rampWorker) count(r *ramp) (ready, pending int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for k := range r.n {
-		if r.steps[k].ok {
+		switch st := &r.steps[k]; {
+		case st.ok:
 			ready++
-		} else {
+		case st.want:
 			pending++
 		}
 	}
@@ -285,7 +292,12 @@ func (s *Stream) rampReplay(g *Graph) bool {
 		return true
 	}
 	r := g.ramp
-	if r == nil || s.prof != nil || r.pos >= rampSteps {
+	if r == nil || s.prof != nil || r.pos >= rampSteps || !s.enc.Empty() {
+		// With work encoded live in the open batch (replays past the
+		// ramp, launches or other graphs between this graph's replays),
+		// a step would first hand that work off as a batch of its own, to
+		// stay behind it: an extra Finish and submit, where the live path
+		// encodes into the batch it is filling.
 		return false
 	}
 	need := s.ramps.ready(r, r.pos)

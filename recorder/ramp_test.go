@@ -83,8 +83,9 @@ func TestRampServesTheNextRunOfAShortGraph(t *testing.T) {
 // TestReplaysCountedAgainstARampRunWhereTheyWereCalled: replays counted
 // against a ramp step and not yet submitted are encoded where they were
 // called when any other call comes between them: each interrupting call
-// here sees the replays before it and none after it, and the step stays
-// ready for a later run.
+// here sees the replays before it and none after it, the step stays ready
+// for a later run, and replays use it again once the open batch holds no
+// live work.
 func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 	// The flush delay is long, so that only "the flush timer" meets it
 	// (elsewhere a loaded machine could pause the test inside a run of
@@ -95,40 +96,50 @@ func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 		copyK *wgpu.Kernel
 		snap  *recorder.Buffer
 	}
-	// Each interruption; sync says it is a sync point, which plans the
-	// ramp anew for the 3 replays before it (one step of 3).
+	// Each interruption, and how many of the 12 replays after it run from
+	// the ramp: 12 when the call submits what the stream holds (the 3
+	// replays, encoded where they were called); 0 when it leaves work
+	// encoded in the open batch (a step would have to hand that off as a
+	// batch of its own first: the replays stay live until it is
+	// submitted); 3 at a sync point, which plans the ramp anew for the 3
+	// replays before it (one step of 3).
+	const (
+		submits = iota
+		leavesWork
+		syncPoint
+	)
 	interrupts := []struct {
 		name string
-		sync bool
+		kind int
 		do   func(t *testing.T, f fixture)
 	}{
-		{"a write", false, func(t *testing.T, f fixture) { f.set(t, 7) }},
-		{"a launch", false, func(t *testing.T, f fixture) {
+		{"a write", submits, func(t *testing.T, f fixture) { f.set(t, 7) }},
+		{"a launch", leavesWork, func(t *testing.T, f fixture) {
 			if err := f.s.Launch(f.mul, recorder.Groups(1, 1, 1), f.x); err != nil {
 				t.Fatal(err)
 			}
 			f.current = f.current*3 + 1
 		}},
-		{"a copy kernel", false, func(t *testing.T, f fixture) {
+		{"a copy kernel", leavesWork, func(t *testing.T, f fixture) {
 			if err := f.s.Launch(f.copyK, recorder.Groups(1, 1, 1), f.x, f.snap); err != nil {
 				t.Fatal(err)
 			}
 			f.snapWant = f.current
 		}},
-		{"another graph", false, func(t *testing.T, f fixture) { f.replay(t, f.h) }},
-		{"a flush", false, func(t *testing.T, f fixture) {
+		{"another graph", leavesWork, func(t *testing.T, f fixture) { f.replay(t, f.h) }},
+		{"a flush", submits, func(t *testing.T, f fixture) {
 			if err := f.s.Flush(); err != nil {
 				t.Fatal(err)
 			}
 		}},
-		{"the flush timer", false, func(t *testing.T, f fixture) { time.Sleep(2 * rampTestFlushDelay) }},
-		{"a profile", false, func(t *testing.T, f fixture) {
+		{"the flush timer", submits, func(t *testing.T, f fixture) { time.Sleep(2 * rampTestFlushDelay) }},
+		{"a profile", submits, func(t *testing.T, f fixture) {
 			if _, err := f.s.ProfileReplay(f.h); err != nil {
 				t.Fatal(err)
 			}
 			f.current = f.current*3 + 1
 		}},
-		{"a capture", false, func(t *testing.T, f fixture) {
+		{"a capture", submits, func(t *testing.T, f fixture) {
 			g := gputest.Capture(t, f.s, func() {
 				if err := f.s.Launch(f.mul, recorder.Groups(1, 1, 1), f.x); err != nil {
 					t.Fatal(err)
@@ -137,8 +148,8 @@ func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 			f.current = f.current*3 + 1 // the warmup runs
 			g.Release()
 		}},
-		{"a read", true, func(t *testing.T, f fixture) { f.check(t, "the read between replays") }},
-		{"a sync", true, func(t *testing.T, f fixture) {
+		{"a read", syncPoint, func(t *testing.T, f fixture) { f.check(t, "the read between replays") }},
+		{"a sync", syncPoint, func(t *testing.T, f fixture) {
 			if err := f.s.Sync(); err != nil {
 				t.Fatal(err)
 			}
@@ -166,10 +177,9 @@ func TestReplaysCountedAgainstARampRunWhereTheyWereCalled(t *testing.T) {
 				f.replay(t, f.g)
 			}
 			in.do(t, f)
-			want := uint64(12)
-			if in.sync {
+			want := map[int]uint64{submits: 12, leavesWork: 0, syncPoint: 3}[in.kind]
+			if in.kind == syncPoint {
 				waitRamps(t, f.s, 1)
-				want = 3
 			}
 			for range 12 {
 				f.replay(t, f.g)
