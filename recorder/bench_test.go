@@ -68,7 +68,8 @@ func BenchmarkReplay(b *testing.B) {
 
 // BenchmarkShortGraphs does 1000 tiny dependent kernels per op three ways,
 // side by side: eager launches, and a graph of g dispatches (g = 1, 2, 8)
-// replayed 1000/g times back to back, each followed by one Sync. It
+// replayed 1000/g times back to back, each followed by one Sync, with the
+// stream's defaults (replay_gG) and without pre-encoding (inline_gG). It
 // reports ns per kernel and the host time per Replay call (enqueue, before
 // the Sync): what a loop replaying one frame's few dispatches costs.
 func BenchmarkShortGraphs(b *testing.B) {
@@ -103,8 +104,20 @@ func BenchmarkShortGraphs(b *testing.B) {
 		}
 		b.ReportMetric(float64(best.Nanoseconds())/kernels, "ns/kernel-floor")
 	})
-	for _, g := range []int{1, 2, 8} {
-		b.Run(fmt.Sprintf("replay_g%d", g), func(b *testing.B) {
+	// The same replays on a stream without pre-encoding: no ramps, so the
+	// pair shows what ramps do in a tight loop, where the ramp worker's
+	// encoding after one Sync overlaps the next iteration's start.
+	inline := gputest.Stream(b, d, recorder.WithPreEncode(false))
+	xi := gputest.Upload(b, inline, gputest.Fill(64, 0))
+	yi, _ := inline.Empty(256)
+	for _, run := range []struct {
+		name string
+		s    *recorder.Stream
+		x, y *recorder.Buffer
+		g    int
+	}{{"replay_g1", s, x, y, 1}, {"inline_g1", inline, xi, yi, 1}, {"replay_g2", s, x, y, 2}, {"inline_g2", inline, xi, yi, 2}, {"replay_g8", s, x, y, 8}, {"inline_g8", inline, xi, yi, 8}} {
+		s, x, y, g := run.s, run.x, run.y, run.g
+		b.Run(run.name, func(b *testing.B) {
 			gr := gputest.Capture(b, s, func() { gputest.MustChain(b, s, k, x, y, g, 64) })
 			reps := kernels / g
 			var enqueue time.Duration
