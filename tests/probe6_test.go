@@ -947,10 +947,20 @@ func p6DeviceCloseRound(t *testing.T, round int, delay time.Duration, names []st
 		<-ready
 	}
 	time.Sleep(delay) // widens the window only
-	if err := within(t, time.Minute, "Device.Close under traffic", d.Close); err != nil {
+	p6CloseDeviceUnderTraffic(t, d, &wg, streams, round, "Device.Close under traffic", &errs)
+	close(stop)
+	errs.report(t)
+}
+
+// p6CloseDeviceUnderTraffic closes d while the calls wg counts run, waits
+// for them to end, then closes every stream, each of which must return nil
+// or ErrClosed (into errs); nothing may hang.
+func p6CloseDeviceUnderTraffic(t *testing.T, d *wgpu.Device, wg *sync.WaitGroup, streams []*recorder.Stream, round int, what string, errs *collect) {
+	t.Helper()
+	if err := within(t, time.Minute, what, d.Close); err != nil {
 		t.Errorf("Device.Close: %v", err)
 	}
-	p6WaitAll(t, &wg, 30*time.Second, fmt.Sprintf("round %d: calls after Device.Close", round))
+	p6WaitAll(t, wg, 30*time.Second, fmt.Sprintf("round %d: calls after Device.Close", round))
 	var closes sync.WaitGroup
 	for i, s := range streams {
 		closes.Add(1)
@@ -962,8 +972,6 @@ func p6DeviceCloseRound(t *testing.T, round int, delay time.Duration, names []st
 		}()
 	}
 	p6WaitAll(t, &closes, 30*time.Second, fmt.Sprintf("round %d: Stream.Close after Device.Close", round))
-	close(stop)
-	errs.report(t)
 }
 
 // TestProbe6ProfilesInterleaveWithReplaysOnTwoStreams: on each of two

@@ -1142,23 +1142,7 @@ func TestProbe7ReleaseRacingCountedReplays(t *testing.T) {
 		var ok atomic.Uint32
 		var wg sync.WaitGroup
 		var errs collect
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					err := g.Replay()
-					if errors.Is(err, recorder.ErrReleased) {
-						return
-					}
-					if err != nil {
-						errs.add(err)
-						return
-					}
-					ok.Add(1)
-				}
-			}()
-		}
+		p7ReplayUntil(&wg, &errs, &ok, g, recorder.ErrReleased)
 		time.Sleep(time.Duration(round%5) * 300 * time.Microsecond)
 		g.Release()
 		p6WaitAll(t, &wg, 30*time.Second, "replays racing Release")
@@ -1241,23 +1225,7 @@ func TestProbe7StreamCloseRunsCountedReplays(t *testing.T) {
 		var ok atomic.Uint32
 		var wg sync.WaitGroup
 		var errs collect
-		for range 2 {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for {
-					err := g.Replay()
-					if errors.Is(err, recorder.ErrClosed) {
-						return
-					}
-					if err != nil {
-						errs.add(err)
-						return
-					}
-					ok.Add(1)
-				}
-			}()
-		}
+		p7ReplayUntil(&wg, &errs, &ok, g, recorder.ErrClosed)
 		time.Sleep(time.Duration(round%4) * 400 * time.Microsecond)
 		if err := within(t, 30*time.Second, "Close racing replays", a.Close); err != nil {
 			t.Fatalf("Close: %v", err)
@@ -1389,21 +1357,7 @@ func p7DeviceCloseRound(t *testing.T, round int, delay time.Duration) {
 		<-ready
 	}
 	time.Sleep(delay)
-	if err := within(t, time.Minute, "Device.Close under ramp traffic", d.Close); err != nil {
-		t.Errorf("Device.Close: %v", err)
-	}
-	p6WaitAll(t, &wg, 30*time.Second, fmt.Sprintf("round %d: calls after Device.Close", round))
-	var closes sync.WaitGroup
-	for i, s := range streams {
-		closes.Add(1)
-		go func() {
-			defer closes.Done()
-			if err := s.Close(); !p6Allowed(err, wgpu.ErrClosed) {
-				errs.add(fmt.Errorf("round %d: Close of stream %d after Device.Close: %v", round, i, err))
-			}
-		}()
-	}
-	p6WaitAll(t, &closes, 30*time.Second, fmt.Sprintf("round %d: Stream.Close after Device.Close", round))
+	p6CloseDeviceUnderTraffic(t, d, &wg, streams, round, "Device.Close under ramp traffic", &errs)
 	close(stop)
 	errs.report(t)
 }
@@ -2331,6 +2285,29 @@ func TestProbe7RampsBehindLongGPUWork(t *testing.T) {
 	}
 	if s.MemoryStats().RampReplays == before {
 		t.Fatalf("no replay ran from a ramp")
+	}
+}
+
+// p7ReplayUntil starts two goroutines that replay g until it fails with
+// end, counting the replays that returned nil in ok; any other error goes
+// to errs.
+func p7ReplayUntil(wg *sync.WaitGroup, errs *collect, ok *atomic.Uint32, g *recorder.Graph, end error) {
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				err := g.Replay()
+				if errors.Is(err, end) {
+					return
+				}
+				if err != nil {
+					errs.add(err)
+					return
+				}
+				ok.Add(1)
+			}
+		}()
 	}
 }
 
