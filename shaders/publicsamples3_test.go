@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/softgraph/softgraph/recorder"
@@ -3529,6 +3530,26 @@ func TestPublic3CubeFaceBasisPassedWhole(t *testing.T) {
 // TestPublic3SuffixHintOnlyForAbstractIntegers: each module is refused
 // (ErrCompile); only the untyped integer array passed as an array<u32, 2>
 // gets the hint.
+// TestPublic3IntegerArrayConstPassedAsU32Array: const A = array(1, 2)
+// passed where array<u32, 2> is expected is valid WGSL (each abstract
+// integer converts); naga v22 typed A array<i32, 2> and refused it, and the
+// rewrite now spells the conversion. The result is read back.
+func TestPublic3IntegerArrayConstPassedAsU32Array(t *testing.T) {
+	d, s := openStream(t)
+	src := "const A = array(1, 2);\nconst F = array(1, 2.5);\n@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n" +
+		"fn second(a: array<u32, 2>) -> u32 { return a[1]; }\nfn half(a: array<f32, 2>) -> f32 { return a[1] * 2.0; }\n" +
+		"@compute @workgroup_size(1) fn main() { o[0] = second(A); o[1] = u32(half(F)); }"
+	k, err := d.Kernel(src, "main")
+	if err != nil {
+		t.Fatalf("Kernel: %v", err)
+	}
+	o := empty(t, s, 2)
+	launch(t, s, k, recorder.Groups(1, 1, 1), o)
+	if diff := cmp.Diff([]uint32{2, 5}, readU32(t, s, o)); diff != "" {
+		t.Errorf("second(A), half(F) (-want +got):\n%s", diff)
+	}
+}
+
 func TestPublic3SuffixHintOnlyForAbstractIntegers(t *testing.T) {
 	d, _ := openStream(t)
 	const out = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"
@@ -3542,7 +3563,11 @@ func TestPublic3SuffixHintOnlyForAbstractIntegers(t *testing.T) {
 			"fn f(a: array<f32, 2>) -> f32 { return a[0]; }\n@compute @workgroup_size(1) fn main() { o[0] = u32(f(array<f32, 3>(1.0, 2.0, 3.0))); }", false},
 		{"a float array const passed as an array of u32", "const B = array(1.5, 2.5);\n" + out +
 			"fn second(a: array<u32, 2>) -> u32 { return a[1]; }\n@compute @workgroup_size(1) fn main() { o[1] = second(B); }", false},
-		{"an integer array const passed as an array of u32", "const A = array(1, 2);\n" + out +
+		// Valid with non-negative elements (converted since session 7,
+		// TestPublic3IntegerArrayConstPassedAsU32Array); with a negative
+		// one no conversion exists, and the compiler's type error gets the
+		// suffix hint.
+		{"a negative integer array const passed as an array of u32", "const A = array(-1, 2);\n" + out +
 			"fn second(a: array<u32, 2>) -> u32 { return a[1]; }\n@compute @workgroup_size(1) fn main() { o[1] = second(A); }", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

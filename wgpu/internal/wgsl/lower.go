@@ -146,6 +146,9 @@ type lowerer struct {
 	// abstractCalls holds the builtin calls whose first argument is
 	// abstract, whose helper (builtinHelper) waits for its type.
 	abstractCalls map[*callExpr]bool
+	// zeroVecs holds the untyped zero vectors (vec2()) whose zero literal
+	// waits for the type the context converts them to (push), i32 else.
+	zeroVecs map[*callExpr]bool
 	// constructed holds the structs built by a constructor with arguments
 	// (padding.go).
 	constructed map[*structDecl]bool
@@ -179,7 +182,7 @@ func (c *checker) lower() (err error) {
 			err = &Error{Line: 1, Col: 1, Msg: fmt.Sprintf("internal error of the WGSL front-end while lowering: %v", r)}
 		}
 	}()
-	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}, paramVars: map[*param]bool{}, abstractCalls: map[*callExpr]bool{}, wrapped: map[expr]bool{}, spelled: map[*callExpr]bool{}, constShifts: map[*binaryExpr]value{}}
+	l := &lowerer{c: c, types: map[expr]*ty{}, busy: map[*constDecl]bool{}, known: map[expr]value{}, foldErr: map[expr]error{}, constructed: map[*structDecl]bool{}, dynConsts: map[*constDecl]bool{}, letVars: map[*declStmt]bool{}, paramVars: map[*param]bool{}, abstractCalls: map[*callExpr]bool{}, zeroVecs: map[*callExpr]bool{}, wrapped: map[expr]bool{}, spelled: map[*callExpr]bool{}, constShifts: map[*binaryExpr]value{}}
 	c.local = l.lookupConst
 	defer func() { c.local = nil }()
 	decls := slices.SortedFunc(maps.Values(c.m.names), func(a, b decl) int { return a.declPos() - b.declPos() })
@@ -234,6 +237,9 @@ func (c *checker) lower() (err error) {
 	for _, e := range slices.SortedFunc(maps.Keys(l.abstractCalls), func(a, b *callExpr) int { return a.fn.pos - b.fn.pos }) {
 		l.inHelper = false
 		l.builtinHelper(e, e.fn.name, concrete(l.types[e.args[0]]))
+	}
+	for e := range l.zeroVecs {
+		l.zeroVector(e, vecTy(2, scalarAbstractInt))
 	}
 	l.runtimeShifts()
 	l.privateConsts()
@@ -863,6 +869,19 @@ func (l *lowerer) decl(d *declStmt) error {
 		}
 		l.coerce(d.init, t)
 	}
+	if d.kind == "var" && d.init == nil && d.typ != nil && !l.inHelper {
+		// WGSL zeroes a var without an initializer each time its
+		// declaration runs; naga v22 hoists every local to the top of the
+		// function and zeroes it once, so inside a loop the second
+		// iteration saw what the first left (var acc: f32; acc += 1.0;
+		// gave 1, 2, ... where WGSL says 1, 1, ...). An explicit zero
+		// value is stored where the declaration stands. A function-scope
+		// var's type is constructible, so T() always exists.
+		at := exprEnd(d.typ)
+		l.c.inserts = append(l.c.inserts,
+			insertion{at: at, text: " = ", copy: &span{d.typ.exprPos(), at}, rank: rankZeroInit},
+			insertion{at: at, text: "()", rank: rankZeroInit + 1})
+	}
 	loc := &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)}
 	if d.kind == "let" || d.kind == "const" {
 		loc.let = d
@@ -1126,6 +1145,10 @@ func (l *lowerer) derefAccess(x expr) *ty {
 	return deref(t)
 }
 
+// rankZeroInit orders the two insertions of a var's explicit zero value
+// (" = T" and "()") at the end of its type.
+const rankZeroInit = 6_000_000
+
 // The ranks of derefAccess's parentheses: innermost of all insertions at
 // their offsets, the opening after every other opening and the closing
 // before every other closing.
@@ -1244,16 +1267,41 @@ func (l *lowerer) spellArray(e expr, t *ty) {
 // t's constructor of its elements, each indexed at a constant, which
 // naga v22 converts one by one (the same values, as the constant has no
 // effects to repeat).
+//
+// A constant array of abstract scalars (const A = array(1, 2)) where an
+// array of u32 or f32 is needed (f(A) for a: array<u32, 2>) is spelled the
+// same way with each element converted, array<u32, 2>(u32(A[0]),
+// u32(A[1])): naga v22 types the constant array<i32, 2> at its declaration
+// and refuses it there ("Argument 0 value doesn't match the type"); the
+// conversions are exact for every value WGSL converts (wrapConversion).
 func (l *lowerer) spellConstArray(id *identExpr, t *ty) {
-	if l.wrapped[id] || t.n <= 0 || t.elem == nil || t.elem.kind != typeVec || t.elem.n != 3 || !abstractTy(l.check(id)) {
+	if l.wrapped[id] || t.n <= 0 || t.elem == nil || !abstractTy(l.check(id)) {
 		return
 	}
+	conv := ""
+	switch {
+	case t.elem.kind == typeVec && t.elem.n == 3:
+	case t.elem.kind == typeScalar && (t.elem.scalar == scalarU32 || t.elem.scalar == scalarF32):
+		if at := l.check(id); at == nil || at.kind != typeArray || at.elem == nil || at.elem.kind != typeScalar {
+			return
+		}
+		conv = elemScalarName(t.elem.scalar)
+	default:
+		return
+	}
+	var init expr
 	if loc := l.lookup(id.name); loc != nil {
 		if loc.let == nil || loc.let.kind != "const" {
 			return
 		}
-	} else if _, ok := l.c.m.names[id.name].(*constDecl); !ok {
+		init = loc.let.init
+	} else if d, ok := l.c.m.names[id.name].(*constDecl); ok {
+		init = d.init
+	} else {
 		return
+	}
+	if conv != "" && !l.convertsEach(init, t.elem.scalar) {
+		return // not a conversion WGSL makes (-1 to u32, 1.5 to u32): the compiler refuses it
 	}
 	text := l.typeText(t)
 	if !strings.HasPrefix(text, "array<") {
@@ -1262,9 +1310,42 @@ func (l *lowerer) spellConstArray(id *identExpr, t *ty) {
 	parts := make([]string, t.n)
 	for i := range parts {
 		parts[i] = id.name + "[" + strconv.Itoa(i) + "]"
+		if conv != "" {
+			parts[i] = conv + "(" + parts[i] + ")"
+		}
 	}
 	l.wrapped[id] = true
 	l.c.edits = append(l.c.edits, edit{id.pos, id.end, text + "(" + strings.Join(parts, ", ") + ")"})
+}
+
+// convertsEach reports whether init is an array constructor of constant
+// elements each of which WGSL converts to k.
+func (l *lowerer) convertsEach(init expr, k scalar) bool {
+	c, ok := unparen(init).(*callExpr)
+	if !ok || c.fn.name != "array" || len(c.args) == 0 {
+		return false
+	}
+	for _, a := range c.args {
+		v, err := l.c.eval(a, false)
+		if err != nil || !v.kind.abstract() {
+			return false
+		}
+		if v.kind == scalarAbstractFloat && k != scalarF32 {
+			return false
+		}
+		if _, err := l.c.convert(v, k, a.exprPos()); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// elemScalarName spells scalar k (u32 or f32).
+func elemScalarName(k scalar) string {
+	if k == scalarU32 {
+		return "u32"
+	}
+	return "f32"
 }
 
 // convertLiteral spells the abstract literal e as a k, unless an earlier
@@ -1344,6 +1425,11 @@ func (l *lowerer) push(e expr, k scalar) {
 			l.push(e.y, k)
 		}
 	case *callExpr:
+		if l.zeroVecs[e] {
+			delete(l.zeroVecs, e)
+			l.zeroVector(e, vecTy(2, k))
+			return
+		}
 		args := e.args
 		if e.fn.name == "select" && len(args) == 3 {
 			args = args[:2]
@@ -1649,6 +1735,14 @@ var sameType = map[string]bool{
 	"dpdyFine": true, "fwidth": true, "fwidthCoarse": true, "fwidthFine": true,
 }
 
+// integerBuiltins are the sameType builtins that take integers too; the
+// others take floats only.
+var integerBuiltins = map[string]bool{
+	"abs": true, "clamp": true, "countLeadingZeros": true, "countOneBits": true,
+	"countTrailingZeros": true, "firstLeadingBit": true, "firstTrailingBit": true, "max": true,
+	"min": true, "reverseBits": true, "sign": true,
+}
+
 var atomicValue = map[string]bool{
 	"atomicStore": true, "atomicAdd": true, "atomicSub": true, "atomicMax": true, "atomicMin": true,
 	"atomicAnd": true, "atomicOr": true, "atomicXor": true, "atomicExchange": true,
@@ -1688,7 +1782,17 @@ func (l *lowerer) call(e *callExpr) *ty {
 			}
 			t = sig[len(sig)-1]
 		}
-		if t0 := l.types[e.args[0]]; l.inConst {
+		t0 := l.types[e.args[0]]
+		if (name == "clamp" || name == "min" || name == "max") && abstractTy(t0) && t != nil && !abstractTy(t) {
+			// The arguments convert to one type, the result's: an
+			// abstract first argument takes the others' (clamp(1, 1, 1f)
+			// is f32), not its own default.
+			t0 = t
+			for _, a := range e.args {
+				l.coerce(a, t)
+			}
+		}
+		if l.inConst {
 			// A constant expression: naga evaluates it, no helper applies.
 		} else if abstractTy(t0) && !l.inHelper {
 			// The argument's type is known once the context converts it
@@ -1790,10 +1894,21 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		for _, a := range args {
 			l.check(a)
 		}
-		return l.resolve(e.fn)
+		t := l.resolve(e.fn)
+		if t != nil {
+			l.foldAbstractFloatConversion(e, t)
+		}
+		return t
 	}
 	if n, _, ok := vecName(name); ok {
 		t := l.resolve(e.fn)
+		if t.scalar == 0 && len(args) == 0 {
+			// vecN(): the zero vector of abstract integers, converted
+			// where it is used (var v: vec2<u32> = vec2();): its zero
+			// literal gets that type (push).
+			l.zeroVecs[e] = true
+			return vecTy(int(n), scalarAbstractInt)
+		}
 		if t.scalar == 0 { // vecN(...): the arguments' type
 			u := l.unify(args)
 			t.scalar = leaf(u)
@@ -2009,7 +2124,18 @@ func (l *lowerer) callType(e *callExpr) *ty {
 		return scalarTy(k)
 	}
 	if sameType[name] {
-		return l.unify(args)
+		u := l.unify(args)
+		if leaf(u) == scalarAbstractInt && !integerBuiltins[name] {
+			// A float builtin of abstract integers (pow(1, 1)): WGSL
+			// converts them to abstract floats, naga v22 refuses the
+			// integers; they are spelled as f32, the type an abstract
+			// float becomes where nothing else asks.
+			for _, a := range args {
+				l.push(a, scalarF32)
+			}
+			return withLeaf(u, scalarF32)
+		}
+		return u
 	}
 	if t, ok := fixedResult[name]; ok {
 		for _, a := range args {
@@ -2044,6 +2170,9 @@ func (l *lowerer) construct(e *callExpr, t *ty) *ty {
 	case typeScalar:
 		return t // a conversion: its argument keeps its own type
 	case typeVec, typeMat:
+		if len(e.args) == 0 && t.kind == typeVec {
+			l.zeroVector(e, t)
+		}
 		if len(e.args) == 1 {
 			if at := l.check(e.args[0]); at != nil && at.kind == t.kind {
 				// A conversion (vec2<u32>(V)): naga v22 converts the whole
@@ -2072,6 +2201,47 @@ func (l *lowerer) construct(e *callExpr, t *ty) *ty {
 		}
 	}
 	return t
+}
+
+// foldAbstractFloatConversion replaces u32(1e6), i32(2.5 * 4.0),
+// bool(1.0) or bool(1) in a function by the literal it makes: naga v22
+// converts an abstract float to an integer or a bool, or an abstract
+// integer to a bool, only in a constant expression and refuses it at run
+// time ("Abstract types may only appear in constant expressions"). The
+// evaluator computes the conversion as WGSL defines it.
+func (l *lowerer) foldAbstractFloatConversion(e *callExpr, t *ty) {
+	if l.inConst || len(e.args) != 1 || t.scalar == scalarF32 || t.scalar == scalarF16 {
+		return
+	}
+	at := l.types[e.args[0]]
+	if at == nil || at.kind != typeScalar || !(at.scalar == scalarAbstractFloat || at.scalar == scalarAbstractInt && t.scalar == scalarBool) {
+		return // u32(1) and i32(1) naga v22 converts itself; bool(1) it refuses
+	}
+	v, err := l.c.eval(e, false)
+	if err != nil || v.kind != t.scalar {
+		return // not a constant: left to the compiler, which says why
+	}
+	l.c.edits = append(l.c.edits, edit{e.fn.pos, e.end, keepLines(l.c.m.src[e.fn.pos:e.end], wgslLiteral(v))})
+}
+
+// zeroLiterals are the zero of each scalar kind, spelled so that naga v22
+// reads the kind from the literal itself.
+var zeroLiterals = map[scalar]string{
+	scalarAbstractInt: "0", scalarAbstractFloat: "0.0", scalarBool: "false",
+	scalarI32: "0i", scalarU32: "0u", scalarF32: "0f", scalarF16: "0h",
+}
+
+// zeroVector spells a vector's zero value, vec3f(), as a splat of a typed
+// zero, vec3f(0f). naga v22's constant evaluator mishandles the zero value
+// inside another vector's constructor: vec4u(vec2u(), 7u, 9u) is refused
+// ("The type of [23] doesn't match the type stored in [22]"),
+// vec4u(vec2u(), 7u, 9u).z reads 9, and vec3u(vec2u(), 7u) or even an
+// unused const holding one loses the Vulkan device when the pipeline is
+// made. A splat of a zero is the same value and compiles right.
+func (l *lowerer) zeroVector(e *callExpr, t *ty) {
+	if z, ok := zeroLiterals[t.scalar]; ok {
+		l.c.inserts = append(l.c.inserts, insertion{at: e.end - 1, text: z})
+	}
 }
 
 // atomicArgs types an atomic builtin's arguments: the first is a pointer to

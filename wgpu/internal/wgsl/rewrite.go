@@ -78,7 +78,7 @@ func (c *checker) rewrite() (string, error) {
 		}
 		return (b.end - b.start) - (a.end - a.start)
 	})
-	out := c.render(changes, 0, len(c.m.src))
+	out := c.render(changes, 0, len(c.m.src), nil)
 	if h := c.helpers.text(); h != "" {
 		if !strings.HasSuffix(out, "\n") {
 			out += "\n" // the module may end inside a line comment
@@ -96,19 +96,26 @@ type change struct {
 }
 
 // render is src[start:end] with the sorted changes that lie inside it
-// applied; a change's copy is rendered the same way.
-func (c *checker) render(changes []change, start, end int) string {
+// applied; a change's copy is rendered the same way. Rendering the copy of
+// an insertion made at the copy's end (a var's type, copied just after
+// itself), that insertion and the later ones at its offset (by rank) are
+// left out: they follow the copied text, they are not part of it.
+func (c *checker) render(changes []change, start, end int, of *change) string {
 	var b strings.Builder
 	b.Grow(end - start)
 	last := start
-	for _, e := range changes {
+	for i := range changes {
+		e := &changes[i]
 		if e.start < last || e.end > end {
+			continue
+		}
+		if of != nil && e.start == e.end && e.start == of.start && e.rank >= of.rank {
 			continue
 		}
 		b.WriteString(c.m.src[last:e.start])
 		b.WriteString(e.text)
 		if e.copy != nil {
-			b.WriteString(c.render(changes, e.copy.start, e.copy.end))
+			b.WriteString(c.render(changes, e.copy.start, e.copy.end, e))
 		}
 		last = e.end
 	}
