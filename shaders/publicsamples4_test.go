@@ -73,19 +73,14 @@ func (w p4Words) f(i int) float32 { return math.Float32frombits(w[i]) }
 // p4Rand is a fixed-seed source, so a failure reproduces.
 func p4Rand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
 
-// p4Kernel compiles entry of src, failing the test with the diagnostic
-// and the construct at fault.
+// p4Kernel is rwKernel, logging first the construct the module exercises
+// (why), which a failure then shows beside the compiler's diagnostic.
 func p4Kernel(t *testing.T, d *wgpu.Device, src, entry string, constants map[string]float64, why string) *wgpu.Kernel {
 	t.Helper()
-	var opts []wgpu.KernelOption
-	if constants != nil {
-		opts = append(opts, wgpu.WithConstants(constants))
+	if why != "" {
+		t.Logf("the form this module was refused on or miscomputed before session 7's rewrites: %s", why)
 	}
-	k, err := d.Kernel(src, entry, opts...)
-	if err != nil {
-		t.Fatalf("Kernel(%q) refused valid WGSL (%s): %v", entry, why, err)
-	}
-	return k
+	return rwKernel(t, d, src, entry, constants)
 }
 
 func p4Upload(t *testing.T, s *recorder.Stream, w p4Words) *recorder.Buffer {
