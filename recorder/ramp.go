@@ -71,7 +71,7 @@ const (
 	rampIdleSyncs = 8 // sync points without a replay after which a ramp is dropped
 )
 
-// plan sets the steps' sizes for a run of replays of a graph of l
+// rampPlan sets the steps' sizes for a run of replays of a graph of l
 // dispatches: step k holds rampFirst·2^k dispatches' worth (at least one
 // replay), until the steps cover the run. It reports the number of steps.
 func rampPlan(l, replays int) (reps [rampSteps]int, n int) {
@@ -402,9 +402,9 @@ func (s *Stream) planRamps() {
 			if s.ramps == nil {
 				w, err := newRampWorker(s.drv)
 				if err != nil {
+					// The device is going: the graphs replay live.
 					s.log.Debug().Err(err).Msg("cannot start the ramp worker; short graphs encode live")
-					s.touched = s.touched[:0]
-					return
+					continue
 				}
 				s.ramps = w
 			}
