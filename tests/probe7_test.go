@@ -1445,19 +1445,8 @@ func TestProbe7ShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 				gputest.WantEqual(t, what, []uint32{left, done}, p7U32s(t, s, st))
 			})
 			t.Run("loaded from a file", func(t *testing.T) {
-				var file bytes.Buffer
-				if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
-					t.Fatal(err)
-				}
-				lg, err := s.LoadGraph(&file)
-				if err != nil {
-					t.Fatal(err)
-				}
+				lg, bufs := p7SaveLoad(t, s, g, 1)
 				defer lg.Release()
-				bufs := lg.Buffers()
-				if len(bufs) != 1 {
-					t.Fatalf("the loaded While graph makes %d buffers, want 1", len(bufs))
-				}
 				lst := bufs[0]
 				gputest.WantEqual(t, "the loaded contents", []uint32{left, done}, p7U32s(t, s, lst))
 				p7Runs(t, s, lg, runs, step, func(run, i int) {
@@ -1598,19 +1587,8 @@ func TestProbe7ShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 		}
 		p7Runs(t, s, g, runs, model, poke, check)
 		t.Run("loaded from a file", func(t *testing.T) {
-			var file bytes.Buffer
-			if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
-				t.Fatal(err)
-			}
-			lg, err := s.LoadGraph(&file)
-			if err != nil {
-				t.Fatal(err)
-			}
+			lg, bufs := p7SaveLoad(t, s, g, 3)
 			defer lg.Release()
-			bufs := lg.Buffers()
-			if len(bufs) != 3 {
-				t.Fatalf("the loaded graph makes %d buffers, want 3", len(bufs))
-			}
 			lx, ly, lz := bufs[0], bufs[1], bufs[2]
 			gputest.WantEqual(t, "loaded x", mx, p7U32s(t, s, lx))
 			gputest.WantEqual(t, "loaded z", mz, p7U32s(t, s, lz))
@@ -1738,18 +1716,7 @@ func TestProbe7ShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 				p7Replay(t, g)
 				mx = op.apply(mx)
 			}
-			var file bytes.Buffer
-			if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
-				t.Fatal(err)
-			}
-			lg, err := s.LoadGraph(&file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			bufs := lg.Buffers()
-			if len(bufs) != 1 {
-				t.Fatalf("the loaded graph makes %d buffers", len(bufs))
-			}
+			lg, bufs := p7SaveLoad(t, s, g, 1)
 			p7WantAll(t, fmt.Sprintf("round %d: the saved contents after %d counted replays", round, 3+round), s, bufs[0], mx)
 			lg.Release()
 			p7WantAll(t, "the buffer", s, x, mx)
@@ -2286,6 +2253,26 @@ func TestProbe7RampsBehindLongGPUWork(t *testing.T) {
 	if s.MemoryStats().RampReplays == before {
 		t.Fatalf("no replay ran from a ramp")
 	}
+}
+
+// p7SaveLoad saves g with its contents, loads the file on s and checks
+// the loaded graph makes want buffers; the caller releases the graph.
+func p7SaveLoad(t *testing.T, s *recorder.Stream, g *recorder.Graph, want int) (*recorder.Graph, []*recorder.Buffer) {
+	t.Helper()
+	var file bytes.Buffer
+	if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatal(err)
+	}
+	lg, err := s.LoadGraph(&file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bufs := lg.Buffers()
+	if len(bufs) != want {
+		lg.Release()
+		t.Fatalf("the loaded graph makes %d buffers, want %d", len(bufs), want)
+	}
+	return lg, bufs
 }
 
 // p7ReplayUntil starts two goroutines that replay g until it fails with
