@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -500,22 +501,35 @@ func replayDoesNotAllocate(t *testing.T, pre bool) {
 		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, n, 64) })
 		// Steady state: the first replays start the pre-encoder and grow
 		// the stream's batch lists and record pools (how many batches are
-		// in flight at once depends on the submitter's timing).
-		for range 10 {
-			if err := g.Replay(); err != nil {
+		// in flight at once depends on the submitter's timing). A short
+		// graph's run after a sync point is served from its ramp, whose
+		// command buffers are finished ahead and so need more records in
+		// flight: the warm-up makes runs of the measured length, each
+		// ended by a sync point, so the measured run is not the first to
+		// use a ramp.
+		for range 3 {
+			for range 21 { // AllocsPerRun(20) replays 21 times
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Sync(); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := s.Sync(); err != nil {
-			t.Fatal(err)
-		}
-		allocs[n] = testing.AllocsPerRun(20, func() {
-			if err := g.Replay(); err != nil {
+		// The least of three measured runs: a pool that still grows under
+		// a loaded host's timing (one more batch in flight than ever
+		// before) shows in one run, an allocation per replay in all.
+		allocs[n] = math.Inf(1)
+		for range 3 {
+			allocs[n] = min(allocs[n], testing.AllocsPerRun(20, func() {
+				if err := g.Replay(); err != nil {
+					t.Fatal(err)
+				}
+			}))
+			if err := s.Sync(); err != nil {
 				t.Fatal(err)
 			}
-		})
-		if err := s.Sync(); err != nil {
-			t.Fatal(err)
 		}
 	}
 	// AllocsPerRun counts every goroutine's allocations. On OpenGL the
