@@ -1974,11 +1974,11 @@ func TestProbe7ReplayFromARampAllocatesNothing(t *testing.T) {
 	if d.Info().Backend == wgpu.BackendGL {
 		slack = 4
 	}
-	// The first round may still grow the stream's lists.
-	for _, a := range allocs[1:] {
-		if a > slack {
-			t.Fatalf("a replay from a ramp allocates: %v allocations per replay by round", allocs)
-		}
+	// The first round may still grow the stream's lists, and one later
+	// round may grow a pool under a loaded host's timing (one more batch
+	// in flight than ever before); an allocation per replay shows in all.
+	if p7RoundsOver(allocs[1:], slack) > 1 {
+		t.Fatalf("a replay from a ramp allocates: %v allocations per replay by round", allocs)
 	}
 	// Two short graphs alternating, both with ramps: every replay settles
 	// the other's counted replays (or finds live work in the batch).
@@ -2007,11 +2007,20 @@ func TestProbe7ReplayFromARampAllocatesNothing(t *testing.T) {
 		mixed = append(mixed, a)
 		p7WantAll(t, fmt.Sprintf("alternating round %d", round), s, x, total)
 	}
-	for _, a := range mixed[1:] {
-		if a > 2*slack {
-			t.Fatalf("alternating replays of two short graphs with ramps allocate: %v allocations per pair by round", mixed)
+	if p7RoundsOver(mixed[1:], 2*slack) > 1 {
+		t.Fatalf("alternating replays of two short graphs with ramps allocate: %v allocations per pair by round", mixed)
+	}
+}
+
+// p7RoundsOver counts the rounds that allocated more than slack per call.
+func p7RoundsOver(allocs []float64, slack float64) int {
+	n := 0
+	for _, a := range allocs {
+		if a > slack {
+			n++
 		}
 	}
+	return n
 }
 
 // ---- 11: releases racing replays and sync points of many graphs ----
