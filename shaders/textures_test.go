@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -1044,4 +1046,53 @@ func nanHalvesAsWritten(got, data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestSamplingCoordinatesMayBeAbstractIntegers: WGSL converts an abstract
+// integer vector to the vecN<f32> a sampling builtin's coordinates (and
+// textureSampleGrad's gradients) need; naga v22 made it vecN<i32> and
+// refused the call ("Image coordinate type ... does not match dimension").
+// Each form samples the texel its f32 spelling samples, which is the texel
+// the coordinates name.
+func TestSamplingCoordinatesMayBeAbstractIntegers(t *testing.T) {
+	const body = `@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4f, 4>;
+const UV = vec2(ZERO, ONE);
+@compute @workgroup_size(1) fn main() {
+    out[0] = textureSampleLevel(tex, smp, vec2(ONE, ZERO), 0.0);
+    out[1] = textureSampleLevel(tex, smp, UV, 0.0);
+    out[2] = textureGather(0, tex, smp, vec2(ONE, ONE));
+    out[3] = textureSampleGrad(tex, smp, vec2(ZERO, ONE), vec2(ZERO), vec2(ZERO));
+}`
+	d, s := openStream(t)
+	texels := []byte{10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140, 150, 160} // (0,0) (1,0) (0,1) (1,1)
+	tex := newTex(t, s, recorder.TextureDesc{Width: 2, Height: 2, Format: "rgba8unorm"}, texels)
+	smp, err := s.NewSampler(recorder.SamplerDesc{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(one, zero string) []float32 {
+		src := strings.NewReplacer("ONE", one, "ZERO", zero).Replace(body)
+		k := rwKernel(t, d, src, "main", nil)
+		out := empty(t, s, 16)
+		launch(t, s, k, recorder.Groups(1, 1, 1), tex, smp, out)
+		v, err := recorder.ReadSlice[float32](s, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	abstract, spelled := run("1", "0"), run("1.0f", "0.0f")
+	wantSame(t, "abstract integer coordinates against f32 ones", spelled, abstract)
+	texel := func(i int) []float32 {
+		v := make([]float32, 4)
+		for c := range v {
+			v[c] = float32(texels[4*i+c]) / 255
+		}
+		return v
+	}
+	red := float32(texels[12]) / 255 // the gather's footprint clamps onto (1,1)
+	want := slices.Concat(texel(1), texel(2), []float32{red, red, red, red}, texel(2))
+	wantSame(t, "the texels the coordinates name", want, abstract, cmpopts.EquateApprox(0, 1e-6))
 }

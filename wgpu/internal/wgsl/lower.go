@@ -133,6 +133,9 @@ type lowerer struct {
 	divErr  error
 	// ptrErr is the first pointer argument into part of a variable (call).
 	ptrErr error
+	// cmpxchg is where the function being lowered first calls
+	// atomicCompareExchangeWeak on OpenGL (-1: it does not).
+	cmpxchg int
 	// dynConsts holds the module-scope consts indexed at run time, and
 	// letVars the lets made vars for the same reason.
 	dynConsts map[*constDecl]bool
@@ -221,11 +224,19 @@ func (c *checker) lower() (err error) {
 	}
 	for _, f := range c.m.fns {
 		l.inHelper = c.isHelper(f)
+		l.cmpxchg = -1
 		if err := l.function(f); err != nil {
 			return err
 		}
 		if l.ptrErr != nil {
 			return l.ptrErr
+		}
+		if l.cmpxchg >= 0 && slices.Contains(c.reached, f) {
+			// naga v22's GLSL writer cannot declare the builtin's result
+			// struct: pipeline creation failed with "Unable to write type
+			// Struct { ... old_value ... exchanged ... }", which names
+			// neither the builtin nor the line.
+			return c.errorf(l.cmpxchg, "atomicCompareExchangeWeak on the OpenGL backend: the bundled compiler's GLSL writer cannot express its result (__atomic_compare_exchange_result); use another backend, or a loop of atomicMax/atomicMin/atomicExchange where the algorithm allows")
 		}
 		if c.isHelper(f) {
 			continue // written by the division rewrite: exact as it is
@@ -1804,6 +1815,9 @@ func (l *lowerer) call(e *callExpr) *ty {
 		if name == "atomicLoad" {
 			l.atomicLoadOnGL(e, t)
 		}
+		if name == "atomicCompareExchangeWeak" && l.c.opengl && l.cmpxchg < 0 {
+			l.cmpxchg = e.fn.pos
+		}
 		if name == "workgroupUniformLoad" {
 			l.atomicUniformLoad(e)
 		}
@@ -1824,6 +1838,21 @@ func (l *lowerer) call(e *callExpr) *ty {
 		}
 	}
 	return t
+}
+
+// coordsArg is the index of a sampling builtin's coordinates: two after
+// its texture, which comes first or, in textureGather(component, t, s,
+// ...), second. -1 if the arguments hold no texture there.
+func (l *lowerer) coordsArg(args []expr) int {
+	for i := range min(2, len(args)) {
+		if t := l.types[args[i]]; t != nil && t.kind == typeTexture {
+			if i+2 < len(args) {
+				return i + 2
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // integerTypeName is the WGSL spelling of concrete i32 or u32 scalar or
@@ -2078,6 +2107,23 @@ func (l *lowerer) callType(e *callExpr) *ty {
 			}
 			if i == 1 && name == "textureGather" {
 				t = at
+			}
+		}
+		// The coordinates (and textureSampleGrad's two gradients) are
+		// f32: WGSL converts an abstract vector of integers there
+		// (textureSampleLevel(t, s, vec2(0), 0.0)), naga v22 makes it
+		// vec2<i32> and refuses the call ("Image coordinate type ...
+		// does not match dimension").
+		if c := l.coordsArg(args); c >= 0 {
+			l.coerce(args[c], scalarTy(scalarF32))
+			if name == "textureSampleGrad" && t != nil && t.kind == typeTexture {
+				g := c + 1
+				if t.arrayed {
+					g++
+				}
+				for _, a := range args[min(g, len(args)):min(g+2, len(args))] {
+					l.coerce(a, scalarTy(scalarF32))
+				}
 			}
 		}
 		// The scalar after the coordinates (and the array index) is a

@@ -345,6 +345,12 @@ func (c *checker) resource(v *varDecl) (*Resource, *wtype, error) {
 			return nil, nil, c.errorf(v.typ.exprPos(), "var<%s> %s has type %s, which is not host-shareable", v.space, v.name, format(v.typ))
 		}
 		r.MinSize = t.size
+		if t.atomic && (v.space == "uniform" || v.access != "read_write") {
+			// naga v22 accepted an atomic in read-only storage on Vulkan
+			// (and refused it on OpenGL as a write to a read-only
+			// variable): a shader a browser refuses would run here.
+			return nil, nil, c.errorf(v.typ.exprPos(), "var<%s> %s has type %s, which holds an atomic; WGSL allows atomics only in var<workgroup> and var<storage, read_write>", spaceAndAccess(v), v.name, format(v.typ))
+		}
 		switch {
 		case v.space == "uniform":
 			if !t.fixed {
@@ -386,4 +392,13 @@ func (c *checker) resource(v *varDecl) (*Resource, *wtype, error) {
 		return nil, nil, err
 	}
 	return r, nil, nil
+}
+
+// spaceAndAccess spells v's address space and access mode as written
+// ("storage, read", "storage" or "uniform").
+func spaceAndAccess(v *varDecl) string {
+	if v.access == "" {
+		return v.space
+	}
+	return v.space + ", " + v.access
 }

@@ -40,6 +40,9 @@ type wtype struct {
 	fixed bool
 	// shareable: host-shareable, i.e. laid out in memory and free of bool.
 	shareable bool
+	// atomic: the type is or holds an atomic, which WGSL allows only in
+	// workgroup variables and read_write storage.
+	atomic bool
 
 	dim          TextureDim
 	sample       SampleType
@@ -215,7 +218,7 @@ func (c *checker) resolveType(e expr, overrides bool) (*wtype, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &wtype{kind: typeAtomic, scalar: k, size: 4, align: 4, fixed: true, shareable: true}, nil
+		return &wtype{kind: typeAtomic, scalar: k, size: 4, align: 4, fixed: true, shareable: true, atomic: true}, nil
 	case "ptr":
 		if err := arity(2, 3); err != nil {
 			return nil, err
@@ -329,7 +332,7 @@ func (c *checker) arrayType(id *identExpr, overrides bool) (*wtype, error) {
 		return nil, c.errorf(id.tmpl[0].exprPos(), "array element type %s does not have a fixed size", format(id.tmpl[0]))
 	}
 	stride := roundUp(elem.align, elem.size)
-	t := &wtype{kind: typeArray, elem: elem, align: elem.align, size: stride, shareable: elem.shareable}
+	t := &wtype{kind: typeArray, elem: elem, align: elem.align, size: stride, shareable: elem.shareable, atomic: elem.atomic}
 	if len(id.tmpl) == 1 {
 		return t, nil // runtime-sized: SizeOf counts one element
 	}
@@ -418,6 +421,7 @@ func (c *checker) layoutStruct(d *structDecl) (*wtype, error) {
 			t.fixed = false
 		}
 		t.shareable = t.shareable && mt.shareable
+		t.atomic = t.atomic || mt.atomic
 		align, size := mt.align, mt.size
 		if a := attr(m.attrs, "align"); a != nil {
 			n, err := c.attrUint(a, "@align", false)
