@@ -160,6 +160,14 @@ func (g *Graph) tables() *graphTables {
 	for _, r := range g.regions[1:] {
 		addPage(r.cond, r.condBuf)
 	}
+	if len(g.regions) > 1 {
+		// Control flow's own buffers, even where no command binds them
+		// (a loaded file may say so): a file with regions must carry
+		// them, or LoadGraph refuses what Save wrote.
+		addPage(g.enablePage, nil)
+		addPage(g.gatePage, nil)
+		addPage(g.tablePage, nil)
+	}
 	return t
 }
 

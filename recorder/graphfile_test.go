@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -276,4 +277,50 @@ func FuzzLoadGraph(f *testing.F) {
 		}
 		lg.Release()
 	})
+}
+
+// TestLoadLimitBoundsZeroedMemory: the memory a file declares without
+// contents counts against the stream's load limit (WithLoadLimit), checked
+// before anything is made; the contents a file carries do not count. The
+// same file loads on a stream whose limit covers it.
+func TestLoadLimitBoundsZeroedMemory(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Ramp(64, 1))
+	b := gputest.Empty(t, s, a.Size())
+	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 3, 64) })
+	declared := a.Size() + b.Size() // both bound whole
+	save := func(contents bool) []byte {
+		var buf bytes.Buffer
+		if _, err := g.Save(&buf, recorder.SaveOptions{Contents: contents}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	bare, full := save(false), save(true)
+	tight := gputest.Stream(t, d, recorder.WithLoadLimit(declared-1))
+	before := tight.MemoryStats()
+	_, err := tight.LoadGraph(bytes.NewReader(bare))
+	var fe *recorder.GraphFileError
+	if !errors.As(err, &fe) || !errors.Is(err, recorder.ErrGraphFile) || !errors.Is(err, recorder.ErrInvalidArgument) || !strings.Contains(err.Error(), "WithLoadLimit") {
+		t.Fatalf("a file declaring %d zeroed bytes on a stream limited to %d: want a *GraphFileError wrapping ErrGraphFile and ErrInvalidArgument, naming WithLoadLimit; got %v", declared, declared-1, err)
+	}
+	if diff := cmp.Diff(before, tight.MemoryStats()); diff != "" {
+		t.Errorf("a refused file must leave nothing behind (-before +after):\n%s", diff)
+	}
+	// With contents the file carries what it declares: nothing is zeroed.
+	lg, err := tight.LoadGraph(bytes.NewReader(full))
+	if err != nil {
+		t.Fatalf("the file with its contents must load under the same limit: %v", err)
+	}
+	lg.Release()
+	roomy := gputest.Stream(t, d, recorder.WithLoadLimit(declared))
+	lg, err = roomy.LoadGraph(bytes.NewReader(bare))
+	if err != nil {
+		t.Fatalf("a limit of exactly the declared %d bytes must admit the file: %v", declared, err)
+	}
+	if err := lg.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	lg.Release()
 }

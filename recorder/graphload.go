@@ -323,6 +323,9 @@ func (f *graphFile) check() error {
 		if r.parent > uint32(i) || r.cond >= nb || r.maxIter == 0 || r.maxIter > MaxWhileIterations {
 			return bad(where, "parent %d, condition buffer %d of %d, maxIterations %d", r.parent, r.cond, nb, r.maxIter)
 		}
+		if size := f.buffers[r.cond].size; r.condOff%4 != 0 || r.condOff >= size {
+			return bad(where, "condition word at offset %d of a %d-byte buffer (a multiple of 4 inside it)", r.condOff, size)
+		}
 	}
 	return nil
 }
@@ -405,6 +408,24 @@ func (l *loader) fail(where string, err error) error {
 func (l *loader) build() (*Graph, error) {
 	s, f := l.s, l.f
 	lim := s.limits
+	// What the file declares without contents is checked before anything
+	// is made: buffers here, textures (whose bytes depend on the format)
+	// as they are made, before any is written or used.
+	var zeroed uint64
+	overLimit := func(what string) error {
+		return l.fail(what, fmt.Errorf("the file declares at least %d bytes of zeroed buffers and textures, over this stream's load limit of %d (WithLoadLimit): %w", zeroed, s.cfg.loadLimit, ErrInvalidArgument))
+	}
+	for i, b := range f.buffers {
+		if b.size > lim.MaxBufferSize {
+			return nil, l.fail(fmt.Sprintf("buffer %d (%q)", i, b.label), fmt.Errorf("%d bytes, over this device's maxBufferSize %d", b.size, lim.MaxBufferSize))
+		}
+		if b.data == nil {
+			zeroed = satAdd(zeroed, b.size)
+		}
+	}
+	if zeroed > s.cfg.loadLimit {
+		return nil, overLimit("buffers")
+	}
 	for i, k := range f.kernels {
 		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants))
 		if err != nil {
@@ -414,9 +435,6 @@ func (l *loader) build() (*Graph, error) {
 	}
 	for i, b := range f.buffers {
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
-		if b.size > lim.MaxBufferSize {
-			return nil, l.fail(where, fmt.Errorf("%d bytes, over this device's maxBufferSize %d", b.size, lim.MaxBufferSize))
-		}
 		nb, err := s.newBuffer(lifecycle.Load, b.size)
 		if err != nil {
 			return nil, l.fail(where, err)
@@ -441,6 +459,9 @@ func (l *loader) build() (*Graph, error) {
 		}
 		l.textures = append(l.textures, nt)
 		if t.data == nil {
+			if zeroed = satAdd(zeroed, nt.Size()); zeroed > s.cfg.loadLimit {
+				return nil, overLimit(where)
+			}
 			// A new texture reads as zeros (WebGPU initialises it): no
 			// host buffer of its size, which a file of a few bytes could
 			// make gigabytes.
@@ -579,4 +600,12 @@ func (l *loader) node(i int) error {
 	}
 	l.rec.addLaunch(s, ln)
 	return nil
+}
+
+// satAdd is a + b, or the largest uint64 where that overflows.
+func satAdd(a, b uint64) uint64 {
+	if a > math.MaxUint64-b {
+		return math.MaxUint64
+	}
+	return a + b
 }

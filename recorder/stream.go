@@ -126,6 +126,7 @@ type config struct {
 	flushDelay  time.Duration
 	async       bool
 	noPredicate bool
+	loadLimit   uint64
 }
 
 // Option configures New.
@@ -230,6 +231,28 @@ func WithFlushDelay(d time.Duration) Option {
 // indirect path is the one validated there.
 func WithPredication(on bool) Option { return func(c *config) { c.noPredicate = !on } }
 
+// DefaultLoadLimit is WithLoadLimit's default: 1 GiB.
+const DefaultLoadLimit = 1 << 30
+
+// WithLoadLimit bounds the device memory LoadGraph may allocate for the
+// buffers and textures a graph file declares without carrying their
+// contents (they start zeroed). A graph file is data from anywhere, and
+// what it declares, not its length, decides that memory: a file of 300
+// bytes can declare 32 GiB. On a software adapter or one that shares the
+// host's memory, committing it would get the process killed by the
+// system instead of an error returned. Contents a file carries are not
+// counted: reading the file cost their memory already. A file over the
+// limit is refused before anything is made, with a *GraphFileError naming
+// the total and this option. Default DefaultLoadLimit; zero leaves the
+// limit as it was.
+func WithLoadLimit(bytes uint64) Option {
+	return func(c *config) {
+		if bytes > 0 {
+			c.loadLimit = bytes
+		}
+	}
+}
+
 var streamIDs atomic.Uint64
 
 // New returns a stream on dev. It fails with an error wrapping
@@ -247,7 +270,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		return nil, &Error{Op: op, Err: err}
 	}
 	cfg := config{log: drv.Logger(), firstChunk: 16, maxChunk: 256, metaLimit: 512, groupLimit: 1024,
-		flushDelay: defaultFlushDelay,
+		flushDelay: defaultFlushDelay, loadLimit: DefaultLoadLimit,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
 		preEncode: dev.Info().Type != wgpu.AdapterCPU,

@@ -757,11 +757,18 @@ func (p *parser) simpleStatement() stmt {
 	return &exprsStmt{exprs: []expr{lhs}}
 }
 
-// ifStmt reads an if/else-if/else chain iteratively, so long chains do not
-// count against maxDepth.
+// ifStmt reads an if/else-if/else chain iteratively. Each else-if still
+// counts two levels against maxDepth, as `else { if ... }` would: the
+// bundled compiler nests it so and recurses once per link (a chain of
+// 10000 overflowed its stack and killed the process).
 func (p *parser) ifStmt() stmt {
+	defer p.restore(p.depth)
 	b := &blockStmt{}
-	for {
+	for first := true; ; first = false {
+		if !first {
+			p.enter()
+			p.enter()
+		}
 		p.next() // if
 		b.stmts = append(b.stmts, &exprsStmt{exprs: []expr{p.expression()}}, p.compound())
 		if !p.accept("else") {
