@@ -408,9 +408,8 @@ func (l *loader) fail(where string, err error) error {
 func (l *loader) build() (*Graph, error) {
 	s, f := l.s, l.f
 	lim := s.limits
-	// What the file declares without contents is checked before anything
-	// is made: buffers here, textures (whose bytes depend on the format)
-	// as they are made, before any is written or used.
+	// What the file declares without contents is checked before it is
+	// made: buffers before anything, each texture before it.
 	var zeroed uint64
 	overLimit := func(what string) error {
 		return l.fail(what, fmt.Errorf("the file declares at least %d bytes of zeroed buffers and textures, over this stream's load limit of %d (WithLoadLimit): %w", zeroed, s.cfg.loadLimit, ErrInvalidArgument))
@@ -453,15 +452,20 @@ func (l *loader) build() (*Graph, error) {
 	for i, t := range f.textures {
 		where := fmt.Sprintf("texture %d", i)
 		desc := TextureDesc{Width: t.width, Height: t.height, Depth: t.depth, Format: t.format}
+		if texel, ok := wgpu.TexelSize(t.format); ok && t.data == nil {
+			// Counted before it is made: a driver may commit a texture's
+			// memory at creation (llvmpipe's GL did, 2 GiB at once).
+			size := satMul(satMul(uint64(t.width)*uint64(t.height), uint64(max(t.depth, 1))), uint64(texel))
+			if zeroed = satAdd(zeroed, size); zeroed > s.cfg.loadLimit {
+				return nil, overLimit(where)
+			}
+		}
 		nt, err := s.NewTexture(desc)
 		if err != nil {
 			return nil, l.fail(where, err)
 		}
 		l.textures = append(l.textures, nt)
 		if t.data == nil {
-			if zeroed = satAdd(zeroed, nt.Size()); zeroed > s.cfg.loadLimit {
-				return nil, overLimit(where)
-			}
 			// A new texture reads as zeros (WebGPU initialises it): no
 			// host buffer of its size, which a file of a few bytes could
 			// make gigabytes.
@@ -608,4 +612,12 @@ func satAdd(a, b uint64) uint64 {
 		return math.MaxUint64
 	}
 	return a + b
+}
+
+// satMul is a × b, or the largest uint64 where that overflows.
+func satMul(a, b uint64) uint64 {
+	if a != 0 && b > math.MaxUint64/a {
+		return math.MaxUint64
+	}
+	return a * b
 }

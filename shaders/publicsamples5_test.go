@@ -2483,7 +2483,7 @@ func TestPublic5GumgeonNoise(t *testing.T) {
 // parameter. The repository's second entry point, while_atomic, spins in
 // a while loop whose exit the lock holder must wait at: on a GPU that
 // runs the two invocations in lockstep (lavapipe does) it livelocks, which
-// is what the repository demonstrates, so only loop_atomic runs here.
+// is what the repository demonstrates; neither runs here (the test says why).
 
 const wgslLoopLock = `var<workgroup> lock: atomic<u32>;
 @group(0) @binding(0)
@@ -2507,16 +2507,15 @@ fn while_atomic(@builtin(global_invocation_id) id: vec3u) {
 }
 `
 
-// TestPublic5WgslLoopSpinLock: one workgroup of two, three dispatches on
-// a mark starting at 5: each invocation adds one under the lock, 11.
+// TestPublic5WgslLoopSpinLock: both entry points compile. They are not
+// run: WGSL promises no forward progress between invocations, so a spin
+// lock may never be released, which is what the repository shows. On the
+// H200 loop_atomic ran for minutes on Vulkan and left mark unchanged on
+// OpenGL; lavapipe happened to finish it.
 func TestPublic5WgslLoopSpinLock(t *testing.T) {
-	d, s := openStream(t)
-	k := p5Kernel(t, d, wgslLoopLock, "loop_atomic", nil, "if atomicOr(...) == 1u { continue; } in a loop, mark++ on storage")
-	mark := upU32(t, s, []uint32{5})
-	for range 3 {
-		launch(t, s, k, recorder.Groups(1, 1, 1), mark)
-	}
-	wantSame(t, "mark", []uint32{11}, readU32(t, s, mark))
+	d, _ := openStream(t)
+	p5Kernel(t, d, wgslLoopLock, "loop_atomic", nil, "if atomicOr(...) == 1u { continue; } in a loop, mark++ on storage")
+	p5Kernel(t, d, wgslLoopLock, "while_atomic", nil, "while atomicOr(...) == 1u { }")
 }
 
 // ---------------------------------------------------------------------------

@@ -78,6 +78,15 @@ func glStorageRefusal(format, dim, access string) string {
 	return ""
 }
 
+// TexelSize is the bytes of one texel of the texel format named format
+// (the WGSL name TextureDesc takes: "rgba8unorm", "r32float", ...); false
+// for a name textures do not take. It lets a caller size a texture before
+// asking for it, as LoadGraph does to bound what a file may declare.
+func TexelSize(format string) (uint32, bool) {
+	f, ok := texelFormats[format]
+	return f.size, ok
+}
+
 // TexelFormats lists the texel format names textures may have, for error
 // messages and docs.
 func texelFormatNames() []string {
