@@ -147,17 +147,20 @@ func (b *Buffer) take(s *Stream) (*page, string, error) {
 	return b.pg, "", nil
 }
 
-func (s *Stream) newBuffer(op lifecycle.Op, size uint64) (*Buffer, error) {
+// newBuffer makes a Buffer for op. The pool's mode comes from the
+// lifecycle state read under the stream's lock, and the allocation happens
+// under that same hold, so a capture that begins or ends meanwhile cannot
+// leave a buffer allocated in the other state's mode (a priming hold that
+// BeginCapture never drops, or a normal page recycled under a graph). The
+// caller holds s.mu.
+func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64) (*Buffer, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, argError(op, ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
 	}
 	if max := s.limits.MaxBufferSize; size > max {
 		return nil, argError(op, ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, max)
 	}
-	s.mu.Lock()
-	mode := s.state.PoolMode()
-	s.mu.Unlock()
-	pg, err := s.mem.alloc(size, mode)
+	pg, err := s.mem.alloc(size, s.state.PoolMode())
 	if err != nil {
 		return nil, s.allocError(op, size, err)
 	}
@@ -167,13 +170,15 @@ func (s *Stream) newBuffer(op lifecycle.Op, size uint64) (*Buffer, error) {
 }
 
 // Empty returns a pooled buffer of size bytes (a positive multiple of 4)
-// with unspecified contents. Allocation is allowed in every lifecycle state;
-// inside a capture window the buffer is pinned by the graph that binds it.
+// with unspecified contents. Allocation is admitted in every lifecycle
+// state (lifecycle.Alloc); inside a capture window the buffer is pinned by
+// the graph that binds it.
 func (s *Stream) Empty(size uint64) (*Buffer, error) {
-	if err := s.check(lifecycle.Alloc); err != nil {
+	if _, err := s.admit(lifecycle.Alloc); err != nil {
 		return nil, err
 	}
-	return s.newBuffer(lifecycle.Alloc, size)
+	defer s.mu.Unlock()
+	return s.newBufferLocked(lifecycle.Alloc, size)
 }
 
 // Upload returns a pooled buffer holding a copy of data (length a positive
@@ -182,10 +187,7 @@ func (s *Stream) Empty(size uint64) (*Buffer, error) {
 // returned, its contents unspecified, and EndCapture fails), because a graph
 // replays GPU work only; upload constants before GraphPrepare.
 func (s *Stream) Upload(data []byte) (*Buffer, error) {
-	if err := s.check(lifecycle.Alloc); err != nil {
-		return nil, err
-	}
-	b, err := s.newBuffer(lifecycle.Alloc, uint64(len(data)))
+	b, err := s.Empty(uint64(len(data)))
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/wgpu"
 )
 
 // Graph is a sealed, immutable recording of a stream's work: prebuilt
@@ -52,6 +53,10 @@ type Graph struct {
 	// tablePage holds the gates' table, whose contents (table) never change.
 	tablePage *page
 	table     []byte
+	// kernels were compiled for this graph alone (a loaded graph's,
+	// wgpu.Private): released with it. Its program keeps their pipelines
+	// alive for replays already encoded.
+	kernels []*wgpu.Kernel
 
 	// Guarded by s.mu.
 	released bool
@@ -397,6 +402,10 @@ func (g *Graph) releaseLocked() {
 		g.prog.Release() // encoded replays keep the native program alive
 	}
 	g.pins.unref() // open batches that replayed it keep the pins
+	for _, k := range g.kernels {
+		k.Release()
+	}
+	g.kernels = nil
 	delete(g.s.graphs, g)
 	g.s.log.Debug().Int("dispatches", g.stats.Dispatches).Msg("graph released")
 }

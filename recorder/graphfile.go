@@ -192,10 +192,11 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		return 0, argError(op, ErrInvalidArgument, "writer is nil")
 	}
 	s := g.s
-	if err := s.check(op); err != nil {
+	// Saving reads the GPU (contents) and the graph's tables: refused on
+	// the spot while the stream records, like a Read.
+	if _, err := s.admit(op); err != nil {
 		return 0, err
 	}
-	s.mu.Lock()
 	released := g.released
 	if !released {
 		// Save reads the graph's memory over several waits: hold its pins

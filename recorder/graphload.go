@@ -3,6 +3,7 @@ package recorder
 import (
 	"encoding/binary"
 	"fmt"
+	"github.com/softgraph/softgraph/internal/driver"
 	"hash/crc32"
 	"io"
 	"math"
@@ -385,6 +386,9 @@ type loader struct {
 }
 
 func (l *loader) undo() {
+	for _, k := range l.kernels {
+		k.Release()
+	}
 	if l.rec != nil {
 		l.s.mu.Lock()
 		l.rec.discard(l.s)
@@ -426,7 +430,9 @@ func (l *loader) build() (*Graph, error) {
 		return nil, overLimit("buffers")
 	}
 	for i, k := range f.kernels {
-		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants))
+		// Compiled for this graph alone: the graph releases them, and a
+		// refused load leaves none behind in the device's cache.
+		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants), wgpu.Private())
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.entry), err)
 		}
@@ -434,20 +440,17 @@ func (l *loader) build() (*Graph, error) {
 	}
 	for i, b := range f.buffers {
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
-		nb, err := s.newBuffer(lifecycle.Load, b.size)
+		s.mu.Lock()
+		nb, err := s.newBufferLocked(lifecycle.Load, b.size)
+		s.mu.Unlock()
 		if err != nil {
 			return nil, l.fail(where, err)
 		}
 		l.buffers = append(l.buffers, nb)
 		nb.SetLabel(b.label)
-		if b.data != nil {
-			err = s.Write(nb, 0, b.data)
-		} else {
-			err = s.Clear(nb, 0, b.size)
-		}
-		if err != nil {
-			return nil, l.fail(where, err)
-		}
+	}
+	if err := l.fill(); err != nil {
+		return nil, err
 	}
 	for i, t := range f.textures {
 		where := fmt.Sprintf("texture %d", i)
@@ -486,13 +489,13 @@ func (l *loader) build() (*Graph, error) {
 		l.samplers = append(l.samplers, sm)
 	}
 
+	// Commit. The load was admitted when it began and holds that verdict:
+	// a capture opened on the stream meanwhile does not refuse it, and
+	// nothing below touches the stream's open batch or its recording.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing.Load() {
 		return nil, closedError(lifecycle.Load)
-	}
-	if err := s.state.Refusal(lifecycle.Load); err != nil {
-		return nil, err
 	}
 	rec := newRecording(s)
 	rec.lowered = true
@@ -533,6 +536,7 @@ func (l *loader) build() (*Graph, error) {
 		return nil, l.fail("validation", err)
 	}
 	l.rec = nil
+	g.kernels, l.kernels = l.kernels, nil
 	s.graphs[g] = true
 	// The gate buffer and table are the graph's own: nobody else gets a
 	// handle on them.
@@ -542,6 +546,53 @@ func (l *loader) build() (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// fill gives the loaded buffers their contents privately: writes go
+// straight through the queue and clears into a command buffer of the
+// loader's own, never through the stream's Write and Clear, whose commands
+// a capture opened meanwhile on the same stream would record (or refuse,
+// failing that capture for a write it never made). The buffers are the
+// loader's alone until the graph is returned, and the queue orders these
+// writes and clears before every later submission that can use them.
+func (l *loader) fill() error {
+	s := l.s
+	var enc driver.Encoder
+	defer func() {
+		if enc != nil {
+			enc.Release()
+		}
+	}()
+	for i, b := range l.f.buffers {
+		nb := l.buffers[i]
+		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
+		if b.data != nil {
+			if err := s.drv.WriteBuffer(nb.pg.buf, 0, b.data); err != nil {
+				return l.fail(where, err)
+			}
+			continue
+		}
+		if enc == nil {
+			var err error
+			if enc, err = s.drv.NewEncoder(); err != nil {
+				return l.fail(where, err)
+			}
+		}
+		if err := enc.ClearBuffer(nb.pg.buf, 0, b.size); err != nil {
+			return l.fail(where, err)
+		}
+	}
+	if enc == nil || enc.Empty() {
+		return nil
+	}
+	cb, err := enc.Finish()
+	if err == nil {
+		_, err = s.drv.Submit([]driver.CommandBuffer{cb})
+	}
+	if err != nil {
+		return l.fail("clearing buffers", err)
+	}
+	return nil
 }
 
 // node resolves command i of the file like the launch, copy or clear it

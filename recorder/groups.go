@@ -87,6 +87,7 @@ func (c *groupCache) clear() {
 // caller.
 func (s *Stream) bindGroup(k driver.Kernel, group uint32, acc []*access) (*bindGroup, error) {
 	cacheable := len(acc) <= maxCachedBindings
+	s.syncGroups()
 	var key groupKey
 	if cacheable {
 		key.k, key.group, key.n = k, group, len(acc)

@@ -262,8 +262,11 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 	}
 	s.mu.Unlock()
 	// Other streams first, without holding this stream's lock, so two
-	// streams reading at once cannot deadlock on each other.
-	s.shared.flushOthers(s)
+	// streams reading at once cannot deadlock on each other; the caller's
+	// deadline bounds the wait for their submissions.
+	if err := s.shared.flushOthers(ctx, s); err != nil {
+		return &Error{Op: op.String(), Arg: what, Err: err}
+	}
 	if _, err := s.admit(op); err != nil {
 		return err
 	}

@@ -61,6 +61,10 @@ type pool struct {
 	drv driver.Device
 	max uint64 // the device's maxBufferSize
 	log func(event string, p *pool)
+	// freed is called after native buffers were released (trim, close, a
+	// page coming back to a closed pool), under p.mu: bind groups cached
+	// by any stream of the device may hold them (deviceStreams.groupsGone).
+	freed func()
 
 	mu     sync.Mutex
 	closed bool
@@ -74,8 +78,8 @@ type pool struct {
 	persistRes uint64 // bytes of persistent pages
 }
 
-func newPool(drv driver.Device, max uint64, log func(string, *pool)) *pool {
-	return &pool{drv: drv, max: max, log: log, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
+func newPool(drv driver.Device, max uint64, log func(string, *pool), freed func()) *pool {
+	return &pool{drv: drv, max: max, log: log, freed: freed, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
 }
 
 // sizeClass rounds a normal allocation up: powers of two up to 1 MiB (at
@@ -163,6 +167,7 @@ func (p *pool) reclaim(pg *page) {
 		if _, ok := p.all[pg]; ok {
 			delete(p.all, pg)
 			pg.buf.Release()
+			p.freed()
 		}
 		return
 	}
@@ -209,6 +214,9 @@ func (p *pool) trim() uint64 {
 			delete(lists, class)
 		}
 	}
+	if freed > 0 {
+		p.freed()
+	}
 	return freed
 }
 
@@ -242,6 +250,7 @@ func (p *pool) close() {
 	}
 	p.free, p.pfree = nil, nil
 	p.reserved, p.inUse, p.persistRes = 0, 0, 0
+	p.freed()
 }
 
 // poolStats is a snapshot of a pool's accounting.

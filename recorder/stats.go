@@ -104,15 +104,21 @@ func (s *Stream) Trim() (uint64, error) {
 	if _, err := s.admit(lifecycle.Trim); err != nil {
 		return 0, err
 	}
-	defer s.mu.Unlock()
 	// Cached bind groups hold their buffers alive inside wgpu-native; drop
 	// the cache (groups a graph uses keep their own references, and encoded
 	// work keeps what it uses) so trimmed pages are really freed.
 	s.groups.clear()
 	freed := s.mem.trim()
-	s.flushLocked() // so every batch's params are known submitted
-	freed += s.meta.trim(s.submittedGen)
+	s.flushLocked()
+	// Every batch before the open one is now submitted, or held nothing:
+	// an entry last used by one of them can go. (The newest submitted
+	// batch number is not that bound: the batch a capture recorded in is
+	// never submitted, and its entries would stay for good.)
+	freed += s.meta.trim(s.gen - 1)
 	s.logPool("pool trimmed", s.mem)
+	s.mu.Unlock()
+	// The other streams' caches may bind pages just given back.
+	s.shared.sweepGroups(s, true)
 	return freed, nil
 }
 

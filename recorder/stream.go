@@ -33,9 +33,14 @@ type Stream struct {
 	log    zerolog.Logger
 	cfg    config
 
-	// closing is set once by Close (under mu); done is closed when Close
-	// has finished, so a second Close waits for the first.
-	closing atomic.Bool
+	// closeStarted picks the one Close (or CloseContext) that tears the
+	// stream down; closing is set by it before it takes mu, so calls are
+	// refused from then on; done is closed when the teardown has finished
+	// (closeErr then holds what it returned), so a second Close waits for
+	// the first.
+	closeStarted atomic.Bool
+	closing      atomic.Bool
+	closeErr     error
 	// stalled is set when a full batch found no room for roomPatience:
 	// later full batches grow without waiting until room shows (submit.go).
 	stalled bool
@@ -80,6 +85,9 @@ type Stream struct {
 	mem    *pool
 	meta   *metaCache
 	groups groupCache
+	// groupsSeen is the device's groupsEpoch the cache was last checked
+	// against (syncGroups).
+	groupsSeen uint64
 	rec    *recording      // the capture in progress; set exactly while state is Capture
 	graphs map[*Graph]bool // live graphs made on this stream
 	prof   *profile        // the running profile, if any
@@ -308,7 +316,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	}
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
 	s.nextSubmit = cfg.firstChunk
-	s.mem = newPool(drv, s.limits.MaxBufferSize, s.logPool)
+	s.mem = newPool(drv, s.limits.MaxBufferSize, s.logPool, s.shared.groupsGone)
 	// Params are bound as uniforms, and on OpenGL some as read-only storage
 	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
 	// both offset alignments, and their buffers have both usages.
@@ -577,14 +585,46 @@ func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
-	s.mu.Lock()
-	if s.closing.Load() {
-		s.mu.Unlock()
+	if !s.closeStarted.CompareAndSwap(false, true) {
 		<-s.done
+		return s.closeErr
+	}
+	return s.teardown()
+}
+
+// CloseContext is Close that stops waiting when ctx ends. The stream is
+// closed to new work at once, whatever ctx does: every later call fails
+// with ErrClosed. If ctx ends before the stream's GPU work has finished,
+// CloseContext returns an error wrapping ctx.Err() and the teardown goes on
+// in the background, releasing everything once that work is done; a later
+// Close waits for it and returns its errors.
+func (s *Stream) CloseContext(ctx context.Context) error {
+	if s == nil {
 		return nil
 	}
-	s.closing.Store(true)
-	defer close(s.done)
+	if ctx == nil {
+		return &Error{Op: "Close", Arg: "context is nil", Err: ErrInvalidArgument}
+	}
+	if s.closeStarted.CompareAndSwap(false, true) {
+		s.closing.Store(true)
+		go func() { _ = s.teardown() }()
+	}
+	select {
+	case <-s.done:
+		return s.closeErr
+	case <-ctx.Done():
+		return &Error{Op: "Close", Arg: "stream", Err: ctx.Err()}
+	}
+}
+
+// teardown is the one Close's work; it closes s.done when finished.
+func (s *Stream) teardown() (err error) {
+	s.closing.Store(true) // refuse new calls before waiting for the lock
+	defer func() {
+		s.closeErr = err
+		close(s.done)
+	}()
+	s.mu.Lock()
 	if s.timer != nil {
 		s.timer.Stop()
 	}
@@ -601,7 +641,6 @@ func (s *Stream) Close() error {
 		_ = s.drv.Wait(context.Background(), sub)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for g := range s.graphs {
 		g.releaseLocked()
 	}
@@ -627,7 +666,10 @@ func (s *Stream) Close() error {
 	s.spare = nil
 	s.shared.remove(s)
 	s.log.Debug().Msg("stream closed")
-	err := s.takeErrors()
+	err = s.takeErrors()
+	s.mu.Unlock()
+	// The other streams' caches may bind what this stream just released.
+	s.shared.sweepGroups(s, false)
 	if errors.Is(err, wgpu.ErrClosed) {
 		return nil
 	}
@@ -641,6 +683,53 @@ func (s *Stream) Close() error {
 type deviceStreams struct {
 	mu      sync.Mutex
 	streams map[*Stream]struct{}
+	// groupsEpoch counts the releases of native resources (a texture, a
+	// sampler, pool pages) that a bind group cached by any stream of the
+	// device may hold: a stream whose cache saw an older epoch empties it
+	// before its next lookup (Stream.syncGroups), and Trim, Close and
+	// Texture/Sampler Release sweep the other streams at once, so that no
+	// stream's cache keeps another stream's released memory alive.
+	groupsEpoch atomic.Uint64
+}
+
+// groupsGone marks every stream's cached bind groups stale: a native
+// resource one of them may hold was released. Lock-free, so it may run
+// under any lock (a pool's, a stream's).
+func (d *deviceStreams) groupsGone() { d.groupsEpoch.Add(1) }
+
+// sweepGroups empties the stale bind group caches of every stream of the
+// device but skip, taking each stream's lock in turn and never two at once
+// (the caller holds none). With wait false a stream whose lock is busy is
+// left to empty its cache at its next launch.
+func (d *deviceStreams) sweepGroups(skip *Stream, wait bool) {
+	d.mu.Lock()
+	list := make([]*Stream, 0, len(d.streams))
+	for s := range d.streams {
+		if s != skip {
+			list = append(list, s)
+		}
+	}
+	d.mu.Unlock()
+	for _, s := range list {
+		if wait {
+			s.mu.Lock()
+		} else if !s.mu.TryLock() {
+			continue
+		}
+		if !s.closing.Load() {
+			s.syncGroups()
+		}
+		s.mu.Unlock()
+	}
+}
+
+// syncGroups empties the stream's bind group cache if a resource it may
+// hold was released since it last looked. The caller holds s.mu.
+func (s *Stream) syncGroups() {
+	if e := s.shared.groupsEpoch.Load(); e != s.groupsSeen {
+		s.groups.clear()
+		s.groupsSeen = e
+	}
 }
 
 func streamsOf(drv driver.Device) *deviceStreams {
@@ -663,9 +752,15 @@ func (d *deviceStreams) remove(s *Stream) {
 	d.mu.Unlock()
 }
 
-// flushOthers submits the open batch of every stream but self, holding no
-// lock of self's (so two streams reading at once cannot deadlock).
-func (d *deviceStreams) flushOthers(self *Stream) {
+// flushOthers hands off the open batch of every stream but self and waits
+// until each of those batches is submitted, so that a read of self's sees
+// everything enqueued on the device before it. It holds no stream's lock
+// while it waits (two streams reading at once cannot deadlock, and a
+// stream busy with long GPU work cannot hold the caller), takes each other
+// stream's lock only for its hand-off, and gives up when ctx ends: a
+// deadline holds however long another stream's submitter or lock is busy
+// (behind that stream's own GPU work, say).
+func (d *deviceStreams) flushOthers(ctx context.Context, self *Stream) error {
 	d.mu.Lock()
 	others := make([]*Stream, 0, len(d.streams))
 	for s := range d.streams {
@@ -675,11 +770,56 @@ func (d *deviceStreams) flushOthers(self *Stream) {
 	}
 	d.mu.Unlock()
 	for _, s := range others {
-		s.mu.Lock()
-		if !s.closing.Load() {
-			s.flushLocked()
+		if err := s.lockContext(ctx); err != nil {
+			return err
+		}
+		if s.closing.Load() {
+			s.mu.Unlock()
+			continue
+		}
+		s.handOff()
+		sub, target := s.sub, uint64(0)
+		if sub != nil {
+			sub.mu.Lock()
+			target = sub.queued
+			sub.mu.Unlock()
 		}
 		s.mu.Unlock()
+		if sub != nil {
+			if err := sub.awaitHandled(ctx, target); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// lockContext takes s.mu, giving up when ctx ends. The lock is normally
+// free or held for a few microseconds; it is held long only by a call
+// that waits for the stream's own GPU work (a lifecycle transition, a
+// profile, Close), which another stream's deadline must not inherit.
+func (s *Stream) lockContext(ctx context.Context) error {
+	if s.mu.TryLock() {
+		return nil
+	}
+	if ctx.Done() == nil {
+		s.mu.Lock()
+		return nil
+	}
+	nap := 20 * time.Microsecond
+	t := time.NewTimer(nap)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+		if s.mu.TryLock() {
+			return nil
+		}
+		nap = min(2*nap, time.Millisecond)
+		t.Reset(nap)
 	}
 }
 

@@ -75,7 +75,8 @@ type submitter struct {
 	queue   []*flushJob   // handed off, not yet processed, oldest first
 	stop    bool          // no more jobs: exit once the queue is empty
 	done    []*flushJob   // processed, not yet reaped
-	handled uint64        // jobs processed so far
+	queued  uint64        // jobs ever queued
+	handled uint64        // jobs processed so far (in queue order)
 	changed chan struct{} // made by a wait that honours a context, closed by the next job done
 	exited  chan struct{}
 }
@@ -158,6 +159,30 @@ func (s *Stream) startSubmitter() {
 			sub.mu.Unlock()
 		}
 	}()
+}
+
+// awaitHandled waits until the submitter has processed its first target
+// jobs, or ctx ends. It holds no stream lock: any goroutine may wait.
+func (sub *submitter) awaitHandled(ctx context.Context, target uint64) error {
+	for {
+		sub.mu.Lock()
+		if sub.handled >= target {
+			sub.mu.Unlock()
+			return nil
+		}
+		if sub.changed == nil {
+			sub.changed = make(chan struct{})
+		}
+		changed := sub.changed
+		sub.mu.Unlock()
+		select {
+		case <-changed:
+		case <-sub.exited:
+			return nil // stopped: everything queued was processed
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // stopSubmitter ends the goroutine; the caller has drained it.
@@ -353,6 +378,7 @@ func (s *Stream) handOff() {
 	}
 	s.sub.mu.Lock()
 	s.sub.queue = append(s.sub.queue, j)
+	s.sub.queued++
 	s.sub.cond.Broadcast()
 	s.sub.mu.Unlock()
 }

@@ -95,13 +95,14 @@ func (t *Texture) Release() {
 	t.released = true
 	t.mu.Unlock()
 	t.s.disown(t)
-	// Cached bind groups would keep the native texture alive.
-	if !t.s.closing.Load() {
-		t.s.mu.Lock()
-		t.s.groups.clear()
-		t.s.mu.Unlock()
-	}
 	t.h.unref()
+	// Bind groups cached by any stream that bound it would keep the native
+	// texture alive. Its own stream's Close releases it holding that
+	// stream's lock, and sweeps the others itself once it lets go.
+	t.s.shared.groupsGone()
+	if !t.s.closing.Load() {
+		t.s.shared.sweepGroups(nil, false)
+	}
 }
 
 func (t *Texture) String() string {
@@ -140,13 +141,14 @@ func (t *Texture) take(s *Stream) (string, error) {
 }
 
 // NewTexture makes a texture with unspecified contents. Allocation is
-// allowed in every lifecycle state; a graph that binds the texture keeps
-// it alive.
+// admitted in every lifecycle state (lifecycle.Alloc); a graph that binds
+// the texture keeps it alive.
 func (s *Stream) NewTexture(desc TextureDesc) (*Texture, error) {
 	const op = lifecycle.Alloc
-	if err := s.check(op); err != nil {
+	if _, err := s.admit(op); err != nil {
 		return nil, err
 	}
+	s.mu.Unlock() // the verdict is Execute in every state; nothing below reads the state
 	dim, depth := driver.Texture2D, uint32(1)
 	if desc.is3D() {
 		dim, depth = driver.Texture3D, desc.Depth
@@ -281,12 +283,11 @@ func (sm *Sampler) Release() {
 	sm.released = true
 	sm.mu.Unlock()
 	sm.s.disown(sm)
-	if !sm.s.closing.Load() {
-		sm.s.mu.Lock()
-		sm.s.groups.clear()
-		sm.s.mu.Unlock()
-	}
 	sm.h.unref()
+	sm.s.shared.groupsGone() // as Texture.Release
+	if !sm.s.closing.Load() {
+		sm.s.shared.sweepGroups(nil, false)
+	}
 }
 
 func (sm *Sampler) take(s *Stream) (string, error) {
@@ -311,9 +312,10 @@ func (sm *Sampler) take(s *Stream) (string, error) {
 // NewSampler makes a sampler.
 func (s *Stream) NewSampler(desc SamplerDesc) (*Sampler, error) {
 	const op = lifecycle.Alloc
-	if err := s.check(op); err != nil {
+	if _, err := s.admit(op); err != nil {
 		return nil, err
 	}
+	s.mu.Unlock() // the verdict is Execute in every state; nothing below reads the state
 	ns, err := s.drv.NewSampler(driver.SamplerDesc{Linear: desc.Linear, Repeat: desc.Repeat, Compare: desc.Compare})
 	if err != nil {
 		return nil, &Error{Op: op.String(), Arg: "sampler", Err: err}

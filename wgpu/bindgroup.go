@@ -31,7 +31,9 @@ func (g *bindGroup) releaseOwner() { g.release(g) }
 
 func (g *bindGroup) freeNative() {
 	g.dev.objs.remove(g)
+	g.dev.lockGL()
 	g.bg.Release()
+	g.dev.unlockGL()
 	g.dev.live.bindGroups.Add(-1)
 }
 

@@ -55,7 +55,9 @@ func (b *buffer) releaseOwner() { b.release(b) }
 
 func (b *buffer) freeNative() {
 	b.dev.objs.remove(b)
+	b.dev.lockGL()
 	b.buf.Release()
+	b.dev.unlockGL()
 	b.dev.live.buffers.Add(-1)
 	if st := b.mapStatus; st != nil {
 		b.mapStatus = nil
@@ -266,9 +268,9 @@ func (d *Device) dropRecord(r *cbRecord, native bool) {
 		b.drop(b)
 	}
 	if native {
-		d.lockPipelines()
+		d.lockGL()
 		C.sg_cb_release(r.cb)
-		d.unlockPipelines()
+		d.unlockGL()
 	}
 	d.live.commandBuffers.Add(-1)
 	d.objs.remove(r)
@@ -380,9 +382,9 @@ func (d *Device) submitNative(raws []C.WGPUCommandBuffer) uint64 {
 		copy(unsafe.Slice(d.submitC, d.submitCap), raws)
 		p = d.submitC
 	}
-	d.lockPipelines()
+	d.lockGL()
 	idx := uint64(C.sg_submit(d.rawQ, p, C.size_t(len(raws)), d.done))
-	d.unlockPipelines()
+	d.unlockGL()
 	for {
 		old := d.lastSubmit.Load()
 		if idx <= old || d.lastSubmit.CompareAndSwap(old, idx) {

@@ -92,15 +92,23 @@ type Device struct {
 	// whose submission aborts the process. Every scoped call holds it.
 	scopeMu sync.Mutex
 
-	// pipeMu serialises, on OpenGL only, making compute pipelines with
-	// everything that can destroy one: submits and polls (wgpu-core frees
-	// finished work there) and releases of kernels, programs, encoders and
-	// command buffers. wgpu-hal's GL device makes a pipeline under a
-	// try_lock of its program cache and panics if the lock is taken, which
-	// a pipeline destroyed on another thread at that moment does ("Couldn't
-	// acquire program_cache lock", seen on the H200's GL). Order: scopeMu,
-	// then pipeMu.
-	pipeMu sync.Mutex
+	// glMu is, on OpenGL only, the device's own lock on wgpu-hal's GL
+	// context: every native call that takes that context holds it —
+	// submits and polls (the driver runs or finishes work there), making
+	// buffers, textures, samplers, query sets and pipelines, queue writes,
+	// maps and unmaps (d.scoped), and releasing any object whose last
+	// reference may free a GL object (buffers, textures, samplers, query
+	// sets, bind groups, kernels, programs, encoders, command buffers).
+	// Recording commands into an encoder does not take the context and
+	// does not hold it. Why: wgpu-hal waits for the GL context at most one
+	// second and then aborts the process ("Could not lock adapter context.
+	// This is most-likely a deadlock."), which a buffer made while another
+	// goroutine's submit ran seconds of GPU work did; and it makes a
+	// pipeline under a try_lock of its program cache and panics if that is
+	// taken ("Couldn't acquire program_cache lock"). Waiting here instead
+	// waits as long as the work, never aborts. Order: scopeMu, then glMu;
+	// nothing else is taken while it is held.
+	glMu sync.Mutex
 
 	errMu      sync.Mutex
 	uncaptured []error // device errors no scope caught, oldest first; drained by TakeErrors
@@ -425,24 +433,24 @@ func (d *Device) completed() uint64 { return uint64(C.sg_done_get(d.done)) }
 // everything submitted so far is complete.
 func (d *Device) pollOnce() {
 	last := d.lastSubmit.Load()
-	d.lockPipelines()
+	d.lockGL()
 	idle := C.sg_poll(d.raw) != 0
-	d.unlockPipelines()
+	d.unlockGL()
 	if idle {
 		C.sg_done_set(d.done, C.uint64_t(last))
 	}
 }
 
-// lockPipelines and unlockPipelines hold pipeMu on OpenGL (see pipeMu).
-func (d *Device) lockPipelines() {
+// lockGL and unlockGL hold glMu on OpenGL (see glMu).
+func (d *Device) lockGL() {
 	if d.info.Backend == BackendGL {
-		d.pipeMu.Lock()
+		d.glMu.Lock()
 	}
 }
 
-func (d *Device) unlockPipelines() {
+func (d *Device) unlockGL() {
 	if d.info.Backend == BackendGL {
-		d.pipeMu.Unlock()
+		d.glMu.Unlock()
 	}
 }
 

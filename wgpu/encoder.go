@@ -50,9 +50,9 @@ func (e *encoder) releaseOwner() { e.release(e) }
 func (e *encoder) freeNative() {
 	e.dev.objs.remove(e)
 	e.dev.scopeMu.Lock()
-	e.dev.lockPipelines()
+	e.dev.lockGL()
 	C.sg_enc_free(e.c)
-	e.dev.unlockPipelines()
+	e.dev.unlockGL()
 	e.dev.scopeMu.Unlock()
 	e.c = nil
 	e.untarget()

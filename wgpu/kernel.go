@@ -85,7 +85,17 @@ func (b Binding) String() string {
 // KernelOption configures Device.Kernel.
 type KernelOption func(*kernelOptions)
 
-type kernelOptions struct{ constants map[string]float64 }
+type kernelOptions struct {
+	constants map[string]float64
+	private   bool
+}
+
+// Private compiles a kernel of the caller's own: it is neither taken from
+// nor added to the device's cache, so its Release frees it whatever else
+// compiled the same source, and nothing else can get hold of it. The
+// recorder compiles a graph file's kernels this way, so that releasing the
+// loaded graph, or a refused load, frees them.
+func Private() KernelOption { return func(o *kernelOptions) { o.private = true } }
 
 // WithConstants gives pipeline-overridable constants: values for the WGSL
 // module's `override` declarations, keyed by the override's name or by its
@@ -228,8 +238,8 @@ func (k *Kernel) Release() {
 }
 
 func (k *Kernel) freeNative() {
-	k.dev.lockPipelines()
-	defer k.dev.unlockPipelines()
+	k.dev.lockGL()
+	defer k.dev.unlockGL()
 	k.pipeline.Release()
 	k.playout.Release()
 	for _, g := range k.empty {
@@ -297,15 +307,17 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	key := kernelKey{source, entry, constantsKey(o.constants)}
 	d.kernelsMu.Lock()
 	defer d.kernelsMu.Unlock()
-	if k, ok := d.kernels[key]; ok {
+	if k, ok := d.kernels[key]; ok && !o.private {
 		return k, nil
 	}
 	k, err := d.compile(source, entry, o.constants)
 	if err != nil {
 		return nil, err
 	}
-	k.key = key
-	d.kernels[key] = k
+	k.key = key // Release drops the cache entry only if it is this kernel
+	if !o.private {
+		d.kernels[key] = k
+	}
 	d.live.kernels.Add(1)
 	d.log.Debug().Str("entry", entry).Int("bindings", len(k.bindings)).Msg("kernel compiled")
 	return k, nil
@@ -332,8 +344,12 @@ func constantsKey(c map[string]float64) string {
 func (d *Device) compile(source, entry string, constants map[string]float64) (_ *Kernel, err error) {
 	spec, err := wgsl.Specialize(source, entry, wgsl.Options{Constants: constants, OpenGL: d.info.Backend == BackendGL})
 	if err != nil {
+		// A constants value the caller got wrong (a key naming no
+		// override, a value the override's type cannot hold) is a bad
+		// argument; an override the module leaves without any value is
+		// the kernel's own fault, a compile error as documented.
 		var oe *wgsl.OverrideError
-		if errors.As(err, &oe) {
+		if errors.As(err, &oe) && !errors.Is(err, wgsl.ErrMissingOverride) {
 			return nil, &Error{Op: "Kernel", Arg: "constants", Err: fmt.Errorf("%w: %v", ErrInvalidArgument, err)}
 		}
 		return nil, &CompileError{Entry: entry, Diagnostic: err.Error()}
@@ -420,8 +436,8 @@ func (d *Device) compile(source, entry string, constants map[string]float64) (_ 
 		return nil, err
 	}
 	typ, msg = scopedError(d, func() {
-		d.lockPipelines()
-		defer d.unlockPipelines()
+		d.lockGL()
+		defer d.unlockGL()
 		k.pipeline, cerr = d.dev.CreateComputePipeline(&wgpu.ComputePipelineDescriptor{
 			Label:   entry,
 			Layout:  k.playout,
@@ -463,9 +479,9 @@ func unbindableTexture(r driver.Resource) string {
 // freePartial releases what a failed compile made.
 func (k *Kernel) freePartial() {
 	if k.pipeline != nil {
-		k.dev.lockPipelines()
+		k.dev.lockGL()
 		k.pipeline.Release()
-		k.dev.unlockPipelines()
+		k.dev.unlockGL()
 	}
 	if k.playout != nil {
 		k.playout.Release()

@@ -174,7 +174,12 @@ func scopedError(d *Device, f func()) (ErrorType, string) {
 // into one error for op: a *DeviceError of the right type, or nil.
 func (d *Device) scoped(op string, f func() error) error {
 	var ferr error
-	typ, msg := scopedError(d, func() { ferr = f() })
+	typ, msg := scopedError(d, func() {
+		// Device-level calls may take the GL context (glMu).
+		d.lockGL()
+		defer d.unlockGL()
+		ferr = f()
+	})
 	if ferr != nil {
 		return validationError(op, ferr)
 	}

@@ -48,9 +48,9 @@ func (p *program) releaseOwner() { p.release(p) }
 
 func (p *program) freeNative() {
 	p.dev.objs.remove(p)
-	p.dev.lockPipelines()
+	p.dev.lockGL()
 	C.sg_prog_unref(p.c)
-	p.dev.unlockPipelines()
+	p.dev.unlockGL()
 	p.c = nil
 	p.dev.live.programs.Add(-1)
 }

@@ -35,7 +35,9 @@ func (q *querySet) releaseOwner() { q.release(q) }
 
 func (q *querySet) freeNative() {
 	q.dev.objs.remove(q)
+	q.dev.lockGL()
 	q.qs.Release()
+	q.dev.unlockGL()
 	q.dev.live.querySets.Add(-1)
 }
 

@@ -123,8 +123,10 @@ func (t *texture) releaseOwner() { t.release(t) }
 
 func (t *texture) freeNative() {
 	t.dev.objs.remove(t)
+	t.dev.lockGL()
 	t.view.Release()
 	t.tex.Release()
+	t.dev.unlockGL()
 	t.dev.live.textures.Add(-1)
 }
 
@@ -255,7 +257,9 @@ func (s *sampler) releaseOwner() { s.release(s) }
 
 func (s *sampler) freeNative() {
 	s.dev.objs.remove(s)
+	s.dev.lockGL()
 	s.s.Release()
+	s.dev.unlockGL()
 	s.dev.live.samplers.Add(-1)
 }
 

@@ -1,0 +1,509 @@
+package recorder_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// These tests prove that one caller's operation never leaks into another's:
+// a load never lands in a capture, a deadline holds behind another stream,
+// and no stream's cache keeps memory another stream released.
+
+// liveOf is the device's count of live native objects.
+func liveOf(t *testing.T, d *wgpu.Device) driver.Live {
+	t.Helper()
+	drv, err := driver.Of(d)
+	if err != nil {
+		t.Fatalf("driver.Of: %v", err)
+	}
+	return drv.Live()
+}
+
+// graphFileOfZeroedBuffers saves a graph of one launch whose file carries
+// no contents, so that loading it allocates and clears its buffers.
+func graphFileOfZeroedBuffers(t *testing.T, s *recorder.Stream, k *wgpu.Kernel) []byte {
+	t.Helper()
+	a := gputest.Upload(t, s, gputest.Ramp(256, 0))
+	b := gputest.Empty(t, s, 4*256)
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(4, 1, 1), a, b, gputest.U32(256)); err != nil {
+			t.Fatalf("Launch: %v", err)
+		}
+	})
+	defer g.Release()
+	var file bytes.Buffer
+	if _, err := g.WriteTo(&file); err != nil {
+		t.Fatalf("WriteTo: %v", err)
+	}
+	return file.Bytes()
+}
+
+func TestLoadGraphNeverLandsInAnotherCallersCapture(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	file := graphFileOfZeroedBuffers(t, s, k)
+	src := gputest.Upload(t, s, gputest.Ramp(64, 0))
+	dst := gputest.Empty(t, s, 4*64)
+
+	rounds := 30
+	if testing.Short() {
+		rounds = 8
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var loadErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			g, err := s.LoadGraph(bytes.NewReader(file))
+			if errors.Is(err, lifecycle.ErrGraphState) {
+				continue // admitted only outside a capture window
+			}
+			if err != nil {
+				loadErr = err
+				return
+			}
+			g.Release()
+		}
+	}()
+	type sealed struct{ Dispatches, Transfers int }
+	for i := range rounds {
+		g, err := s.Capture(func() error {
+			return s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(64))
+		})
+		if err != nil {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("capture %d: a capture of one launch failed while another goroutine loaded graphs: %v", i, err)
+		}
+		got := sealed{g.Stats().Dispatches, g.Stats().Transfers}
+		g.Release()
+		if diff := cmp.Diff(sealed{Dispatches: 1}, got); diff != "" {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("capture %d recorded work it was not given (-want +got):\n%s", i, diff)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if loadErr != nil {
+		t.Fatalf("LoadGraph: %v", loadErr)
+	}
+}
+
+func TestLoadGraphBuildsItsBuffersContents(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	file := graphFileOfZeroedBuffers(t, s, k)
+	g, err := s.LoadGraph(bytes.NewReader(file))
+	if err != nil {
+		t.Fatalf("LoadGraph: %v", err)
+	}
+	defer g.Release()
+	bufs := g.Buffers()
+	if len(bufs) < 2 {
+		t.Fatalf("loaded graph lists %d buffers, want 2 (its input and output)", len(bufs))
+	}
+	// A file without contents loads zeroed buffers: one replay adds one.
+	if err := g.Replay(); err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	gputest.WantFloats(t, "output of a replay on zeroed inputs", gputest.Fill(256, 1), gputest.Read(t, s, bufs[1]))
+}
+
+// spinWGSL keeps every invocation busy for p.n iterations of dependent
+// arithmetic: long GPU work on any adapter.
+const spinWGSL = `
+struct P { n: u32 }
+@group(0) @binding(0) var<storage, read_write> x: array<f32>;
+@group(0) @binding(1) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	var v = x[id.x];
+	for (var i = 0u; i < p.n; i = i + 1u) { v = v * 0.999999 + 0.000001; }
+	x[id.x] = v;
+}
+`
+
+// longWork prepares long GPU work on s: it measures one launch of
+// spinWGSL looping iterations times (many short launches fill the
+// submitter's queue; a few long ones keep the GPU busy longest) and returns a function that enqueues launches, each in a
+// submission of its own, until about want of GPU work is queued, and how
+// much that is. started, if not nil, is closed once two are submitted.
+func longWork(t *testing.T, d *wgpu.Device, s *recorder.Stream, iterations uint32, want time.Duration) (queue func(started chan struct{}), total time.Duration) {
+	t.Helper()
+	k := gputest.Kernel(t, d, spinWGSL)
+	x := gputest.Empty(t, s, 4*64*64)
+	launch := func() error {
+		return s.Launch(k, recorder.Groups(64, 1, 1), x, gputest.U32(iterations))
+	}
+	start := time.Now()
+	if err := launch(); err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	one := max(time.Since(start), time.Millisecond)
+	n := int(want/one) + 1
+	return func(started chan struct{}) {
+		for i := range n {
+			if err := launch(); err != nil {
+				t.Errorf("Launch: %v", err)
+				return
+			}
+			if err := s.Flush(); err != nil {
+				t.Errorf("Flush: %v", err)
+				return
+			}
+			if i == 1 && started != nil {
+				close(started)
+			}
+		}
+	}, time.Duration(n) * one
+}
+
+func TestReadDeadlineHoldsBehindAnotherStreamsLongWork(t *testing.T) {
+	if testing.Short() {
+		t.Skip("queues seconds of GPU work")
+	}
+	d := gputest.Open(t, wgpu.Options{})
+	busy := gputest.Stream(t, d)
+	reader := gputest.Stream(t, d)
+	out := gputest.Upload(t, reader, gputest.Fill(64, 3))
+
+	queue, work := longWork(t, d, busy, 5000, 2*time.Second)
+	started, queued := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(queued)
+		queue(started)
+	}()
+	// The busy stream's work is going; its Flushes go on queueing more.
+	<-started
+
+	const deadline = 200 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	_, err := reader.ReadContext(ctx, out)
+	took := time.Since(start)
+	<-queued
+	if err := busy.Sync(); err != nil {
+		t.Fatalf("busy Sync: %v", err)
+	}
+	if work < time.Second {
+		t.Fatalf("only %v of GPU work was queued; the test needs seconds to mean anything", work)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		// The read may legitimately finish if the GPU got through first;
+		// with seconds queued it cannot have.
+		t.Fatalf("ReadContext with a %v deadline behind %v of another stream's work: err = %v, want context.DeadlineExceeded", deadline, work, err)
+	}
+	if limit := deadline + time.Second; took > limit {
+		t.Fatalf("ReadContext with a %v deadline returned after %v (another stream had %v of work queued): the deadline must hold", deadline, took, work)
+	}
+	// The stream is usable after giving up.
+	got, err := recorder.ReadSlice[float32](reader, out)
+	if err != nil {
+		t.Fatalf("Read after a deadline: %v", err)
+	}
+	gputest.WantFloats(t, "read after the deadline", gputest.Fill(64, 3), got)
+}
+
+func TestUploadWhileAnotherStreamRunsLongWorkDoesNotAbort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("queues seconds of GPU work")
+	}
+	// On OpenGL wgpu-hal aborts the process when a call waits more than a
+	// second for its GL context; run where an abort is reported, not fatal.
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d := gputest.Open(t, wgpu.Options{})
+		busy := gputest.Stream(t, d)
+		other := gputest.Stream(t, d)
+		queue, _ := longWork(t, d, busy, 60000, 2*time.Second)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			queue(nil)
+		}()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				if err := busy.Sync(); err != nil {
+					t.Fatalf("busy Sync: %v", err)
+				}
+				if i == 0 {
+					t.Fatalf("no upload ran while the work was queued")
+				}
+				return
+			default:
+			}
+			b, err := other.Upload(make([]byte, 4<<10*(1+i%4)))
+			if err != nil {
+				t.Fatalf("Upload %d: %v", i, err)
+			}
+			tex, err := other.NewTexture(recorder.TextureDesc{Width: 16, Height: 16, Format: "rgba8unorm"})
+			if err != nil {
+				t.Fatalf("NewTexture %d: %v", i, err)
+			}
+			b.Release()
+			tex.Release()
+		}
+	})
+}
+
+// readTexelWGSL copies texel (0,0) of a texture into out.
+const readTexelWGSL = `
+@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = textureLoad(tex, vec2<i32>(0, 0), 0).x; }
+`
+
+func TestReleaseFreesWhatAnotherStreamsCacheBound(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	owner := gputest.Stream(t, d)
+	user := gputest.Stream(t, d)
+	k := gputest.Kernel(t, d, readTexelWGSL)
+	out := gputest.Empty(t, user, 4)
+	base := liveOf(t, d)
+	for i := range 8 {
+		tex, err := owner.UploadTexture(recorder.TextureDesc{Width: 64, Height: 64, Format: "rgba8unorm"}, make([]byte, 64*64*4))
+		if err != nil {
+			t.Fatalf("UploadTexture: %v", err)
+		}
+		if err := user.Launch(k, recorder.Groups(1, 1, 1), tex, out); err != nil {
+			t.Fatalf("Launch %d: %v", i, err)
+		}
+		if err := user.Sync(); err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+		tex.Release()
+		if err := owner.Sync(); err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+	}
+	type held struct{ Textures, UserBindGroups int64 }
+	got := held{liveOf(t, d).Textures - base.Textures, int64(user.MemoryStats().BindGroups)}
+	if diff := cmp.Diff(held{}, got); diff != "" {
+		t.Errorf("textures released on one stream stay alive in another stream's bind group cache (-want +got):\n%s", diff)
+	}
+
+	// Buffers: Trim on the owner gives its pages back for real, whichever
+	// stream cached a bind group of them.
+	kc := gputest.Kernel(t, d, gputest.CopyWGSL)
+	for i := range 4 {
+		src, err := owner.Upload(make([]byte, 1<<20))
+		if err != nil {
+			t.Fatalf("Upload: %v", err)
+		}
+		dst := gputest.Empty(t, user, 1<<20)
+		if err := user.Launch(kc, recorder.Groups(1, 1, 1), src, dst); err != nil {
+			t.Fatalf("Launch %d: %v", i, err)
+		}
+		if err := user.Sync(); err != nil {
+			t.Fatalf("Sync: %v", err)
+		}
+		src.Release()
+		dst.Release()
+	}
+	before := liveOf(t, d).Buffers
+	if _, err := owner.Trim(); err != nil {
+		t.Fatalf("Trim: %v", err)
+	}
+	if err := user.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	after := liveOf(t, d).Buffers
+	if after >= before {
+		t.Errorf("Trim on the owning stream freed no native buffer (%d before, %d after) while another stream's cache bound its pages", before, after)
+	}
+	if n := user.MemoryStats().BindGroups; n != 0 {
+		t.Errorf("after Trim the other stream still caches %d bind groups of trimmed pages", n)
+	}
+}
+
+func TestRefusedAndReleasedLoadsLeaveNoKernels(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	s := gputest.Stream(t, d)
+	// A graph whose kernel nothing else compiled: the file is all that
+	// asks for it.
+	k, err := d.Kernel(readTexelWGSL+"// only in the file\n", "main")
+	if err != nil {
+		t.Fatalf("Kernel: %v", err)
+	}
+	tex, err := s.NewTexture(recorder.TextureDesc{Width: 64, Height: 64, Format: "rgba8unorm"})
+	if err != nil {
+		t.Fatalf("NewTexture: %v", err)
+	}
+	out := gputest.Empty(t, s, 4)
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), tex, out); err != nil {
+			t.Fatalf("Launch: %v", err)
+		}
+	})
+	var file bytes.Buffer
+	if _, err := g.WriteTo(&file); err != nil {
+		t.Fatalf("WriteTo: %v", err)
+	}
+	g.Release()
+	tex.Release()
+	k.Release()
+	if err := s.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	base := liveOf(t, d).Kernels
+
+	// Refused after its kernel compiled: the file's zeroed texture is
+	// over the stream's load limit, its buffer is not.
+	small := gputest.Stream(t, d, recorder.WithLoadLimit(64))
+	for range 5 {
+		if _, err := small.LoadGraph(bytes.NewReader(file.Bytes())); !errors.Is(err, recorder.ErrGraphFile) && !errors.Is(err, recorder.ErrInvalidArgument) {
+			t.Fatalf("LoadGraph over the load limit: err = %v, want a refusal", err)
+		}
+	}
+	for range 5 {
+		g, err := s.LoadGraph(bytes.NewReader(file.Bytes()))
+		if err != nil {
+			t.Fatalf("LoadGraph: %v", err)
+		}
+		if err := g.Replay(); err != nil {
+			t.Fatalf("Replay: %v", err)
+		}
+		g.Release()
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if diff := cmp.Diff(base, liveOf(t, d).Kernels); diff != "" {
+		t.Errorf("kernels left alive by refused and released loads (-before +after):\n%s", diff)
+	}
+}
+
+func TestTrimEvictsTheParamsOfReleasedGraphs(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	src := gputest.Upload(t, s, gputest.Ramp(64, 0))
+	dst := gputest.Empty(t, s, 4*64)
+	n := 2000
+	if testing.Short() {
+		n = 300
+	}
+	g, err := s.Capture(func() error {
+		for i := range n {
+			if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(uint32(64+i))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Capture: %v", err)
+	}
+	if got := s.MemoryStats().ParamsEntries; got < n {
+		t.Fatalf("%d params entries after capturing %d distinct params", got, n)
+	}
+	g.Release()
+	if err := s.Sync(); err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	if _, err := s.Trim(); err != nil {
+		t.Fatalf("Trim: %v", err)
+	}
+	m := s.MemoryStats()
+	type params struct {
+		Entries int
+		Bytes   uint64
+	}
+	if diff := cmp.Diff(params{}, params{m.ParamsEntries, m.Params}); diff != "" {
+		t.Errorf("params of a released graph survive Trim (-want +got):\n%s", diff)
+	}
+}
+
+func TestSaveIsRefusedWhileRecordingAndAllocIsAdmitted(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	src := gputest.Upload(t, s, gputest.Ramp(64, 0))
+	dst := gputest.Empty(t, s, 4*64)
+	g := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(64)); err != nil {
+			t.Fatalf("Launch: %v", err)
+		}
+	})
+	defer g.Release()
+	if err := s.GraphPrepare(); err != nil {
+		t.Fatalf("GraphPrepare: %v", err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatalf("BeginCapture: %v", err)
+	}
+	var file bytes.Buffer
+	_, saveErr := g.WriteTo(&file)
+	b, allocErr := s.Empty(64)
+	if err := s.AbortCapture(); err != nil {
+		t.Fatalf("AbortCapture: %v", err)
+	}
+	if !errors.Is(saveErr, lifecycle.ErrGraphState) {
+		t.Errorf("WriteTo while recording: err = %v, want lifecycle.ErrGraphState (saving reads the GPU)", saveErr)
+	}
+	if allocErr != nil {
+		t.Errorf("Empty while recording: %v (allocation is admitted in every state)", allocErr)
+	} else {
+		b.Release()
+	}
+	if _, err := g.WriteTo(&file); err != nil {
+		t.Errorf("WriteTo after the capture ended: %v", err)
+	}
+}
+
+func TestCloseContextGivesUpAtTheDeadlineAndClosesTheStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("queues seconds of GPU work")
+	}
+	d := gputest.Open(t, wgpu.Options{})
+	s, err := recorder.New(d)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	queue, work := longWork(t, d, s, 60000, 1500*time.Millisecond)
+	queue(nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.CloseContext(ctx)
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("CloseContext with %v of work queued: err = %v, want context.DeadlineExceeded", work, err)
+	}
+	if took > time.Second {
+		t.Errorf("CloseContext with a 100ms deadline returned after %v", took)
+	}
+	if _, err := s.Empty(64); !errors.Is(err, recorder.ErrClosed) {
+		t.Errorf("Empty after CloseContext gave up: err = %v, want ErrClosed", err)
+	}
+	// A plain Close waits for the teardown that went on in the background.
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after CloseContext: %v", err)
+	}
+	if err := s.CloseContext(context.Background()); err != nil {
+		t.Errorf("CloseContext after Close: %v", err)
+	}
+}
