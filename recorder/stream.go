@@ -88,10 +88,10 @@ type Stream struct {
 	// groupsSeen is the device's groupsEpoch the cache was last checked
 	// against (syncGroups).
 	groupsSeen uint64
-	rec    *recording      // the capture in progress; set exactly while state is Capture
-	graphs map[*Graph]bool // live graphs made on this stream
-	prof   *profile        // the running profile, if any
-	stage  []driver.Buffer // map-read staging buffers not in use
+	rec        *recording      // the capture in progress; set exactly while state is Capture
+	graphs     map[*Graph]bool // live graphs made on this stream
+	prof       *profile        // the running profile, if any
+	stage      []driver.Buffer // map-read staging buffers not in use
 
 	// Ramps of short graphs (ramp.go): the replays deferred against a
 	// step, the worker that encodes steps, the graphs with a ramp, and
