@@ -1,24 +1,42 @@
 // Package shaders holds the WGSL compute kernels shipped with softgraph:
-// element-wise arithmetic (AddOne, Scale, Axpy, Add, Mul), a word copy
-// between buffer offsets that graphs can record (Copy), a sum reduction
-// (Sum), a tiled matrix multiply (MatMul) and the row-wise layers of a
-// transformer step (Softmax, RMSNorm, BiasReLU, BiasGELU).
+// element-wise arithmetic ([AddOne], [Scale], [Axpy], [Add], [Mul]), a word
+// copy between buffer offsets that graphs can record ([Copy]), a sum
+// reduction ([Sum]), a tiled matrix multiply ([MatMul]) and the row-wise
+// layers of a transformer step ([Softmax], [RMSNorm], [BiasReLU],
+// [BiasGELU]).
 //
-// What it owns: the kernel sources (one embedded .wgsl file per kernel), the
-// byte layout of each kernel's Params uniform with a typed builder for it, and
-// the workgroup counts each kernel expects (ElementwiseGroups, RowGroups,
-// MatMulGroups, SumGroups). What it never does: encode, launch or allocate.
-// Shader.Compile hands a *wgpu.Kernel to the caller, who launches it on a
-// recorder.Stream with buffers of their own.
+// # What it owns
+//
+// The kernel sources (one embedded .wgsl file per kernel), the byte layout
+// of each kernel's Params uniform with a typed builder for it ([AddOneParams],
+// [MatMulParams], ...), and the workgroup counts each kernel expects
+// ([ElementwiseGroups], [RowGroups], [MatMulGroups], [SumGroups]). Its tests
+// also hold a corpus of real-world and public WGSL shaders, run on the
+// adapter, that exercise the WGSL front end of package wgpu.
+//
+// # What it never does
+//
+// It never encodes, launches or allocates. [Shader.Compile] hands a
+// [*wgpu.Kernel] to the caller, who launches it on a [recorder.Stream] with
+// buffers of their own.
+//
+// # Costs
+//
+// [Shader.Compile] costs what [wgpu.Device.Kernel] costs: a compile the first
+// time on a device, a cache lookup after that. The Params builders allocate
+// one 16-byte slice.
+//
+// # Layout
 //
 // Every kernel reads its sizes from its Params uniform, never from
 // arrayLength, so one compiled kernel serves slices of any length, including
 // prefixes of larger (pooled) buffers. Invocations past the sizes read and
 // write nothing.
 //
-// Bindings are all in @group(0), numbered from 0 in the order a launch passes
-// its arguments; every buffer holds f32 (Copy moves any 32-bit words). Every Params uniform is 16 bytes of
-// little-endian 4-byte words (unused words are zero padding).
+// Bindings are all in @group(0), numbered from 0 in the order a launch
+// passes its arguments; every buffer holds f32 ([Copy] moves any 32-bit
+// words). Every Params uniform is 16 bytes of little-endian 4-byte words
+// (unused words are zero padding).
 //
 //	k, err := shaders.AddOne.Compile(dev)
 //	...

@@ -1,31 +1,3 @@
-// Package driver is the narrow interface softgraph's recorder encodes
-// through: buffers, textures, samplers, bind groups, command encoders,
-// prebuilt programs, queries, submission and waiting. Package wgpu
-// implements it on wgpu-native and registers itself (Register); the fault
-// injector in package faulty wraps it.
-//
-// Why an interface, and why here. What only softgraph's own packages may
-// call (encoders, raw handles, fault injection) must not be reachable from
-// the public API, like Gio's gpu/internal/driver. Go lets a package import
-// an internal package only from below the internal directory's parent, so
-// an interface under wgpu/internal could not be used by recorder; it lives
-// at the module root instead and is pure Go (no cgo: package wgpu is still
-// the only package that calls wgpu-native).
-//
-// What an implementation must provide. Every method is checked: it never
-// aborts the process, whatever the arguments or the order of calls (a
-// released object, an object of another device, a closed or lost device, an
-// index out of range: each is an error wrapping one of package wgpu's
-// sentinels). Release is idempotent on every object; an object that was
-// released answers every later use with an error wrapping wgpu.ErrReleased.
-// Native lifetimes are the implementation's business: a command that was
-// encoded, and a Program that was built, keep what they reference alive
-// until the command buffer is finished and until the Program is released,
-// whoever releases their handles meanwhile. Encoders and Programs are not
-// safe for concurrent use; everything else is.
-//
-// What it never does: order work between streams, pool memory, or know
-// about graphs and capture. Those are the recorder's.
 package driver
 
 import (
