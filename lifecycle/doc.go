@@ -3,10 +3,14 @@
 // may do in each of those states.
 //
 // It is a Go rendering of cubecl-runtime's StreamCaptureState, extended with
-// the operation table the seed states in prose. The rule lives here, in one
-// small value type, because it is the same for every stream: the recorder
-// asks State.Admit once per operation and supplies only the work; it never
-// re-checks the state itself.
+// an operation table. The rule lives here, in one small value type, because
+// it is the same for every stream: the recorder asks State.Admit at the start
+// of every operation (allocation, Save and Load included), under the
+// stream's lock, and acts on that verdict until the operation commits; pool
+// and cache modes come from the same state under the same hold. The
+// recorder still keeps two things beside it that this type does not model:
+// the recording in progress (set exactly while the state is Capture) and a
+// running profile (StartProfile…EndProfile).
 //
 //	op         NoCapture  Prepare   Capture
 //	Launch     execute    execute   record

@@ -15,10 +15,13 @@ import (
 // still encodes every dispatch, because a WebGPU command buffer cannot be
 // submitted twice.
 //
-// Immutable means it: nothing changes a Graph after EndCapture. Rebind
-// returns a new Graph sharing bind groups and memory with this one, which
-// stays valid. So every method is safe for concurrent use, and Len, Stats
-// and String read plain fields.
+// What is sealed never changes: its commands, regions, statistics and
+// buffers are fixed at EndCapture (or LoadGraph), and Rebind returns a new
+// Graph sharing bind groups and memory with this one, which stays valid.
+// What does change is how the stream replays it — whether it was released,
+// its next replay encoded ahead, its ramp, profiles in progress — and all
+// of that is guarded by its stream's lock. So every method is safe for
+// concurrent use, and Len, Stats and String read sealed fields.
 //
 // What it keeps alive, until Release (and until the last replay of it that
 // was enqueued is submitted): every buffer page any recorded command binds,

@@ -20,8 +20,12 @@ import (
 // replay. Every operation on a stream takes effect in the order it was
 // called.
 //
-// A Stream is safe for use from several goroutines (calls are serialised by
-// its mutex). Several Streams share one Device and work independently: GPU
+// A Stream is safe for use from several goroutines: every call takes the
+// stream's lock for its bookkeeping and asks the lifecycle for its verdict
+// once, under it; waits for the GPU (Sync, Read, a Write behind queued
+// work, a full backlog) happen with the lock released, so a call with a
+// deadline keeps it; lifecycle transitions, profiles and Close wait for the
+// stream's own submissions holding it. Several Streams share one Device and work independently: GPU
 // work of two streams is ordered by submission, and a Read observes the
 // work enqueued before it on every stream of the device.
 type Stream struct {

@@ -33,8 +33,10 @@
 //
 // # What it never does
 //
-// It never orders work between streams, pools memory, or knows about graphs
-// and capture. Those are the recorder's.
+// It never orders work between streams, pools memory, or keeps any state of
+// a graph or a capture: those are the recorder's. Its one call made for
+// graphs, Device.Guarded, is a compilation service (a kernel's predicated
+// variant for the bodies of If and While), cached per kernel.
 //
 // # Costs
 //
