@@ -234,29 +234,7 @@ func (l *lowerer) push(e expr, k scalar) {
 	case *litExpr:
 		l.convertLiteral(e, k)
 	case *identExpr:
-		var v value
-		var err error
-		if loc := l.lookup(e.name); loc != nil {
-			if loc.val == nil {
-				if loc.let != nil && loc.let.kind == "const" {
-					l.wrapConversion(e, k) // const V = vec2(1, 2), made a let
-				}
-				return
-			}
-			v = *loc.val
-		} else if d, ok := l.c.m.names[e.name].(*constDecl); ok {
-			if v, err = l.c.constValue(d); err != nil {
-				l.wrapConversion(e, k)
-				return
-			}
-		} else {
-			return
-		}
-		if text, ok := l.convertText(v, k); ok {
-			if _, done := l.c.conv[e.pos]; !done {
-				l.c.conv[e.pos] = edit{e.pos, e.end, parenthesize(text)}
-			}
-		}
+		l.pushIdent(e, k)
 	case *parenExpr:
 		l.push(e.x, k)
 	case *memberExpr:
@@ -266,18 +244,7 @@ func (l *lowerer) push(e expr, k scalar) {
 			l.push(e.x, k)
 		}
 	case *indexExpr:
-		t := l.check(e.x)
-		switch {
-		case t == nil:
-		case t.kind == typeVec:
-			if _, err := l.c.eval(e.index, false); err == nil {
-				l.push(e.x, k) // at run time it is concretized first
-			}
-		case t.kind == typeArray && l.constRoot(e):
-			// An element of an abstract const array (SIZES[1]), which
-			// naga v22 typed array<i32, N> at the declaration.
-			l.wrapConversion(e, k)
-		}
+		l.pushIndex(e, k)
 	case *unaryExpr:
 		if e.op == "-" || e.op == "~" {
 			l.push(e.x, k)
@@ -291,34 +258,86 @@ func (l *lowerer) push(e expr, k scalar) {
 			l.push(e.y, k)
 		}
 	case *callExpr:
-		if l.zeroVecs[e] {
-			delete(l.zeroVecs, e)
-			l.zeroVector(e, vecTy(2, k))
+		l.pushCall(e, k)
+	}
+}
+
+// pushIdent converts e, a name of abstract type, to k: a constant's use
+// becomes its value spelled as a k.
+func (l *lowerer) pushIdent(e *identExpr, k scalar) {
+	var v value
+	var err error
+	if loc := l.lookup(e.name); loc != nil {
+		if loc.val == nil {
+			if loc.let != nil && loc.let.kind == "const" {
+				l.wrapConversion(e, k) // const V = vec2(1, 2), made a let
+			}
 			return
 		}
-		args := e.args
-		if e.fn.name == "select" && len(args) == 3 {
-			args = args[:2]
-		}
-		if _, user := l.c.m.names[e.fn.name]; user {
+		v = *loc.val
+	} else if d, ok := l.c.m.names[e.name].(*constDecl); ok {
+		if v, err = l.c.constValue(d); err != nil {
+			l.wrapConversion(e, k)
 			return
 		}
-		// Only the arguments of the result's type: ldexp's exponent is an
-		// integer whatever its result, extractBits' and insertBits' offset
-		// and count are u32.
-		switch e.fn.name {
-		case "ldexp", "extractBits":
-			args = args[:min(1, len(args))]
-		case "insertBits":
-			args = args[:min(2, len(args))]
+	} else {
+		return
+	}
+	if text, ok := l.convertText(v, k); ok {
+		if _, done := l.c.conv[e.pos]; !done {
+			l.c.conv[e.pos] = edit{e.pos, e.end, parenthesize(text)}
 		}
-		for _, a := range args {
-			l.push(a, k)
+	}
+}
+
+// pushIndex converts e, an index into an abstract vector or const array,
+// to k.
+func (l *lowerer) pushIndex(e *indexExpr, k scalar) {
+	t := l.check(e.x)
+	switch {
+	case t == nil:
+	case t.kind == typeVec:
+		if _, err := l.c.eval(e.index, false); err == nil {
+			l.push(e.x, k) // at run time it is concretized first
 		}
-		if l.abstractCalls[e] {
-			delete(l.abstractCalls, e)
-			l.builtinHelper(e, e.fn.name, withLeaf(l.types[e.args[0]], k))
-		}
+	case t.kind == typeArray && l.constRoot(e):
+		// An element of an abstract const array (SIZES[1]), which
+		// naga v22 typed array<i32, N> at the declaration.
+		l.wrapConversion(e, k)
+	}
+}
+
+// pushCall converts e, a call of abstract type, to k: an untyped zero
+// vector's zero, a builtin's arguments of the result's type, and the
+// helper that waited for that type (abstractCalls).
+func (l *lowerer) pushCall(e *callExpr, k scalar) {
+	if l.zeroVecs[e] {
+		delete(l.zeroVecs, e)
+		l.zeroVector(e, vecTy(2, k))
+		return
+	}
+	args := e.args
+	if e.fn.name == "select" && len(args) == 3 {
+		args = args[:2]
+	}
+	if _, user := l.c.m.names[e.fn.name]; user {
+		return
+	}
+	// Only the arguments of the result's type: ldexp's exponent is an
+	// integer whatever its result, extractBits' and insertBits' offset
+	// and count are u32.
+	switch e.fn.name {
+	case "ldexp", "extractBits":
+		args = args[:min(1, len(args))]
+	case "insertBits":
+		args = args[:min(2, len(args))]
+	}
+	for _, a := range args {
+		l.push(a, k)
+	}
+	if l.abstractCalls[e] {
+		delete(l.abstractCalls, e)
+		l.builtinHelper(e, e.fn.name, withLeaf(l.types[e.args[0]], k))
 	}
 }
 

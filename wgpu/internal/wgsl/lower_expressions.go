@@ -166,17 +166,7 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	case "&&", "||":
 		return scalarTy(scalarBool)
 	case "<<", ">>":
-		if ty_ != nil {
-			l.coerce(e.y, withLeaf(ty_, scalarU32))
-		}
-		if tx != nil && leaf(tx) == scalarAbstractInt && !l.inHelper && !l.inConst {
-			if _, err := l.c.eval(e.y, true); err != nil {
-				l.shifts = append(l.shifts, e)
-			} else if v, err := l.c.eval(e, true); err == nil && v.kind == scalarAbstractInt {
-				l.constShifts[e] = v
-			}
-		}
-		return tx
+		return l.shift(e, tx, ty_)
 	}
 	comparison := false
 	switch e.op {
@@ -189,12 +179,43 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 		}
 		return nil
 	}
-	// naga v22 converts an operand made of literals alone itself; only
-	// other abstract operands (constants, calls) need converting.
-	ax, ay := abstractTy(tx), abstractTy(ty_)
 	if e.op == "==" || e.op == "!=" {
 		l.constEquality(e, tx, ty_)
 	}
+	tx, ty_ = l.balance(e, tx, ty_)
+	if comparison {
+		if tx.kind == typeVec {
+			return vecTy(tx.n, scalarBool)
+		}
+		return scalarTy(scalarBool)
+	}
+	return arithmeticResult(e.op, tx, ty_)
+}
+
+// shift types e, a << or >> of operands typed tx and ty_: the shift amount
+// is u32; an abstract left operand is recorded for runtimeShifts (shifted
+// by an amount known only at run time) or constShifts (by a constant).
+func (l *lowerer) shift(e *binaryExpr, tx, ty_ *ty) *ty {
+	if ty_ != nil {
+		l.coerce(e.y, withLeaf(ty_, scalarU32))
+	}
+	if tx != nil && leaf(tx) == scalarAbstractInt && !l.inHelper && !l.inConst {
+		if _, err := l.c.eval(e.y, true); err != nil {
+			l.shifts = append(l.shifts, e)
+		} else if v, err := l.c.eval(e, true); err == nil && v.kind == scalarAbstractInt {
+			l.constShifts[e] = v
+		}
+	}
+	return tx
+}
+
+// balance converts the abstract operand of e, typed tx and ty_, to the
+// other's concrete type, and returns the operands' types after WGSL's
+// conversions: both abstract float where an abstract integer meets an
+// abstract float. naga v22 converts an operand made of literals alone
+// itself; only other abstract operands (constants, calls) need converting.
+func (l *lowerer) balance(e *binaryExpr, tx, ty_ *ty) (*ty, *ty) {
+	ax, ay := abstractTy(tx), abstractTy(ty_)
 	switch {
 	case ax && !ay:
 		if !literalsOnly(e.x) {
@@ -209,19 +230,19 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	case ax && ay && leaf(tx) != leaf(ty_):
 		tx, ty_ = withLeaf(tx, scalarAbstractFloat), withLeaf(ty_, scalarAbstractFloat)
 	}
-	switch e.op {
-	case "==", "!=", "<", "<=", ">", ">=":
-		if tx.kind == typeVec {
-			return vecTy(tx.n, scalarBool)
-		}
-		return scalarTy(scalarBool)
-	}
+	return tx, ty_
+}
+
+// arithmeticResult is the type of arithmetic or bitwise operator op on
+// operands of types tx and ty_ (both known): the matrix products, a scalar
+// applied to a vector or matrix, else the left operand's type.
+func arithmeticResult(op string, tx, ty_ *ty) *ty {
 	switch {
-	case tx.kind == typeMat && ty_.kind == typeVec && e.op == "*":
+	case tx.kind == typeMat && ty_.kind == typeVec && op == "*":
 		return vecTy(tx.n, tx.scalar)
-	case tx.kind == typeVec && ty_.kind == typeMat && e.op == "*":
+	case tx.kind == typeVec && ty_.kind == typeMat && op == "*":
 		return vecTy(ty_.cols, ty_.scalar)
-	case tx.kind == typeMat && ty_.kind == typeMat && e.op == "*":
+	case tx.kind == typeMat && ty_.kind == typeMat && op == "*":
 		return &ty{kind: typeMat, n: tx.n, cols: ty_.cols, scalar: tx.scalar}
 	case tx.kind == typeScalar && ty_.kind != typeScalar:
 		return ty_

@@ -211,3 +211,28 @@ func sampleResult(name string, t *ty) *ty {
 	}
 	return vecTy(4, k)
 }
+
+// resolveTexture is the type that texture type name with template
+// arguments args names; nil when name is no texture type.
+func (l *lowerer) resolveTexture(name string, args []expr) *ty {
+	if rest, ok := strings.CutPrefix(name, "texture_storage_"); ok {
+		t := &ty{kind: typeStorageTexture, n: texDims(rest)}
+		if len(args) >= 1 {
+			if f, ok := args[0].(*identExpr); ok {
+				t.scalar = formatScalar(f.name)
+			}
+		}
+		return t
+	}
+	if rest, ok := strings.CutPrefix(name, "texture_depth_"); ok {
+		return &ty{kind: typeTexture, n: texDims(rest), scalar: scalarF32, depth: true, arrayed: strings.HasSuffix(rest, "_array")}
+	}
+	if rest, ok := strings.CutPrefix(name, "texture_"); ok {
+		t := &ty{kind: typeTexture, n: texDims(rest), arrayed: strings.HasSuffix(rest, "_array")}
+		if len(args) == 1 {
+			t.scalar = leaf(l.resolve(args[0]))
+		}
+		return t
+	}
+	return nil
+}

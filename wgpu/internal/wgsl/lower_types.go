@@ -3,7 +3,6 @@ package wgsl
 import (
 	"math"
 	"strconv"
-	"strings"
 )
 
 // ty is a type as the lowering sees it; nil means "not known", and nothing
@@ -152,10 +151,14 @@ func (l *lowerer) resolve(e expr) *ty {
 		}
 		return l.resolve(d.typ)
 	case nil:
-	default:
-		return nil
+		return l.resolvePredeclared(id.name, id.tmpl)
 	}
-	name, args := id.name, id.tmpl
+	return nil
+}
+
+// resolvePredeclared is the type that predeclared type name with template
+// arguments args names; nil when unknown.
+func (l *lowerer) resolvePredeclared(name string, args []expr) *ty {
 	if k, ok := scalarNames[name]; ok {
 		return scalarTy(k)
 	}
@@ -173,27 +176,7 @@ func (l *lowerer) resolve(e expr) *ty {
 	}
 	switch name {
 	case "array":
-		if len(args) == 0 {
-			return nil
-		}
-		t := &ty{kind: typeArray, elem: l.resolve(args[0])}
-		if len(args) == 2 {
-			if v, err := l.c.eval(args[1], true); err == nil && v.kind.isInt() {
-				t.n = int(min(v.i, math.MaxInt32))
-				// naga v22 reads a literal or a module-scope name there, not
-				// an expression; a function-scope const is replaced anyway.
-				switch n := args[1].(type) {
-				case *litExpr:
-				case *identExpr:
-					if loc := l.lookup(n.name); loc != nil && loc.val != nil {
-						l.c.subst[n.pos] = edit{n.pos, n.end, literalText(v)}
-					}
-				default:
-					l.c.edits = append(l.c.edits, edit{n.exprPos(), exprEnd(n), literalText(v)})
-				}
-			}
-		}
-		return t
+		return l.resolveArray(args)
 	case "atomic":
 		if len(args) == 1 {
 			return &ty{kind: typeAtomic, scalar: leaf(l.resolve(args[0]))}
@@ -205,26 +188,33 @@ func (l *lowerer) resolve(e expr) *ty {
 	case "sampler", "sampler_comparison":
 		return &ty{kind: typeSampler}
 	}
-	if rest, ok := strings.CutPrefix(name, "texture_storage_"); ok {
-		t := &ty{kind: typeStorageTexture, n: texDims(rest)}
-		if len(args) >= 1 {
-			if f, ok := args[0].(*identExpr); ok {
-				t.scalar = formatScalar(f.name)
+	return l.resolveTexture(name, args)
+}
+
+// resolveArray is the type array<args...> names, recording the rewrite of
+// an element count written as an expression.
+func (l *lowerer) resolveArray(args []expr) *ty {
+	if len(args) == 0 {
+		return nil
+	}
+	t := &ty{kind: typeArray, elem: l.resolve(args[0])}
+	if len(args) == 2 {
+		if v, err := l.c.eval(args[1], true); err == nil && v.kind.isInt() {
+			t.n = int(min(v.i, math.MaxInt32))
+			// naga v22 reads a literal or a module-scope name there, not
+			// an expression; a function-scope const is replaced anyway.
+			switch n := args[1].(type) {
+			case *litExpr:
+			case *identExpr:
+				if loc := l.lookup(n.name); loc != nil && loc.val != nil {
+					l.c.subst[n.pos] = edit{n.pos, n.end, literalText(v)}
+				}
+			default:
+				l.c.edits = append(l.c.edits, edit{n.exprPos(), exprEnd(n), literalText(v)})
 			}
 		}
-		return t
 	}
-	if rest, ok := strings.CutPrefix(name, "texture_depth_"); ok {
-		return &ty{kind: typeTexture, n: texDims(rest), scalar: scalarF32, depth: true, arrayed: strings.HasSuffix(rest, "_array")}
-	}
-	if rest, ok := strings.CutPrefix(name, "texture_"); ok {
-		t := &ty{kind: typeTexture, n: texDims(rest), arrayed: strings.HasSuffix(rest, "_array")}
-		if len(args) == 1 {
-			t.scalar = leaf(l.resolve(args[0]))
-		}
-		return t
-	}
-	return nil
+	return t
 }
 
 func (l *lowerer) resolveMember(e expr) *ty {
