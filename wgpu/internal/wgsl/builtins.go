@@ -34,10 +34,13 @@ import (
 //     32, then count to 32 - offset). lavapipe's Vulkan gave
 //     extractBits(1i, 31u, 9u) = 2 (WGSL: 0), llvmpipe's GL gave 0 where
 //     WGSL keeps bits. The helper clamps first.
-//   - clamp of i32 or u32 scalars or vectors, everywhere: WGSL defines it as
-//     min(max(e, low), high) for every operand, SPIR-V's SClamp/UClamp and
-//     GLSL's clamp leave low > high undefined, and the H200's GL driver gave
+//   - clamp of integer or float scalars or vectors, everywhere unless its
+//     bounds are constants with low <= high (orderedBounds): WGSL defines
+//     it as min(max(e, low), high) for every operand, SPIR-V's clamp and
+//     GLSL's leave low > high undefined, and the H200's GL driver gave
 //     clamp(1, 31, 7) = 31 (WGSL: 7). The helper is WGSL's definition.
+//   - ldexp of floats, everywhere, in two half steps: the H200's GL
+//     overflowed 2^128 (ldexp(0.5, 128) gave +Inf, WGSL 2^127).
 //   - i32(x), u32(x) and their vector forms of a runtime f32 x, which WGSL
 //     saturates (conversionHelper).
 //   - quantizeToF16, everywhere, which naga v22 does not know ("no

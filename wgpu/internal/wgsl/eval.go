@@ -407,14 +407,7 @@ func (c *checker) unary(e *unaryExpr, x value) (value, error) {
 func (c *checker) binary(e *binaryExpr, x, y value) (value, error) {
 	switch e.op {
 	case "&&", "||":
-		if x.kind != scalarBool || y.kind != scalarBool {
-			return value{}, c.errorf(e.pos, "operator %s needs bool operands, not %s and %s", e.op, x.kind, y.kind)
-		}
-		b := x.i != 0 && y.i != 0
-		if e.op == "||" {
-			b = x.i != 0 || y.i != 0
-		}
-		return boolValue(b), nil
+		return c.logical(e, x, y)
 	case "<<", ">>":
 		return c.shift(e, x, y)
 	}
@@ -425,73 +418,109 @@ func (c *checker) binary(e *binaryExpr, x, y value) (value, error) {
 	k := x.kind
 	switch e.op {
 	case "==", "!=", "<", "<=", ">", ">=":
-		if k == scalarBool && e.op != "==" && e.op != "!=" {
-			break
+		if k != scalarBool || e.op == "==" || e.op == "!=" {
+			return compare(e.op, x, y), nil
 		}
-		cmp := 0
-		switch {
-		case k.isFloat() && x.f < y.f, !k.isFloat() && x.i < y.i:
-			cmp = -1
-		case k.isFloat() && x.f > y.f, !k.isFloat() && x.i > y.i:
-			cmp = 1
-		}
-		switch e.op {
-		case "==":
-			return boolValue(cmp == 0), nil
-		case "!=":
-			return boolValue(cmp != 0), nil
-		case "<":
-			return boolValue(cmp < 0), nil
-		case "<=":
-			return boolValue(cmp <= 0), nil
-		case ">":
-			return boolValue(cmp > 0), nil
-		}
-		return boolValue(cmp >= 0), nil
 	case "&", "|", "^":
-		if k == scalarBool && e.op == "^" || !k.isInt() && k != scalarBool {
-			break
+		if k.isInt() || k == scalarBool && e.op != "^" {
+			return bitwise(e.op, x, y), nil
 		}
-		r := x.i & y.i
-		if e.op == "|" {
-			r = x.i | y.i
-		} else if e.op == "^" {
-			r = x.i ^ y.i
-		}
-		return value{kind: k, i: r}, nil
 	case "+", "-", "*", "/", "%":
 		if k.isFloat() {
-			var r float64
-			switch e.op {
-			case "+":
-				r = x.f + y.f
-			case "-":
-				r = x.f - y.f
-			case "*":
-				r = x.f * y.f
-			case "/":
-				r = x.f / y.f
-			case "%":
-				r = math.Mod(x.f, y.f)
-			}
-			f, ok := roundFloat(r, k)
-			if !ok {
-				return value{}, c.errorf(e.pos, "%v %s %v is not a finite %s", x.f, e.op, y.f, k)
-			}
-			return value{kind: k, f: f}, nil
+			return c.floatArith(e, x, y)
 		}
 		if k.isInt() {
-			r, msg := intArith(e.op, x.i, y.i)
-			if msg == "" && !fits(r, k) {
-				msg = "overflows " + k.String()
-			}
-			if msg != "" {
-				return value{}, c.errorf(e.pos, "%d %s %d %s", x.i, e.op, y.i, msg)
-			}
-			return value{kind: k, i: r}, nil
+			return c.integerArith(e, x, y)
 		}
 	}
 	return value{}, c.errorf(e.pos, "operator %s does not apply to %s", e.op, k)
+}
+
+// logical computes && and || of two bools.
+func (c *checker) logical(e *binaryExpr, x, y value) (value, error) {
+	if x.kind != scalarBool || y.kind != scalarBool {
+		return value{}, c.errorf(e.pos, "operator %s needs bool operands, not %s and %s", e.op, x.kind, y.kind)
+	}
+	b := x.i != 0 && y.i != 0
+	if e.op == "||" {
+		b = x.i != 0 || y.i != 0
+	}
+	return boolValue(b), nil
+}
+
+// compare computes comparison op of x and y, of one kind.
+func compare(op string, x, y value) value {
+	k := x.kind
+	cmp := 0
+	switch {
+	case k.isFloat() && x.f < y.f, !k.isFloat() && x.i < y.i:
+		cmp = -1
+	case k.isFloat() && x.f > y.f, !k.isFloat() && x.i > y.i:
+		cmp = 1
+	}
+	switch op {
+	case "==":
+		return boolValue(cmp == 0)
+	case "!=":
+		return boolValue(cmp != 0)
+	case "<":
+		return boolValue(cmp < 0)
+	case "<=":
+		return boolValue(cmp <= 0)
+	case ">":
+		return boolValue(cmp > 0)
+	}
+	return boolValue(cmp >= 0)
+}
+
+// bitwise computes &, | or ^ of x and y, integers or (& and |) bools of
+// one kind.
+func bitwise(op string, x, y value) value {
+	r := x.i & y.i
+	if op == "|" {
+		r = x.i | y.i
+	} else if op == "^" {
+		r = x.i ^ y.i
+	}
+	return value{kind: x.kind, i: r}
+}
+
+// floatArith computes arithmetic operator e.op of floats x and y, of one
+// kind, rounded to it; a result that is not finite is an error.
+func (c *checker) floatArith(e *binaryExpr, x, y value) (value, error) {
+	k := x.kind
+	var r float64
+	switch e.op {
+	case "+":
+		r = x.f + y.f
+	case "-":
+		r = x.f - y.f
+	case "*":
+		r = x.f * y.f
+	case "/":
+		r = x.f / y.f
+	case "%":
+		r = math.Mod(x.f, y.f)
+	}
+	f, ok := roundFloat(r, k)
+	if !ok {
+		return value{}, c.errorf(e.pos, "%v %s %v is not a finite %s", x.f, e.op, y.f, k)
+	}
+	return value{kind: k, f: f}, nil
+}
+
+// integerArith computes arithmetic operator e.op of integers x and y, of
+// one kind; overflow and division by zero are errors.
+func (c *checker) integerArith(e *binaryExpr, x, y value) (value, error) {
+	k := x.kind
+	r, msg := intArith(e.op, x.i, y.i)
+	if msg == "" && !fits(r, k) {
+		msg = "overflows " + k.String()
+	}
+	if msg != "" {
+		return value{}, c.errorf(e.pos, "%d %s %d %s", x.i, e.op, y.i, msg)
+	}
+	return value{kind: k, i: r}, nil
 }
 
 func boolValue(b bool) value {
@@ -583,34 +612,9 @@ func (c *checker) shift(e *binaryExpr, x, y value) (value, error) {
 // precedence, as WGSL's scoping says.
 func (c *checker) call(e *callExpr, overrides bool) (value, error) {
 	name := e.fn.name
-	target := scalar(0)
-	switch c.m.names[name].(type) {
-	case nil:
-		switch name {
-		case "bool":
-			target = scalarBool
-		case "i32":
-			target = scalarI32
-		case "u32":
-			target = scalarU32
-		case "f32":
-			target = scalarF32
-		case "f16":
-			target = scalarF16
-		case "min", "max", "abs", "clamp", "select", "sqrt":
-		default:
-			return value{}, c.unsupportedf(e.fn.pos, "cannot evaluate a call to %s here: only i32, u32, f32, f16, bool, min, max, abs, clamp, select and sqrt are evaluated", name)
-		}
-	case *aliasDecl:
-		k, err := c.scalarOf(e.fn)
-		if err != nil {
-			return value{}, err
-		}
-		target = k
-	case *fnDecl:
-		return value{}, c.errorf(e.fn.pos, "a call to function %s is not a constant expression", name)
-	default:
-		return value{}, c.unsupportedf(e.fn.pos, "cannot evaluate a %s constructor here", name)
+	target, err := c.callTarget(e)
+	if err != nil {
+		return value{}, err
 	}
 	if e.fn.tmpl != nil && c.m.names[name] == nil {
 		return value{}, c.errorf(e.fn.pos, "%s takes no template arguments", name)
@@ -637,42 +641,87 @@ func (c *checker) call(e *callExpr, overrides bool) (value, error) {
 	if len(args) != want {
 		return value{}, c.errorf(pos, "%s takes %d arguments, not %d", name, want, len(args))
 	}
-	if name == "sqrt" {
-		// const PHI = (1.0 + sqrt(5.0)) / 2.0, which naga v22 does not
-		// evaluate ("Not implemented as constant expression"): an
-		// AbstractInt argument is converted to AbstractFloat, the result
-		// rounded to the argument's type (math.Sqrt is correctly rounded,
-		// so the f32 and f16 results are too); a negative argument makes
-		// NaN, which WGSL makes an error in a constant expression.
-		a := args[0]
-		if a.kind == scalarAbstractInt {
-			a = value{kind: scalarAbstractFloat, f: float64(a.i)}
-		}
-		if !a.kind.isFloat() {
-			return value{}, c.errorf(pos, "sqrt takes a floating-point argument, not %s", a.kind)
-		}
-		if a.f < 0 {
-			return value{}, c.errorf(pos, "sqrt(%v) is not a number, which a constant expression must not be", a.f)
-		}
-		r, ok := roundFloat(math.Sqrt(a.f), a.kind)
-		if !ok {
-			return value{}, c.errorf(pos, "sqrt(%v) is out of range for %s", a.f, a.kind)
-		}
-		return value{kind: a.kind, f: r}, nil
+	switch name {
+	case "sqrt":
+		return c.evalSqrt(args[0], pos)
+	case "select":
+		return c.evalSelect(args, pos)
 	}
-	if name == "select" {
-		if args[2].kind != scalarBool {
-			return value{}, c.errorf(pos, "select's condition must be bool, not %s", args[2].kind)
+	return c.evalNumeric(name, args, pos)
+}
+
+// callTarget is the scalar type call e converts to (0 for the builtins
+// min, max, abs, clamp, select and sqrt); an error for a call this
+// evaluator does not compute. A module-scope declaration of the name takes
+// precedence over the predeclared one.
+func (c *checker) callTarget(e *callExpr) (scalar, error) {
+	name := e.fn.name
+	switch c.m.names[name].(type) {
+	case nil:
+		switch name {
+		case "bool":
+			return scalarBool, nil
+		case "i32":
+			return scalarI32, nil
+		case "u32":
+			return scalarU32, nil
+		case "f32":
+			return scalarF32, nil
+		case "f16":
+			return scalarF16, nil
+		case "min", "max", "abs", "clamp", "select", "sqrt":
+			return 0, nil
 		}
-		f, t, err := c.unify(args[0], args[1], pos)
-		if err != nil {
-			return value{}, err
-		}
-		if args[2].i != 0 {
-			return t, nil
-		}
-		return f, nil
+		return 0, c.unsupportedf(e.fn.pos, "cannot evaluate a call to %s here: only i32, u32, f32, f16, bool, min, max, abs, clamp, select and sqrt are evaluated", name)
+	case *aliasDecl:
+		return c.scalarOf(e.fn)
+	case *fnDecl:
+		return 0, c.errorf(e.fn.pos, "a call to function %s is not a constant expression", name)
 	}
+	return 0, c.unsupportedf(e.fn.pos, "cannot evaluate a %s constructor here", name)
+}
+
+// evalSqrt evaluates sqrt(a): const PHI = (1.0 + sqrt(5.0)) / 2.0, which
+// naga v22 does not evaluate ("Not implemented as constant expression"). An
+// AbstractInt argument is converted to AbstractFloat, the result rounded to
+// the argument's type (math.Sqrt is correctly rounded, so the f32 and f16
+// results are too); a negative argument makes NaN, which WGSL makes an
+// error in a constant expression.
+func (c *checker) evalSqrt(a value, pos int) (value, error) {
+	if a.kind == scalarAbstractInt {
+		a = value{kind: scalarAbstractFloat, f: float64(a.i)}
+	}
+	if !a.kind.isFloat() {
+		return value{}, c.errorf(pos, "sqrt takes a floating-point argument, not %s", a.kind)
+	}
+	if a.f < 0 {
+		return value{}, c.errorf(pos, "sqrt(%v) is not a number, which a constant expression must not be", a.f)
+	}
+	r, ok := roundFloat(math.Sqrt(a.f), a.kind)
+	if !ok {
+		return value{}, c.errorf(pos, "sqrt(%v) is out of range for %s", a.f, a.kind)
+	}
+	return value{kind: a.kind, f: r}, nil
+}
+
+// evalSelect evaluates select(f, t, cond).
+func (c *checker) evalSelect(args []value, pos int) (value, error) {
+	if args[2].kind != scalarBool {
+		return value{}, c.errorf(pos, "select's condition must be bool, not %s", args[2].kind)
+	}
+	f, t, err := c.unify(args[0], args[1], pos)
+	if err != nil {
+		return value{}, err
+	}
+	if args[2].i != 0 {
+		return t, nil
+	}
+	return f, nil
+}
+
+// evalNumeric evaluates min, max, clamp or abs of args, converted to one
+// type first.
+func (c *checker) evalNumeric(name string, args []value, pos int) (value, error) {
 	for i := 1; i < len(args); i++ {
 		var err error
 		if args[0], args[i], err = c.unify(args[0], args[i], pos); err != nil {

@@ -10,10 +10,10 @@ import (
 // to hand to the bundled compiler and what softgraph needs to bind and
 // dispatch it, all read from our own parse.
 type Kernel struct {
-	// Source is the module rewritten for the bundled compiler (see the
-	// package doc for exactly what changes); line numbers match the input,
-	// and helper functions the rewrite needs (integer division and
-	// remainder) follow the author's last line.
+	// Source is the module rewritten for the bundled compiler
+	// (docs/wgsl.md lists exactly what changes); line numbers match the
+	// input, and helper functions the rewrite needs (integer division and
+	// remainder, builtins) follow the author's last line.
 	Source string
 	// Entry is the entry point's name in Source: the one asked for, unless
 	// the bundled compiler reserves that word and the rewrite renamed it.
@@ -223,16 +223,14 @@ type Options struct {
 	// initializer.
 	Constants map[string]float64
 	// OpenGL says the module goes to naga's GLSL writer (wgpu-native's
-	// OpenGL backend). GLSL leaves % undefined for negative operands, and
-	// naga v22 writes WGSL's i32 % as GLSL's % (Mesa's llvmpipe computes it
-	// as an unsigned remainder: -7 % 3 gives 0), so there every runtime
-	// remainder of i32 scalars or vectors becomes a helper call, even by a
-	// constant divisor (on every backend a division or remainder by a
-	// runtime divisor does; see division.go). It also turns on the other
-	// rewrites for naga's GLSL writer: highp helpers for the bit-counting
-	// builtins, clamping extractBits and insertBits (builtins.go), a var
-	// for a loop body's let read by its continuing block (lower.go), and
-	// padding members for @size and @align (padding.go).
+	// OpenGL backend). It turns on the rewrites that backend needs and the
+	// refusals of what it cannot express (docs/wgsl.md, "The OpenGL
+	// backend"): highp helpers for the bit-counting builtins
+	// (builtins.go), atomicLoad as atomicOr, textureNumLevels as 1, a
+	// var<uniform> holding a two-row matrix declared var<storage, read>
+	// (gluniform.go), a var for a loop body's let read by its continuing
+	// block (lower.go), padding members for @size and @align (padding.go),
+	// and the refusal of atomicCompareExchangeWeak.
 	OpenGL bool
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // TestRewriteChangesOnlyWhatTheCompilerCannotRead: Kernel.Source differs
-// from the input in exactly the forms the package doc lists (overrides
+// from the input in exactly the forms docs/wgsl.md lists (overrides
 // become consts; trailing commas, directives, const_assert, @diagnostic and
 // @must_use go; abstract operands the bundled compiler cannot convert are
 // spelled out) and keeps every line where it was, so the compiler's

@@ -142,99 +142,134 @@ func (c *checker) resolveType(e expr, overrides bool) (*wtype, error) {
 		}
 		return nil, c.errorf(id.pos, "%s is %s, not a type", id.name, describe(d))
 	}
+	return c.predeclaredType(id, overrides)
+}
+
+// typeArity checks that the predeclared type id has lo to hi template
+// arguments.
+func (c *checker) typeArity(id *identExpr, lo, hi int) error {
 	name, args := id.name, id.tmpl
-	arity := func(lo, hi int) error {
-		switch {
-		case len(args) >= lo && len(args) <= hi:
-			return nil
-		case hi == 0:
-			return c.errorf(id.pos, "%s takes no template arguments", name)
-		case len(args) == 0:
-			return c.errorf(id.pos, "%s needs template arguments, as in %s<f32>", name, name)
-		}
-		return c.errorf(id.pos, "%s takes %d to %d template arguments, not %d", name, lo, hi, len(args))
+	switch {
+	case len(args) >= lo && len(args) <= hi:
+		return nil
+	case hi == 0:
+		return c.errorf(id.pos, "%s takes no template arguments", name)
+	case len(args) == 0:
+		return c.errorf(id.pos, "%s needs template arguments, as in %s<f32>", name, name)
 	}
-	component := func(e expr, allowed ...scalar) (scalar, error) {
-		t, err := c.resolveType(e, false)
-		if err != nil {
-			return 0, err
-		}
-		if t.kind == typeScalar {
-			for _, k := range allowed {
-				if t.scalar == k {
-					return k, nil
-				}
+	return c.errorf(id.pos, "%s takes %d to %d template arguments, not %d", name, lo, hi, len(args))
+}
+
+// typeComponent resolves e, a template argument of the predeclared type id,
+// to one of the scalars allowed there.
+func (c *checker) typeComponent(id *identExpr, e expr, allowed ...scalar) (scalar, error) {
+	t, err := c.resolveType(e, false)
+	if err != nil {
+		return 0, err
+	}
+	if t.kind == typeScalar {
+		for _, k := range allowed {
+			if t.scalar == k {
+				return k, nil
 			}
 		}
-		return 0, c.errorf(e.exprPos(), "%s is not a valid component type for %s", format(e), name)
 	}
+	return 0, c.errorf(e.exprPos(), "%s is not a valid component type for %s", format(e), id.name)
+}
+
+// predeclaredType resolves id, which names no declaration of the module:
+// a predeclared type or alias, with its template arguments.
+func (c *checker) predeclaredType(id *identExpr, overrides bool) (*wtype, error) {
+	name, args := id.name, id.tmpl
 	if k, ok := scalarNames[name]; ok {
-		if err := arity(0, 0); err != nil {
+		if err := c.typeArity(id, 0, 0); err != nil {
 			return nil, err
 		}
 		return scalarType(k), nil
 	}
 	// vecN, vecN<T> aliases, matCxR, matCxR<T> aliases.
 	if n, k, ok := vecName(name); ok {
-		if k != 0 {
-			if err := arity(0, 0); err != nil {
-				return nil, err
-			}
-			return vecType(n, k), nil
-		}
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		k, err := component(args[0], scalarBool, scalarI32, scalarU32, scalarF32, scalarF16)
-		if err != nil {
-			return nil, err
-		}
-		return vecType(n, k), nil
+		return c.resolveVec(id, n, k)
 	}
 	if cols, rows, k, ok := matName(name); ok {
-		if k != 0 {
-			if err := arity(0, 0); err != nil {
-				return nil, err
-			}
-			return matType(cols, rows, k), nil
-		}
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		k, err := component(args[0], scalarF32, scalarF16)
-		if err != nil {
-			return nil, err
-		}
-		return matType(cols, rows, k), nil
+		return c.resolveMat(id, cols, rows, k)
 	}
 	switch name {
 	case "array":
 		return c.arrayType(id, overrides)
 	case "atomic":
-		if err := arity(1, 1); err != nil {
+		if err := c.typeArity(id, 1, 1); err != nil {
 			return nil, err
 		}
-		k, err := component(args[0], scalarI32, scalarU32)
+		k, err := c.typeComponent(id, args[0], scalarI32, scalarU32)
 		if err != nil {
 			return nil, err
 		}
 		return &wtype{kind: typeAtomic, scalar: k, size: 4, align: 4, fixed: true, shareable: true, atomic: true}, nil
 	case "ptr":
-		if err := arity(2, 3); err != nil {
+		if err := c.typeArity(id, 2, 3); err != nil {
 			return nil, err
 		}
 		return &wtype{kind: typePtr}, nil
 	case "sampler", "sampler_comparison":
-		if err := arity(0, 0); err != nil {
+		if err := c.typeArity(id, 0, 0); err != nil {
 			return nil, err
 		}
 		return &wtype{kind: typeSampler, comparison: name == "sampler_comparison"}, nil
 	case "texture_external":
-		if err := arity(0, 0); err != nil {
+		if err := c.typeArity(id, 0, 0); err != nil {
 			return nil, err
 		}
 		return &wtype{kind: typeExternalTexture}, nil
 	}
+	if strings.HasPrefix(name, "texture_") {
+		return c.textureType(id)
+	}
+	return nil, c.errorf(id.pos, "unknown type %s", name)
+}
+
+// resolveVec resolves id, vecN (n components) with its component type as
+// a template argument, or an alias such as vec3f (k its component).
+func (c *checker) resolveVec(id *identExpr, n uint64, k scalar) (*wtype, error) {
+	if k != 0 {
+		if err := c.typeArity(id, 0, 0); err != nil {
+			return nil, err
+		}
+		return vecType(n, k), nil
+	}
+	if err := c.typeArity(id, 1, 1); err != nil {
+		return nil, err
+	}
+	k, err := c.typeComponent(id, id.tmpl[0], scalarBool, scalarI32, scalarU32, scalarF32, scalarF16)
+	if err != nil {
+		return nil, err
+	}
+	return vecType(n, k), nil
+}
+
+// resolveMat resolves id, matCxR with its component type as a template
+// argument, or an alias such as mat4x4f (k its component).
+func (c *checker) resolveMat(id *identExpr, cols, rows uint64, k scalar) (*wtype, error) {
+	if k != 0 {
+		if err := c.typeArity(id, 0, 0); err != nil {
+			return nil, err
+		}
+		return matType(cols, rows, k), nil
+	}
+	if err := c.typeArity(id, 1, 1); err != nil {
+		return nil, err
+	}
+	k, err := c.typeComponent(id, id.tmpl[0], scalarF32, scalarF16)
+	if err != nil {
+		return nil, err
+	}
+	return matType(cols, rows, k), nil
+}
+
+// textureType resolves id, a texture type other than texture_external:
+// sampled, depth or storage.
+func (c *checker) textureType(id *identExpr) (*wtype, error) {
+	name, args := id.name, id.tmpl
 	if rest, ok := strings.CutPrefix(name, "texture_depth_"); ok {
 		t := &wtype{kind: typeTexture, sample: SampleDepth}
 		if rest == "multisampled_2d" {
@@ -244,46 +279,51 @@ func (c *checker) resolveType(e expr, overrides bool) (*wtype, error) {
 		} else {
 			return nil, c.errorf(id.pos, "unknown type %s", name)
 		}
-		return t, arity(0, 0)
+		return t, c.typeArity(id, 0, 0)
 	}
 	if rest, ok := strings.CutPrefix(name, "texture_storage_"); ok {
-		d := textureDims[rest]
-		if d == 0 || d == DimCube || d == DimCubeArray {
-			return nil, c.errorf(id.pos, "unknown type %s", name)
-		}
-		if err := arity(2, 2); err != nil {
-			return nil, err
-		}
-		t := &wtype{kind: typeStorageTexture, dim: d}
-		f, ok := args[0].(*identExpr)
-		if !ok || f.tmpl != nil || !texelFormats[f.name] {
-			return nil, c.errorf(args[0].exprPos(), "%s is not a storage texel format", format(args[0]))
-		}
-		a, ok := args[1].(*identExpr)
-		if !ok || a.tmpl != nil || accessModes[a.name] == 0 {
-			return nil, c.errorf(args[1].exprPos(), "%s is not an access mode (read, write or read_write)", format(args[1]))
-		}
-		t.format, t.access = f.name, accessModes[a.name]
-		return t, nil
+		return c.storageTextureType(id, rest)
 	}
-	if rest, ok := strings.CutPrefix(name, "texture_"); ok {
-		t := &wtype{kind: typeTexture}
-		if rest == "multisampled_2d" {
-			t.dim, t.multisampled = Dim2D, true
-		} else if t.dim = textureDims[rest]; t.dim == 0 {
-			return nil, c.errorf(id.pos, "unknown type %s", name)
-		}
-		if err := arity(1, 1); err != nil {
-			return nil, err
-		}
-		k, err := component(args[0], scalarF32, scalarI32, scalarU32)
-		if err != nil {
-			return nil, err
-		}
-		t.sample = map[scalar]SampleType{scalarF32: SampleFloat, scalarI32: SampleSint, scalarU32: SampleUint}[k]
-		return t, nil
+	rest := strings.TrimPrefix(name, "texture_")
+	t := &wtype{kind: typeTexture}
+	if rest == "multisampled_2d" {
+		t.dim, t.multisampled = Dim2D, true
+	} else if t.dim = textureDims[rest]; t.dim == 0 {
+		return nil, c.errorf(id.pos, "unknown type %s", name)
 	}
-	return nil, c.errorf(id.pos, "unknown type %s", name)
+	if err := c.typeArity(id, 1, 1); err != nil {
+		return nil, err
+	}
+	k, err := c.typeComponent(id, args[0], scalarF32, scalarI32, scalarU32)
+	if err != nil {
+		return nil, err
+	}
+	t.sample = map[scalar]SampleType{scalarF32: SampleFloat, scalarI32: SampleSint, scalarU32: SampleUint}[k]
+	return t, nil
+}
+
+// storageTextureType resolves id, texture_storage_ followed by rest, with
+// its texel format and access mode.
+func (c *checker) storageTextureType(id *identExpr, rest string) (*wtype, error) {
+	name, args := id.name, id.tmpl
+	d := textureDims[rest]
+	if d == 0 || d == DimCube || d == DimCubeArray {
+		return nil, c.errorf(id.pos, "unknown type %s", name)
+	}
+	if err := c.typeArity(id, 2, 2); err != nil {
+		return nil, err
+	}
+	t := &wtype{kind: typeStorageTexture, dim: d}
+	f, ok := args[0].(*identExpr)
+	if !ok || f.tmpl != nil || !texelFormats[f.name] {
+		return nil, c.errorf(args[0].exprPos(), "%s is not a storage texel format", format(args[0]))
+	}
+	a, ok := args[1].(*identExpr)
+	if !ok || a.tmpl != nil || accessModes[a.name] == 0 {
+		return nil, c.errorf(args[1].exprPos(), "%s is not an access mode (read, write or read_write)", format(args[1]))
+	}
+	t.format, t.access = f.name, accessModes[a.name]
+	return t, nil
 }
 
 // vecName recognises vec2..vec4 (k == 0) and their predeclared aliases.

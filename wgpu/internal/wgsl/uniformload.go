@@ -51,22 +51,51 @@ func (l *lowerer) atomicUniformLoad(e *callExpr) {
 		return
 	}
 	arg := e.args[0]
-	refuse := func(why string) {
-		if l.ptrErr == nil {
-			l.ptrErr = l.c.errorf(arg.exprPos(), "workgroupUniformLoad(%s) of an atomic: the bundled compiler lacks this overload, and the front-end rewrites it "+
-				"only for an argument written as the address of a module-scope var<workgroup> or of an element or member of one (&a, &arr[i], &s.f, &arr[i].f); "+
-				"here %s", format(arg), why)
-		}
-	}
-	u, ok := unparen(arg).(*unaryExpr)
-	if !ok || u.op != "&" {
-		refuse("the pointer is held in " + format(arg) + ": write the address in the call")
+	steps, root, why := accessChain(arg)
+	if why != "" {
+		l.refuseUniformLoad(arg, why)
 		return
 	}
-	// The access chain, outermost step first.
-	var steps []expr
+	if loc := l.lookup(root.name); loc != nil {
+		l.refuseUniformLoad(arg, "it goes through "+root.name+", a pointer held in a let or parameter: write the address of the variable or its part in the call")
+		return
+	}
+	if d, ok := l.c.m.names[root.name].(*varDecl); !ok || d.space != "workgroup" {
+		return // not valid WGSL: left to the compiler, which refuses it
+	}
+	elem := l.typeText(scalarTy(k))
+	if elem == "" {
+		l.refuseUniformLoad(arg, "the module redeclares "+k.String()+", the helper's result type")
+		return
+	}
+	fn, kept, why := l.uniformLoadHelper(root, steps, elem)
+	if why != "" {
+		l.refuseUniformLoad(arg, why)
+		return
+	}
+	l.callUniformLoad(e, fn, kept)
+}
+
+// refuseUniformLoad records the refusal of workgroupUniformLoad(arg) of an
+// atomic, why saying what about arg the rewrite cannot take, unless an
+// earlier pointer error is recorded.
+func (l *lowerer) refuseUniformLoad(arg expr, why string) {
+	if l.ptrErr == nil {
+		l.ptrErr = l.c.errorf(arg.exprPos(), "workgroupUniformLoad(%s) of an atomic: the bundled compiler lacks this overload, and the front-end rewrites it "+
+			"only for an argument written as the address of a module-scope var<workgroup> or of an element or member of one (&a, &arr[i], &s.f, &arr[i].f); "+
+			"here %s", format(arg), why)
+	}
+}
+
+// accessChain reads arg, the pointer argument of workgroupUniformLoad, as
+// the address of the variable root followed by the member and index steps,
+// outermost step first; why says, when it is not one, what it is instead.
+func accessChain(arg expr) (steps []expr, root *identExpr, why string) {
+	u, ok := unparen(arg).(*unaryExpr)
+	if !ok || u.op != "&" {
+		return nil, nil, "the pointer is held in " + format(arg) + ": write the address in the call"
+	}
 	x := unparen(u.x)
-	var root *identExpr
 	for root == nil {
 		switch v := x.(type) {
 		case *indexExpr:
@@ -84,28 +113,23 @@ func (l *lowerer) atomicUniformLoad(e *callExpr) {
 			case v.op == "*" && ok && inner.op == "&":
 				x = unparen(inner.x)
 			default:
-				refuse("it dereferences the pointer " + format(v.x) + ": write the address of the variable or its part in the call")
-				return
+				return nil, nil, "it dereferences the pointer " + format(v.x) + ": write the address of the variable or its part in the call"
 			}
 		case *identExpr:
 			root = v
 		default:
-			refuse("its base " + format(x) + " is not a variable")
-			return
+			return nil, nil, "its base " + format(x) + " is not a variable"
 		}
 	}
-	if loc := l.lookup(root.name); loc != nil {
-		refuse("it goes through " + root.name + ", a pointer held in a let or parameter: write the address of the variable or its part in the call")
-		return
-	}
-	if d, ok := l.c.m.names[root.name].(*varDecl); !ok || d.space != "workgroup" {
-		return // not valid WGSL: left to the compiler, which refuses it
-	}
-	elem := l.typeText(scalarTy(k))
-	if elem == "" {
-		refuse("the module redeclares " + k.String() + ", the helper's result type")
-		return
-	}
+	return steps, root, ""
+}
+
+// uniformLoadHelper records the helper that loads the atomic at root and
+// steps (outermost first) into the var<workgroup> temporary of type elem
+// and returns workgroupUniformLoad of it; it returns the helper's name and
+// the index expressions that become its arguments, in order. why says,
+// when there is no helper, which index it cannot take.
+func (l *lowerer) uniformLoadHelper(root *identExpr, steps []expr, elem string) (fn string, kept []expr, why string) {
 	h := &l.c.helpers
 	h.choosePrefix(l.c.m.src)
 	if h.builtins == nil {
@@ -115,7 +139,6 @@ func (l *lowerer) atomicUniformLoad(e *callExpr) {
 	// not a constant becomes a parameter, its expression an argument.
 	var chain, params strings.Builder
 	chain.WriteString(l.nagaName(root.name))
-	var kept []expr
 	for i := len(steps) - 1; i >= 0; i-- {
 		switch s := steps[i].(type) {
 		case *memberExpr:
@@ -127,8 +150,7 @@ func (l *lowerer) atomicUniformLoad(e *callExpr) {
 			}
 			it := l.typeText(concrete(l.types[s.index]))
 			if it != "i32" && it != "u32" {
-				refuse("the index " + format(s.index) + " is not known to be an i32 or u32")
-				return
+				return "", nil, "the index " + format(s.index) + " is not known to be an i32 or u32"
 			}
 			p := h.prefix + "index" + strconv.Itoa(len(kept)+1)
 			if len(kept) > 0 {
@@ -163,8 +185,14 @@ func (l *lowerer) atomicUniformLoad(e *callExpr) {
 		l.c.uniformTemps = map[string][]*fnDecl{}
 	}
 	l.c.uniformTemps[tmp] = append(l.c.uniformTemps[tmp], l.fn)
-	// The call's text between the kept index expressions is replaced, so
-	// their own rewrites (a division's helper) stay, and so do the lines.
+	return fn, kept, ""
+}
+
+// callUniformLoad replaces call e by a call of the helper fn with the
+// index expressions kept as its arguments. The call's text between them is
+// replaced, so their own rewrites (a division's helper) stay, and so do the
+// lines.
+func (l *lowerer) callUniformLoad(e *callExpr, fn string, kept []expr) {
 	src := l.c.m.src
 	gap := func(start, end int, text string) {
 		l.c.edits = append(l.c.edits, edit{start, end, keepLines(src[start:end], text)})
