@@ -59,12 +59,17 @@ func (b *Buffer) Native() *webgpu.Buffer {
 // Requirements, checked now: nb is not nil; size is a positive multiple of
 // 4 and at most nb's size; nb's usage includes Storage, CopySrc and CopyDst
 // (a launch binds a Buffer as storage, Read copies out of it, Write is a
-// queue write into it, and graphs copy and clear); nb is not mapped; nb is
-// not a buffer softgraph made on another device, nor one this device
-// refuses to bind. A refusal returns an *Error wrapping ErrInvalidArgument
-// (ErrForeignDevice for another device's buffer) and wraps nothing. What
-// cannot be checked: a buffer of a device from another wgpu instance that
-// softgraph never saw; using one aborts the process inside wgpu-native. A
+// queue write into it, and graphs copy and clear); nb is not a buffer
+// softgraph made on another device (Native of another device's stream). A
+// refusal returns an *Error wrapping ErrInvalidArgument (ErrForeignDevice
+// for another device's buffer) and wraps nothing. What cannot be checked:
+// a buffer of another device that softgraph did not make (wgpu-native v22
+// cannot tell a buffer's device, and wgpu-core 22 binds and copies one
+// without an error: the result is undefined, and a buffer of another wgpu
+// instance's device can abort the process), and a buffer still mapped
+// (MappedAtCreation and not yet unmapped: wgpu-native v22 does not
+// implement wgpuBufferGetMapState; the first submission that uses it
+// aborts the process). A
 // Buffer used as a uniform or for indirect counts also needs Uniform or
 // Indirect usage; without it that launch is refused when its bind group is
 // made.

@@ -5,7 +5,6 @@ package wgpu
 import "C"
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
@@ -146,9 +145,8 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 func (d *Device) Adopted() bool { return d != nil && d.adopted }
 
 // ownedBuffers maps the native buffers softgraph made to their device, so
-// that wrapping one of them on another device is refused (wrapBuffer): a
-// buffer of another instance's device cannot be told apart by wgpu-native's
-// own validation, and using it aborts the process there.
+// that wrapping one of them on another device is refused (wrapBuffer): no
+// validation of wgpu-native's tells another device's buffer apart.
 var ownedBuffers struct {
 	sync.Mutex
 	m map[C.WGPUBuffer]C.WGPUDevice
@@ -182,9 +180,11 @@ func ownerOf(b C.WGPUBuffer) (C.WGPUDevice, bool) {
 const wrapUsage = driver.UsageStorage | driver.UsageCopySrc | driver.UsageCopyDst
 
 // wrapBuffer makes a driver buffer of an application's native buffer (see
-// driver.Device.WrapBuffer). The checks run in order of cost; the last one
-// binds the buffer on this device inside an error scope, which wgpu
-// refuses for a buffer of another device of the same instance.
+// driver.Device.WrapBuffer). Whose device a native buffer belongs to is
+// known only for buffers softgraph made (ownedBuffers): wgpu-native v22
+// cannot ask a buffer for its device, and wgpu-core 22 does not check the
+// device of a buffer in bind groups or copies (tried: a buffer of another
+// device of the same instance was bound and copied without an error).
 func (d *Device) wrapBuffer(native any, size uint64, label string) (driver.Buffer, error) {
 	const op = "WrapBuffer"
 	if err := d.enter(op); err != nil {
@@ -208,28 +208,6 @@ func (d *Device) wrapBuffer(native any, size uint64, label string) (driver.Buffe
 	usage := driver.Usage(nb.GetUsage())
 	if usage&wrapUsage != wrapUsage {
 		return nil, opError(op, ErrInvalidArgument, "usage=%#x lacks %#x (Storage, CopySrc and CopyDst are required)", uint32(usage), uint32(wrapUsage&^usage))
-	}
-	if st := C.sg_buffer_map_state(raw); st != 0 {
-		// Submitting work that uses a mapped buffer aborts the process.
-		return nil, opError(op, ErrInvalidArgument, "native buffer is mapped or being mapped (state %d); unmap it first", uint32(st))
-	}
-	if err := d.scoped(op, func() error {
-		bgl, err := d.dev.CreateBindGroupLayout(&wgpu.BindGroupLayoutDescriptor{Entries: []wgpu.BindGroupLayoutEntry{{
-			Binding: 0, Visibility: wgpu.ShaderStageCompute,
-			Buffer: wgpu.BufferBindingLayout{Type: wgpu.BufferBindingTypeReadOnlyStorage},
-		}}})
-		if err != nil {
-			return err
-		}
-		defer bgl.Release()
-		bg, err := d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: bgl, Entries: []wgpu.BindGroupEntry{{Binding: 0, Buffer: nb, Size: 4}}})
-		if err != nil {
-			return err
-		}
-		bg.Release()
-		return nil
-	}); err != nil {
-		return nil, &Error{Op: op, Arg: fmt.Sprintf("native buffer of %d bytes (this device refused to bind it: %v)", nb.GetSize(), err), Err: ErrForeignDevice}
 	}
 	C.sg_buffer_reference(raw) // softgraph's own; freeNative releases it
 	d.live.buffers.Add(1)

@@ -737,10 +737,8 @@ uint32_t sg_map_status(uint32_t const * status) { return __atomic_load_n(status,
 
 void wgpuDeviceReference(WGPUDevice d);
 void wgpuDeviceRelease(WGPUDevice d);
-uint32_t wgpuBufferGetMapState(WGPUBuffer b);
 
 void sg_device_reference(WGPUDevice d) { wgpuDeviceReference(d); }
 void sg_device_release(WGPUDevice d) { wgpuDeviceRelease(d); }
 void sg_buffer_reference(WGPUBuffer b) { wgpuBufferReference(b); }
 void sg_buffer_release(WGPUBuffer b) { wgpuBufferRelease(b); }
-uint32_t sg_buffer_map_state(WGPUBuffer b) { return wgpuBufferGetMapState(b); }

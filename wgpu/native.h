@@ -188,7 +188,6 @@ void sg_device_reference(WGPUDevice d);
 void sg_device_release(WGPUDevice d);
 void sg_buffer_reference(WGPUBuffer b);
 void sg_buffer_release(WGPUBuffer b);
-uint32_t sg_buffer_map_state(WGPUBuffer b); // 0 unmapped, 1 pending, 2 mapped
 
 // wgpu-native entry points called directly from Go.
 void wgpuCommandBufferRelease(WGPUCommandBuffer cb);

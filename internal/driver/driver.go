@@ -88,9 +88,8 @@ type Device interface {
 	// holds a reference of its own, which Release drops, and never destroys
 	// it. It fails with wgpu.ErrInvalidArgument (nil or not a native
 	// buffer, size 0, not a multiple of 4 or past its end, usage without
-	// Storage, CopySrc and CopyDst, mapped) or wgpu.ErrForeignDevice (made
-	// by softgraph on another device, or refused by this device's
-	// validation when bound).
+	// Storage, CopySrc and CopyDst) or wgpu.ErrForeignDevice (made
+	// by softgraph on another device).
 	WrapBuffer(native any, size uint64, label string) (Buffer, error)
 	// NativeBuffer is the *webgpu.Buffer behind b (as any), owned by b: it
 	// is valid until b's Release. It fails with wgpu.ErrReleased after
