@@ -40,6 +40,13 @@
 // happens before the launch takes its reference (the launch fails with
 // ErrReleased) or after (the launch completes with the memory intact).
 //
+// An application's buffers. On a device adopted from an application
+// (wgpu.Adopt), Buffer.Native hands a stream's buffer to the application's
+// own pipelines and Stream.WrapBuffer hands the application's buffer to a
+// stream; both submit to the one queue, in submission order (Flush before
+// the application uses what a stream enqueued). A wrapped buffer's page is
+// never pooled: its last holder drops softgraph's reference on it.
+//
 // Ordering. Within a stream everything is in call order: a Write (a queue
 // write, which overtakes unsubmitted work) submits the open batch first
 // when it uses the written buffer. Across streams GPU work is ordered by

@@ -21,6 +21,13 @@
 // with explicit bind group layouts, so launch argument i always meets the
 // i-th binding Kernel.Bindings lists.
 //
+// An application's own device. Adopt makes a Device on a device the
+// application requested itself (a Cogent Core app's, say), so softgraph
+// and the application share one queue and their buffers
+// (recorder.Buffer.Native, recorder.Stream.WrapBuffer). The application
+// keeps the device, its queue and its error callbacks; Adopt's doc states
+// the rules for error scopes, submission order, limits and features.
+//
 // What it never does: know about streams, graphs or capture (package
 // recorder does), pool memory, or order work between streams.
 //
@@ -30,7 +37,8 @@
 // fails with ErrReleased. Command encoders and programs take native
 // references on what their commands use, so work already encoded survives
 // the release of its handles. Close waits for the calls in progress, waits
-// for the GPU, releases every object still alive, then the device.
+// for the GPU, releases every object still alive, then the device (on an
+// adopted device, only softgraph's own reference on it).
 //
 // Errors. Every error wraps one sentinel (ErrClosed, ErrDeviceLost,
 // ErrReleased, ErrNoAdapter, ErrCompile, ErrInvalidArgument,
@@ -42,7 +50,8 @@
 // operating system when none was). Device errors are caught at the call
 // that caused them with WebGPU error scopes; whatever escapes every scope
 // is kept by the uncaptured-error callback instead of aborting the process,
-// which is wgpu-native's default.
+// which is wgpu-native's default (on an adopted device the callback is the
+// application's, and nothing of softgraph's reaches it).
 //
 // Hazards it designs around (wgpu-native v22): automatic layouts drop
 // unused bindings, and an implicit-layout pipeline leaves the next device
