@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"sync"
 	"testing"
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
@@ -22,6 +23,13 @@ type App struct {
 	Queue    *webgpu.Queue
 }
 
+// appInstance is the application's instance: one per process, never
+// released, as Cogent Core's gpu.Instance is. Releasing an instance that
+// brought up the OpenGL backend terminates the process's EGL display under
+// every other instance (seen: softgraph's next OpenGL enumeration panicked
+// in wgpu-hal with BadDisplay and aborted the test binary).
+var appInstance = sync.OnceValue(func() *webgpu.Instance { return webgpu.CreateInstance(nil) })
+
 // AppDevice makes an App on the backend SOFTGRAPH_BACKEND names (default:
 // the best non-OpenGL adapter, hardware before software), released when the
 // test ends. It skips when no adapter exists, unless GPUs are required.
@@ -31,8 +39,7 @@ func AppDevice(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst := webgpu.CreateInstance(nil)
-	t.Cleanup(inst.Release)
+	inst := appInstance()
 	var best *webgpu.Adapter
 	bestScore := -1
 	for _, a := range inst.EnumerateAdapters(nil) {
