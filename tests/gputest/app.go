@@ -199,13 +199,27 @@ func (a *App) Double(t testing.TB, b *webgpu.Buffer, size uint64) {
 		t.Fatalf("application's CreateShaderModule: %v", err)
 	}
 	defer mod.Release()
-	pl, err := a.Device.CreateComputePipeline(&webgpu.ComputePipelineDescriptor{Compute: webgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: "main"}})
+	// An explicit layout, as Cogent Core's pipelines have: with wgpu-native
+	// v22 an implicit-layout pipeline leaves the next device made in the
+	// process broken (its first submission aborts: "a resource with a
+	// different device").
+	bgl, err := a.Device.CreateBindGroupLayout(&webgpu.BindGroupLayoutDescriptor{Entries: []webgpu.BindGroupLayoutEntry{{
+		Binding: 0, Visibility: webgpu.ShaderStageCompute, Buffer: webgpu.BufferBindingLayout{Type: webgpu.BufferBindingTypeStorage},
+	}}})
+	if err != nil {
+		t.Fatalf("application's CreateBindGroupLayout: %v", err)
+	}
+	defer bgl.Release()
+	layout, err := a.Device.CreatePipelineLayout(&webgpu.PipelineLayoutDescriptor{BindGroupLayouts: []*webgpu.BindGroupLayout{bgl}})
+	if err != nil {
+		t.Fatalf("application's CreatePipelineLayout: %v", err)
+	}
+	defer layout.Release()
+	pl, err := a.Device.CreateComputePipeline(&webgpu.ComputePipelineDescriptor{Layout: layout, Compute: webgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: "main"}})
 	if err != nil {
 		t.Fatalf("application's CreateComputePipeline: %v", err)
 	}
 	defer pl.Release()
-	bgl := pl.GetBindGroupLayout(0)
-	defer bgl.Release()
 	bg, err := a.Device.CreateBindGroup(&webgpu.BindGroupDescriptor{Layout: bgl, Entries: []webgpu.BindGroupEntry{{Binding: 0, Buffer: b, Size: size}}})
 	if err != nil {
 		t.Fatalf("application's CreateBindGroup: %v", err)
