@@ -20,7 +20,8 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 )
 
-// Options configures Open. The zero value opens a sensible device: the best
+// Options configures Open (and Adopt, which reads only Logger, NativeLog,
+// NativeAdapter and Backend). The zero value opens a sensible device: the best
 // hardware adapter on the platform's primary backend, falling back to the
 // others and then to software adapters, with the adapter's own limits,
 // timestamp queries where offered, and logging off.
