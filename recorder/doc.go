@@ -41,6 +41,14 @@
 // Streams, their memory pools, the params and bind group caches, recordings,
 // graphs and their programs, GPU-side control flow, and graph files.
 //
+// An application's buffers. On a device adopted from an application
+// ([wgpu.Adopt]), [Buffer.Native] hands a stream's buffer to the
+// application's own pipelines and [Stream.WrapBuffer] hands the
+// application's buffer to a stream; both submit to the one queue, in
+// submission order (Flush before the application uses what a stream
+// enqueued). A wrapped buffer's page is never pooled: its last holder drops
+// softgraph's reference on it.
+//
 // A [Buffer]'s page is reference-counted: the caller's Buffer, each recording
 // and graph that pins it, each open batch of any stream that used it, and each
 // call using it now. A page returns to its pool at zero, or to the device

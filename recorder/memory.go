@@ -34,6 +34,7 @@ type page struct {
 	buf        driver.Buffer // owned by the pool
 	cap        uint64        // bytes
 	persistent bool          // from the persistent (exact-fit) pool
+	wrapped    bool          // an application's buffer (WrapBuffer): buf is not the pool's, never pooled or counted
 	refs       atomic.Int32
 	touch      atomic.Uint64 // token of the last open batch that counted this page
 }
@@ -161,6 +162,10 @@ func (p *pool) alloc(size uint64, mode lifecycle.PoolMode) (*page, error) {
 // reclaim takes back a page with no references: onto its free list, or,
 // once the pool is closed, back to the device.
 func (p *pool) reclaim(pg *page) {
+	if pg.wrapped {
+		pg.buf.Release() // softgraph's reference only (WrapBuffer)
+		return
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {

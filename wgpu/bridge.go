@@ -112,6 +112,10 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32
 func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
 	return v.d.newBuffer(size, usage, label)
 }
+func (v *driverView) WrapBuffer(native any, size uint64, label string) (driver.Buffer, error) {
+	return v.d.wrapBuffer(native, size, label)
+}
+func (v *driverView) NativeBuffer(b driver.Buffer) (any, error) { return v.d.nativeBuffer(b) }
 func (v *driverView) NewTexture(d driver.TextureDesc) (driver.Texture, error) {
 	return v.d.newTexture(d)
 }

@@ -29,6 +29,10 @@ type buffer struct {
 	raw   C.WGPUBuffer
 	size  uint64
 	usage driver.Usage
+	// borrowed says buf is an application's buffer (WrapBuffer): softgraph
+	// holds a reference of its own on it, taken at the wrap and dropped by
+	// freeNative, and never destroys it.
+	borrowed bool
 
 	// For MapRead buffers only: mapping is set while a map is requested
 	// and not yet undone; pending counts copies into the buffer encoded
@@ -56,7 +60,12 @@ func (b *buffer) releaseOwner() { b.release(b) }
 func (b *buffer) freeNative() {
 	b.dev.objs.remove(b)
 	b.dev.lockGL()
-	b.buf.Release()
+	if b.borrowed {
+		C.sg_buffer_release(b.raw)
+	} else {
+		forgetBuffer(b.raw)
+		b.buf.Release()
+	}
 	b.dev.unlockGL()
 	b.dev.live.buffers.Add(-1)
 	if st := b.mapStatus; st != nil {
@@ -100,6 +109,7 @@ func (d *Device) newBuffer(size uint64, usage driver.Usage, label string) (drive
 	}
 	d.live.buffers.Add(1)
 	b := &buffer{dev: d, buf: buf, raw: rawBuffer(buf), size: size, usage: usage}
+	noteBuffer(b.raw, d.raw)
 	b.init()
 	d.objs.add(b)
 	return b, nil

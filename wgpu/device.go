@@ -20,7 +20,8 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 )
 
-// Options configures Open. The zero value opens a sensible device: the best
+// Options configures Open (and Adopt, which reads only Logger, NativeLog,
+// NativeAdapter and Backend). The zero value opens a sensible device: the best
 // hardware adapter on the platform's primary backend, falling back to the
 // others and then to software adapters, with the adapter's own limits,
 // timestamp queries where offered, and logging off.
@@ -41,6 +42,11 @@ type Options struct {
 	// NativeLog is how much of wgpu-native's own logging reaches Logger. The
 	// zero value passes errors only.
 	NativeLog NativeLogLevel
+	// NativeAdapter is, for Adopt only, the adapter the adopted device was
+	// requested from (Cogent Core: gpu.GPU.GPU). Adopt reads the device's
+	// name, backend and type from it, because wgpu-native cannot ask a
+	// device for its adapter; it never releases it. Open ignores it.
+	NativeAdapter *wgpu.Adapter
 }
 
 // Device is one WebGPU device on one adapter: its queue, its kernels, and
@@ -62,9 +68,13 @@ type Device struct {
 	closed chan struct{} // closed once Close has finished
 	lost   atomic.Pointer[error]
 
-	adapter *wgpu.Adapter // owned; released by Close
-	dev     *wgpu.Device  // owned; released by Close
-	queue   *wgpu.Queue   // owned; released by Close
+	// adopted says the device is the application's (Adopt): Close then
+	// releases softgraph's own reference on it (taken by Adopt) instead of
+	// dev, and there is no adapter.
+	adopted bool
+	adapter *wgpu.Adapter // owned; released by Close; nil when adopted
+	dev     *wgpu.Device  // owned and released by Close, unless adopted (the application's handle)
+	queue   *wgpu.Queue   // owned (a reference of its own, also when adopted); released by Close
 	raw     C.WGPUDevice
 	rawQ    C.WGPUQueue
 	done    *C.sg_done // completion record; C memory, freed by Close
@@ -357,8 +367,12 @@ func (d *Device) Close() error {
 		k.release(k)
 	}
 	d.queue.Release()
-	d.dev.Release()
-	d.adapter.Release()
+	if d.adopted {
+		C.sg_device_release(d.raw) // Adopt's reference; the application's stays
+	} else {
+		d.dev.Release()
+		d.adapter.Release()
+	}
 	// The device is gone, and with it every pending work-done callback.
 	C.free(unsafe.Pointer(d.done))
 	d.done = nil

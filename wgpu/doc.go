@@ -31,6 +31,13 @@
 // the i-th binding [Kernel.Bindings] lists. docs/wgsl.md lists every rewrite
 // and refusal.
 //
+// An application's own device. [Adopt] makes a Device on a device the
+// application requested itself (a Cogent Core app's, say), so softgraph and
+// the application share one queue and their buffers. The application keeps
+// the device, its queue and its error callbacks; on an adopted device Close
+// releases only softgraph's own reference on it. Adopt's doc states the
+// rules for error scopes, submission order, limits and features.
+//
 // # What it never does
 //
 // It never knows about streams, graphs or capture (package recorder does),

@@ -732,3 +732,13 @@ void sg_map_read(WGPUBuffer b, size_t offset, size_t size, uint32_t * status) {
 }
 
 uint32_t sg_map_status(uint32_t const * status) { return __atomic_load_n(status, __ATOMIC_ACQUIRE); }
+
+// ---- adopted devices and wrapped buffers ----
+
+void wgpuDeviceReference(WGPUDevice d);
+void wgpuDeviceRelease(WGPUDevice d);
+
+void sg_device_reference(WGPUDevice d) { wgpuDeviceReference(d); }
+void sg_device_release(WGPUDevice d) { wgpuDeviceRelease(d); }
+void sg_buffer_reference(WGPUBuffer b) { wgpuBufferReference(b); }
+void sg_buffer_release(WGPUBuffer b) { wgpuBufferRelease(b); }

@@ -182,6 +182,13 @@ void sg_cb_release(WGPUCommandBuffer cb);
 void sg_map_read(WGPUBuffer b, size_t offset, size_t size, uint32_t * status); // scoped
 uint32_t sg_map_status(uint32_t const * status);
 
+// Adopted devices and wrapped buffers (native.c): softgraph's own
+// references on an application's objects, released by softgraph alone.
+void sg_device_reference(WGPUDevice d);
+void sg_device_release(WGPUDevice d);
+void sg_buffer_reference(WGPUBuffer b);
+void sg_buffer_release(WGPUBuffer b);
+
 // wgpu-native entry points called directly from Go.
 void wgpuCommandBufferRelease(WGPUCommandBuffer cb);
 

@@ -53,6 +53,20 @@ type Device interface {
 	Guarded(k Kernel, latch bool) (v Kernel, group uint32, err error)
 
 	NewBuffer(size uint64, usage Usage, label string) (Buffer, error)
+	// WrapBuffer is a Buffer of an application's native buffer of this
+	// device (a *webgpu.Buffer of github.com/cogentcore/webgpu/wgpu, passed
+	// as any so that this package stays free of cgo), of size bytes from
+	// its start. The native buffer stays the application's: the Buffer
+	// holds a reference of its own, which Release drops, and never destroys
+	// it. It fails with wgpu.ErrInvalidArgument (nil or not a native
+	// buffer, size 0, not a multiple of 4 or past its end, usage without
+	// Storage, CopySrc and CopyDst) or wgpu.ErrForeignDevice (made
+	// by softgraph on another device).
+	WrapBuffer(native any, size uint64, label string) (Buffer, error)
+	// NativeBuffer is the *webgpu.Buffer behind b (as any), owned by b: it
+	// is valid until b's Release. It fails with wgpu.ErrReleased after
+	// that and wgpu.ErrForeignDevice for another device's buffer.
+	NativeBuffer(b Buffer) (any, error)
 	NewTexture(d TextureDesc) (Texture, error)
 	NewSampler(d SamplerDesc) (Sampler, error)
 	// NewBindGroup makes bind group number group of k's layout; entries
