@@ -164,6 +164,7 @@ func (p *pool) alloc(size uint64, mode lifecycle.PoolMode) (*page, error) {
 func (p *pool) reclaim(pg *page) {
 	if pg.wrapped {
 		pg.buf.Release() // softgraph's reference only (WrapBuffer)
+		p.freed()        // caches of any stream may still bind it
 		return
 	}
 	p.mu.Lock()
