@@ -324,34 +324,3 @@ func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
 	}
 	gputest.WantFloats(t, "every launch ran", gputest.Fill(elems, float32(n+2)), gputest.Read(t, s, a))
 }
-
-// TestTexelSizeSizesTexturesBeforeTheyAreMade: wgpu.TexelSize, which
-// LoadGraph uses to bound a file's textures before making them, gives the
-// bytes per texel of the texture the device then makes (its Size and what
-// ReadTexture returns), and refuses a name textures do not take.
-func TestTexelSizeSizesTexturesBeforeTheyAreMade(t *testing.T) {
-	_, s := gputest.OpenStream(t)
-	for _, format := range []string{"r8unorm", "rg8unorm", "r16float", "r32uint", "rgba8unorm", "rg32float", "rgba16float", "rgba32float"} {
-		texel, ok := wgpu.TexelSize(format)
-		if !ok {
-			t.Errorf("TexelSize(%q) refused a format textures take", format)
-			continue
-		}
-		tex, err := s.NewTexture(recorder.TextureDesc{Width: 3, Height: 2, Format: format})
-		if err != nil {
-			t.Errorf("NewTexture(%s): %v", format, err)
-			continue
-		}
-		data, err := s.ReadTexture(tex)
-		if err != nil {
-			t.Fatalf("ReadTexture(%s): %v", format, err)
-		}
-		if want := uint64(6 * texel); tex.Size() != want || uint64(len(data)) != want {
-			t.Errorf("%s: TexelSize %d: a 3×2 texture must be %d bytes; Size %d, ReadTexture %d", format, texel, want, tex.Size(), len(data))
-		}
-		tex.Release()
-	}
-	if n, ok := wgpu.TexelSize("rgb9e5"); ok || n != 0 {
-		t.Errorf("TexelSize of a format textures do not take = %d, %v; want 0, false", n, ok)
-	}
-}

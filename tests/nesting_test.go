@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -81,6 +82,24 @@ func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
 				}
 				t.Logf("the deepest accepted: %d", lo)
 			})
+		}
+	})
+}
+
+// TestALongElseIfChainIsRefusedNotACrash: a kernel of one if and
+// 10000 else-ifs (390 KB). softgraph's front-end read else-if chains
+// without counting them against its nesting bound, and naga's recursion
+// over the nested ifs overflowed the stack inside
+// wgpuDeviceCreateShaderModule: SIGSEGV, the process died. Each else-if
+// now counts as the nested if naga makes of it, and the chain is refused.
+func TestALongElseIfChainIsRefusedNotACrash(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() { if out[0] > 0.0 {}" + strings.Repeat(" else if out[0] > 1.0 { out[1] = 2.0; }", 10000) + " }"
+	guardedSubprocess(t, "else-if", 120*time.Second, func(t *testing.T) {
+		d := gputest.Open(t, wgpu.Options{})
+		_, err := d.Kernel(src, "main")
+		if !errors.Is(err, wgpu.ErrCompile) || !strings.Contains(err.Error(), "too deep") {
+			t.Fatalf("want a CompileError saying the nesting is too deep, got %v", err)
 		}
 	})
 }
