@@ -69,7 +69,7 @@ func memoryGuard(t *testing.T, maxGrowth uint64, limit time.Duration) (peak func
 
 // guardedChildEnv names the case a re-executed test binary runs
 // (guardedSubprocess).
-const guardedChildEnv = "SOFTGRAPH_P8_CASE"
+const guardedChildEnv = "SOFTGRAPH_TESTS_GUARDED_CASE"
 
 // guardedSubprocess runs body for case name of the top-level test t in a
 // process of its own (this test binary, re-executed for t alone), killed

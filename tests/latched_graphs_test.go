@@ -55,309 +55,374 @@ func latchDescribe(t testing.TB, what string, g *recorder.Graph) string {
 // does there (and so does that parent graph rebound); a loaded graph with
 // control flow is refused as a child, cleanly.
 func TestLatchedGraphsKeepTheirResultsThroughEveryGraphCall(t *testing.T) {
-	const max = 6
 	latchModes(t, func(t *testing.T, on bool) {
-		d, s := gputest.OpenStream(t, recorder.WithPredication(on))
-		k := latchCompile(t, d)
-		one := recorder.Groups(1, 1, 1)
-		st := gputest.UploadU32(t, s, 0, 0)
-		flag := gputest.UploadU32(t, s, 0, 0)
-		v := gputest.UploadU32(t, s, latchZeros(16)...)
-		v2 := gputest.UploadU32(t, s, latchZeros(16)...)
-		u := gputest.UploadU32(t, s, latchZeros(16)...)
-		w := gputest.UploadU32(t, s, latchZeros(16)...)
-		c := gputest.UploadU32(t, s, 0)
-		stepOn := func(cond, first, body *recorder.Buffer) func() error {
-			return func() error {
-				if err := s.While(cond, 0, max, func() error {
-					if err := s.Launch(k.toggle, one, first); err != nil {
-						return err
-					}
-					if err := s.If(first, 0, func() error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), body) }); err != nil {
-						return err
-					}
-					if err := s.Launch(k.bump, recorder.Groups(2, 1, 1), u); err != nil {
-						return err
-					}
-					return s.Launch(k.count, one, cond)
-				}); err != nil {
+		r := newLatchedRig(t, on)
+		r.checkProfiles(t)
+		l := r.checkFiles(t)
+		r.checkRebinds(t, l)
+		r.checkChildren(t, l)
+	})
+}
+
+// latchedRig is a captured graph with a latched While (holding a gated If)
+// and a latched top-level If, with the eager step it was captured from, the
+// inputs it is replayed with and the Go model of its results.
+type latchedRig struct {
+	d                        *wgpu.Device
+	s                        *recorder.Stream
+	k                        latchKernels
+	one                      recorder.Dispatch
+	st, flag, v, v2, u, w, c *recorder.Buffer
+	stepOn                   func(cond, first, body *recorder.Buffer) func() error
+	step                     func() error
+	bufs                     []*recorder.Buffer
+	conds                    []uint32
+	inits                    [][][]uint32
+	model                    func(i int) [][]uint32
+	g                        *recorder.Graph
+	str                      string
+	wantRan                  func(n uint32) [][]bool
+	ran                      func(p recorder.ReplayProfile) [][]bool
+	on                       bool
+	idx                      []int // idx[i]: bufs[i]'s index in g.Buffers()
+}
+
+// latchedMax is the While bound of latchedRig's loop.
+const latchedMax = 6
+
+// newLatchedRig captures the graph (checking its replays against the eager
+// step) on a stream with predication on or off.
+func newLatchedRig(t *testing.T, on bool) *latchedRig {
+	d, s := gputest.OpenStream(t, recorder.WithPredication(on))
+	k := latchCompile(t, d)
+	one := recorder.Groups(1, 1, 1)
+	st := gputest.UploadU32(t, s, 0, 0)
+	flag := gputest.UploadU32(t, s, 0, 0)
+	v := gputest.UploadU32(t, s, latchZeros(16)...)
+	v2 := gputest.UploadU32(t, s, latchZeros(16)...)
+	u := gputest.UploadU32(t, s, latchZeros(16)...)
+	w := gputest.UploadU32(t, s, latchZeros(16)...)
+	c := gputest.UploadU32(t, s, 0)
+	stepOn := func(cond, first, body *recorder.Buffer) func() error {
+		return func() error {
+			if err := s.While(cond, 0, latchedMax, func() error {
+				if err := s.Launch(k.toggle, one, first); err != nil {
 					return err
 				}
-				return s.If(c, 0, func() error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), w) })
+				if err := s.If(first, 0, func() error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), body) }); err != nil {
+					return err
+				}
+				if err := s.Launch(k.bump, recorder.Groups(2, 1, 1), u); err != nil {
+					return err
+				}
+				return s.Launch(k.count, one, cond)
+			}); err != nil {
+				return err
 			}
+			return s.If(c, 0, func() error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), w) })
 		}
-		step := stepOn(st, flag, v)
-		bufs := []*recorder.Buffer{st, flag, v, u, w, c}
-		conds := []uint32{3, 0, 1, 6, 9}
-		var inits [][][]uint32
-		for _, n := range conds {
-			inits = append(inits, [][]uint32{{n, 0}, {0, 0}, latchZeros(16), latchZeros(16), latchZeros(16), {n % 2}})
+	}
+	step := stepOn(st, flag, v)
+	bufs := []*recorder.Buffer{st, flag, v, u, w, c}
+	conds := []uint32{3, 0, 1, 6, 9}
+	var inits [][][]uint32
+	for _, n := range conds {
+		inits = append(inits, [][]uint32{{n, 0}, {0, 0}, latchZeros(16), latchZeros(16), latchZeros(16), {n % 2}})
+	}
+	model := func(i int) [][]uint32 {
+		n := conds[i]
+		it := min(n, latchedMax)
+		ifs := (it + 1) / 2
+		var wv []uint32
+		if n%2 == 1 {
+			wv = latchBumpModel(16, 1)
+		} else {
+			wv = latchZeros(16)
 		}
-		model := func(i int) [][]uint32 {
-			n := conds[i]
-			it := min(n, max)
-			ifs := (it + 1) / 2
-			var wv []uint32
-			if n%2 == 1 {
-				wv = latchBumpModel(16, 1)
-			} else {
-				wv = latchZeros(16)
-			}
-			return [][]uint32{{n - it, it}, {it % 2, it}, latchBumpModel(16, ifs), latchBumpModel(16, it), wv, {n % 2}}
-		}
-		g := latchAgree(t, s, bufs, inits, model, step)
-		str := latchDescribe(t, "captured", g)
-		if on && gputest.Predicates(d) && strings.Count(str, "softgraph_gate") != 1 {
-			t.Errorf("only the nested If should keep gates (softgraph_gate ×%d): %s", max, str)
-		}
+		return [][]uint32{{n - it, it}, {it % 2, it}, latchBumpModel(16, ifs), latchBumpModel(16, it), wv, {n % 2}}
+	}
+	g := latchAgree(t, s, bufs, inits, model, step)
+	str := latchDescribe(t, "captured", g)
+	if on && gputest.Predicates(d) && strings.Count(str, "softgraph_gate") != 1 {
+		t.Errorf("only the nested If should keep gates (softgraph_gate ×%d): %s", latchedMax, str)
+	}
 
-		// ProfileReplay: which bodies ran, against the model.
-		wantRan := func(n uint32) [][]bool {
-			it := min(n, max)
-			w, in := make([]bool, max), make([]bool, max)
-			for i := range it {
-				w[i] = true
-				in[i] = i%2 == 0
-			}
-			return [][]bool{w, in, {n%2 == 1}}
+	wantRan := func(n uint32) [][]bool {
+		it := min(n, latchedMax)
+		w, in := make([]bool, latchedMax), make([]bool, latchedMax)
+		for i := range it {
+			w[i] = true
+			in[i] = i%2 == 0
 		}
-		ran := func(p recorder.ReplayProfile) [][]bool {
-			var out [][]bool
-			for _, b := range p.Branches {
-				out = append(out, b.Ran)
+		return [][]bool{w, in, {n%2 == 1}}
+	}
+	ran := func(p recorder.ReplayProfile) [][]bool {
+		var out [][]bool
+		for _, b := range p.Branches {
+			out = append(out, b.Ran)
+		}
+		return out
+	}
+	idx := make([]int, len(bufs))
+	for i, b := range bufs {
+		idx[i] = latchIndexOf(t, g, b)
+	}
+	return &latchedRig{d: d, s: s, k: k, one: one, st: st, flag: flag, v: v, v2: v2, u: u, w: w, c: c, stepOn: stepOn, step: step,
+		bufs: bufs, conds: conds, inits: inits, model: model, g: g, str: str, wantRan: wantRan, ran: ran, on: on, idx: idx}
+}
+
+// checkProfiles: ProfileReplay of the graph reports which bodies ran, as
+// the model says, and computes as the eager run.
+func (r *latchedRig) checkProfiles(t *testing.T) {
+	s, bufs, conds, inits, model, g, wantRan, ran := r.s, r.bufs, r.conds, r.inits, r.model, r.g, r.wantRan, r.ran
+	// ProfileReplay: which bodies ran, against the model.
+	for i, n := range conds {
+		latchSetAll(t, s, bufs, inits[i])
+		p, err := s.ProfileReplay(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, "ProfileReplay's branches with n="+itoa(int(n)), wantRan(n), ran(p))
+		gputest.WantEqual(t, "the profiled replay computes as the eager run", model(i), latchReadAll(t, s, bufs))
+	}
+
+}
+
+// checkFiles: Save and LoadGraph on the same device, again from the loaded
+// graph, and on a second device give graphs that replay identically,
+// report the same branches and describe themselves. It returns the graph
+// loaded on the same device.
+func (r *latchedRig) checkFiles(t *testing.T) *recorder.Graph {
+	s, bufs, conds, inits, model, g, str, wantRan, ran, on, idx := r.s, r.bufs, r.conds, r.inits, r.model, r.g, r.str, r.wantRan, r.ran, r.on, r.idx
+	// Graph files: same device, twice through a file, second device.
+	save := func(g *recorder.Graph) []byte {
+		var file bytes.Buffer
+		if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+			t.Fatal(err)
+		}
+		return file.Bytes()
+	}
+	checkLoaded := func(what string, s2 *recorder.Stream, l *recorder.Graph) {
+		t.Helper()
+		lb := l.Buffers()
+		if len(lb) != len(g.Buffers()) {
+			t.Fatalf("%s: %d buffers, the saved graph had %d", what, len(lb), len(g.Buffers()))
+		}
+		mine := make([]*recorder.Buffer, len(bufs))
+		for i := range bufs {
+			mine[i] = lb[idx[i]]
+			if mine[i].Size() != bufs[i].Size() {
+				t.Fatalf("%s: buffer %d is %d bytes, was %d", what, idx[i], mine[i].Size(), bufs[i].Size())
 			}
-			return out
 		}
 		for i, n := range conds {
-			latchSetAll(t, s, bufs, inits[i])
-			p, err := s.ProfileReplay(g)
+			latchSetAll(t, s2, mine, inits[i])
+			if err := l.Replay(); err != nil {
+				t.Fatalf("%s: Replay: %v", what, err)
+			}
+			gputest.WantEqual(t, what+": replay with n="+itoa(int(n)), model(i), latchReadAll(t, s2, mine))
+			latchSetAll(t, s2, mine, inits[i])
+			p, err := s2.ProfileReplay(l)
 			if err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, "ProfileReplay's branches with n="+itoa(int(n)), wantRan(n), ran(p))
-			gputest.WantEqual(t, "the profiled replay computes as the eager run", model(i), latchReadAll(t, s, bufs))
+			gputest.WantEqual(t, what+": ProfileReplay's branches with n="+itoa(int(n)), wantRan(n), ran(p))
 		}
+		if ls := latchDescribe(t, what, l); ls != str {
+			t.Logf("%s describes itself differently:\n  captured: %s\n  loaded:   %s", what, str, ls)
+		}
+	}
+	file := save(g)
+	l, err := s.LoadGraph(bytes.NewReader(file))
+	if err != nil {
+		t.Fatalf("LoadGraph: %v", err)
+	}
+	defer l.Release()
+	checkLoaded("loaded on the same device", s, l)
+	l2, err := s.LoadGraph(bytes.NewReader(save(l)))
+	if err != nil {
+		t.Fatalf("LoadGraph of a loaded graph's file: %v", err)
+	}
+	defer l2.Release()
+	checkLoaded("loaded from the loaded graph's file", s, l2)
+	d2 := gputest.Open(t, wgpu.Options{})
+	s2 := gputest.Stream(t, d2, recorder.WithPredication(on))
+	l3, err := s2.LoadGraph(bytes.NewReader(file))
+	if err != nil {
+		t.Fatalf("LoadGraph on a second device: %v", err)
+	}
+	defer l3.Release()
+	checkLoaded("loaded on a second device", s2, l3)
+	return l
+}
 
-		// Graph files: same device, twice through a file, second device.
-		save := func(g *recorder.Graph) []byte {
-			var file bytes.Buffer
-			if _, err := g.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
-				t.Fatal(err)
+// checkRebinds: Rebind of a body buffer, of the condition and of the
+// latching dispatch's buffer onto the condition, on the captured graph and
+// on the loaded one l.
+func (r *latchedRig) checkRebinds(t *testing.T, l *recorder.Graph) {
+	d, s, st, flag, v, v2, stepOn, bufs, conds, inits, g, wantRan, ran, on, idx := r.d, r.s, r.st, r.flag, r.v, r.v2, r.stepOn, r.bufs, r.conds, r.inits, r.g, r.wantRan, r.ran, r.on, r.idx
+	// Rebind a body buffer, on the captured and on the loaded graph.
+	for _, gr := range []struct {
+		what string
+		g    *recorder.Graph
+	}{{"captured", g}, {"loaded", l}} {
+		t.Run("Rebind the If body's buffer, "+gr.what, func(t *testing.T) {
+			old, mine := v, bufs
+			if gr.g == l {
+				lb := l.Buffers()
+				old = lb[idx[2]]
+				mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
 			}
-			return file.Bytes()
-		}
-		idx := make([]int, len(bufs))
-		for i, b := range bufs {
-			idx[i] = latchIndexOf(t, g, b)
-		}
-		checkLoaded := func(what string, s2 *recorder.Stream, l *recorder.Graph) {
-			t.Helper()
-			lb := l.Buffers()
-			if len(lb) != len(g.Buffers()) {
-				t.Fatalf("%s: %d buffers, the saved graph had %d", what, len(lb), len(g.Buffers()))
-			}
-			mine := make([]*recorder.Buffer, len(bufs))
-			for i := range bufs {
-				mine[i] = lb[idx[i]]
-				if mine[i].Size() != bufs[i].Size() {
-					t.Fatalf("%s: buffer %d is %d bytes, was %d", what, idx[i], mine[i].Size(), bufs[i].Size())
-				}
-			}
-			for i, n := range conds {
-				latchSetAll(t, s2, mine, inits[i])
-				if err := l.Replay(); err != nil {
-					t.Fatalf("%s: Replay: %v", what, err)
-				}
-				gputest.WantEqual(t, what+": replay with n="+itoa(int(n)), model(i), latchReadAll(t, s2, mine))
-				latchSetAll(t, s2, mine, inits[i])
-				p, err := s2.ProfileReplay(l)
-				if err != nil {
-					t.Fatal(err)
-				}
-				gputest.WantEqual(t, what+": ProfileReplay's branches with n="+itoa(int(n)), wantRan(n), ran(p))
-			}
-			if ls := latchDescribe(t, what, l); ls != str {
-				t.Logf("%s describes itself differently:\n  captured: %s\n  loaded:   %s", what, str, ls)
-			}
-		}
-		file := save(g)
-		l, err := s.LoadGraph(bytes.NewReader(file))
-		if err != nil {
-			t.Fatalf("LoadGraph: %v", err)
-		}
-		defer l.Release()
-		checkLoaded("loaded on the same device", s, l)
-		l2, err := s.LoadGraph(bytes.NewReader(save(l)))
-		if err != nil {
-			t.Fatalf("LoadGraph of a loaded graph's file: %v", err)
-		}
-		defer l2.Release()
-		checkLoaded("loaded from the loaded graph's file", s, l2)
-		d2 := gputest.Open(t, wgpu.Options{})
-		s2 := gputest.Stream(t, d2, recorder.WithPredication(on))
-		l3, err := s2.LoadGraph(bytes.NewReader(file))
-		if err != nil {
-			t.Fatalf("LoadGraph on a second device: %v", err)
-		}
-		defer l3.Release()
-		checkLoaded("loaded on a second device", s2, l3)
-
-		// Rebind a body buffer, on the captured and on the loaded graph.
-		for _, gr := range []struct {
-			what string
-			g    *recorder.Graph
-		}{{"captured", g}, {"loaded", l}} {
-			t.Run("Rebind the If body's buffer, "+gr.what, func(t *testing.T) {
-				old, mine := v, bufs
-				if gr.g == l {
-					lb := l.Buffers()
-					old = lb[idx[2]]
-					mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
-				}
-				rb, err := gr.g.Rebind(old, v2)
-				if err != nil {
-					t.Fatalf("Rebind(v, v2): %v", err)
-				}
-				defer rb.Release()
-				for i, n := range conds {
-					latchSetAll(t, s, bufs, inits[i])
-					setU32(t, s, v2, latchZeros(16)...)
-					if err := stepOn(st, flag, v2)(); err != nil {
-						t.Fatal(err)
-					}
-					want := append(latchReadAll(t, s, bufs), gputest.ReadU32(t, s, v2))
-					latchSetAll(t, s, mine, inits[i])
-					setU32(t, s, v2, latchZeros(16)...)
-					if err := rb.Replay(); err != nil {
-						t.Fatal(err)
-					}
-					got := append(latchReadAll(t, s, mine), gputest.ReadU32(t, s, v2))
-					gputest.WantEqual(t, "the rebound graph against the eager step on v2, n="+itoa(int(n)), want, got)
-				}
-			})
-			t.Run("Rebind the condition, "+gr.what, func(t *testing.T) {
-				old, mine := st, bufs
-				if gr.g == l {
-					lb := l.Buffers()
-					old = lb[idx[0]]
-					mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
-				}
-				st2 := gputest.UploadU32(t, s, 0, 0)
-				rb, err := gr.g.Rebind(old, st2)
-				if err != nil {
-					t.Fatalf("Rebind(st, st2): %v", err)
-				}
-				defer rb.Release()
-				for i, n := range conds {
-					latchSetAll(t, s, bufs, inits[i])
-					setU32(t, s, st2, n+1, 0)
-					setU32(t, s, st, 100, 100)
-					if err := stepOn(st2, flag, v)(); err != nil {
-						t.Fatal(err)
-					}
-					want := append(latchReadAll(t, s, bufs), gputest.ReadU32(t, s, st2))
-					latchSetAll(t, s, mine, inits[i])
-					setU32(t, s, st2, n+1, 0)
-					setU32(t, s, mine[0], 100, 100)
-					p, err := s.ProfileReplay(rb)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got := append(latchReadAll(t, s, mine), gputest.ReadU32(t, s, st2))
-					gputest.WantEqual(t, "the graph rebound to st2 against the eager step on st2, n="+itoa(int(n)), want, got)
-					gputest.WantEqual(t, "ProfileReplay's branches of the rebound graph, n+1="+itoa(int(n+1)), wantRan(n + 1)[:2], ran(p)[:2])
-				}
-			})
-			t.Run("Rebind the latching dispatch's buffer onto the condition, "+gr.what, func(t *testing.T) {
-				old, cond, mine := flag, st, bufs
-				if gr.g == l {
-					lb := l.Buffers()
-					old, cond = lb[idx[1]], lb[idx[0]]
-					mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
-				}
-				rb, err := gr.g.Rebind(old, cond)
-				if gr.g == l && on && gputest.Predicates(d) {
-					// A loaded graph keeps its lowering: its latching
-					// dispatch's guard binds the condition, and the
-					// rebinding is refused, saying why (design.md).
-					gputest.WantErr(t, "Rebind of a loaded latched loop's first buffer onto its condition", err,
-						[]error{recorder.ErrInvalidArgument}, "guarded variant", "capture the step instead")
-					return
-				}
-				if err != nil {
-					t.Fatalf("Rebind(first dispatch's buffer, condition) on the %s graph (the captured one accepts it, lowering the loop with gates): %v", gr.what, err)
-				}
-				defer rb.Release()
-				for i, n := range conds {
-					latchSetAll(t, s, bufs, inits[i])
-					if err := stepOn(st, st, v)(); err != nil {
-						t.Fatal(err)
-					}
-					want := latchReadAll(t, s, bufs)
-					latchSetAll(t, s, mine, inits[i])
-					if err := rb.Replay(); err != nil {
-						t.Fatal(err)
-					}
-					gputest.WantEqual(t, "the rebound graph against the eager step, n="+itoa(int(n)), want, latchReadAll(t, s, mine))
-				}
-			})
-		}
-
-		// Child graphs: g replayed at top level and inside an If.
-		t.Run("as a child graph", func(t *testing.T) {
-			x := gputest.UploadU32(t, s, latchZeros(16)...)
-			cx := gputest.UploadU32(t, s, 0)
-			wrap := func(inner func() error) func() error {
-				return func() error {
-					if err := s.Launch(k.bump, recorder.Groups(2, 1, 1), x); err != nil {
-						return err
-					}
-					if err := inner(); err != nil {
-						return err
-					}
-					return s.If(cx, 0, inner)
-				}
-			}
-			var cinits [][][]uint32
-			for i, n := range conds {
-				cinits = append(cinits, append(append([][]uint32(nil), inits[i]...), latchZeros(16), []uint32{n % 3}))
-			}
-			all := append(append([]*recorder.Buffer(nil), bufs...), x, cx)
-			b := latchAgreeWith(t, s, all, cinits, nil, wrap(step), wrap(g.Replay))
-			rb, err := b.Rebind(v, v2)
+			rb, err := gr.g.Rebind(old, v2)
 			if err != nil {
-				t.Fatalf("Rebind of a graph holding the child's regions: %v", err)
+				t.Fatalf("Rebind(v, v2): %v", err)
 			}
 			defer rb.Release()
-			for i := range conds {
-				latchSetAll(t, s, all, cinits[i])
+			for i, n := range conds {
+				latchSetAll(t, s, bufs, inits[i])
 				setU32(t, s, v2, latchZeros(16)...)
-				if err := wrap(stepOn(st, flag, v2))(); err != nil {
+				if err := stepOn(st, flag, v2)(); err != nil {
 					t.Fatal(err)
 				}
-				want := append(latchReadAll(t, s, all), gputest.ReadU32(t, s, v2))
-				latchSetAll(t, s, all, cinits[i])
+				want := append(latchReadAll(t, s, bufs), gputest.ReadU32(t, s, v2))
+				latchSetAll(t, s, mine, inits[i])
 				setU32(t, s, v2, latchZeros(16)...)
 				if err := rb.Replay(); err != nil {
 					t.Fatal(err)
 				}
-				gputest.WantEqual(t, "the rebound parent graph against its eager step on v2", want, append(latchReadAll(t, s, all), gputest.ReadU32(t, s, v2)))
+				got := append(latchReadAll(t, s, mine), gputest.ReadU32(t, s, v2))
+				gputest.WantEqual(t, "the rebound graph against the eager step on v2, n="+itoa(int(n)), want, got)
 			}
 		})
-		t.Run("a loaded graph with control flow as a child", func(t *testing.T) {
-			_, err := s.Capture(func() error { return l.Replay() })
-			if !errors.Is(err, wgpu.ErrInvalidArgument) {
-				t.Fatalf("including a loaded graph with If/While: want ErrInvalidArgument, got %v", err)
+		t.Run("Rebind the condition, "+gr.what, func(t *testing.T) {
+			old, mine := st, bufs
+			if gr.g == l {
+				lb := l.Buffers()
+				old = lb[idx[0]]
+				mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
 			}
-			if st := s.State(); st != lifecycle.NoCapture {
-				t.Fatalf("after the refused capture the stream is in %v", st)
+			st2 := gputest.UploadU32(t, s, 0, 0)
+			rb, err := gr.g.Rebind(old, st2)
+			if err != nil {
+				t.Fatalf("Rebind(st, st2): %v", err)
 			}
-			latchSetAll(t, s, bufs, inits[0])
-			if err := g.Replay(); err != nil {
+			defer rb.Release()
+			for i, n := range conds {
+				latchSetAll(t, s, bufs, inits[i])
+				setU32(t, s, st2, n+1, 0)
+				setU32(t, s, st, 100, 100)
+				if err := stepOn(st2, flag, v)(); err != nil {
+					t.Fatal(err)
+				}
+				want := append(latchReadAll(t, s, bufs), gputest.ReadU32(t, s, st2))
+				latchSetAll(t, s, mine, inits[i])
+				setU32(t, s, st2, n+1, 0)
+				setU32(t, s, mine[0], 100, 100)
+				p, err := s.ProfileReplay(rb)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := append(latchReadAll(t, s, mine), gputest.ReadU32(t, s, st2))
+				gputest.WantEqual(t, "the graph rebound to st2 against the eager step on st2, n="+itoa(int(n)), want, got)
+				gputest.WantEqual(t, "ProfileReplay's branches of the rebound graph, n+1="+itoa(int(n+1)), wantRan(n + 1)[:2], ran(p)[:2])
+			}
+		})
+		t.Run("Rebind the latching dispatch's buffer onto the condition, "+gr.what, func(t *testing.T) {
+			old, cond, mine := flag, st, bufs
+			if gr.g == l {
+				lb := l.Buffers()
+				old, cond = lb[idx[1]], lb[idx[0]]
+				mine = []*recorder.Buffer{lb[idx[0]], lb[idx[1]], lb[idx[2]], lb[idx[3]], lb[idx[4]], lb[idx[5]]}
+			}
+			rb, err := gr.g.Rebind(old, cond)
+			if gr.g == l && on && gputest.Predicates(d) {
+				// A loaded graph keeps its lowering: its latching
+				// dispatch's guard binds the condition, and the
+				// rebinding is refused, saying why (design.md).
+				gputest.WantErr(t, "Rebind of a loaded latched loop's first buffer onto its condition", err,
+					[]error{recorder.ErrInvalidArgument}, "guarded variant", "capture the step instead")
+				return
+			}
+			if err != nil {
+				t.Fatalf("Rebind(first dispatch's buffer, condition) on the %s graph (the captured one accepts it, lowering the loop with gates): %v", gr.what, err)
+			}
+			defer rb.Release()
+			for i, n := range conds {
+				latchSetAll(t, s, bufs, inits[i])
+				if err := stepOn(st, st, v)(); err != nil {
+					t.Fatal(err)
+				}
+				want := latchReadAll(t, s, bufs)
+				latchSetAll(t, s, mine, inits[i])
+				if err := rb.Replay(); err != nil {
+					t.Fatal(err)
+				}
+				gputest.WantEqual(t, "the rebound graph against the eager step, n="+itoa(int(n)), want, latchReadAll(t, s, mine))
+			}
+		})
+	}
+
+}
+
+// checkChildren: the graph replayed as a child at top level and inside an
+// If computes what its step does there (and so does that parent rebound);
+// the loaded graph l, which holds control flow, is refused as a child.
+func (r *latchedRig) checkChildren(t *testing.T, l *recorder.Graph) {
+	s, k, st, flag, v, v2, stepOn, step, bufs, conds, inits, model, g := r.s, r.k, r.st, r.flag, r.v, r.v2, r.stepOn, r.step, r.bufs, r.conds, r.inits, r.model, r.g
+	// Child graphs: g replayed at top level and inside an If.
+	t.Run("as a child graph", func(t *testing.T) {
+		x := gputest.UploadU32(t, s, latchZeros(16)...)
+		cx := gputest.UploadU32(t, s, 0)
+		wrap := func(inner func() error) func() error {
+			return func() error {
+				if err := s.Launch(k.bump, recorder.Groups(2, 1, 1), x); err != nil {
+					return err
+				}
+				if err := inner(); err != nil {
+					return err
+				}
+				return s.If(cx, 0, inner)
+			}
+		}
+		var cinits [][][]uint32
+		for i, n := range conds {
+			cinits = append(cinits, append(append([][]uint32(nil), inits[i]...), latchZeros(16), []uint32{n % 3}))
+		}
+		all := append(append([]*recorder.Buffer(nil), bufs...), x, cx)
+		b := latchAgreeWith(t, s, all, cinits, nil, wrap(step), wrap(g.Replay))
+		rb, err := b.Rebind(v, v2)
+		if err != nil {
+			t.Fatalf("Rebind of a graph holding the child's regions: %v", err)
+		}
+		defer rb.Release()
+		for i := range conds {
+			latchSetAll(t, s, all, cinits[i])
+			setU32(t, s, v2, latchZeros(16)...)
+			if err := wrap(stepOn(st, flag, v2))(); err != nil {
 				t.Fatal(err)
 			}
-			gputest.WantEqual(t, "the stream still replays", model(0), latchReadAll(t, s, bufs))
-		})
+			want := append(latchReadAll(t, s, all), gputest.ReadU32(t, s, v2))
+			latchSetAll(t, s, all, cinits[i])
+			setU32(t, s, v2, latchZeros(16)...)
+			if err := rb.Replay(); err != nil {
+				t.Fatal(err)
+			}
+			gputest.WantEqual(t, "the rebound parent graph against its eager step on v2", want, append(latchReadAll(t, s, all), gputest.ReadU32(t, s, v2)))
+		}
+	})
+	t.Run("a loaded graph with control flow as a child", func(t *testing.T) {
+		_, err := s.Capture(func() error { return l.Replay() })
+		if !errors.Is(err, wgpu.ErrInvalidArgument) {
+			t.Fatalf("including a loaded graph with If/While: want ErrInvalidArgument, got %v", err)
+		}
+		if st := s.State(); st != lifecycle.NoCapture {
+			t.Fatalf("after the refused capture the stream is in %v", st)
+		}
+		latchSetAll(t, s, bufs, inits[0])
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, "the stream still replays", model(0), latchReadAll(t, s, bufs))
 	})
 }
 

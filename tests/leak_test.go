@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"runtime"
 	"testing"
@@ -18,11 +17,6 @@ import (
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// longRun reports whether the long forms of the leak tests run: with
-// -short=false (the default) and SOFTGRAPH_LONG=1. Otherwise a shortened
-// form runs that still asserts flatness.
-func longRun() bool { return !testing.Short() && os.Getenv("SOFTGRAPH_LONG") == "1" }
 
 // encodersPerStream bounds the encoders a stream holds: its own, and one
 // per batch its background submitter may have in flight (3).

@@ -645,19 +645,15 @@ func replayRuns(t *testing.T, s *recorder.Stream, g *recorder.Graph, runs []int,
 	}
 }
 
-// TestShortGraphsOfEveryKindReplayFromRamps: ramps of short graphs
-// holding a While, an If, native copies and clears, storage and sampled
-// textures; of a graph loaded from a file (with and without control
-// flow); of a rebound graph alternating with its original; and of a graph
-// that replays a child graph, captured right after the child's replays
-// were counted against a ramp step. Runs of changing lengths, inputs
-// rewritten between replays; every result must equal the Go model, and
-// each graph must have run replays from its ramp.
-func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
+// TestShortGraphsWithAWhileOrAnIfReplayFromRamps: ramps of short graphs
+// holding a While, and of an If alternating with a graph rebound from it,
+// with and without predication: in runs of changing lengths, with inputs
+// rewritten between replays, every result equals the Go model and each graph
+// ran replays from its ramp.
+func TestShortGraphsWithAWhileOrAnIfReplayFromRamps(t *testing.T) {
 	d := gputest.Open(t, wgpu.Options{})
 	aff := gputest.Kernel(t, d, affineWGSL)
 	runs := []int{5, 40, 3, 40, 1, 60, 17}
-
 	for _, pred := range []bool{true, false} {
 		pname := ""
 		if !pred {
@@ -778,7 +774,16 @@ func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 		})
 
 	}
+}
 
+// TestShortGraphsOfCopiesAndClearsReplayFromRamps: ramps of a short graph of
+// native copies and clears, and of that graph saved and loaded from a file:
+// in runs of changing lengths, every result equals the Go model and each
+// graph ran replays from its ramp.
+func TestShortGraphsOfCopiesAndClearsReplayFromRamps(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	aff := gputest.Kernel(t, d, affineWGSL)
+	runs := []int{5, 40, 3, 40, 1, 60, 17}
 	t.Run("copies and clears", func(t *testing.T) {
 		s := gputest.Stream(t, d, recorder.WithPreEncode(true))
 		acc := gputest.Kernel(t, d, accWGSL)
@@ -856,7 +861,15 @@ func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 			})
 		})
 	})
+}
 
+// TestShortGraphsOfTexturesReplayFromRamps: ramps of short graphs writing a
+// storage texture and reading a sampled one: in runs of changing lengths,
+// every result equals the Go model and each graph ran replays from its ramp.
+func TestShortGraphsOfTexturesReplayFromRamps(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	aff := gputest.Kernel(t, d, affineWGSL)
+	runs := []int{5, 40, 3, 40, 1, 60, 17}
 	t.Run("textures", func(t *testing.T) {
 		s := gputest.Stream(t, d, recorder.WithPreEncode(true))
 		store := gputest.Kernel(t, d, texStoreWGSL)
@@ -944,7 +957,14 @@ func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 			gputest.WantEqual(t, what+": the texture", mtex, texels(raw))
 		})
 	})
+}
 
+// TestSaveBetweenCountedReplaysIncludesThem: a graph saved with its contents
+// right after replays were counted against a ramp step (not yet encoded)
+// snapshots memory that includes those replays.
+func TestSaveBetweenCountedReplaysIncludesThem(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	aff := gputest.Kernel(t, d, affineWGSL)
 	t.Run("Save between counted replays", func(t *testing.T) {
 		s := gputest.Stream(t, d, recorder.WithPreEncode(true), recorder.WithFlushDelay(0))
 		x := gputest.UploadU32(t, s, fillU32(2)...)
@@ -970,7 +990,15 @@ func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 			wantAllU32(t, "the buffer", s, x, mx)
 		}
 	})
+}
 
+// TestAnEagerWhileWhoseBodyReplaysShortGraphsRunsThemFromRamps: an eager
+// While whose body reads its condition (a sync point) and replays two short
+// graphs runs them in order, from their ramps, and the loop's results equal
+// the model.
+func TestAnEagerWhileWhoseBodyReplaysShortGraphsRunsThemFromRamps(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	aff := gputest.Kernel(t, d, affineWGSL)
 	t.Run("an eager While whose body replays a short graph", func(t *testing.T) {
 		s := gputest.Stream(t, d, recorder.WithPreEncode(true))
 		cd := gputest.Kernel(t, d, rampCountdownWGSL)
@@ -1016,7 +1044,17 @@ func TestShortGraphsOfEveryKindReplayFromRamps(t *testing.T) {
 			t.Fatalf("no replay in the eager While's body ran from a ramp")
 		}
 	})
+}
 
+// TestAChildGraphCapturedBetweenCountedReplaysKeepsStreamOrder: a capture
+// whose warmup replays a child graph right after that child's replays were
+// counted against a ramp step runs the warmup after them, in call order; so
+// does an abandoned capture's warmup, and the sealed graph replays the
+// model's result.
+func TestAChildGraphCapturedBetweenCountedReplaysKeepsStreamOrder(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	aff := gputest.Kernel(t, d, affineWGSL)
+	runs := []int{5, 40, 3, 40, 1, 60, 17}
 	t.Run("a child graph, captured between counted replays", func(t *testing.T) {
 		s := gputest.Stream(t, d, recorder.WithPreEncode(true), recorder.WithFlushDelay(0))
 		x := gputest.UploadU32(t, s, fillU32(1)...)
