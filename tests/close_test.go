@@ -638,57 +638,7 @@ fn main() { t[p.i] = t[p.i] + c[0]; }
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := func() error {
-					x, err := recorder.UploadSlice(s, gputest.Fill(counterElems, 0))
-					if err != nil {
-						return err
-					}
-					want := float32(0)
-					for _, c := range batchSizes[:4] {
-						for range c {
-							if err := bump(s, add, x, 1); err != nil {
-								return err
-							}
-							want++
-						}
-					}
-					g, err := s.Capture(func() error {
-						for range 3 {
-							if err := bump(s, add, x, 2); err != nil {
-								return err
-							}
-						}
-						return nil
-					})
-					if err != nil {
-						return err
-					}
-					want += 6
-					for range 5 {
-						if err := g.Replay(); err != nil {
-							return err
-						}
-						want += 6
-					}
-					got, err := recorder.ReadSlice[float32](s, x)
-					if err != nil {
-						return err
-					}
-					if d := cmp.Diff(gputest.Fill(counterElems, want), got); d != "" {
-						return fmt.Errorf("the stream's counter (-want +got):\n%s", d)
-					}
-					// Unsubmitted work for Close to submit.
-					for range i%5 + 1 {
-						if err := s.Launch(bumpAt, recorder.Groups(1, 1, 1), tally, gputest.U32(uint32(i))); err != nil {
-							return err
-						}
-					}
-					next := nexts[(i+1)%streams]
-					if err := bump(s, add, next, 1); err != nil {
-						return err
-					}
-					return s.Launch(addInto, recorder.Groups(1, 1, 1), next, sums, gputest.U32(uint32(i)))
-				}()
+				err := busyThenLeaveUnsubmitted(s, i, add, bumpAt, addInto, tally, sums, nexts[(i+1)%streams])
 				if err != nil {
 					errs.add(fmt.Errorf("stream %d: %w", i, err))
 				}
@@ -739,40 +689,7 @@ fn main() { t[p.i] = t[p.i] + c[0]; }
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := func() error {
-					x, err := recorder.UploadSlice(s, gputest.Fill(counterElems, 0))
-					if err != nil {
-						return err
-					}
-					for range batchSizes[0] + batchSizes[1] + batchSizes[2] {
-						if err := bump(s, add, x, 1); err != nil {
-							return err
-						}
-					}
-					g, err := s.Capture(func() error {
-						for range 64 {
-							if err := bump(s, add, x, 1); err != nil {
-								return err
-							}
-						}
-						return nil
-					})
-					if err != nil {
-						return err
-					}
-					for range 2 {
-						if err := g.Replay(); err != nil {
-							return err
-						}
-					}
-					if err := s.Sync(); err != nil {
-						return err
-					}
-					if i%2 == 0 {
-						return bump(s, add, x, 1) // left unsubmitted
-					}
-					return nil
-				}()
+				err := busyPreEncodingThenIdle(s, i, add)
 				if err != nil {
 					errs.add(fmt.Errorf("stream %d: %w", i, err))
 				}
@@ -798,4 +715,98 @@ fn main() { t[p.i] = t[p.i] + c[0]; }
 			t.Fatalf("%d goroutines after the streams closed on a closed device, %d before", n, g0)
 		}
 	})
+}
+
+// busyThenLeaveUnsubmitted runs batches of the sizes the submitter grows
+// through and a replayed graph on s (stream i of
+// TestManyIdleStreamsCloseAndReleaseEveryNativeObject), checks its counter,
+// then leaves launches unsubmitted: i%5+1 bumps of tally[i], and a bump of
+// next (another stream's buffer) added into sums[i].
+func busyThenLeaveUnsubmitted(s *recorder.Stream, i int, add, bumpAt, addInto *wgpu.Kernel, tally, sums, next *recorder.Buffer) error {
+	x, err := recorder.UploadSlice(s, gputest.Fill(counterElems, 0))
+	if err != nil {
+		return err
+	}
+	want := float32(0)
+	for _, c := range batchSizes[:4] {
+		for range c {
+			if err := bump(s, add, x, 1); err != nil {
+				return err
+			}
+			want++
+		}
+	}
+	g, err := s.Capture(func() error {
+		for range 3 {
+			if err := bump(s, add, x, 2); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	want += 6
+	for range 5 {
+		if err := g.Replay(); err != nil {
+			return err
+		}
+		want += 6
+	}
+	got, err := recorder.ReadSlice[float32](s, x)
+	if err != nil {
+		return err
+	}
+	if d := cmp.Diff(gputest.Fill(counterElems, want), got); d != "" {
+		return fmt.Errorf("the stream's counter (-want +got):\n%s", d)
+	}
+	// Unsubmitted work for Close to submit.
+	for range i%5 + 1 {
+		if err := s.Launch(bumpAt, recorder.Groups(1, 1, 1), tally, gputest.U32(uint32(i))); err != nil {
+			return err
+		}
+	}
+	if err := bump(s, add, next, 1); err != nil {
+		return err
+	}
+	return s.Launch(addInto, recorder.Groups(1, 1, 1), next, sums, gputest.U32(uint32(i)))
+}
+
+// busyPreEncodingThenIdle runs three batches and two replays of a
+// 64-dispatch graph on s, syncs, and leaves one launch unsubmitted on even
+// streams.
+func busyPreEncodingThenIdle(s *recorder.Stream, i int, add *wgpu.Kernel) error {
+	x, err := recorder.UploadSlice(s, gputest.Fill(counterElems, 0))
+	if err != nil {
+		return err
+	}
+	for range batchSizes[0] + batchSizes[1] + batchSizes[2] {
+		if err := bump(s, add, x, 1); err != nil {
+			return err
+		}
+	}
+	g, err := s.Capture(func() error {
+		for range 64 {
+			if err := bump(s, add, x, 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for range 2 {
+		if err := g.Replay(); err != nil {
+			return err
+		}
+	}
+	if err := s.Sync(); err != nil {
+		return err
+	}
+	if i%2 == 0 {
+		return bump(s, add, x, 1) // left unsubmitted
+	}
+	return nil
 }

@@ -31,288 +31,337 @@ import (
 // and at most those started before it ended, never going down.
 func TestGoroutinesKeepTheirOwnOrderOnASharedStream(t *testing.T) {
 	d := gputest.Open(t, wgpu.Options{})
-	s := gputest.Stream(t, d, recorder.WithPreEncode(true))
-	s2 := gputest.Stream(t, d, recorder.WithPreEncode(true))
-	k := gputest.Kernel(t, d, affineWGSL)
-	cnt := gputest.UploadU32(t, s, fillU32(0)...)
-	plus := affine{1, 1}
-	gc1 := captureAffines(t, s, k, cnt, []affine{plus})
-	gc2 := captureAffines(t, s, k, cnt, []affine{plus, plus})
-	g2c := captureAffines(t, s2, k, cnt, []affine{plus})
-	var started, completed atomic.Uint64
-	started.Store(4) // the warmups
-	completed.Store(4)
-	add := func(n uint64, call func() error) error {
-		started.Add(n)
-		if err := call(); err != nil {
-			return err
-		}
-		completed.Add(n)
-		return nil
+	c := &sharedCounter{
+		s:    gputest.Stream(t, d, recorder.WithPreEncode(true)),
+		s2:   gputest.Stream(t, d, recorder.WithPreEncode(true)),
+		k:    gputest.Kernel(t, d, affineWGSL),
+		plus: affine{1, 1},
 	}
+	s, k := c.s, c.k
+	c.cnt = gputest.UploadU32(t, s, fillU32(0)...)
+	c.gc1 = captureAffines(t, s, k, c.cnt, []affine{c.plus})
+	c.gc2 = captureAffines(t, s, k, c.cnt, []affine{c.plus, c.plus})
+	c.g2c = captureAffines(t, c.s2, k, c.cnt, []affine{c.plus})
+	c.started.Store(4) // the warmups
+	c.completed.Store(4)
 	ops := 150
 	if shortRampRuns() {
 		ops = 50
 	}
-	var errs collect
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	// Every capture before any goroutine starts: a capture records what
 	// the stream's other callers enqueue meanwhile, and refuses their
 	// syncs.
-	type worker struct {
-		y, snap    *recorder.Buffer
-		flag       *recorder.Buffer
-		aOps, bOps []affine
-		ga, gb     *recorder.Graph
-		my         uint32
-	}
-	ws := make([]worker, 3)
+	ws := make([]*orderWorker, 3)
 	for w := range ws {
-		v := &ws[w]
-		v.y = gputest.UploadU32(t, s, fillU32(uint32(w))...)
-		v.snap = gputest.UploadU32(t, s, fillU32(0)...)
-		v.flag = gputest.UploadU32(t, s, 0)
-		v.aOps = []affine{{3, uint32(w + 1)}}
-		v.bOps = []affine{{1, 7}, {5, 1}}
-		v.ga = captureAffines(t, s, k, v.y, v.aOps)
-		v.gb = captureAffines(t, s, k, v.y, v.bOps)
-		v.my = applyAffines(v.bOps, applyAffines(v.aOps, uint32(w)))
+		o := &orderWorker{c: c, w: w, rng: rand.New(rand.NewPCG(uint64(w), 99))}
+		o.y = gputest.UploadU32(t, s, fillU32(uint32(w))...)
+		o.snap = gputest.UploadU32(t, s, fillU32(0)...)
+		o.flag = gputest.UploadU32(t, s, 0)
+		o.aOps = []affine{{3, uint32(w + 1)}}
+		o.bOps = []affine{{1, 7}, {5, 1}}
+		o.ga = captureAffines(t, s, k, o.y, o.aOps)
+		o.gb = captureAffines(t, s, k, o.y, o.bOps)
+		o.my = applyAffines(o.bOps, applyAffines(o.aOps, uint32(w)))
+		ws[w] = o
 	}
 	// Readers of the counter, on both streams.
-	for ri, rs := range []*recorder.Stream{s, s2} {
+	for ri, rs := range []*recorder.Stream{s, c.s2} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var last uint32
-			for n := 0; ; n++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				lo := completed.Load()
-				v, err := recorder.ReadSlice[uint32](rs, cnt)
-				hi := started.Load()
-				if err != nil {
-					errs.add(fmt.Errorf("reader %d: %v", ri, err))
-					return
-				}
-				for i := range v {
-					if v[i] != v[0] {
-						errs.add(fmt.Errorf("reader %d: element %d is %d, element 0 %d", ri, i, v[i], v[0]))
-						return
-					}
-				}
-				if uint64(v[0]) < lo || uint64(v[0]) > hi || v[0] < last {
-					errs.add(fmt.Errorf("reader %d, read %d: counter %d; additions returned before the read: %d, started before it ended: %d; the previous read saw %d", ri, n, v[0], lo, hi, last))
-					return
-				}
-				last = v[0]
-				if ri == 1 {
-					// The second stream adds too: a launch and a burst of
-					// replays of its own short graph (its own ramp, which
-					// the first stream's reads settle).
-					if err := add(1, func() error { return launchAffine(s2, k, cnt, plus) }); err != nil {
-						errs.add(fmt.Errorf("launch on the second stream: %v", err))
-						return
-					}
-					for range 1 + n%12 {
-						if err := add(1, g2c.Replay); err != nil {
-							errs.add(fmt.Errorf("replay on the second stream: %v", err))
-							return
-						}
-					}
-				}
-			}
+			c.readLoop(ri, rs, stop)
 		}()
 	}
 	var workers sync.WaitGroup
-	for w := range 3 {
-		y, snap, flag := ws[w].y, ws[w].snap, ws[w].flag
-		aOps, bOps := ws[w].aOps, ws[w].bOps
-		ga, gb := ws[w].ga, ws[w].gb
-		my := ws[w].my
-		var msnap uint32
+	for _, o := range ws {
 		workers.Add(1)
 		go func() {
 			defer workers.Done()
-			rng := rand.New(rand.NewPCG(uint64(w), 99))
-			var trail []string
-			fail := func(f string, a ...any) {
-				if len(trail) > 20 {
-					trail = trail[len(trail)-20:]
-				}
-				errs.add(fmt.Errorf("worker %d: %s (after %v)", w, fmt.Sprintf(f, a...), trail))
-			}
-			want := func(what string, rs *recorder.Stream, b *recorder.Buffer, v uint32) bool {
-				got, err := recorder.ReadSlice[uint32](rs, b)
-				if err != nil {
-					fail("%s: %v", what, err)
-					return false
-				}
-				for i := range got {
-					if got[i] != v {
-						fail("%s: element %d is %d, want %d", what, i, got[i], v)
-						return false
-					}
-				}
-				return true
-			}
-			for range ops {
-				var err error
-				if rng.IntN(12) == 0 {
-					// Profiles and an eager If between the others' calls.
-					switch rng.IntN(3) {
-					case 0:
-						// A profiled replay of a counter graph runs it
-						// 1+floor times; refused while another
-						// goroutine's StartProfile profile runs.
-						floor := uint64(rng.IntN(2))
-						started.Add(2 * (1 + floor))
-						_, err = s.ProfileReplay(gc2, recorder.WithFloor(int(floor)))
-						switch {
-						case err == nil:
-							completed.Add(2 * (1 + floor))
-						case errors.Is(err, wgpu.ErrInvalidArgument):
-							started.Add(^(2*(1+floor) - 1)) // never ran
-							err = nil
-						}
-						trail = append(trail, "profiled replay")
-					case 1:
-						tok, perr := s.StartProfile()
-						if errors.Is(perr, wgpu.ErrInvalidArgument) {
-							break // another goroutine's profile runs
-						}
-						if perr != nil {
-							err = perr
-							break
-						}
-						for range 1 + rng.IntN(5) {
-							if err = ga.Replay(); err != nil {
-								break
-							}
-							my = applyAffines(aOps, my)
-						}
-						if _, perr := s.EndProfile(tok); err == nil {
-							err = perr
-						}
-						trail = append(trail, "profile")
-					case 2:
-						on := rng.IntN(2) == 0
-						v := uint32(0)
-						if on {
-							v = 1 + rng.Uint32N(5)
-						}
-						if err = recorder.WriteSlice(s, flag, 0, []uint32{v}); err != nil {
-							break
-						}
-						err = s.If(flag, 0, func() error { return gb.Replay() })
-						if on {
-							my = applyAffines(bOps, my)
-						}
-						trail = append(trail, fmt.Sprintf("eager If %v", on))
-					}
-					if err != nil {
-						fail("%v", err)
-						return
-					}
-					continue
-				}
-				switch r := rng.IntN(100); {
-				case r < 40:
-					g, o, name := ga, aOps, "a"
-					if r%2 == 1 {
-						g, o, name = gb, bOps, "b"
-					}
-					n := 1 + rng.IntN(40)
-					for range n {
-						if err = g.Replay(); err != nil {
-							break
-						}
-						my = applyAffines(o, my)
-					}
-					trail = append(trail, fmt.Sprintf("%d×%s", n, name))
-				case r < 50:
-					g, inc := gc1, uint64(1)
-					if r%2 == 1 {
-						g, inc = gc2, 2
-					}
-					n := 1 + rng.IntN(20)
-					for range n {
-						if err = add(inc, g.Replay); err != nil {
-							break
-						}
-					}
-					trail = append(trail, fmt.Sprintf("%d×counter", n))
-				case r < 58:
-					v := rng.Uint32N(1 << 20)
-					err = recorder.WriteSlice(s, y, 0, fillU32(v))
-					my = v
-					trail = append(trail, fmt.Sprintf("write %d", v))
-				case r < 64:
-					o := affine{2, uint32(w)}
-					err = launchAffine(s, k, y, o)
-					my = o.apply(my)
-					trail = append(trail, "launch")
-				case r < 72:
-					if !want("a read of its buffer", s, y, my) {
-						return
-					}
-					trail = append(trail, "read")
-				case r < 76:
-					err = s.Sync()
-					trail = append(trail, "sync")
-				case r < 80:
-					err = s.Flush()
-					trail = append(trail, "flush")
-				case r < 85:
-					err = s.Copy(snap, 0, y, 0, rampBytes)
-					msnap = my
-					trail = append(trail, "copy")
-				case r < 88:
-					err = s.Clear(y, 0, rampBytes)
-					my = 0
-					trail = append(trail, "clear")
-				case r < 92:
-					if !want("a read of its snapshot", s, snap, msnap) {
-						return
-					}
-					trail = append(trail, "read snapshot")
-				case r < 96:
-					if !want("a read of its buffer on the second stream", s2, y, my) {
-						return
-					}
-					trail = append(trail, "read on s2")
-				default:
-					ctx, cancel := context.WithCancel(context.Background())
-					cancel()
-					if e := s.SyncContext(ctx); !errors.Is(e, context.Canceled) {
-						fail("SyncContext with a cancelled context: %v", e)
-						return
-					}
-					trail = append(trail, "cancelled sync")
-				}
-				if err != nil {
-					fail("%v", err)
-					return
-				}
-			}
-			want("its buffer at the end", s, y, my)
+			o.run(ops)
 		}()
 	}
 	waitAll(t, &workers, 2*time.Minute, "the workers")
 	close(stop)
 	waitAll(t, &wg, time.Minute, "the readers")
-	errs.report(t)
+	c.errs.report(t)
 	if t.Failed() {
 		return
 	}
-	if started.Load() != completed.Load() {
-		t.Fatalf("additions started %d, completed %d", started.Load(), completed.Load())
+	if c.started.Load() != c.completed.Load() {
+		t.Fatalf("additions started %d, completed %d", c.started.Load(), c.completed.Load())
 	}
-	wantAllU32(t, "the counter counts every addition once", s, cnt, uint32(completed.Load()))
+	wantAllU32(t, "the counter counts every addition once", s, c.cnt, uint32(c.completed.Load()))
 	t.Logf("replays from ramps: %d", s.MemoryStats().RampReplays)
+}
+
+// sharedCounter is the counter every goroutine of
+// TestGoroutinesKeepTheirOwnOrderOnASharedStream adds to, with +1 graphs
+// of both streams and the number of additions started and completed.
+type sharedCounter struct {
+	s, s2              *recorder.Stream
+	k                  *wgpu.Kernel
+	cnt                *recorder.Buffer
+	plus               affine
+	gc1, gc2, g2c      *recorder.Graph // +1, +2 on s; +1 on s2
+	started, completed atomic.Uint64
+	errs               collect
+}
+
+// add counts n additions started, runs call, and counts them completed if
+// it returned nil.
+func (c *sharedCounter) add(n uint64, call func() error) error {
+	c.started.Add(n)
+	if err := call(); err != nil {
+		return err
+	}
+	c.completed.Add(n)
+	return nil
+}
+
+// readLoop reads the counter on rs until stop: every read sees at least
+// the additions that returned before it began and at most those started
+// before it ended, never going down. The reader on the second stream
+// (ri 1) adds too.
+func (c *sharedCounter) readLoop(ri int, rs *recorder.Stream, stop <-chan struct{}) {
+	var last uint32
+	for n := 0; ; n++ {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		lo := c.completed.Load()
+		v, err := recorder.ReadSlice[uint32](rs, c.cnt)
+		hi := c.started.Load()
+		if err != nil {
+			c.errs.add(fmt.Errorf("reader %d: %v", ri, err))
+			return
+		}
+		for i := range v {
+			if v[i] != v[0] {
+				c.errs.add(fmt.Errorf("reader %d: element %d is %d, element 0 %d", ri, i, v[i], v[0]))
+				return
+			}
+		}
+		if uint64(v[0]) < lo || uint64(v[0]) > hi || v[0] < last {
+			c.errs.add(fmt.Errorf("reader %d, read %d: counter %d; additions returned before the read: %d, started before it ended: %d; the previous read saw %d", ri, n, v[0], lo, hi, last))
+			return
+		}
+		last = v[0]
+		if ri == 1 {
+			// The second stream adds too: a launch and a burst of
+			// replays of its own short graph (its own ramp, which
+			// the first stream's reads settle).
+			if err := c.add(1, func() error { return launchAffine(c.s2, c.k, c.cnt, c.plus) }); err != nil {
+				c.errs.add(fmt.Errorf("launch on the second stream: %v", err))
+				return
+			}
+			for range 1 + n%12 {
+				if err := c.add(1, c.g2c.Replay); err != nil {
+					c.errs.add(fmt.Errorf("replay on the second stream: %v", err))
+					return
+				}
+			}
+		}
+	}
+}
+
+// orderWorker is one goroutine of
+// TestGoroutinesKeepTheirOwnOrderOnASharedStream: its own buffer y, two
+// graphs of affine maps on it, and my, the Go model of y.
+type orderWorker struct {
+	c          *sharedCounter
+	w          int
+	rng        *rand.Rand
+	y, snap    *recorder.Buffer
+	flag       *recorder.Buffer
+	aOps, bOps []affine
+	ga, gb     *recorder.Graph
+	my, msnap  uint32
+	trail      []string // the last calls, for failure messages
+}
+
+func (o *orderWorker) fail(f string, a ...any) {
+	if len(o.trail) > 20 {
+		o.trail = o.trail[len(o.trail)-20:]
+	}
+	o.c.errs.add(fmt.Errorf("worker %d: %s (after %v)", o.w, fmt.Sprintf(f, a...), o.trail))
+}
+
+// want reads b on rs and reports whether every element is v.
+func (o *orderWorker) want(what string, rs *recorder.Stream, b *recorder.Buffer, v uint32) bool {
+	got, err := recorder.ReadSlice[uint32](rs, b)
+	if err != nil {
+		o.fail("%s: %v", what, err)
+		return false
+	}
+	for i := range got {
+		if got[i] != v {
+			o.fail("%s: element %d is %d, want %d", what, i, got[i], v)
+			return false
+		}
+	}
+	return true
+}
+
+// run makes ops calls in bursts, checking its model, and reads y at the end.
+func (o *orderWorker) run(ops int) {
+	for range ops {
+		var err error
+		ok := true
+		if o.rng.IntN(12) == 0 {
+			err = o.profileOrIf()
+		} else {
+			ok, err = o.call()
+		}
+		if !ok {
+			return
+		}
+		if err != nil {
+			o.fail("%v", err)
+			return
+		}
+	}
+	o.want("its buffer at the end", o.c.s, o.y, o.my)
+}
+
+// profileOrIf runs a profile or an eager If between the others' calls.
+func (o *orderWorker) profileOrIf() error {
+	c, s, rng := o.c, o.c.s, o.rng
+	var err error
+	switch rng.IntN(3) {
+	case 0:
+		// A profiled replay of a counter graph runs it 1+floor times;
+		// refused while another goroutine's StartProfile profile runs.
+		floor := uint64(rng.IntN(2))
+		c.started.Add(2 * (1 + floor))
+		_, err = s.ProfileReplay(c.gc2, recorder.WithFloor(int(floor)))
+		switch {
+		case err == nil:
+			c.completed.Add(2 * (1 + floor))
+		case errors.Is(err, wgpu.ErrInvalidArgument):
+			c.started.Add(^(2*(1+floor) - 1)) // never ran
+			err = nil
+		}
+		o.trail = append(o.trail, "profiled replay")
+	case 1:
+		tok, perr := s.StartProfile()
+		if errors.Is(perr, wgpu.ErrInvalidArgument) {
+			break // another goroutine's profile runs
+		}
+		if perr != nil {
+			err = perr
+			break
+		}
+		for range 1 + rng.IntN(5) {
+			if err = o.ga.Replay(); err != nil {
+				break
+			}
+			o.my = applyAffines(o.aOps, o.my)
+		}
+		if _, perr := s.EndProfile(tok); err == nil {
+			err = perr
+		}
+		o.trail = append(o.trail, "profile")
+	case 2:
+		on := rng.IntN(2) == 0
+		v := uint32(0)
+		if on {
+			v = 1 + rng.Uint32N(5)
+		}
+		if err = recorder.WriteSlice(s, o.flag, 0, []uint32{v}); err != nil {
+			break
+		}
+		err = s.If(o.flag, 0, func() error { return o.gb.Replay() })
+		if on {
+			o.my = applyAffines(o.bOps, o.my)
+		}
+		o.trail = append(o.trail, fmt.Sprintf("eager If %v", on))
+	}
+	return err
+}
+
+// call makes one call of the common kinds, updating the model; ok is
+// false when a read has already failed the test.
+func (o *orderWorker) call() (ok bool, err error) {
+	c, s, rng := o.c, o.c.s, o.rng
+	switch r := rng.IntN(100); {
+	case r < 40:
+		g, ops, name := o.ga, o.aOps, "a"
+		if r%2 == 1 {
+			g, ops, name = o.gb, o.bOps, "b"
+		}
+		n := 1 + rng.IntN(40)
+		for range n {
+			if err = g.Replay(); err != nil {
+				break
+			}
+			o.my = applyAffines(ops, o.my)
+		}
+		o.trail = append(o.trail, fmt.Sprintf("%d×%s", n, name))
+	case r < 50:
+		g, inc := c.gc1, uint64(1)
+		if r%2 == 1 {
+			g, inc = c.gc2, 2
+		}
+		n := 1 + rng.IntN(20)
+		for range n {
+			if err = c.add(inc, g.Replay); err != nil {
+				break
+			}
+		}
+		o.trail = append(o.trail, fmt.Sprintf("%d×counter", n))
+	case r < 58:
+		v := rng.Uint32N(1 << 20)
+		err = recorder.WriteSlice(s, o.y, 0, fillU32(v))
+		o.my = v
+		o.trail = append(o.trail, fmt.Sprintf("write %d", v))
+	case r < 64:
+		a := affine{2, uint32(o.w)}
+		err = launchAffine(s, c.k, o.y, a)
+		o.my = a.apply(o.my)
+		o.trail = append(o.trail, "launch")
+	case r < 72:
+		if !o.want("a read of its buffer", s, o.y, o.my) {
+			return false, nil
+		}
+		o.trail = append(o.trail, "read")
+	case r < 76:
+		err = s.Sync()
+		o.trail = append(o.trail, "sync")
+	case r < 80:
+		err = s.Flush()
+		o.trail = append(o.trail, "flush")
+	case r < 85:
+		err = s.Copy(o.snap, 0, o.y, 0, rampBytes)
+		o.msnap = o.my
+		o.trail = append(o.trail, "copy")
+	case r < 88:
+		err = s.Clear(o.y, 0, rampBytes)
+		o.my = 0
+		o.trail = append(o.trail, "clear")
+	case r < 92:
+		if !o.want("a read of its snapshot", s, o.snap, o.msnap) {
+			return false, nil
+		}
+		o.trail = append(o.trail, "read snapshot")
+	case r < 96:
+		if !o.want("a read of its buffer on the second stream", c.s2, o.y, o.my) {
+			return false, nil
+		}
+		o.trail = append(o.trail, "read on s2")
+	default:
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if e := s.SyncContext(ctx); !errors.Is(e, context.Canceled) {
+			o.fail("SyncContext with a cancelled context: %v", e)
+			return false, nil
+		}
+		o.trail = append(o.trail, "cancelled sync")
+	}
+	return true, err
 }
 
 // TestAnotherStreamsReadSeesDeferredReplays: stream A (no flush
