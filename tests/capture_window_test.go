@@ -181,6 +181,7 @@ func TestAPanickingCaptureStepLeavesTheStreamInNoCapture(t *testing.T) {
 // makes Capture return an error wrapping ErrClosed; nothing hangs or
 // aborts, and a new device computes afterwards.
 func TestClosingFromInsideACaptureStepFailsTheCaptureCleanly(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for _, what := range []string{"stream", "device"} {
 			for _, run := range []int{1, 2} {
@@ -328,6 +329,7 @@ func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 // recorded, and every counter equals the Go model; nothing but the
 // documented lifecycle refusals is returned.
 func TestCaptureTransitionsRightAfterHeavyEagerTrafficRecordExactlyTheWindow(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	for _, opts := range [][]recorder.Option{nil, {recorder.WithPreEncode(true), recorder.WithFlushDelay(0)}} {

@@ -110,6 +110,7 @@ func TestClosingWhileAReadWaitsBehindLongWorkNeverReturnsEarly(t *testing.T) {
 // is not reused); and once the second stream is closed too, exactly the
 // native objects and goroutines of before are left. In a fresh process.
 func TestStreamCloseRacingHeavyTrafficReturnsNilOrErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d := gputest.Open(t, wgpu.Options{})
 		add := gputest.Kernel(t, d, gputest.AddConstWGSL)
@@ -278,6 +279,7 @@ func streamCloseRound(t *testing.T, d *wgpu.Device, add, cp *wgpu.Kernel, delay 
 // flushOthers) waited for it forever. handOff now waits for the queued
 // batches first (recorder/submit.go).
 func TestDeviceCloseRacingHeavyTrafficOnThreeStreamsReturnsNilOrErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range deviceCloseRounds() {
 			deviceCloseRound(t, round, time.Duration(round%3)*time.Millisecond, allLoops)
@@ -295,10 +297,10 @@ func deviceCloseRounds() int {
 	switch {
 	case os.Getenv("SOFTGRAPH_CHAOS") != "":
 		return 150
-	case testing.Short():
-		return 5
+	case longRun():
+		return 25
 	}
-	return 25
+	return 5
 }
 
 // deviceCloseRound opens a device and three streams (pre-encoding, no
@@ -464,6 +466,7 @@ func spinGroups(t *testing.T, d *wgpu.Device, s *recorder.Stream, k *wgpu.Kernel
 // Close after it return (nil or ErrClosed) without hanging or aborting; and
 // a device opened afterwards computes (fresh process).
 func TestClosesBehindLongGPUWorkWaitForEveryDispatch(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		const launches = 12
 		var groups uint32
@@ -546,6 +549,7 @@ func TestClosesBehindLongGPUWorkWaitForEveryDispatch(t *testing.T) {
 // that the launches bumped counts exactly the launches that returned nil —
 // none lost, none run twice — while the long dispatches all ran.
 func TestAStreamStalledAt512DispatchesClosesWithEveryEnqueuedLaunch(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d := gputest.Open(t, wgpu.Options{})
 		spin := gputest.Kernel(t, d, spinWGSL)
@@ -635,6 +639,7 @@ func TestAStreamStalledAt512DispatchesClosesWithEveryEnqueuedLaunch(t *testing.T
 // process of its own with a time limit) and a new stream on the device
 // computes afterwards.
 func TestLoadGraphAndSaveRacingStreamCloseReturnNilOrErrClosed(t *testing.T) {
+	skipIfShort(t)
 	rounds := 12
 	if shortRampRuns() {
 		rounds = 4

@@ -29,6 +29,7 @@ import (
 // was held by raw handle: the next pass end, Sync, Replay or Device.Close
 // aborted with wgpu's "Buffer does not exist".
 func TestClosingAStreamFreesNothingAnotherStreamOrGraphStillUses(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d := gputest.Open(t, wgpu.Options{})
 		k := gputest.Kernel(t, d, gputest.AddOneWGSL)
@@ -142,6 +143,7 @@ func TestRebindingALiveBufferWorksWhileTheDispatchAlsoBindsAClosedStreamsBuffer(
 // snapshot: "Attempt to use a resource with a different device" at the
 // next device's first submit, or "BindGroup does not exist" inside Close.
 func TestConcurrentClosesOfADeviceAndItsStreamsFinishBeforeTheyReturn(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range 12 {
 			full := round%2 == 0
@@ -297,10 +299,11 @@ func TestASecondStreamCloseReturnsOnlyOnceTheFirstHasReleasedEverything(t *testi
 	}
 }
 
-// TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines: 300 streams
-// on one device, each computing, then closed (a third of them while
+// TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines: 120 streams
+// (300 with SOFTGRAPH_LONG=1) on one device, each computing, then closed (a third of them while
 // another goroutine replays a graph on them), leave no goroutine behind.
 func TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	// Warm up once so lazily started goroutines of the device exist.
@@ -314,7 +317,10 @@ func TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines(t *testing.T) {
 	}
 	time.Sleep(50 * time.Millisecond)
 	before := runtime.NumGoroutine()
-	const n = 300
+	n := 120 // 300 with SOFTGRAPH_LONG=1
+	if longRun() {
+		n = 300
+	}
 	streams := make([]*recorder.Stream, n)
 	bufs := make([]*recorder.Buffer, n)
 	graphs := make([]*recorder.Graph, n)
@@ -388,6 +394,7 @@ func TestHundredsOfStreamsOpenAndCloseWithoutLeakingGoroutines(t *testing.T) {
 // returns ErrClosed, a zero value or nothing, never panics or hangs, and
 // the next device of the process computes.
 func TestClosingTheDeviceInsideBodiesAndThenUsingEverythingNeverAborts(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for _, where := range []string{"eager If", "eager While", "recorded If", "recorded While", "recorded While, second run"} {
 			d, err := wgpu.Open(wgpu.Options{})
@@ -576,6 +583,7 @@ func TestClosingTheDeviceInsideBodiesAndThenUsingEverythingNeverAborts(t *testin
 // returns nil or ErrClosed, and no goroutine outlives its stream. In a fresh
 // process, which must then open a device that computes.
 func TestManyIdleStreamsCloseAndReleaseEveryNativeObject(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		const streams = 64
 		d, err := wgpu.Open(wgpu.Options{})

@@ -186,6 +186,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 // close returned exact data. Without it, Close could free pages, encoders,
 // query sets or staging buffers under a call in flight.
 func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	for _, set := range []struct {
 		name  string
 		loads []string
@@ -211,6 +212,7 @@ func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
 // can break the next device. Without it, a profile's query set or staging
 // buffer could outlive its stream or be freed under EndProfile.
 func TestStreamCloseWhileProfilingReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range 8 {
 			t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
@@ -320,6 +322,7 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 // the process opens works (it runs in a fresh process). Without it, Close
 // could release the native device under a call in flight.
 func TestDeviceCloseWhileStreamsAreInUseReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, deviceCloseWhileStreamsAreInUse)
 }
 

@@ -71,6 +71,7 @@ func TestABodyThatClosesTheStreamEndsTheBranchWithErrClosed(t *testing.T) {
 // in NoCapture, and a new capture works. Without the fix the next launch
 // was recorded inside the abandoned body and the graph sealed.
 func TestABodyThatPanicsWhileRecordingCannotSealAGraph(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for _, kind := range []string{"If", "While"} {
 			d, s := gputest.OpenStream(t)
@@ -135,6 +136,7 @@ func TestABodyThatPanicsWhileRecordingCannotSealAGraph(t *testing.T) {
 // closed; it fails with a *CaptureError instead, the If returns an error,
 // and the stream is back in NoCapture and computes.
 func TestEndCaptureInsideAnIfBodyDoesNotSealAnOpenBody(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		k := gputest.Kernel(t, d, gputest.AddConstWGSL)
@@ -190,6 +192,7 @@ fn main() {
 // While, replayed inside an If body of another capture, runs only when the
 // If's condition holds, and then loops as it does alone.
 func TestAChildGraphWithControlFlowReplaysInsideAnIfBody(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		k := gputest.Kernel(t, d, countdownWGSL)

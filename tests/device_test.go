@@ -191,6 +191,7 @@ func (w *deviceWorld) checkBroken(t *testing.T, sentinel error, rule string) {
 // Without it, a stream would hand a released native device to wgpu-native,
 // which aborts the process.
 func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		w := newDeviceWorld(t)
 		if err := w.d.Close(); err != nil {
@@ -208,6 +209,7 @@ func TestEveryCallAfterDeviceCloseReturnsErrClosed(t *testing.T) {
 // before its streams, as a deferred Close does on an error path, aborts the
 // process.
 func TestStreamCloseAfterDeviceCloseDropsUnsubmittedWork(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d := gputest.Open(t, wgpu.Options{})
 		s := gputest.Stream(t, d)
@@ -237,6 +239,7 @@ func TestStreamCloseAfterDeviceCloseDropsUnsubmittedWork(t *testing.T) {
 // next device the process opens works (it runs in a fresh process). Without
 // it, a driver reset would hang a server in Sync or Read forever.
 func TestEveryCallAfterDeviceLossReturnsErrDeviceLost(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		w := newDeviceWorld(t)
 		driver.InjectLoss(w.d, "reliability suite")
@@ -284,6 +287,7 @@ func TestCancelledContextEndsSyncAndReadAtOnce(t *testing.T) {
 // enqueued, so a plain Sync completes it and the result is exact. Without
 // it, a hung GPU would hold the caller past any deadline.
 func TestSyncContextDeadlineOnALongWorkload(t *testing.T) {
+	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	const elems = 1 << 20

@@ -260,6 +260,7 @@ func forgeries() []forgery {
 // what loads must work. Each case runs in a process of its own, so a native
 // abort is one case's failure.
 func TestForgedGraphFilesAreRefusedOrReplayExactly(t *testing.T) {
+	skipIfShort(t)
 	for _, c := range forgeries() {
 		want := make([]uint32, rampElems)
 		for i := range want {

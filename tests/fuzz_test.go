@@ -1119,6 +1119,7 @@ func chaosBudget(t *testing.T) time.Duration {
 // the random source is logged, and SOFTGRAPH_CHAOS_SEED replays it; a
 // failing input is printed, ready to be added to fuzzSeeds.
 func TestChaosRandomOperationsKeepEveryContract(t *testing.T) {
+	skipIfShort(t)
 	budget := chaosBudget(t)
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("SOFTGRAPH_CHAOS_SEED"); v != "" {

@@ -216,3 +216,9 @@ func skipIfShort(t testing.TB) {
 		t.Skip("slower than about 2 s: skipped under -short")
 	}
 }
+
+// inDefaultSweep reports whether case i of a sweep run in both modes (on
+// and off) runs in mode on: in the default run each case runs in one mode
+// only, alternating, so every case still runs; SOFTGRAPH_LONG=1 runs every
+// case in both modes.
+func inDefaultSweep(i int, on bool) bool { return longRun() || (i%2 == 0) == on }

@@ -55,6 +55,7 @@ func latchDescribe(t testing.TB, what string, g *recorder.Graph) string {
 // does there (and so does that parent graph rebound); a loaded graph with
 // control flow is refused as a child, cleanly.
 func TestLatchedGraphsKeepTheirResultsThroughEveryGraphCall(t *testing.T) {
+	skipIfShort(t)
 	latchModes(t, func(t *testing.T, on bool) {
 		r := newLatchedRig(t, on)
 		r.checkProfiles(t)

@@ -135,6 +135,7 @@ func TestLatchedLoopsOnConcurrentStreamsOfOneDeviceMatchTheModel(t *testing.T) {
 // once everything is released no kernel (original or variant) is left alive
 // beyond the shared ones.
 func TestKernelReleaseRacingLatchedCapturesFailsOrReplaysExactly(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d := gputest.Open(t, wgpu.Options{})
 		bump := latchKernel(t, d, latchBump, "main")
@@ -205,6 +206,7 @@ func TestKernelReleaseRacingLatchedCapturesFailsOrReplaysExactly(t *testing.T) {
 // result), nothing crashes or hangs, and a device opened afterwards
 // computes.
 func TestDeviceCloseRacingLatchedLoopsNeverReturnsAWrongResult(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range 3 {
 			d, err := wgpu.Open(wgpu.Options{})

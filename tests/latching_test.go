@@ -162,6 +162,7 @@ var _ = wgpu.Options{}
 // anyway; X then went to a slot no gate wrote and never ran. Every variant
 // agrees with the eager step, predicated or not.
 func TestACommandAfterAnEmptyNestedRegionKeepsItsGateInALatchedLoop(t *testing.T) {
+	skipIfShort(t)
 	const n, max = 16, 4
 	for _, tail := range []string{"copy", "clear", "wide dispatch", "indirect dispatch", "kernel without a variant", "empty While instead of If"} {
 		t.Run(tail, func(t *testing.T) {
@@ -502,6 +503,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 // it (and a latching one no gate dispatches); forms without fall back to
 // gates.
 func TestUnusualBodyKernelsComputeAsTheEagerStep(t *testing.T) {
+	skipIfShort(t)
 	const max = 5
 	latchModes(t, func(t *testing.T, on bool) {
 		d, s := gputest.OpenStream(t, recorder.WithPredication(on))
@@ -511,7 +513,10 @@ func TestUnusualBodyKernelsComputeAsTheEagerStep(t *testing.T) {
 		for i := range ramp {
 			ramp[i] = uint32(i*i + 1)
 		}
-		for _, f := range latchForms {
+		for i, f := range latchForms {
+			if !inDefaultSweep(i, on) {
+				continue
+			}
 			t.Run(f.name, func(t *testing.T) {
 				entry := f.entry
 				if entry == "" {
@@ -630,6 +635,7 @@ fn flat(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) w: vec3
 // first invocation whatever the shape, and 257 workgroups must fall back to
 // gates. Each iteration count agrees with the Go model and the eager run.
 func TestALatchingDispatchOfAnyShapeWritesTheEnableWordOnce(t *testing.T) {
+	skipIfShort(t)
 	const max = 3
 	shapes := []struct {
 		src      string
@@ -760,6 +766,7 @@ func latchCompile(t testing.TB, d *wgpu.Device) latchKernels {
 // 1, 1) is refused by Launch, so latchable's zero-count test of the first
 // dispatch cannot be reached.)
 func TestConditionsAndBodiesOfEveryKindReplayAsTheEagerStep(t *testing.T) {
+	skipIfShort(t)
 	const bigWords = 1 << 18 // 1 MiB
 	const W = bigWords - 4   // the condition's word
 	latchModes(t, func(t *testing.T, on bool) {
@@ -909,7 +916,10 @@ func TestConditionsAndBodiesOfEveryKindReplayAsTheEagerStep(t *testing.T) {
 					return s.If(big, W*4, func() error { return bump(u) })
 				}},
 		}
-		for _, cs := range cases {
+		for i, cs := range cases {
+			if !inDefaultSweep(i, on) {
+				continue
+			}
 			t.Run(cs.name, func(t *testing.T) {
 				var inits [][][]uint32
 				for _, n := range []uint32{3, 0, 1, 2, 8} {
@@ -937,6 +947,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) { v[g.x] = v[g.x] * mul + g
 // model's result, and releasing the kernels and the graph leaves no kernel
 // or variant alive.
 func TestManyDistinctKernelsInALatchedBodyComputeAndReleaseEveryVariant(t *testing.T) {
+	skipIfShort(t)
 	const nk, max = 48, 3
 	latchModes(t, func(t *testing.T, on bool) {
 		d, s := gputest.OpenStream(t, recorder.WithPredication(on))
@@ -1008,6 +1019,7 @@ func TestManyDistinctKernelsInALatchedBodyComputeAndReleaseEveryVariant(t *testi
 // logged) and replays the Go model's result for counts below, at and
 // beyond the bound; MaxWhileIterations+1 is refused.
 func TestALatchedLoopOfMaxWhileIterationsReplaysTheModel(t *testing.T) {
+	skipIfShort(t)
 	const max = recorder.MaxWhileIterations
 	latchModes(t, func(t *testing.T, on bool) {
 		d, s := gputest.OpenStream(t, recorder.WithPredication(on))

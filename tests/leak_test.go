@@ -84,6 +84,7 @@ func wantFlat(t *testing.T, what string, early, end footprint) {
 // replay that retains a command buffer, a bind group reference or a Go
 // allocation per run exhausts a long-running server.
 func TestReplayingAGraphLeaksNothing(t *testing.T) {
+	skipIfShort(t)
 	replays := 300
 	if longRun() {
 		replays = 100_000
@@ -439,6 +440,7 @@ func settleGoroutines(want int) int {
 // native objects alive return to what they were, the goroutine count
 // returns to what it was, and the RSS grows by a bounded amount.
 func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		cycles := 3000
 		if testing.Short() || raceEnabled {

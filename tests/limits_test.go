@@ -90,6 +90,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
 // read several times, or with less than 12 GiB available, the largest
 // practical size that is not a size class), and the test says which.
 func TestABufferNearMaxBufferSizeReadsBackOrIsRefusedAtOnce(t *testing.T) {
+	skipIfShort(t)
 	if !gputest.InChild(t.Name()) && (affordableBytes()/6 < 1<<31 || !longRun()) {
 		// Said here too: a passing fresh process's log is not shown.
 		t.Logf("NOTE: a 2 GiB buffer is impractical here (race detector: %v, %d MiB of host memory affordable, SOFTGRAPH_LONG=1: %v); the rule is checked at the largest practical size that is not a size class", raceEnabled, affordableBytes()>>20, longRun())
@@ -304,6 +305,7 @@ func latchManyBindings(n, u int) string {
 // latching first dispatch and as a later one: whichever way each is gated
 // (variant or gates, logged), every replay equals the eager step.
 func TestBodyKernelsAtTheBindingLimitsReplayAsTheEagerStep(t *testing.T) {
+	skipIfShort(t)
 	const max = 4
 	latchModes(t, func(t *testing.T, on bool) {
 		d, s := gputest.OpenStream(t, recorder.WithPredication(on))

@@ -25,6 +25,7 @@ import (
 // the others at one level and far past the bound; SOFTGRAPH_LONG=1
 // bisects every construct.
 func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
+	skipIfShort(t)
 	if runtime.GOOS == "windows" {
 		// Under wine the fresh process did not finish in four minutes
 		// (whether naga's recursion is slow or stuck there on Windows'
@@ -101,6 +102,7 @@ func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
 // wgpuDeviceCreateShaderModule: SIGSEGV, the process died. Each else-if
 // now counts as the nested if naga makes of it, and the chain is refused.
 func TestALongElseIfChainIsRefusedNotACrash(t *testing.T) {
+	skipIfShort(t)
 	src := "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n" +
 		"@compute @workgroup_size(1) fn main() { if out[0] > 0.0 {}" + strings.Repeat(" else if out[0] > 1.0 { out[1] = 2.0; }", 10000) + " }"
 	guardedSubprocess(t, "else-if", 120*time.Second, func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 // each is a compile error or an invalid argument, and the device still
 // computes.
 func TestHostileKernelSourcesAndConstantsFailWithCompileErrors(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		over := `
@@ -89,6 +90,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 // either fails with an error (ErrInvalidArgument or ErrNoAdapter) or opens
 // a device that computes; nothing aborts.
 func TestOpenWithOddOptionsFailsOrOpensAWorkingDevice(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for _, o := range []wgpu.Options{
 			{Backend: wgpu.Backend(200), IgnoreEnv: true},
@@ -125,6 +127,7 @@ func TestOpenWithOddOptionsFailsOrOpensAWorkingDevice(t *testing.T) {
 // sampler, kernel or graph of another device fails with ErrForeignDevice
 // (or ErrInvalidArgument), and nothing aborts.
 func TestForeignDeviceResourcesAreRefused(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		dA, sA := gputest.OpenStream(t)
 		dB, sB := gputest.OpenStream(t)
@@ -182,6 +185,7 @@ func TestForeignDeviceResourcesAreRefused(t *testing.T) {
 // sizes near 2^64 are refused with ErrInvalidArgument (or, for memory,
 // the device's out-of-memory or validation error), and nothing aborts.
 func TestNumericExtremesAreRefusedWithNamedErrors(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		k := gputest.Kernel(t, d, gputest.AddOneWGSL)

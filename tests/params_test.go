@@ -172,7 +172,13 @@ func TestParamsFromRefusesWhatHasNoWGSLForm(t *testing.T) {
 	type inner struct{ A float32 }
 	type empty struct{}
 	var nilPtr *struct{ A uint32 }
-	var big = new(struct{ A [1 << 20][4]float32 })
+	var big = new(struct{ A [4][4]float32 })
+	// A huge struct: 1 MiB, or 16 MiB with SOFTGRAPH_LONG=1 (ParamsFrom
+	// walks every element; 16 MiB takes seconds under the race detector).
+	var huge any = new(struct{ A [1 << 16][4]float32 })
+	if longRun() {
+		huge = new(struct{ A [1 << 20][4]float32 })
+	}
 	cases := []struct {
 		name string
 		v    any
@@ -205,7 +211,7 @@ func TestParamsFromRefusesWhatHasNoWGSLForm(t *testing.T) {
 			J [2]inner
 		}{}, true, ""},
 		{"array of arrays of matrices", struct{ M [2][3][4]float32 }{}, true, ""},
-		{"huge", big, true, ""},
+		{"huge", huge, true, ""},
 	}
 	for _, c := range cases {
 		var p recorder.Params
@@ -255,6 +261,7 @@ func paramsAt(t testing.TB, i uint32, v float32) recorder.Params {
 // Fixed: an empty batch's holdings wait for the newest batch still in
 // flight (handOff, recorder/submit.go).
 func TestARefusedLaunchNeverFreesParamsAnEarlierBatchStillUses(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	s := gputest.Stream(t, d, recorder.WithMetadataCache(1), recorder.WithSubmitChunks(1, 1), recorder.WithFlushDelay(0))
 	at := gputest.Kernel(t, d, indexWGSL)

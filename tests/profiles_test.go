@@ -57,6 +57,7 @@ func grepLines(s, sub string) string {
 // process). Without it ProfileReplay read s.prof.id after unlocking the
 // stream and dereferenced nil when EndProfile had just cleared it.
 func TestProfileReplayRacingEndProfileReturnsAnErrorNeverPanics(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		k := gputest.Kernel(t, d, gputest.AddConstWGSL)
@@ -176,6 +177,7 @@ func TestEndProfileRefusesEveryTokenButTheRunningOne(t *testing.T) {
 // succeeded (a ProfileReplay runs the graph once, plus once per floor
 // round).
 func TestProfilesInterleavedWithReplaysOnTwoStreamsMatchTheModel(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	method := recorder.ProfileWallClock

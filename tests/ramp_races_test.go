@@ -651,6 +651,7 @@ func TestStreamCloseRunsCountedReplays(t *testing.T) {
 // abort, the streams close, and a device opened afterwards computes. In a
 // fresh process.
 func TestDeviceCloseRacingRampTrafficReturnsNilOrErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		rounds := 8
 		if shortRampRuns() {

@@ -319,6 +319,7 @@ func (m *rampSim) buffers() int {
 // documented steps can serve (the model counts every replay against a
 // ready step; the stream may encode some live instead, never more).
 func TestRampScheduleFollowsItsModel(t *testing.T) {
+	skipIfShort(t)
 	for _, c := range []struct {
 		name  string
 		timer bool
@@ -651,6 +652,7 @@ func replayRuns(t *testing.T, s *recorder.Stream, g *recorder.Graph, runs []int,
 // rewritten between replays, every result equals the Go model and each graph
 // ran replays from its ramp.
 func TestShortGraphsWithAWhileOrAnIfReplayFromRamps(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	aff := gputest.Kernel(t, d, affineWGSL)
 	runs := []int{5, 40, 3, 40, 1, 60, 17}
@@ -1270,6 +1272,7 @@ func TestRampPendingCountsOnlyStepsBeingEncoded(t *testing.T) {
 // replays before them and stay behind those after), launches, reads on
 // another stream, flushes. Every read must equal the Go model.
 func TestRampsBehindLongGPUWorkKeepStreamOrder(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	s := gputest.Stream(t, d, recorder.WithPreEncode(true))
 	other := gputest.Stream(t, d)
@@ -1345,4 +1348,4 @@ func saveAndLoad(t *testing.T, s *recorder.Stream, g *recorder.Graph, want int) 
 // shortRampRuns is testing.Short, and also true on Windows: CI runs the
 // Windows binaries under wine, several times slower than natively, with a
 // budget of five minutes for the whole tests package.
-func shortRampRuns() bool { return testing.Short() || runtime.GOOS == "windows" }
+func shortRampRuns() bool { return !longRun() || runtime.GOOS == "windows" }

@@ -30,6 +30,7 @@ import (
 // while a batch held it, two live Buffers shared it (x read 3, want 1) and
 // then "page reference count below zero" panicked.
 func TestReleaseRacingALaunchNeverHandsOnePageToTwoBuffers(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		var logs syncLog
 		d := gputest.Open(t, wgpu.Options{})
@@ -137,6 +138,7 @@ func TestProfileReplayRacingReleaseReturnsAProfileOnlyOfAReplayThatRan(t *testin
 // Every error wraps a sentinel, nothing panics or races (run with -race),
 // and afterwards the stream computes.
 func TestGraphCallsRacingReleaseAndReplayKeepTheirContracts(t *testing.T) {
+	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
 	s2 := gputest.Stream(t, d)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
@@ -233,6 +235,7 @@ func TestGraphCallsRacingReleaseAndReplayKeepTheirContracts(t *testing.T) {
 // Save fails with ErrReleased; never another buffer's data. Without the
 // fix Save held no reference and read memory the pool had handed out again.
 func TestSaveRacingReleaseWritesOnlyTheGraphsContents(t *testing.T) {
+	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	const n = 24

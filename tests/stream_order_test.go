@@ -231,6 +231,7 @@ type loopUnit struct {
 // replays of a 64-dispatch graph; and with inline submission. The counter
 // must equal the Go model after every operation.
 func TestWriteAndReadAtEveryBatchBoundaryKeepStreamOrder(t *testing.T) {
+	skipIfShort(t)
 	configs := []struct {
 		name string
 		opts []recorder.Option
@@ -642,6 +643,7 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 // submission and with chunks of 1 (a batch per launch, so the submitter
 // is always busy).
 func TestConcurrentWritesAndReadsNeverOvertakeEarlierLaunches(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	set := gputest.Kernel(t, d, setWGSL)
 	for _, cfg := range []struct {
@@ -789,6 +791,7 @@ fn main() { if (p.i < arrayLength(&x)) { x[p.i] = p.v; } }
 // pre-encoded), writes and reads in stream order across many hand-offs:
 // the counter equals the Go model throughout.
 func TestExtremeSubmissionSchedulesComputeInOrder(t *testing.T) {
+	skipIfShort(t)
 	d := gputest.Open(t, wgpu.Options{})
 	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	for _, c := range [][2]int{{1, 1}, {1, 2}, {2, 3}, {1000, 2000}, {math.MaxInt/2 + 1, math.MaxInt}, {math.MaxInt / 3 * 2, math.MaxInt}, {math.MaxInt, math.MaxInt}, {-5, -5}, {0, 7}} {

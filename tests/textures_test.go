@@ -51,6 +51,7 @@ func TestTexelSizeSizesTexturesBeforeTheyAreMade(t *testing.T) {
 // ErrInvalidArgument (or the device's error) or make a texture that
 // uploads and reads back what was written; nothing aborts.
 func TestOddTexturesAreRefusedOrWork(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		lim := d.Info().Limits

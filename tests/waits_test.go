@@ -243,6 +243,7 @@ func TestSyncContextAndCloseWaitForALongBatchToFinish(t *testing.T) {
 // too. Without it, on GL, SyncContext(300 ms) stayed blocked 20 s behind a
 // long dispatch, Launch blocked with a chunk of 1, and Close hung for 60 s.
 func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		sp := newSpin(t, d, s, 500*time.Millisecond)
@@ -336,11 +337,16 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 // return by its deadline. Without it the Write waited holding the stream's
 // lock, and the SyncContext waited for the lock as long as the Write did.
 func TestADeadlineHoldsWhileAWriteWaitsForTheSubmitter(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := gputest.OpenStream(t)
 		sp := newSpin(t, d, s, 200*time.Millisecond)
 		ls := gputest.Stream(t, d, recorder.WithSubmitChunks(1, 1))
-		n := max(sp.units(8*time.Second), 24)
+		work := 3 * time.Second
+		if longRun() {
+			work = 8 * time.Second
+		}
+		n := max(sp.units(work), 24)
 		for range n {
 			if err := sp.launch(ls); err != nil {
 				t.Fatal(err)
