@@ -483,85 +483,106 @@ func TestClosingTheDeviceInsideBodiesAndThenUsingEverythingNeverAborts(t *testin
 			if strings.HasPrefix(where, "recorded") && berr == nil {
 				t.Errorf("%s: a capture whose device closed must fail", where)
 			}
-			closed := []error{wgpu.ErrClosed}
-			calls := map[string]func() error{
-				"Replay": g.Replay,
-				"Rebind": func() error {
-					ng, err := g.Rebind(a, spare)
-					if ng != nil {
-						ng.Release()
-					}
-					return err
-				},
-				"ReadTexture": func() error { _, err := s.ReadTexture(dst); return err },
-				"UploadTexture": func() error {
-					_, err := s.UploadTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"}, make([]byte, 4))
-					return err
-				},
-				"LoadGraph":     func() error { _, err := s.LoadGraph(bytes.NewReader(file.Bytes())); return err },
-				"If":            func() error { return s.If(cond, 0, func() error { return nil }) },
-				"While":         func() error { return s.While(cond, 0, 2, func() error { return nil }) },
-				"ProfileReplay": func() error { _, err := s.ProfileReplay(g); return err },
-				"Save with contents": func() error {
-					_, err := g.Save(io.Discard, recorder.SaveOptions{Contents: true})
-					return err
-				},
-				"Trim":    func() error { _, err := s.Trim(); return err },
-				"Launch":  func() error { return s.Launch(tk, recorder.Groups(1, 1, 1), src, smp, dst, b) },
-				"Kernel":  func() error { _, err := d.Kernel(gputest.ScaleWGSL, "main"); return err },
-				"Capture": func() error { _, err := s.Capture(func() error { return nil }); return err },
-			}
-			for name, f := range calls {
-				var err error
-				if msg := noPanic(func() { err = within(t, 10*time.Second, name, f) }); msg != "" {
-					t.Errorf("%s, then %s: panicked: %s", where, name, msg)
-					continue
-				}
-				if problem := gputest.CheckErr(err, closed, nil); problem != "" {
-					t.Errorf("%s, then %s: %s", where, name, problem)
-				}
-			}
-			// What needs no device answers, and never panics.
-			if msg := noPanic(func() {
-				_ = g.String()
-				_ = g.Stats()
-				_ = g.Buffers()
-				_ = g.Len()
-				_ = g.WriteDOT(io.Discard)
-				_, _ = g.WriteTo(io.Discard)
-				_ = s.MemoryStats()
-				_ = s.State()
-				_ = src.Desc()
-				_ = smp.Desc()
-				_ = k.Bindings()
-			}); msg != "" {
-				t.Errorf("%s: a getter after Device.Close panicked: %s", where, msg)
-			}
-			if msg := noPanic(func() {
-				_ = within(t, 10*time.Second, "releases", func() error {
-					src.Release()
-					dst.Release()
-					smp.Release()
-					a.Release()
-					g.Release()
-					g.Release()
-					k.Release()
-					tk.Release()
-					return nil
-				})
-				for range 2 {
-					if err := within(t, 10*time.Second, "Stream.Close", s.Close); err != nil && !errors.Is(err, wgpu.ErrClosed) {
-						t.Errorf("%s: Stream.Close after Device.Close: %v", where, err)
-					}
-					if err := within(t, 10*time.Second, "Device.Close", d.Close); err != nil {
-						t.Errorf("%s: Device.Close twice: %v", where, err)
-					}
-				}
-			}); msg != "" {
-				t.Errorf("%s: releasing after Device.Close panicked: %s", where, msg)
-			}
+			wantEverythingAfterDeviceClose(t, where, closedObjects{d: d, s: s, k: k, tk: tk, a: a, b: b, spare: spare, cond: cond, src: src, dst: dst, smp: smp, g: g, file: file.Bytes()})
 		}
 	})
+}
+
+// closedObjects is what a device made before it closed inside a body.
+type closedObjects struct {
+	d                 *wgpu.Device
+	s                 *recorder.Stream
+	k, tk             *wgpu.Kernel
+	a, b, spare, cond *recorder.Buffer
+	src, dst          *recorder.Texture
+	smp               *recorder.Sampler
+	g                 *recorder.Graph
+	file              []byte // g saved with its contents
+}
+
+// wantEverythingAfterDeviceClose: after the device closed (where says
+// how), every call on what it made returns an error wrapping ErrClosed,
+// getters answer, releases and Closes never panic, and both Closes may be
+// called twice.
+func wantEverythingAfterDeviceClose(t *testing.T, where string, o closedObjects) {
+	d, s, k, tk, a, b, spare, cond, src, dst, smp, g := o.d, o.s, o.k, o.tk, o.a, o.b, o.spare, o.cond, o.src, o.dst, o.smp, o.g
+	closed := []error{wgpu.ErrClosed}
+	calls := map[string]func() error{
+		"Replay": g.Replay,
+		"Rebind": func() error {
+			ng, err := g.Rebind(a, spare)
+			if ng != nil {
+				ng.Release()
+			}
+			return err
+		},
+		"ReadTexture": func() error { _, err := s.ReadTexture(dst); return err },
+		"UploadTexture": func() error {
+			_, err := s.UploadTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"}, make([]byte, 4))
+			return err
+		},
+		"LoadGraph":     func() error { _, err := s.LoadGraph(bytes.NewReader(o.file)); return err },
+		"If":            func() error { return s.If(cond, 0, func() error { return nil }) },
+		"While":         func() error { return s.While(cond, 0, 2, func() error { return nil }) },
+		"ProfileReplay": func() error { _, err := s.ProfileReplay(g); return err },
+		"Save with contents": func() error {
+			_, err := g.Save(io.Discard, recorder.SaveOptions{Contents: true})
+			return err
+		},
+		"Trim":    func() error { _, err := s.Trim(); return err },
+		"Launch":  func() error { return s.Launch(tk, recorder.Groups(1, 1, 1), src, smp, dst, b) },
+		"Kernel":  func() error { _, err := d.Kernel(gputest.ScaleWGSL, "main"); return err },
+		"Capture": func() error { _, err := s.Capture(func() error { return nil }); return err },
+	}
+	for name, f := range calls {
+		var err error
+		if msg := noPanic(func() { err = within(t, 10*time.Second, name, f) }); msg != "" {
+			t.Errorf("%s, then %s: panicked: %s", where, name, msg)
+			continue
+		}
+		if problem := gputest.CheckErr(err, closed, nil); problem != "" {
+			t.Errorf("%s, then %s: %s", where, name, problem)
+		}
+	}
+	// What needs no device answers, and never panics.
+	if msg := noPanic(func() {
+		_ = g.String()
+		_ = g.Stats()
+		_ = g.Buffers()
+		_ = g.Len()
+		_ = g.WriteDOT(io.Discard)
+		_, _ = g.WriteTo(io.Discard)
+		_ = s.MemoryStats()
+		_ = s.State()
+		_ = src.Desc()
+		_ = smp.Desc()
+		_ = k.Bindings()
+	}); msg != "" {
+		t.Errorf("%s: a getter after Device.Close panicked: %s", where, msg)
+	}
+	if msg := noPanic(func() {
+		_ = within(t, 10*time.Second, "releases", func() error {
+			src.Release()
+			dst.Release()
+			smp.Release()
+			a.Release()
+			g.Release()
+			g.Release()
+			k.Release()
+			tk.Release()
+			return nil
+		})
+		for range 2 {
+			if err := within(t, 10*time.Second, "Stream.Close", s.Close); err != nil && !errors.Is(err, wgpu.ErrClosed) {
+				t.Errorf("%s: Stream.Close after Device.Close: %v", where, err)
+			}
+			if err := within(t, 10*time.Second, "Device.Close", d.Close); err != nil {
+				t.Errorf("%s: Device.Close twice: %v", where, err)
+			}
+		}
+	}); msg != "" {
+		t.Errorf("%s: releasing after Device.Close panicked: %s", where, msg)
+	}
 }
 
 // TestManyIdleStreamsCloseAndReleaseEveryNativeObject: 64 streams on

@@ -562,59 +562,7 @@ func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
 		wantLiveBounded(t, "native objects alive after the churn and Trim", liveBefore, liveAfter)
 
 		// Streams and devices opened, used and closed in a loop.
-		for i := range 40 {
-			s2, err := recorder.New(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := gputest.Upload(t, s2, gputest.Fill(16, 1))
-			b := gputest.Empty(t, s2, a.Size())
-			if err := addOne(s2, k, a, b, 16); err != nil {
-				t.Fatal(err)
-			}
-			if i%2 == 0 {
-				g, err := s2.Capture(func() error { return addOne(s2, k, a, b, 16) })
-				if err != nil {
-					t.Fatal(err)
-				}
-				_ = g.Replay() // released by Close
-			}
-			if err := s2.Close(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		wantLiveBounded(t, "native objects alive after 40 streams opened and closed", liveBefore, live(t, d))
-		devices := 15
-		if testing.Short() || raceEnabled {
-			devices = 5
-		}
-		for i := range devices {
-			d2, err := wgpu.Open(wgpu.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s2, err := recorder.New(d2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			k2, err := d2.Kernel(gputest.AddOneWGSL, "main")
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := gputest.Upload(t, s2, gputest.Fill(16, float32(i)))
-			b := gputest.Empty(t, s2, a.Size())
-			if err := addOne(s2, k2, a, b, 16); err != nil {
-				t.Fatal(err)
-			}
-			gputest.WantEqual(t, fmt.Sprintf("device %d computes", i), gputest.Fill(16, float32(i+1)), gputest.Read(t, s2, b))
-			if i%2 == 0 {
-				_ = s2.Close()
-			}
-			if err := d2.Close(); err != nil {
-				t.Fatal(err)
-			}
-			_ = s2.Close()
-		}
+		churnStreamsAndDevices(t, d, k, liveBefore)
 		runtime.GC()
 		if n := settleGoroutines(goBefore); n > goBefore {
 			buf := make([]byte, 1<<20)
@@ -628,6 +576,67 @@ func TestChurnKeepsMemoryStatsGoroutinesAndRSSFlat(t *testing.T) {
 			}
 		}
 	})
+}
+
+// churnStreamsAndDevices opens, uses and closes 40 streams on d (half of
+// them replaying a graph Close releases), then devices with a stream each
+// (some streams closed before their device, some after): the native
+// objects alive stay within wantLiveBounded of liveBefore, and every
+// device computes.
+func churnStreamsAndDevices(t *testing.T, d *wgpu.Device, k *wgpu.Kernel, liveBefore driver.Live) {
+	for i := range 40 {
+		s2, err := recorder.New(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := gputest.Upload(t, s2, gputest.Fill(16, 1))
+		b := gputest.Empty(t, s2, a.Size())
+		if err := addOne(s2, k, a, b, 16); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			g, err := s2.Capture(func() error { return addOne(s2, k, a, b, 16) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = g.Replay() // released by Close
+		}
+		if err := s2.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantLiveBounded(t, "native objects alive after 40 streams opened and closed", liveBefore, live(t, d))
+	devices := 15
+	if testing.Short() || raceEnabled {
+		devices = 5
+	}
+	for i := range devices {
+		d2, err := wgpu.Open(wgpu.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s2, err := recorder.New(d2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k2, err := d2.Kernel(gputest.AddOneWGSL, "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := gputest.Upload(t, s2, gputest.Fill(16, float32(i)))
+		b := gputest.Empty(t, s2, a.Size())
+		if err := addOne(s2, k2, a, b, 16); err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, fmt.Sprintf("device %d computes", i), gputest.Fill(16, float32(i+1)), gputest.Read(t, s2, b))
+		if i%2 == 0 {
+			_ = s2.Close()
+		}
+		if err := d2.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_ = s2.Close()
+	}
 }
 
 // wideWGSL binds ten buffers in one group (past the bind group cache's
