@@ -767,155 +767,9 @@ func latchCompile(t testing.TB, d *wgpu.Device) latchKernels {
 // dispatch cannot be reached.)
 func TestConditionsAndBodiesOfEveryKindReplayAsTheEagerStep(t *testing.T) {
 	skipIfShort(t)
-	const bigWords = 1 << 18 // 1 MiB
-	const W = bigWords - 4   // the condition's word
 	latchModes(t, func(t *testing.T, on bool) {
 		d, s := gputest.OpenStream(t, recorder.WithPredication(on))
-		k := latchCompile(t, d)
-		one := recorder.Groups(1, 1, 1)
-		v := gputest.UploadU32(t, s, latchZeros(16)...)
-		u := gputest.UploadU32(t, s, latchZeros(16)...)
-		w := gputest.UploadU32(t, s, latchZeros(16)...)
-		out := gputest.UploadU32(t, s, latchZeros(8)...)
-		st := gputest.UploadU32(t, s, 0, 0, 0)
-		st2 := gputest.UploadU32(t, s, 0, 0, 0)
-		flag := gputest.UploadU32(t, s, 0, 0)
-		tmp := gputest.UploadU32(t, s, 0, 0)
-		counts := gputest.UploadU32(t, s, 0, 0, 0)
-		c := gputest.UploadU32(t, s, 0, 0)
-		big, err := s.Empty(bigWords * 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bigInit := func(n uint32) []uint32 {
-			bb := latchZeros(bigWords)
-			bb[W-2], bb[W-1], bb[W], bb[W+1], bb[W+2], bb[W+3] = n/2+1, 5, n, 0, 0xdeadbeef, n
-			return bb
-		}
-		bump := func(b *recorder.Buffer) error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), b) }
-		cd := func(b *recorder.Buffer) error { return s.Launch(k.count, one, b) }
-		seq := func(fs ...func() error) error {
-			for _, f := range fs {
-				if err := f(); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		cases := []struct {
-			name  string
-			bufs  []*recorder.Buffer
-			inits func(n uint32) [][]uint32
-			step  func() error
-		}{
-			{"condition near the end of a 1 MiB buffer, also read by a later body kernel",
-				[]*recorder.Buffer{v, out, big}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(8), bigInit(n)} },
-				func() error {
-					return s.While(big, W*4, 6, func() error {
-						return seq(func() error { return bump(v) },
-							func() error {
-								return s.Launch(k.peek, recorder.Groups(1, 1, 1), big, out, recorder.ParamsOf[uint32](W-2, 0, 0, 0))
-							},
-							func() error { return s.Launch(k.countAt, one, big, recorder.ParamsOf[uint32](W, W+1)) })
-					})
-				}},
-			{"condition written by a copy (gates)",
-				[]*recorder.Buffer{v, st, tmp}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {0, 0}} },
-				func() error {
-					return s.While(st, 0, 5, func() error {
-						return seq(func() error { return bump(v) },
-							func() error { return s.Launch(k.dec, one, st, tmp) },
-							func() error { return s.Copy(st, 0, tmp, 0, 4) })
-					})
-				}},
-			{"condition cleared by a clear in an If inside the loop",
-				[]*recorder.Buffer{v, st, flag}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {n % 2, 0}} },
-				func() error {
-					return s.While(st, 0, 5, func() error {
-						return seq(func() error { return bump(v) },
-							func() error { return s.If(flag, 0, func() error { return s.Clear(st, 0, 4) }) },
-							func() error { return s.Launch(k.toggle, one, flag) },
-							func() error { return cd(st) })
-					})
-				}},
-			{"a clear first in the body (gates), then a latch-capable dispatch",
-				[]*recorder.Buffer{v, st, u}, func(n uint32) [][]uint32 {
-					return [][]uint32{latchZeros(16), {n, 0, 0}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
-				},
-				func() error {
-					return s.While(st, 0, 5, func() error {
-						return seq(func() error { return s.Clear(u, 8, 8) }, func() error { return bump(u) }, func() error { return cd(st) })
-					})
-				}},
-			{"indirect dispatches whose counts the body changes",
-				[]*recorder.Buffer{v, u, st, counts}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(16), {n, 0, 0}, {2, 1, 1}} },
-				func() error {
-					return s.While(st, 0, 5, func() error {
-						return seq(func() error { return bump(v) },
-							func() error { return s.Launch(k.bump, recorder.Indirect(counts, 0), u) },
-							func() error { return s.Launch(k.shrink, one, counts) },
-							func() error { return cd(st) })
-					})
-				}},
-			{"an indirect dispatch first in the body",
-				[]*recorder.Buffer{v, st, counts}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {2, 1, 1}} },
-				func() error {
-					return s.While(st, 0, 5, func() error {
-						return seq(func() error { return s.Launch(k.bump, recorder.Indirect(counts, 0), v) },
-							func() error { return s.Launch(k.shrink, one, counts) },
-							func() error { return cd(st) })
-					})
-				}},
-			{"a top-level If holding a While holding an If",
-				[]*recorder.Buffer{v, u, w, st, flag, c}, func(n uint32) [][]uint32 {
-					return [][]uint32{latchZeros(16), latchZeros(16), latchZeros(16), {n, 0, 0}, {0, 0}, {0, n % 3}}
-				},
-				func() error {
-					return s.If(c, 4, func() error {
-						return seq(func() error { return bump(v) },
-							func() error {
-								return s.While(st, 0, 4, func() error {
-									return seq(func() error { return s.Launch(k.toggle, one, flag) },
-										func() error { return s.If(flag, 0, func() error { return bump(u) }) },
-										func() error { return cd(st) })
-								})
-							},
-							func() error { return bump(w) })
-					})
-				}},
-			{"an If inside a While inside a While",
-				[]*recorder.Buffer{v, u, st, st2, flag}, func(n uint32) [][]uint32 {
-					return [][]uint32{latchZeros(16), latchZeros(16), {n, 0, 0}, {0, 0, n % 4}, {0, 0}}
-				},
-				func() error {
-					return s.While(st, 0, 3, func() error {
-						return seq(func() error { return bump(v) },
-							func() error { return s.Launch(k.reload, one, st2) },
-							func() error {
-								return s.While(st2, 0, 3, func() error {
-									return seq(func() error { return s.Launch(k.toggle, one, flag) },
-										func() error { return s.If(flag, 0, func() error { return bump(u) }) },
-										func() error { return cd(st2) })
-								})
-							},
-							func() error { return cd(st) })
-					})
-				}},
-			{"consecutive latched loops on two words of one buffer, the same first kernel",
-				[]*recorder.Buffer{v, u, big}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(16), bigInit(n)} },
-				func() error {
-					for _, at := range []uint32{W, W - 2} {
-						if err := s.While(big, uint64(at)*4, 4, func() error {
-							return seq(func() error { return bump(v) },
-								func() error { return bump(u) },
-								func() error { return s.Launch(k.countAt, one, big, recorder.ParamsOf[uint32](at, at+1)) })
-						}); err != nil {
-							return err
-						}
-					}
-					return s.If(big, W*4, func() error { return bump(u) })
-				}},
-		}
+		cases := conditionCases(t, s, latchCompile(t, d))
 		for i, cs := range cases {
 			if !inDefaultSweep(i, on) {
 				continue
@@ -929,6 +783,162 @@ func TestConditionsAndBodiesOfEveryKindReplayAsTheEagerStep(t *testing.T) {
 			})
 		}
 	})
+}
+
+// conditionCase is a step with latched or gated regions, the buffers it
+// uses and their initial contents for a condition n.
+type conditionCase struct {
+	name  string
+	bufs  []*recorder.Buffer
+	inits func(n uint32) [][]uint32
+	step  func() error
+}
+
+// conditionCases are the arrangements of TestConditionsAndBodiesOfEveryKindReplayAsTheEagerStep,
+// on buffers of s.
+func conditionCases(t *testing.T, s *recorder.Stream, k latchKernels) []conditionCase {
+	const bigWords = 1 << 18 // 1 MiB
+	const W = bigWords - 4   // the condition's word
+	one := recorder.Groups(1, 1, 1)
+	v := gputest.UploadU32(t, s, latchZeros(16)...)
+	u := gputest.UploadU32(t, s, latchZeros(16)...)
+	w := gputest.UploadU32(t, s, latchZeros(16)...)
+	out := gputest.UploadU32(t, s, latchZeros(8)...)
+	st := gputest.UploadU32(t, s, 0, 0, 0)
+	st2 := gputest.UploadU32(t, s, 0, 0, 0)
+	flag := gputest.UploadU32(t, s, 0, 0)
+	tmp := gputest.UploadU32(t, s, 0, 0)
+	counts := gputest.UploadU32(t, s, 0, 0, 0)
+	c := gputest.UploadU32(t, s, 0, 0)
+	big, err := s.Empty(bigWords * 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bigInit := func(n uint32) []uint32 {
+		bb := latchZeros(bigWords)
+		bb[W-2], bb[W-1], bb[W], bb[W+1], bb[W+2], bb[W+3] = n/2+1, 5, n, 0, 0xdeadbeef, n
+		return bb
+	}
+	bump := func(b *recorder.Buffer) error { return s.Launch(k.bump, recorder.Groups(2, 1, 1), b) }
+	cd := func(b *recorder.Buffer) error { return s.Launch(k.count, one, b) }
+	seq := func(fs ...func() error) error {
+		for _, f := range fs {
+			if err := f(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	cases := []conditionCase{
+		{"condition near the end of a 1 MiB buffer, also read by a later body kernel",
+			[]*recorder.Buffer{v, out, big}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(8), bigInit(n)} },
+			func() error {
+				return s.While(big, W*4, 6, func() error {
+					return seq(func() error { return bump(v) },
+						func() error {
+							return s.Launch(k.peek, recorder.Groups(1, 1, 1), big, out, recorder.ParamsOf[uint32](W-2, 0, 0, 0))
+						},
+						func() error { return s.Launch(k.countAt, one, big, recorder.ParamsOf[uint32](W, W+1)) })
+				})
+			}},
+		{"condition written by a copy (gates)",
+			[]*recorder.Buffer{v, st, tmp}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {0, 0}} },
+			func() error {
+				return s.While(st, 0, 5, func() error {
+					return seq(func() error { return bump(v) },
+						func() error { return s.Launch(k.dec, one, st, tmp) },
+						func() error { return s.Copy(st, 0, tmp, 0, 4) })
+				})
+			}},
+		{"condition cleared by a clear in an If inside the loop",
+			[]*recorder.Buffer{v, st, flag}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {n % 2, 0}} },
+			func() error {
+				return s.While(st, 0, 5, func() error {
+					return seq(func() error { return bump(v) },
+						func() error { return s.If(flag, 0, func() error { return s.Clear(st, 0, 4) }) },
+						func() error { return s.Launch(k.toggle, one, flag) },
+						func() error { return cd(st) })
+				})
+			}},
+		{"a clear first in the body (gates), then a latch-capable dispatch",
+			[]*recorder.Buffer{v, st, u}, func(n uint32) [][]uint32 {
+				return [][]uint32{latchZeros(16), {n, 0, 0}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}}
+			},
+			func() error {
+				return s.While(st, 0, 5, func() error {
+					return seq(func() error { return s.Clear(u, 8, 8) }, func() error { return bump(u) }, func() error { return cd(st) })
+				})
+			}},
+		{"indirect dispatches whose counts the body changes",
+			[]*recorder.Buffer{v, u, st, counts}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(16), {n, 0, 0}, {2, 1, 1}} },
+			func() error {
+				return s.While(st, 0, 5, func() error {
+					return seq(func() error { return bump(v) },
+						func() error { return s.Launch(k.bump, recorder.Indirect(counts, 0), u) },
+						func() error { return s.Launch(k.shrink, one, counts) },
+						func() error { return cd(st) })
+				})
+			}},
+		{"an indirect dispatch first in the body",
+			[]*recorder.Buffer{v, st, counts}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), {n, 0, 0}, {2, 1, 1}} },
+			func() error {
+				return s.While(st, 0, 5, func() error {
+					return seq(func() error { return s.Launch(k.bump, recorder.Indirect(counts, 0), v) },
+						func() error { return s.Launch(k.shrink, one, counts) },
+						func() error { return cd(st) })
+				})
+			}},
+		{"a top-level If holding a While holding an If",
+			[]*recorder.Buffer{v, u, w, st, flag, c}, func(n uint32) [][]uint32 {
+				return [][]uint32{latchZeros(16), latchZeros(16), latchZeros(16), {n, 0, 0}, {0, 0}, {0, n % 3}}
+			},
+			func() error {
+				return s.If(c, 4, func() error {
+					return seq(func() error { return bump(v) },
+						func() error {
+							return s.While(st, 0, 4, func() error {
+								return seq(func() error { return s.Launch(k.toggle, one, flag) },
+									func() error { return s.If(flag, 0, func() error { return bump(u) }) },
+									func() error { return cd(st) })
+							})
+						},
+						func() error { return bump(w) })
+				})
+			}},
+		{"an If inside a While inside a While",
+			[]*recorder.Buffer{v, u, st, st2, flag}, func(n uint32) [][]uint32 {
+				return [][]uint32{latchZeros(16), latchZeros(16), {n, 0, 0}, {0, 0, n % 4}, {0, 0}}
+			},
+			func() error {
+				return s.While(st, 0, 3, func() error {
+					return seq(func() error { return bump(v) },
+						func() error { return s.Launch(k.reload, one, st2) },
+						func() error {
+							return s.While(st2, 0, 3, func() error {
+								return seq(func() error { return s.Launch(k.toggle, one, flag) },
+									func() error { return s.If(flag, 0, func() error { return bump(u) }) },
+									func() error { return cd(st2) })
+							})
+						},
+						func() error { return cd(st) })
+				})
+			}},
+		{"consecutive latched loops on two words of one buffer, the same first kernel",
+			[]*recorder.Buffer{v, u, big}, func(n uint32) [][]uint32 { return [][]uint32{latchZeros(16), latchZeros(16), bigInit(n)} },
+			func() error {
+				for _, at := range []uint32{W, W - 2} {
+					if err := s.While(big, uint64(at)*4, 4, func() error {
+						return seq(func() error { return bump(v) },
+							func() error { return bump(u) },
+							func() error { return s.Launch(k.countAt, one, big, recorder.ParamsOf[uint32](at, at+1)) })
+					}); err != nil {
+						return err
+					}
+				}
+				return s.If(big, W*4, func() error { return bump(u) })
+			}},
+	}
+	return cases
 }
 
 var errMismatch = errors.New("WRONG RESULT")
