@@ -341,6 +341,23 @@ type rampSchedGraph struct {
 	sim *rampSimGraph
 }
 
+// rampScheduleRun is one run of TestRampScheduleFollowsItsModel: the
+// stream, the graphs it replays and the Go models of x, the snapshot and
+// the ramp plan.
+type rampScheduleRun struct {
+	t         *testing.T
+	timer     bool // the stream has a flush timer
+	s, other  *recorder.Stream
+	k         *wgpu.Kernel
+	x, snap   *recorder.Buffer
+	mx, msnap uint32   // the models of x and snap
+	sim       rampSim  // the model of the ramp plan
+	log       []string // the ops of the current segment, for failure messages
+	graphs    []rampSchedGraph
+	saved     []byte // graphs[2] saved
+	rng       *rand.Rand
+}
+
 func rampSchedule(t *testing.T, timer bool, opts []recorder.Option) {
 	d := gputest.Open(t, wgpu.Options{})
 	s := gputest.Stream(t, d, append([]recorder.Option{recorder.WithPreEncode(true)}, opts...)...)
@@ -348,250 +365,46 @@ func rampSchedule(t *testing.T, timer bool, opts []recorder.Option) {
 	k := gputest.Kernel(t, d, affineWGSL)
 	x := gputest.UploadU32(t, s, fillU32(0)...)
 	snap := gputest.UploadU32(t, s, fillU32(0)...)
-	var mx, msnap uint32
-	var sim rampSim
-	var log []string // the ops of the current segment, for failure messages
-	note := func(f string, a ...any) {
-		log = append(log, fmt.Sprintf(f, a...))
-		if len(log) > 40 {
-			log = log[len(log)-40:]
-		}
-	}
-	capture := func(ops []affine) rampSchedGraph {
-		g := captureAffines(t, s, k, x, ops)
-		mx = applyAffines(ops, mx)
-		sim.settle()
-		return rampSchedGraph{g: g, ops: ops, sim: &rampSimGraph{l: len(ops)}}
-	}
-	var graphs []rampSchedGraph
+	sc := &rampScheduleRun{t: t, timer: timer, s: s, other: other, k: k, x: x, snap: snap, rng: rand.New(rand.NewPCG(7, 77))}
 	for _, l := range []int{1, 2, 3, 9, 33, 63, 64} {
-		graphs = append(graphs, capture(affineShape(l)))
+		sc.graphs = append(sc.graphs, sc.capture(affineShape(l)))
 	}
 	var file bytes.Buffer
-	if _, err := graphs[2].g.Save(&file, recorder.SaveOptions{}); err != nil {
+	if _, err := sc.graphs[2].g.Save(&file, recorder.SaveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	saved := file.Bytes()
-	replay := func(i int) {
-		g := &graphs[i]
-		if err := g.g.Replay(); err != nil {
-			t.Fatalf("Replay of the %d-dispatch graph: %v (after %v)", len(g.ops), err, log)
-		}
-		mx = applyAffines(g.ops, mx)
-		sim.replay(g.sim)
-	}
-	check := func(what string) {
-		t.Helper()
-		m := settledStats(t, s)
-		if m.Ramps != len(sim.ramps) || m.RampBuffers != sim.buffers() {
-			t.Fatalf("%s: %d ramps with %d command buffers, want %d ramps with %d (the documented plan; ops %v)", what, m.Ramps, m.RampBuffers, len(sim.ramps), sim.buffers(), log)
-		}
-		if m.Ramps > 4 {
-			t.Fatalf("%s: %d ramps, at most 4 are kept", what, m.Ramps)
-		}
-		// The model starts a deferral whenever a step is ready; the stream
-		// may decline (work encoded live in its open batch goes first,
-		// and the flush timer settles a count early), so it serves at
-		// most what the model serves: never a replay the plan lacks.
-		if m.RampReplays > sim.served {
-			t.Fatalf("%s: %d replays ran from ramps, more than the %d the documented plans can serve (ops %v)", what, m.RampReplays, sim.served, log)
-		}
-	}
-	readX := func(what string) {
-		t.Helper()
-		gputest.WantEqual(t, what+fmt.Sprintf(" (ops %v)", log), fillU32(mx), gputest.ReadU32(t, s, x))
-		sim.sync()
-		check(what)
-	}
-	rng := rand.New(rand.NewPCG(7, 77))
-	interrupt := func() {
-		t.Helper()
-		op := rng.IntN(17)
-		if op == 13 && !timer {
-			op = 1
-		}
-		switch op {
-		case 0:
-			v := rng.Uint32N(1000)
-			writeU32(t, s, x, v)
-			mx = v
-			note("write %d", v)
-		case 1:
-			o := affine{rng.Uint32N(4) + 1, rng.Uint32N(9)}
-			if err := launchAffine(s, k, x, o); err != nil {
-				t.Fatal(err)
-			}
-			mx = o.apply(mx)
-			note("launch %v", o)
-		case 2:
-			if err := s.Copy(snap, 0, x, 0, rampBytes); err != nil {
-				t.Fatal(err)
-			}
-			msnap = mx
-			note("copy")
-		case 3:
-			if err := s.Clear(snap, 0, rampBytes); err != nil {
-				t.Fatal(err)
-			}
-			msnap = 0
-			note("clear")
-		case 4:
-			if err := s.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			note("flush")
-		case 5:
-			// Another stream's Read submits this stream's work first:
-			// the replays counted and not yet encoded included.
-			gputest.WantEqual(t, fmt.Sprintf("another stream's Read sees every replay called before it (ops %v)", log), fillU32(mx), gputest.ReadU32(t, other, x))
-			note("read on another stream")
-		case 6:
-			ctx, cancel := context.WithCancel(context.Background())
-			cancel()
-			if err := s.SyncContext(ctx); !errors.Is(err, context.Canceled) {
-				t.Fatalf("SyncContext with a cancelled context: %v, want context.Canceled", err)
-			}
-			note("cancelled sync")
-		case 7:
-			// The profiled replay runs, and WithFloor(r) runs the graph r
-			// more times (documented), all after the counted replays.
-			j, floor := rng.IntN(len(graphs)), rng.IntN(3)
-			if _, err := s.ProfileReplay(graphs[j].g, recorder.WithFloor(floor)); err != nil {
-				t.Fatalf("ProfileReplay: %v", err)
-			}
-			for range 1 + floor {
-				mx = applyAffines(graphs[j].ops, mx)
-			}
-			note("profile %d floor %d", len(graphs[j].ops), floor)
-		case 8:
-			tok, err := s.StartProfile()
-			if err != nil {
-				t.Fatal(err)
-			}
-			sim.settle()
-			sim.profiling = true
-			j, n := rng.IntN(len(graphs)), 1+rng.IntN(12)
-			for range n {
-				replay(j)
-			}
-			if _, err := s.EndProfile(tok); err != nil {
-				t.Fatalf("EndProfile: %v", err)
-			}
-			sim.profiling = false
-			note("profile of %d replays of %d", n, len(graphs[j].ops))
-		case 9:
-			// The warmup replays a graph (in the Prepare state: counted,
-			// and maybe against a ramp step), then launches; the recorded
-			// run includes the graph as a child.
-			j := rng.IntN(len(graphs))
-			warm := true
-			g, err := s.Capture(func() error {
-				if err := graphs[j].g.Replay(); err != nil {
-					return err
-				}
-				if warm {
-					mx = applyAffines(graphs[j].ops, mx)
-					sim.replay(graphs[j].sim)
-					warm = false
-				}
-				return launchAffine(s, k, x, affine{5, 1})
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			mx = affine{5, 1}.apply(mx)
-			g.Release()
-			note("capture replaying g%d", len(graphs[j].ops))
-		case 10:
-			j := rng.IntN(len(graphs) - 1) // not the 64-dispatch one
-			graphs[j].g.Release()
-			sim.release(graphs[j].sim)
-			graphs[j] = capture(graphs[j].ops)
-			note("recapture %d", len(graphs[j].ops))
-			return // capture settled
-		case 11:
-			note("read")
-			readX("a Read between replays")
-			return
-		case 12:
-			if err := s.Sync(); err != nil {
-				t.Fatal(err)
-			}
-			sim.sync()
-			note("sync")
-			check("a Sync between replays")
-			return
-		case 13:
-			time.Sleep(3 * time.Millisecond) // past the flush delay
-			note("sleep")
-		case 14:
-			if _, err := s.Trim(); err != nil {
-				t.Fatalf("Trim: %v", err)
-			}
-			note("trim")
-		case 15:
-			lg, err := s.LoadGraph(bytes.NewReader(saved))
-			if err != nil {
-				t.Fatalf("LoadGraph: %v", err)
-			}
-			for _, b := range lg.Buffers() {
-				b.Release()
-			}
-			lg.Release()
-			note("load")
-		case 16:
-			// A rebound copy of a graph, onto the snapshot: replayed
-			// once (a short graph of its own), then released.
-			j := rng.IntN(len(graphs))
-			rg, err := graphs[j].g.Rebind(x, snap)
-			if err != nil {
-				t.Fatalf("Rebind: %v", err)
-			}
-			sim.settle()
-			if err := rg.Replay(); err != nil {
-				t.Fatalf("Replay of a rebound graph: %v", err)
-			}
-			msnap = applyAffines(graphs[j].ops, msnap)
-			rsim := &rampSimGraph{l: len(graphs[j].ops)}
-			sim.replay(rsim)
-			rg.Release()
-			sim.release(rsim)
-			note("rebound g%d", len(graphs[j].ops))
-			return
-		}
-		sim.settle()
-	}
+	sc.saved = file.Bytes()
 	lengths := []int{1, 2, 3, 7, 8, 9, 15, 24, 100, 124, 125, 248, 249, 300, 500}
 	segments := 16
 	if shortRampRuns() {
 		segments = 6
 	}
 	for seg := range segments {
-		log = log[:0]
-		for range 1 + rng.IntN(3) {
-			i := rng.IntN(len(graphs))
-			n := lengths[rng.IntN(len(lengths))]
-			n = max(1, min(n, 2500/len(graphs[i].ops)))
-			note("%d×g%d", n, len(graphs[i].ops))
+		sc.log = sc.log[:0]
+		for range 1 + sc.rng.IntN(3) {
+			i := sc.rng.IntN(len(sc.graphs))
+			n := lengths[sc.rng.IntN(len(lengths))]
+			n = max(1, min(n, 2500/len(sc.graphs[i].ops)))
+			sc.note("%d×g%d", n, len(sc.graphs[i].ops))
 			for r := range n {
-				replay(i)
-				if rng.IntN(50) == 0 {
-					note("@%d", r+1)
-					interrupt()
+				sc.replay(i)
+				if sc.rng.IntN(50) == 0 {
+					sc.note("@%d", r+1)
+					sc.interrupt()
 				}
 			}
 		}
-		if rng.IntN(3) == 0 {
+		if sc.rng.IntN(3) == 0 {
 			if err := s.Sync(); err != nil {
 				t.Fatal(err)
 			}
-			sim.sync()
-			note("sync")
+			sc.sim.sync()
+			sc.note("sync")
 		}
-		readX(fmt.Sprintf("segment %d", seg))
-		gputest.WantEqual(t, fmt.Sprintf("segment %d: the snapshot", seg), fillU32(msnap), gputest.ReadU32(t, s, snap))
-		sim.sync()
-		check(fmt.Sprintf("segment %d, after reading the snapshot", seg))
+		sc.readX(fmt.Sprintf("segment %d", seg))
+		gputest.WantEqual(t, fmt.Sprintf("segment %d: the snapshot", seg), fillU32(sc.msnap), gputest.ReadU32(t, s, snap))
+		sc.sim.sync()
+		sc.check(fmt.Sprintf("segment %d, after reading the snapshot", seg))
 	}
 	// Idle: every ramp is dropped after more than 8 sync points without a
 	// replay of its graph.
@@ -600,8 +413,8 @@ func rampSchedule(t *testing.T, timer bool, opts []recorder.Option) {
 		if err := s.Sync(); err != nil {
 			t.Fatal(err)
 		}
-		sim.sync()
-		check(fmt.Sprintf("idle sync %d", i+1))
+		sc.sim.sync()
+		sc.check(fmt.Sprintf("idle sync %d", i+1))
 	}
 	if m := s.MemoryStats(); m.Ramps != 0 || m.RampBuffers != 0 {
 		t.Fatalf("after 9 idle sync points every ramp must be dropped (had %d): %d ramps, %d buffers", before, m.Ramps, m.RampBuffers)
@@ -611,12 +424,255 @@ func rampSchedule(t *testing.T, timer bool, opts []recorder.Option) {
 	}
 	// Replays still compute after the drop, and ramps come back.
 	for range 30 {
-		replay(0)
+		sc.replay(0)
 	}
-	readX("30 replays after every ramp was dropped")
+	sc.readX("30 replays after every ramp was dropped")
 	if m := s.MemoryStats(); m.Ramps != 1 {
 		t.Fatalf("the graph replayed after the drop gets a ramp again: %d ramps", m.Ramps)
 	}
+}
+
+// note adds to the log of the current segment.
+func (sc *rampScheduleRun) note(f string, a ...any) {
+	sc.log = append(sc.log, fmt.Sprintf(f, a...))
+	if len(sc.log) > 40 {
+		sc.log = sc.log[len(sc.log)-40:]
+	}
+}
+
+// capture captures a graph of ops on x (its warmup applies them).
+func (sc *rampScheduleRun) capture(ops []affine) rampSchedGraph {
+	t, s, k, x := sc.t, sc.s, sc.k, sc.x
+	g := captureAffines(t, s, k, x, ops)
+	sc.mx = applyAffines(ops, sc.mx)
+	sc.sim.settle()
+	return rampSchedGraph{g: g, ops: ops, sim: &rampSimGraph{l: len(ops)}}
+}
+
+// replay replays graph i, in the model too.
+func (sc *rampScheduleRun) replay(i int) {
+	t := sc.t
+	g := &sc.graphs[i]
+	if err := g.g.Replay(); err != nil {
+		t.Fatalf("Replay of the %d-dispatch graph: %v (after %v)", len(g.ops), err, sc.log)
+	}
+	sc.mx = applyAffines(g.ops, sc.mx)
+	sc.sim.replay(g.sim)
+}
+
+// check compares the stream's ramps with the model's plan at a sync point.
+func (sc *rampScheduleRun) check(what string) {
+	t, s := sc.t, sc.s
+	t.Helper()
+	m := settledStats(t, s)
+	if m.Ramps != len(sc.sim.ramps) || m.RampBuffers != sc.sim.buffers() {
+		t.Fatalf("%s: %d ramps with %d command buffers, want %d ramps with %d (the documented plan; ops %v)", what, m.Ramps, m.RampBuffers, len(sc.sim.ramps), sc.sim.buffers(), sc.log)
+	}
+	if m.Ramps > 4 {
+		t.Fatalf("%s: %d ramps, at most 4 are kept", what, m.Ramps)
+	}
+	// The model starts a deferral whenever a step is ready; the stream
+	// may decline (work encoded live in its open batch goes first,
+	// and the flush timer settles a count early), so it serves at
+	// most what the model serves: never a replay the plan lacks.
+	if m.RampReplays > sc.sim.served {
+		t.Fatalf("%s: %d replays ran from ramps, more than the %d the documented plans can serve (ops %v)", what, m.RampReplays, sc.sim.served, sc.log)
+	}
+}
+
+// readX reads x against the model (a sync point) and checks the ramps.
+func (sc *rampScheduleRun) readX(what string) {
+	t, s, x := sc.t, sc.s, sc.x
+	t.Helper()
+	gputest.WantEqual(t, what+fmt.Sprintf(" (ops %v)", sc.log), fillU32(sc.mx), gputest.ReadU32(t, s, x))
+	sc.sim.sync()
+	sc.check(what)
+}
+
+// interrupt makes one call of another kind between replays.
+func (sc *rampScheduleRun) interrupt() {
+	t, timer := sc.t, sc.timer
+	t.Helper()
+	op := sc.rng.IntN(17)
+	if op == 13 && !timer {
+		op = 1
+	}
+	if op >= 9 {
+		if !sc.interruptWithGraphs(op) {
+			return
+		}
+	} else {
+		sc.interruptWithCalls(op)
+	}
+	sc.sim.settle()
+}
+
+// interruptWithCalls makes call op (0 to 8) of interrupt: writes, launches,
+// copies, clears, flushes, reads on another stream, cancelled syncs and
+// profiles.
+func (sc *rampScheduleRun) interruptWithCalls(op int) {
+	t, s, other, k, x, snap := sc.t, sc.s, sc.other, sc.k, sc.x, sc.snap
+	t.Helper()
+	switch op {
+	case 0:
+		v := sc.rng.Uint32N(1000)
+		writeU32(t, s, x, v)
+		sc.mx = v
+		sc.note("write %d", v)
+	case 1:
+		o := affine{sc.rng.Uint32N(4) + 1, sc.rng.Uint32N(9)}
+		if err := launchAffine(s, k, x, o); err != nil {
+			t.Fatal(err)
+		}
+		sc.mx = o.apply(sc.mx)
+		sc.note("launch %v", o)
+	case 2:
+		if err := s.Copy(snap, 0, x, 0, rampBytes); err != nil {
+			t.Fatal(err)
+		}
+		sc.msnap = sc.mx
+		sc.note("copy")
+	case 3:
+		if err := s.Clear(snap, 0, rampBytes); err != nil {
+			t.Fatal(err)
+		}
+		sc.msnap = 0
+		sc.note("clear")
+	case 4:
+		if err := s.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		sc.note("flush")
+	case 5:
+		// Another stream's Read submits this stream's work first:
+		// the replays counted and not yet encoded included.
+		gputest.WantEqual(t, fmt.Sprintf("another stream's Read sees every replay called before it (ops %v)", sc.log), fillU32(sc.mx), gputest.ReadU32(t, other, x))
+		sc.note("read on another stream")
+	case 6:
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if err := s.SyncContext(ctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("SyncContext with a cancelled context: %v, want context.Canceled", err)
+		}
+		sc.note("cancelled sync")
+	case 7:
+		// The profiled replay runs, and WithFloor(r) runs the graph r
+		// more times (documented), all after the counted replays.
+		j, floor := sc.rng.IntN(len(sc.graphs)), sc.rng.IntN(3)
+		if _, err := s.ProfileReplay(sc.graphs[j].g, recorder.WithFloor(floor)); err != nil {
+			t.Fatalf("ProfileReplay: %v", err)
+		}
+		for range 1 + floor {
+			sc.mx = applyAffines(sc.graphs[j].ops, sc.mx)
+		}
+		sc.note("profile %d floor %d", len(sc.graphs[j].ops), floor)
+	case 8:
+		tok, err := s.StartProfile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.sim.settle()
+		sc.sim.profiling = true
+		j, n := sc.rng.IntN(len(sc.graphs)), 1+sc.rng.IntN(12)
+		for range n {
+			sc.replay(j)
+		}
+		if _, err := s.EndProfile(tok); err != nil {
+			t.Fatalf("EndProfile: %v", err)
+		}
+		sc.sim.profiling = false
+		sc.note("profile of %d replays of %d", n, len(sc.graphs[j].ops))
+	}
+}
+
+// interruptWithGraphs makes call op (9 to 16) of interrupt: captures,
+// recaptures, reads, syncs, sleeps, Trim, LoadGraph and rebound graphs. It
+// reports whether the model still needs settling.
+func (sc *rampScheduleRun) interruptWithGraphs(op int) bool {
+	t, s, k, x, snap := sc.t, sc.s, sc.k, sc.x, sc.snap
+	t.Helper()
+	switch op {
+	case 9:
+		// The warmup replays a graph (in the Prepare state: counted,
+		// and maybe against a ramp step), then launches; the recorded
+		// run includes the graph as a child.
+		j := sc.rng.IntN(len(sc.graphs))
+		warm := true
+		g, err := s.Capture(func() error {
+			if err := sc.graphs[j].g.Replay(); err != nil {
+				return err
+			}
+			if warm {
+				sc.mx = applyAffines(sc.graphs[j].ops, sc.mx)
+				sc.sim.replay(sc.graphs[j].sim)
+				warm = false
+			}
+			return launchAffine(s, k, x, affine{5, 1})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc.mx = affine{5, 1}.apply(sc.mx)
+		g.Release()
+		sc.note("capture replaying g%d", len(sc.graphs[j].ops))
+	case 10:
+		j := sc.rng.IntN(len(sc.graphs) - 1) // not the 64-dispatch one
+		sc.graphs[j].g.Release()
+		sc.sim.release(sc.graphs[j].sim)
+		sc.graphs[j] = sc.capture(sc.graphs[j].ops)
+		sc.note("recapture %d", len(sc.graphs[j].ops))
+		return false // capture settled
+	case 11:
+		sc.note("read")
+		sc.readX("a Read between replays")
+		return false
+	case 12:
+		if err := s.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		sc.sim.sync()
+		sc.note("sync")
+		sc.check("a Sync between replays")
+		return false
+	case 13:
+		time.Sleep(3 * time.Millisecond) // past the flush delay
+		sc.note("sleep")
+	case 14:
+		if _, err := s.Trim(); err != nil {
+			t.Fatalf("Trim: %v", err)
+		}
+		sc.note("trim")
+	case 15:
+		lg, err := s.LoadGraph(bytes.NewReader(sc.saved))
+		if err != nil {
+			t.Fatalf("LoadGraph: %v", err)
+		}
+		for _, b := range lg.Buffers() {
+			b.Release()
+		}
+		lg.Release()
+		sc.note("load")
+	case 16:
+		// A rebound copy of a graph, onto the snapshot: replayed
+		// once (a short graph of its own), then released.
+		j := sc.rng.IntN(len(sc.graphs))
+		rg, err := sc.graphs[j].g.Rebind(x, snap)
+		if err != nil {
+			t.Fatalf("Rebind: %v", err)
+		}
+		sc.sim.settle()
+		if err := rg.Replay(); err != nil {
+			t.Fatalf("Replay of a rebound graph: %v", err)
+		}
+		sc.msnap = applyAffines(sc.graphs[j].ops, sc.msnap)
+		rsim := &rampSimGraph{l: len(sc.graphs[j].ops)}
+		sc.sim.replay(rsim)
+		rg.Release()
+		sc.sim.release(rsim)
+		sc.note("rebound g%d", len(sc.graphs[j].ops))
+		return false
+	}
+	return true
 }
 
 // replayRuns replays g in runs of the given lengths, each ended by check (a
