@@ -342,18 +342,7 @@ func TestCaptureTransitionsRightAfterHeavyEagerTrafficRecordExactlyTheWindow(t *
 		owg.Add(1)
 		go func() {
 			defer owg.Done()
-			for {
-				select {
-				case <-ostop:
-					return
-				default:
-				}
-				if err := bump(other, add, ox, 1); err != nil {
-					t.Errorf("the other stream's launch: %v", err)
-					return
-				}
-				oruns.Add(1)
-			}
+			bumpUntil(t, other, add, ox, &oruns, ostop)
 		}()
 		const workers = 3
 		xs := make([]*recorder.Buffer, workers)
@@ -484,5 +473,21 @@ func TestCaptureTransitionsRightAfterHeavyEagerTrafficRecordExactlyTheWindow(t *
 		close(ostop)
 		owg.Wait()
 		gputest.WantEqual(t, "the other stream's counter", gputest.Fill(counterElems, float32(oruns.Load())), gputest.Read(t, other, ox))
+	}
+}
+
+// bumpUntil bumps x on s until stop closes, counting the launches in runs.
+func bumpUntil(t *testing.T, s *recorder.Stream, k *wgpu.Kernel, x *recorder.Buffer, runs *atomic.Int64, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		if err := bump(s, k, x, 1); err != nil {
+			t.Errorf("the other stream's launch: %v", err)
+			return
+		}
+		runs.Add(1)
 	}
 }

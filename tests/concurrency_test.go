@@ -43,34 +43,8 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				start := float32(1000*si + 100*gi)
-				a, err := recorder.UploadSlice(s, gputest.Ramp(elems, start))
-				if err != nil {
+				if err := eagerChains(s, k, si, gi, rounds, chainLen, elems); err != nil {
 					errs.add(err)
-					return
-				}
-				defer a.Release()
-				b, err := s.Empty(a.Size())
-				if err != nil {
-					errs.add(err)
-					return
-				}
-				defer b.Release()
-				for r := range rounds {
-					if err := gputest.Chain(s, k, a, b, chainLen, elems); err != nil {
-						errs.add(err)
-						return
-					}
-					var got []float32
-					got, err := recorder.ReadSlice[float32](s, a)
-					if err != nil {
-						errs.add(err)
-						return
-					}
-					if want := gputest.Plus(gputest.Ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
-						errs.add(fmt.Errorf("eager stream %d goroutine %d round %d: got %v, want %v", si, gi, r, got[:4], want[:4]))
-						return
-					}
 				}
 			}()
 		}
@@ -176,6 +150,37 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	}
 	gputest.WantEqual(t, "x: warmup + 2 goroutines × 40 replays of +1", gputest.Fill(elems, 1+2*replays), gputest.Read(t, rs, x))
 	gputest.WantEqual(t, "y: warmup + 1 goroutine × 40 replays of +2", gputest.Fill(elems, 2+2*replays), gputest.Read(t, rs, y))
+}
+
+// eagerChains is goroutine gi on eager stream si of
+// TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice: rounds of
+// chainLen add-ones on buffers of its own, each checked by a read.
+func eagerChains(s *recorder.Stream, k *wgpu.Kernel, si, gi, rounds, chainLen, elems int) error {
+	start := float32(1000*si + 100*gi)
+	a, err := recorder.UploadSlice(s, gputest.Ramp(elems, start))
+	if err != nil {
+		return err
+	}
+	defer a.Release()
+	b, err := s.Empty(a.Size())
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	for r := range rounds {
+		if err := gputest.Chain(s, k, a, b, chainLen, uint32(elems)); err != nil {
+			return err
+		}
+		var got []float32
+		got, err := recorder.ReadSlice[float32](s, a)
+		if err != nil {
+			return err
+		}
+		if want := gputest.Plus(gputest.Ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("eager stream %d goroutine %d round %d: got %v, want %v", si, gi, r, got[:4], want[:4])
+		}
+	}
+	return nil
 }
 
 // TestStreamCloseWhileInUseReturnsErrClosed: closing a stream while other

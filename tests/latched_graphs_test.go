@@ -238,7 +238,7 @@ func (r *latchedRig) checkFiles(t *testing.T) *recorder.Graph {
 	if err != nil {
 		t.Fatalf("LoadGraph: %v", err)
 	}
-	defer l.Release()
+	t.Cleanup(l.Release) // used by checkRebinds and checkChildren
 	checkLoaded("loaded on the same device", s, l)
 	l2, err := s.LoadGraph(bytes.NewReader(save(l)))
 	if err != nil {
