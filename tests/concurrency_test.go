@@ -459,6 +459,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 // never happened while the others kept enqueuing (seen: a Read starved for
 // 2 minutes on GL, 20 s on lavapipe, behind a replay loop).
 func TestReadCompletesWhileOtherGoroutinesKeepTheStreamBusy(t *testing.T) {
+	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
