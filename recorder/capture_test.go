@@ -22,9 +22,9 @@ func wantGraphState(t *testing.T, what string, err error) {
 	}
 }
 
-// TestCaptureReplaysExactly is the capture issue's done-criterion: a
-// 150-launch ping-pong with params metadata; warmup + 2 replays = 3 passes
-// of results; then an input rewrite feeds the next replay.
+// TestCaptureReplaysExactly: a 150-launch ping-pong with params metadata;
+// warmup + 2 replays = 3 passes of results; then an input rewrite feeds the
+// next replay.
 func TestCaptureReplaysExactly(t *testing.T) {
 	for _, pre := range []bool{false, true} {
 		t.Run(fmt.Sprintf("preencode=%v", pre), func(t *testing.T) { captureReplaysExactly(t, pre) })
@@ -57,10 +57,10 @@ func captureReplaysExactly(t *testing.T, pre bool) {
 	gputest.WantEqual(t, "Len", 150, g.Len())
 }
 
-// TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing: only
+// TestCaptureOrderIsEnforcedAndRefusalsChangeNothing: only
 // NoCapture→Prepare→Capture→NoCapture; every out-of-order call is refused,
 // changes nothing, and the stream stays usable and re-capturable.
-func TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
+func TestCaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(8, 0))
@@ -98,9 +98,9 @@ func TestRule1CaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	}
 }
 
-// TestRule2LaunchesAreRecordedNotExecuted: in Capture, Launch appends to the
-// recording; the recorded work must not run at capture time.
-func TestRule2LaunchesAreRecordedNotExecuted(t *testing.T) {
+// TestLaunchesInTheCaptureWindowAreRecordedNotExecuted: in Capture, Launch
+// appends to the recording; the recorded work must not run at capture time.
+func TestLaunchesInTheCaptureWindowAreRecordedNotExecuted(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
@@ -127,9 +127,9 @@ func TestRule2LaunchesAreRecordedNotExecuted(t *testing.T) {
 	gputest.WantEqual(t, "one replay = 3^5", gputest.Fill(16, 243), gputest.Read(t, s, x))
 }
 
-// TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture:
+// TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture:
 // they fail on the spot; EndCapture still succeeds.
-func TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t *testing.T) {
+func TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
@@ -158,10 +158,10 @@ func TestRule3ReadSyncProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(
 	gputest.WantEqual(t, "the capture recorded its launch", gputest.Fill(16, 2), gputest.Read(t, s, x))
 }
 
-// TestRule4WriteWhileRecordingFailsEndCapture: Write returns nil, applies
-// nothing, and makes EndCapture fail; afterwards the stream is in
-// NoCapture, usable, and a new capture works.
-func TestRule4WriteWhileRecordingFailsEndCapture(t *testing.T) {
+// TestAWriteWhileRecordingFailsEndCapture: Write returns nil, applies
+// nothing, and makes EndCapture fail; afterwards the stream is in NoCapture,
+// usable, and a new capture works.
+func TestAWriteWhileRecordingFailsEndCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
@@ -195,10 +195,10 @@ func TestRule4WriteWhileRecordingFailsEndCapture(t *testing.T) {
 	gputest.WantEqual(t, "a new capture works (warmup ×2, replay ×2)", gputest.Fill(16, 4), gputest.Read(t, s, x))
 }
 
-// TestRule5FailedWarmupAbortsBeginCapture: a device error during warmup
-// makes BeginCapture fail and Abort to NoCapture; the stream is usable and
+// TestAFailedWarmupAbortsBeginCapture: a device error during warmup makes
+// BeginCapture fail and Abort to NoCapture; the stream is usable and
 // re-capturable.
-func TestRule5FailedWarmupAbortsBeginCapture(t *testing.T) {
+func TestAFailedWarmupAbortsBeginCapture(t *testing.T) {
 	d, s, f := faultyStream(t)
 	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	w := gputest.Upload(t, s, gputest.Fill(4, 0))
@@ -228,10 +228,10 @@ func TestRule5FailedWarmupAbortsBeginCapture(t *testing.T) {
 	gputest.WantEqual(t, "re-captured after the abort (warmup ×3, replay ×3)", gputest.Fill(4, 9), gputest.Read(t, s, x))
 }
 
-// TestRule5FailedSealLeavesNoCapture: a launch that fails device validation
-// inside the window makes EndCapture fail with that diagnostic; the state
-// moved first, so the stream is in NoCapture and usable.
-func TestRule5FailedSealLeavesNoCapture(t *testing.T) {
+// TestAFailedSealLeavesTheStreamInNoCapture: a launch that fails device
+// validation inside the window makes EndCapture fail with that diagnostic;
+// the state moved first, so the stream is in NoCapture and usable.
+func TestAFailedSealLeavesTheStreamInNoCapture(t *testing.T) {
 	d, s, f := faultyStream(t)
 	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	w := gputest.Upload(t, s, gputest.Fill(4, 0))
@@ -258,11 +258,11 @@ func TestRule5FailedSealLeavesNoCapture(t *testing.T) {
 	gputest.WantEqual(t, "usable after the failed seal", gputest.Fill(4, 5), gputest.Read(t, s, x))
 }
 
-// TestRule6ReleasedIntermediateIsPinnedByTheGraph: an intermediate
-// allocated and released inside the window is pinned by the graph;
-// sentinels allocated after capture never alias it, and the capture run
-// reuses the warmup's slices instead of growing the pools.
-func TestRule6ReleasedIntermediateIsPinnedByTheGraph(t *testing.T) {
+// TestAnIntermediateReleasedInTheWindowIsPinnedByTheGraph: an intermediate
+// allocated and released inside the window is pinned by the graph; sentinels
+// allocated after capture never alias it, and the capture run reuses the
+// warmup's slices instead of growing the pools.
+func TestAnIntermediateReleasedInTheWindowIsPinnedByTheGraph(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	in := gputest.Upload(t, s, gputest.Fill(64, 1))
@@ -317,11 +317,11 @@ func TestRule6ReleasedIntermediateIsPinnedByTheGraph(t *testing.T) {
 	}
 }
 
-// TestRule7CacheCapturesAcrossTheWindowAndPinsEntries: with a 2-entry
-// params cache, a graph using 6 distinct params keeps all of them (capture
-// mode evicts nothing, and entries are pinned), even after normal-mode
-// launches churn the cache.
-func TestRule7CacheCapturesAcrossTheWindowAndPinsEntries(t *testing.T) {
+// TestTheParamsCacheEvictsNothingInTheWindowAndPinsTheGraphsEntries: with a
+// 2-entry params cache, a graph using 6 distinct params keeps all of them
+// (capture mode evicts nothing, and entries are pinned), even after
+// normal-mode launches churn the cache.
+func TestTheParamsCacheEvictsNothingInTheWindowAndPinsTheGraphsEntries(t *testing.T) {
 	d, s := gputest.OpenStream(t, recorder.WithMetadataCache(2))
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
@@ -355,10 +355,10 @@ func TestRule7CacheCapturesAcrossTheWindowAndPinsEntries(t *testing.T) {
 	gputest.WantEqual(t, "replay with pinned params", gputest.Fill(16, 720*720), gputest.Read(t, s, x))
 }
 
-// TestRule8IndirectCountsAreReadAtReplayTime: an indirect dispatch is
-// recorded as indirect; changing the counts between replays changes what
-// runs. Many replays without a sync are fine.
-func TestRule8IndirectCountsAreReadAtReplayTime(t *testing.T) {
+// TestIndirectCountsAreReadAtReplayTime: an indirect dispatch is recorded as
+// indirect; changing the counts between replays changes what runs. Many
+// replays without a sync are fine.
+func TestIndirectCountsAreReadAtReplayTime(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(256, 1))
@@ -392,9 +392,10 @@ func TestRule8IndirectCountsAreReadAtReplayTime(t *testing.T) {
 	gputest.WantEqual(t, "warmup over 1 group, 3 replays over 4 groups", want, gputest.Read(t, s, x))
 }
 
-// TestRule9CaptureIsolatesStreams: a capture on one stream records only
-// that stream's launches; another stream keeps working during the window.
-func TestRule9CaptureIsolatesStreams(t *testing.T) {
+// TestACaptureRecordsOnlyItsOwnStreamsLaunches: a capture on one stream
+// records only that stream's launches; another stream keeps working during
+// the window.
+func TestACaptureRecordsOnlyItsOwnStreamsLaunches(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	s2, err := recorder.New(d)
 	if err != nil {
@@ -440,10 +441,10 @@ func TestRule9CaptureIsolatesStreams(t *testing.T) {
 	}
 }
 
-// TestRule10ReleaseWhileReplayIsEnqueued: the replay still computes what was
-// captured, a later write cannot overtake it, and Replay after Release
-// returns ErrReleased.
-func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
+// TestReleaseWhileAReplayIsEnqueuedStillComputesIt: the replay still computes
+// what was captured, a later write cannot overtake it, and Replay after
+// Release returns ErrReleased.
+func TestReleaseWhileAReplayIsEnqueuedStillComputesIt(t *testing.T) {
 	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 0))
@@ -483,9 +484,9 @@ func TestRule10ReleaseWhileReplayIsEnqueued(t *testing.T) {
 	}
 }
 
-// TestRule11ReplayDoesNotAllocatePerDispatch: the replay loop allocates
-// nothing in Go, whatever the graph's length.
-func TestRule11ReplayDoesNotAllocatePerDispatch(t *testing.T) {
+// TestReplayAllocatesNothingPerDispatch: the replay loop allocates nothing in
+// Go, whatever the graph's length.
+func TestReplayAllocatesNothingPerDispatch(t *testing.T) {
 	for _, pre := range []bool{false, true} {
 		t.Run(fmt.Sprintf("preencode=%v", pre), func(t *testing.T) { replayDoesNotAllocate(t, pre) })
 	}

@@ -43,34 +43,8 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				start := float32(1000*si + 100*gi)
-				a, err := recorder.UploadSlice(s, gputest.Ramp(elems, start))
-				if err != nil {
+				if err := eagerChains(s, k, si, gi, rounds, chainLen, elems); err != nil {
 					errs.add(err)
-					return
-				}
-				defer a.Release()
-				b, err := s.Empty(a.Size())
-				if err != nil {
-					errs.add(err)
-					return
-				}
-				defer b.Release()
-				for r := range rounds {
-					if err := gputest.Chain(s, k, a, b, chainLen, elems); err != nil {
-						errs.add(err)
-						return
-					}
-					var got []float32
-					got, err := recorder.ReadSlice[float32](s, a)
-					if err != nil {
-						errs.add(err)
-						return
-					}
-					if want := gputest.Plus(gputest.Ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
-						errs.add(fmt.Errorf("eager stream %d goroutine %d round %d: got %v, want %v", si, gi, r, got[:4], want[:4]))
-						return
-					}
 				}
 			}()
 		}
@@ -178,6 +152,37 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 	gputest.WantEqual(t, "y: warmup + 1 goroutine × 40 replays of +2", gputest.Fill(elems, 2+2*replays), gputest.Read(t, rs, y))
 }
 
+// eagerChains is goroutine gi on eager stream si of
+// TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice: rounds of
+// chainLen add-ones on buffers of its own, each checked by a read.
+func eagerChains(s *recorder.Stream, k *wgpu.Kernel, si, gi, rounds, chainLen, elems int) error {
+	start := float32(1000*si + 100*gi)
+	a, err := recorder.UploadSlice(s, gputest.Ramp(elems, start))
+	if err != nil {
+		return err
+	}
+	defer a.Release()
+	b, err := s.Empty(a.Size())
+	if err != nil {
+		return err
+	}
+	defer b.Release()
+	for r := range rounds {
+		if err := gputest.Chain(s, k, a, b, chainLen, uint32(elems)); err != nil {
+			return err
+		}
+		var got []float32
+		got, err := recorder.ReadSlice[float32](s, a)
+		if err != nil {
+			return err
+		}
+		if want := gputest.Plus(gputest.Ramp(elems, start), float32(chainLen*(r+1))); fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("eager stream %d goroutine %d round %d: got %v, want %v", si, gi, r, got[:4], want[:4])
+		}
+	}
+	return nil
+}
+
 // TestStreamCloseWhileInUseReturnsErrClosed: closing a stream while other
 // goroutines launch, write, read, sync, replay, allocate and profile on it
 // makes each of them return an error wrapping wgpu.ErrClosed within bounded
@@ -186,6 +191,7 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 // close returned exact data. Without it, Close could free pages, encoders,
 // query sets or staging buffers under a call in flight.
 func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	for _, set := range []struct {
 		name  string
 		loads []string
@@ -211,6 +217,7 @@ func TestStreamCloseWhileInUseReturnsErrClosed(t *testing.T) {
 // can break the next device. Without it, a profile's query set or staging
 // buffer could outlive its stream or be freed under EndProfile.
 func TestStreamCloseWhileProfilingReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		for round := range 8 {
 			t.Run(fmt.Sprint("round ", round), func(t *testing.T) {
@@ -320,6 +327,7 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 // the process opens works (it runs in a fresh process). Without it, Close
 // could release the native device under a call in flight.
 func TestDeviceCloseWhileStreamsAreInUseReturnsErrClosed(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, deviceCloseWhileStreamsAreInUse)
 }
 
@@ -451,6 +459,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 // never happened while the others kept enqueuing (seen: a Read starved for
 // 2 minutes on GL, 20 s on lavapipe, behind a replay loop).
 func TestReadCompletesWhileOtherGoroutinesKeepTheStreamBusy(t *testing.T) {
+	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	add := gputest.Kernel(t, d, gputest.AddConstWGSL)

@@ -5,49 +5,46 @@
 // internal/driver/faulty between the real device and the stream; the
 // behaviour that follows still runs on the adapter.
 //
-// What each file proves:
+// What each file proves (TestDocListsEveryTestFile keeps this list and the
+// directory in step):
 //
-//   - badinput_test.go: every public entry point, given nil, zero, huge,
-//     misaligned, out-of-range, released, closed or foreign arguments in
-//     every lifecycle state, returns a specific error naming the argument,
-//     changes nothing, and the stream then computes a known result.
-//   - faults_test.go: device errors inside the capture window fail
-//     EndCapture, during the warmup fail BeginCapture, and the stream stays
-//     usable and re-capturable.
-//   - adversarial_test.go: one test per failure that adversarial use found
-//     (issue 12): memory a closed stream shares stays alive, concurrent
-//     closes finish before they return, Release racing Launch or
-//     ProfileReplay, kernels over the workgroup storage limit, writes
-//     overtaking launches, Rebind's identity rule, leaks of kernels,
-//     params pages and primed memory, Capture's failures, lost-dispatch
-//     counts, buffers near maxBufferSize.
-//   - probe4_test.go: the fourth adversarial round: documented guarantees
-//     checked one by one (graphs without dispatches through every Graph
-//     call, pre-encoded replays against a model of stream order, Rebind
-//     chains, saved textures and samplers, error types, profile tokens,
-//     MemoryStats), resource churn, Close orderings and hostile callbacks,
-//     numeric extremes and ParamsFrom's WGSL layout.
-//   - waits_test.go: waits behind long GPU work (issue 12, items 6 and 7):
-//     Sync, SyncContext and Close never return before the GPU is done, and
-//     deadlines hold on every backend. The work's length is measured, not
-//     assumed.
-//   - fuzz_test.go: the chaos suite. FuzzStreamOps drives random sequences
-//     of every stream operation over two streams sharing buffers and
-//     graphs against a plain-Go model of the lifecycles and buffer
-//     contents, then races the same input from several goroutines (workers
-//     checked against models of their own buffers; chaos goroutines
-//     replaying, rebinding, releasing, capturing, copying, clearing and
-//     closing a stream under them), where every error must be typed and
-//     wrap a sentinel and nothing may crash, hang, race or leak.
-//   - concurrency_test.go: many goroutines on many streams of one device,
-//     and Close of a stream or of the device while they run.
-//   - leak_test.go: long replay and capture/release runs keep pools, live
-//     native objects and the Go heap flat.
-//   - device_test.go: a closed or lost device fails every call at once;
-//     contexts bound Sync and Read.
+//   - badinput_test.go: every public entry point, given nil, zero, huge, misaligned, out-of-range, released, closed or foreign arguments in every lifecycle state, returns a specific error naming the argument, changes nothing, and the stream then computes a known result.
+//   - capture_window_test.go: every way a capture can fail (a panicking or hostile step, a Close from inside it, heavy traffic around each transition) ends in NoCapture with a typed error, and sealed graphs record exactly the window.
+//   - close_races_test.go: Stream.Close and Device.Close racing heavy launch, replay, profile, load and save traffic, stalled streams and long GPU work return nil or ErrClosed, never early, never aborting.
+//   - close_test.go: a closed stream frees nothing another stream or graph still uses, concurrent and repeated Closes finish before they return, and idle streams, hundreds of streams and a device closed inside bodies release every native object and goroutine.
+//   - concurrency_test.go: many goroutines on many streams of one device, and Close of a stream or of the device while they run.
+//   - control_flow_test.go: If and While bodies that close, panic, end the capture or record concurrently cannot seal a broken graph; child graphs with control flow, rebound loops, loaded control flow inside a capture and loops over the lowering bound.
+//   - device_test.go: a closed or lost device fails every call at once; contexts bound Sync and Read.
+//   - doc_test.go: this list names every test file of the package and no other (no GPU needed).
+//   - errors_test.go: every documented error type is reachable with errors.As and wraps its sentinels; a DeferredError counts every dispatch lost with its batch.
+//   - faults_test.go: device errors inside the capture window fail EndCapture, during the warmup fail BeginCapture, and the stream stays usable and re-capturable.
+//   - forged_graph_files_test.go: graph files with one field forged are refused with a GraphFileError or replay exactly, and tiny files declaring huge buffers or textures commit no gigabytes (each case in a guarded process).
+//   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
+//   - graph_calls_test.go: graphs without dispatches work through every Graph call, and Rebind keeps its identity rules, chains and the conditions a saved graph reads.
+//   - graph_files_test.go: Save and LoadGraph keep child graphs with control flow, textures and samplers; a hand-built file replays; a loaded graph saves a file it can load; resealed garbage never crashes LoadGraph (FuzzLoadGraphResealed).
+//   - harness_test.go: shared helpers (no tests): waits with time limits, error collection, live-object counts, memory and the SOFTGRAPH_LONG and -short switches.
+//   - latched_graphs_test.go: graphs whose loops are latched keep their results through replay, ProfileReplay, Save and LoadGraph, Rebind and use as a child, and back-to-back replays read no stale enable word.
+//   - latching_races_test.go: latched loops captured and replayed on concurrent streams, with kernels released and the device closed under them, fail cleanly or match the model.
+//   - latching_test.go: every form of body kernel, dispatch shape, condition and nesting that While and If lower to latches or gates replays bit for bit as the eager step, up to MaxWhileIterations.
+//   - leak_test.go: long replay and capture/release runs, churn of every resource, uncached bind groups, kernel release and Trim keep pools, live native objects, goroutines and the Go heap flat.
+//   - limits_test.go: kernels and buffers at and over the device's limits (workgroup storage, bind groups, storage bindings, maxBufferSize) are refused at once with a typed error or work.
+//   - nesting_test.go: the deepest nesting the WGSL front-end lets through compiles, one past it is refused, and a 10000-long else-if chain is refused instead of crashing.
+//   - nil_arguments_test.go: nil receivers, readers, writers, options and contexts are refused with an error, never a panic.
+//   - norace_test.go: raceEnabled is false in a binary built without the race detector (no tests).
+//   - odd_arguments_test.go: hostile kernel sources and constants, odd Open options, numeric extremes and another device's resources are refused with named errors.
+//   - params_test.go: ParamsFrom lays out values as WGSL does and refuses what has no WGSL form; a tiny params cache never gives one slot to two params, and a refused launch never frees params an earlier batch uses.
+//   - profiles_test.go: EndProfile refuses every token but the running one, ProfileReplay racing EndProfile errs but never panics, and profiles interleaved with replays on two streams match the model.
+//   - race_test.go: raceEnabled is true in a binary built with the race detector (no tests).
+//   - ramp_races_test.go: replays deferred against ramp steps keep each goroutine's order, are seen by other streams' reads, are submitted by the flush timer and run exactly once whatever Release, Close or a deadline races them.
+//   - ramps_test.go: the ramp schedule follows its model; short graphs of every kind replay from ramps with the model's results, allocate nothing, count RampPending right and keep stream order behind long GPU work.
+//   - release_races_test.go: Release of graphs, buffers and kernels racing replays, launches, profiles and Save returns nil or ErrReleased, runs nothing twice and hands no memory to two owners.
+//   - stream_order_test.go: writes, reads, launches and replays take effect in call order at every batch boundary, under every submission schedule and flush delay, across streams and goroutines.
+//   - textures_test.go: odd textures are refused or work, TexelSize sizes them first, MemoryStats counts every live one, and a refused ReadTexture drops no other launch.
+//   - waits_test.go: waits behind long GPU work: Sync, SyncContext and Close never return before the GPU is done, and deadlines hold on every backend and while the submitter is busy. The work's length is measured, not assumed.
 //
-// The default run takes a minute or two on lavapipe (the waits tests make
-// about 35 s of GPU work; -short skips the longest):
+// The default run takes a few minutes on lavapipe under the race detector
+// (the waits tests make about 35 s of GPU work); -short skips every test
+// slower than about 2 s:
 //
 //	go test -race ./tests/
 //
@@ -55,9 +52,12 @@
 //
 //	SOFTGRAPH_BACKEND=gl go test -race ./tests/
 //
-// The long leak runs (100,000 replays, 10,000 capture cycles):
+// Exhaustive sweeps, long chaos and close-race runs, nesting bisections of
+// every construct, the leak runs at full length (100,000 replays, 10,000
+// capture cycles) and the read-back near maxBufferSize run only with
+// SOFTGRAPH_LONG=1; the default run keeps a shorter form of each:
 //
-//	SOFTGRAPH_LONG=1 go test -run Leak -timeout 30m ./tests/
+//	SOFTGRAPH_LONG=1 go test -race -timeout 60m ./tests/
 //
 // The chaos suite runs its seeds and 3 s of random inputs by default. For
 // longer, give TestChaosRandomOperationsKeepEveryContract a budget (it logs

@@ -11,36 +11,11 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// The chaos suite. One fuzz input drives two runs on a real device:
-//
-//   - runOps, a deterministic sequence over two streams whose buffers and
-//     graphs are shared between them, with launches, copies, clears,
-//     writes, reads, capture transitions (AbortCapture included), replays,
-//     Rebind, releases and stream Close, each checked against a plain-Go
-//     model of every stream's lifecycle and every buffer's contents. The
-//     interleaving is deterministic because the sequence flushes the
-//     acting stream whenever it switches to the other (GPU work of two
-//     streams is ordered by submission).
-//   - runChaos, the same kinds of calls from several goroutines at once:
-//     workers on buffers of their own (still checked against a model of
-//     each, since nobody else touches them) and chaos goroutines on shared
-//     buffers and two graphs, replaying, rebinding, releasing, capturing,
-//     copying, clearing and closing a stream under the others. Where the
-//     interleaving decides the outcome, the check is that nothing crashes,
-//     hangs or races, every error is typed and wraps one of softgraph's
-//     sentinels, and when all is closed the device holds no native object
-//     the run made.
-//
-// go test runs the seeds below; TestChaosRandomOperationsKeepEveryContract
-// runs random inputs for SOFTGRAPH_CHAOS (3s by default); go test -fuzz
-// explores further. See doc.go.
 
 // The fuzzed streams work on small f32 buffers whose contents stay small
 // integers, so every result is exact and the model predicts it bit for bit.
@@ -1144,6 +1119,7 @@ func chaosBudget(t *testing.T) time.Duration {
 // the random source is logged, and SOFTGRAPH_CHAOS_SEED replays it; a
 // failing input is printed, ready to be added to fuzzSeeds.
 func TestChaosRandomOperationsKeepEveryContract(t *testing.T) {
+	skipIfShort(t)
 	budget := chaosBudget(t)
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv("SOFTGRAPH_CHAOS_SEED"); v != "" {

@@ -1,7 +1,10 @@
 package tests
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,13 +14,9 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// What the suite shares with the library's own tests (opening devices and
-// streams, the WGSL kernels, uploads, reads, assertions, fresh processes)
-// lives in tests/gputest. This file holds only what the reliability suite
-// alone uses.
 
 // wantState fails unless s is in want.
 func wantState(t testing.TB, rule string, s *recorder.Stream, want lifecycle.State) {
@@ -49,18 +48,6 @@ func (c *collect) report(t *testing.T) {
 			break
 		}
 		t.Error(err)
-	}
-}
-
-// waitAll waits for wg, failing the test instead of hanging forever.
-func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(limit):
-		t.Fatalf("%s: still running after %v; a call hung", what, limit)
 	}
 }
 
@@ -113,3 +100,125 @@ func affordableBytes() uint64 {
 	}
 	return 0
 }
+
+// rss is the process's resident set in bytes (0 where /proc is absent).
+func rss() uint64 {
+	raw, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(raw))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, err := strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return pages * uint64(os.Getpagesize())
+}
+
+// bump is AddConstWGSL: x += p.c.
+func bump(s *recorder.Stream, k *wgpu.Kernel, x *recorder.Buffer, c float32) error {
+	return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(c))
+}
+
+// waitAll is waitAll that, on a hang, logs the stacks of the goroutines
+// inside softgraph before failing, so the call that hung is named.
+func waitAll(t *testing.T, wg *sync.WaitGroup, limit time.Duration, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		buf := make([]byte, 1<<22)
+		buf = buf[:runtime.Stack(buf, true)]
+		var kept []string
+		for _, g := range strings.Split(string(buf), "\n\n") {
+			if strings.Contains(g, "softgraph/recorder") || strings.Contains(g, "softgraph/wgpu") {
+				kept = append(kept, "stack of "+strings.TrimPrefix(g, "goroutine "))
+			}
+		}
+		t.Fatalf("%s: still running after %v; a call hung. Goroutines in softgraph:\n%s", what, limit, strings.Join(kept, "\n\n"))
+	}
+}
+
+// isOneOf reports whether err is nil or wraps one of allowed.
+func isOneOf(err error, allowed ...error) bool {
+	if err == nil {
+		return true
+	}
+	for _, a := range allowed {
+		if errors.Is(err, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// callLoop runs call on a goroutine until it returns an error (or stop is
+// closed), then checks that error against allowed. ready is signalled after
+// the first call, whatever it returned. A panic is an error.
+func callLoop(wg *sync.WaitGroup, errs *collect, ready chan<- struct{}, stop <-chan struct{}, what string, call func() error, allowed ...error) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		signalled := false
+		signal := func() {
+			if !signalled {
+				signalled = true
+				ready <- struct{}{}
+			}
+		}
+		defer signal()
+		for n := 0; ; n++ {
+			var err error
+			if p := noPanic(func() { err = call() }); p != "" {
+				errs.add(fmt.Errorf("%s: panicked: %s", what, p))
+				return
+			}
+			signal()
+			if err != nil {
+				if !isOneOf(err, allowed...) {
+					errs.add(fmt.Errorf("%s (call %d): want nil or %v, got %v", what, n, allowed, err))
+				}
+				return
+			}
+			select {
+			case <-stop:
+				return
+			default:
+			}
+		}
+	}()
+}
+
+// longRun reports whether exhaustive sweeps, long chaos runs and bisections
+// run in full: with SOFTGRAPH_LONG=1 and without -short. Otherwise each
+// runs a shorter representative form that asserts the same rules.
+func longRun() bool { return !testing.Short() && os.Getenv("SOFTGRAPH_LONG") == "1" }
+
+// skipUnlessLong skips t, a long form whose shorter form runs by default,
+// unless longRun.
+func skipUnlessLong(t testing.TB) {
+	t.Helper()
+	if !longRun() {
+		t.Skip("long sweep: set SOFTGRAPH_LONG=1")
+	}
+}
+
+// skipIfShort skips t under -short: it takes more than about 2 s of GPU
+// work on lavapipe.
+func skipIfShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("slower than about 2 s: skipped under -short")
+	}
+}
+
+// inDefaultSweep reports whether case i of a sweep run in both modes (on
+// and off) runs in mode on: in the default run each case runs in one mode
+// only, alternating, so every case still runs; SOFTGRAPH_LONG=1 runs every
+// case in both modes.
+func inDefaultSweep(i int, on bool) bool { return longRun() || (i%2 == 0) == on }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -19,8 +20,12 @@ import (
 // failure. The deepest accepted nesting is found by bisection (the
 // front-end's bound is on its syntax tree, not on a construct's count).
 // Nested loops recurse in naga as nested blocks do; they are left out
-// because lavapipe takes half a minute to build the deepest.
+// because lavapipe takes half a minute to build the deepest. The default
+// run bisects the else-if chain (the construct that crashed) and checks
+// the others at one level and far past the bound; SOFTGRAPH_LONG=1
+// bisects every construct.
 func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
+	skipIfShort(t)
 	if runtime.GOOS == "windows" {
 		// Under wine the fresh process did not finish in four minutes
 		// (whether naga's recursion is slow or stuck there on Windows'
@@ -49,6 +54,7 @@ func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
 			},
 		}
 		for name, body := range constructs {
+			bisect := longRun() || name == "else-if chain"
 			t.Run(name, func(t *testing.T) {
 				if name == "nested switches" && d.Info().Backend == wgpu.BackendGL {
 					// Not a crash: llvmpipe's GL compiler takes time
@@ -68,6 +74,10 @@ func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
 				if err := compile(lo); err != nil {
 					t.Fatalf("one level: %v", err)
 				}
+				if !bisect {
+					t.Logf("the deepest accepted is bisected only with SOFTGRAPH_LONG=1")
+					return
+				}
 				for hi-lo > 1 {
 					mid := (lo + hi) / 2
 					switch err := compile(mid); {
@@ -81,6 +91,25 @@ func TestDeepestNestingTheFrontEndAllowsCompiles(t *testing.T) {
 				}
 				t.Logf("the deepest accepted: %d", lo)
 			})
+		}
+	})
+}
+
+// TestALongElseIfChainIsRefusedNotACrash: a kernel of one if and
+// 10000 else-ifs (390 KB). softgraph's front-end read else-if chains
+// without counting them against its nesting bound, and naga's recursion
+// over the nested ifs overflowed the stack inside
+// wgpuDeviceCreateShaderModule: SIGSEGV, the process died. Each else-if
+// now counts as the nested if naga makes of it, and the chain is refused.
+func TestALongElseIfChainIsRefusedNotACrash(t *testing.T) {
+	skipIfShort(t)
+	src := "@group(0) @binding(0) var<storage, read_write> out: array<f32>;\n" +
+		"@compute @workgroup_size(1) fn main() { if out[0] > 0.0 {}" + strings.Repeat(" else if out[0] > 1.0 { out[1] = 2.0; }", 10000) + " }"
+	guardedSubprocess(t, "else-if", 120*time.Second, func(t *testing.T) {
+		d := gputest.Open(t, wgpu.Options{})
+		_, err := d.Kernel(src, "main")
+		if !errors.Is(err, wgpu.ErrCompile) || !strings.Contains(err.Error(), "too deep") {
+			t.Fatalf("want a CompileError saying the nesting is too deep, got %v", err)
 		}
 	})
 }

@@ -1,0 +1,310 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// syncLog is a goroutine-safe log sink: a stream logging at debug level
+// into one lets a test fail on what the library only logs (a reference
+// count that would have gone below zero).
+type syncLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *syncLog) logger() zerolog.Logger { return zerolog.New(l).Level(zerolog.DebugLevel) }
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestProfileReplayRacingEndProfileReturnsAnErrorNeverPanics: ProfileReplay
+// on one goroutine and StartProfile/EndProfile on another, over and over on
+// one stream: each call returns nil or an error wrapping
+// ErrInvalidArgument (the other profile is running), never panics (fresh
+// process). Without it ProfileReplay read s.prof.id after unlocking the
+// stream and dereferenced nil when EndProfile had just cleared it.
+func TestProfileReplayRacingEndProfileReturnsAnErrorNeverPanics(t *testing.T) {
+	skipIfShort(t)
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		d, s := gputest.OpenStream(t)
+		k := gputest.Kernel(t, d, gputest.AddConstWGSL)
+		x := gputest.Upload(t, s, gputest.Fill(64, 0))
+		g := gputest.Capture(t, s, func() {
+			if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)); err != nil {
+				t.Fatal(err)
+			}
+		})
+		var errs collect
+		var wg sync.WaitGroup
+		const rounds = 200
+		ok := map[string]int{}
+		var mu sync.Mutex
+		count := func(what string) { mu.Lock(); ok[what]++; mu.Unlock() }
+		check := func(what string, err error) {
+			if err == nil {
+				count(what)
+				return
+			}
+			if !errors.Is(err, wgpu.ErrInvalidArgument) || !strings.Contains(err.Error(), "profile") {
+				errs.add(fmt.Errorf("%s racing another profile: want nil or ErrInvalidArgument naming the running profile, got %v", what, err))
+			}
+		}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				_, err := s.ProfileReplay(g)
+				check("ProfileReplay", err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				tok, err := s.StartProfile()
+				check("StartProfile", err)
+				if err == nil {
+					_, err = s.EndProfile(tok)
+					check("EndProfile", err)
+				}
+			}
+		}()
+		waitAll(t, &wg, 2*time.Minute, "ProfileReplay racing StartProfile/EndProfile")
+		errs.report(t)
+		t.Logf("succeeded: %v", ok)
+		// Every ProfileReplay that returned nil ran the graph once; the
+		// warmup ran it once more.
+		gputest.WantEqual(t, "every successful ProfileReplay ran the graph once", gputest.Fill(64, float32(1+ok["ProfileReplay"])), gputest.Read(t, s, x))
+	})
+}
+
+// TestEndProfileRefusesEveryTokenButTheRunningOne: a token of another
+// stream, the zero token, a token already ended, and a stale token after
+// a new profile started are refused with ErrInvalidArgument and leave the
+// running profile running; the right token then returns a profile.
+func TestEndProfileRefusesEveryTokenButTheRunningOne(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	other := gputest.Stream(t, d)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a := gputest.Upload(t, s, gputest.Fill(64, 1))
+	b := gputest.Empty(t, s, a.Size())
+	first, err := s.StartProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gputest.MustChain(t, s, k, a, b, 2, 64)
+	p, err := s.EndProfile(first)
+	if err != nil || p.Method == 0 {
+		t.Fatalf("EndProfile = %+v, %v", p, err)
+	}
+	if p.Method == recorder.ProfileTimestamps && p.Passes == 0 {
+		t.Errorf("a profile around two launches timed no pass: %+v", p)
+	}
+	running, err := s.StartProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherTok, err := other.StartProfile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, tok := range map[string]recorder.ProfileToken{
+		"the zero token":         {},
+		"an ended token":         first,
+		"another stream's token": otherTok,
+	} {
+		if _, err := s.EndProfile(tok); !errors.Is(err, recorder.ErrInvalidArgument) {
+			t.Errorf("EndProfile(%s): want ErrInvalidArgument, got %v", name, err)
+		}
+	}
+	if _, err := s.StartProfile(); !errors.Is(err, recorder.ErrInvalidArgument) {
+		t.Errorf("a second StartProfile while one runs: want ErrInvalidArgument, got %v", err)
+	}
+	gputest.MustChain(t, s, k, a, b, 2, 64)
+	if p, err := s.EndProfile(running); err != nil || p.Method == 0 {
+		t.Errorf("the running profile survives refused tokens: %+v, %v", p, err)
+	}
+	if _, err := s.EndProfile(running); !errors.Is(err, recorder.ErrInvalidArgument) {
+		t.Errorf("EndProfile twice: want ErrInvalidArgument, got %v", err)
+	}
+	if _, err := other.EndProfile(otherTok); err != nil {
+		t.Errorf("the other stream's profile: %v", err)
+	}
+	gputest.WantEqual(t, "profiled work computes", gputest.Fill(64, 5), gputest.Read(t, s, a))
+}
+
+// TestProfilesInterleavedWithReplaysOnTwoStreamsMatchTheModel: on each of two
+// streams, goroutines at once replay a short graph and (on the first,
+// pre-encoding) a 64-dispatch one, profile replays of both with and
+// without a floor, and run StartProfile/EndProfile windows around launches
+// and replays. Every call succeeds, except a ProfileReplay refused with
+// ErrInvalidArgument because a StartProfile window is open; every profile
+// reports the adapter's method (timestamps with one timing per dispatch of
+// the graph, and at least one timed pass per window that launched, or wall
+// clock); and every counter equals the Go model built from the calls that
+// succeeded (a ProfileReplay runs the graph once, plus once per floor
+// round).
+func TestProfilesInterleavedWithReplaysOnTwoStreamsMatchTheModel(t *testing.T) {
+	skipIfShort(t)
+	d := gputest.Open(t, wgpu.Options{})
+	add := gputest.Kernel(t, d, gputest.AddConstWGSL)
+	method := recorder.ProfileWallClock
+	if d.Info().Timestamps {
+		method = recorder.ProfileTimestamps
+	}
+	const rounds = 30
+	var errs collect
+	var wg sync.WaitGroup
+	type counter struct {
+		x    *recorder.Buffer
+		per  float32 // added by one run of its graph or launch
+		runs atomic.Int64
+		init float32
+	}
+	var counters []*counter
+	for si, opts := range [][]recorder.Option{{recorder.WithPreEncode(true)}, nil} {
+		s := gputest.Stream(t, d, opts...)
+		graph := func(n int) (*recorder.Graph, *counter) {
+			c := &counter{x: gputest.Upload(t, s, gputest.Fill(counterElems, 0)), per: float32(n)}
+			counters = append(counters, c)
+			g, err := s.Capture(bumps(s, add, c.x, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(g.Release)
+			c.init = float32(n) // the warmup
+			return g, c
+		}
+		gs, cs := graph(3)
+		graphs := []*recorder.Graph{gs}
+		cnts := []*counter{cs}
+		if si == 0 {
+			gl, cl := graph(64)
+			graphs, cnts = append(graphs, gl), append(cnts, cl)
+		}
+		pc := &counter{x: gputest.Upload(t, s, gputest.Fill(counterElems, 0)), per: 1}
+		counters = append(counters, pc)
+		run := func(what string, f func() error) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range rounds {
+					var err error
+					if p := noPanic(func() { err = f() }); p != "" {
+						err = fmt.Errorf("panicked: %s", p)
+					}
+					if err != nil {
+						errs.add(fmt.Errorf("stream %d, %s, round %d: %w", si, what, i, err))
+						return
+					}
+				}
+			}()
+		}
+		for gi, g := range graphs {
+			c := cnts[gi]
+			run(fmt.Sprintf("Replay of %d", g.Len()), func() error {
+				for range 4 {
+					if err := g.Replay(); err != nil {
+						return err
+					}
+					c.runs.Add(1)
+				}
+				return nil
+			})
+			floor := 0
+			run(fmt.Sprintf("ProfileReplay of %d", g.Len()), func() error {
+				floor = (floor + 1) % 3
+				p, err := s.ProfileReplay(g, recorder.WithFloor(floor))
+				if errors.Is(err, wgpu.ErrInvalidArgument) {
+					return nil // a StartProfile window is open: refused, nothing ran
+				}
+				if err != nil {
+					return err
+				}
+				c.runs.Add(int64(1 + floor))
+				if p.Method != method {
+					return fmt.Errorf("profile method %v, want %v", p.Method, method)
+				}
+				if method == recorder.ProfileTimestamps && len(p.Dispatches) != g.Len() {
+					return fmt.Errorf("%d dispatch timings for a graph of %d", len(p.Dispatches), g.Len())
+				}
+				// Windows' monotonic clock ticks coarsely (CI's wine leg
+				// measured a floor of 0s): only a negative floor is wrong there.
+				if floor > 0 && (p.SubmitWait < 0 || p.SubmitWait == 0 && runtime.GOOS != "windows") {
+					return fmt.Errorf("a floor of %d rounds measured %v", floor, p.SubmitWait)
+				}
+				return nil
+			})
+		}
+		run("StartProfile/EndProfile", func() error {
+			tok, err := s.StartProfile()
+			if err != nil {
+				return err
+			}
+			for range 20 {
+				if err := bump(s, add, pc.x, 1); err != nil {
+					return err
+				}
+				pc.runs.Add(1)
+			}
+			if err := gs.Replay(); err != nil {
+				return err
+			}
+			cs.runs.Add(1)
+			p, err := s.EndProfile(tok)
+			if err != nil {
+				return err
+			}
+			if p.Method != method {
+				return fmt.Errorf("profile method %v, want %v", p.Method, method)
+			}
+			if method == recorder.ProfileTimestamps && p.Passes < 1 {
+				return fmt.Errorf("a window of 23 dispatches timed %d passes", p.Passes)
+			}
+			return nil
+		})
+	}
+	waitAll(t, &wg, 2*time.Minute, "profiles and replays")
+	errs.report(t)
+	if t.Failed() {
+		return
+	}
+	t.Logf("profile method %v", method)
+	for i, c := range counters {
+		t.Logf("counter %d: %d runs of %v", i, c.runs.Load(), c.per)
+		want := c.init + c.per*float32(c.runs.Load())
+		gputest.WantEqual(t, fmt.Sprintf("counter %d: its warmup and %d runs of %v", i, c.runs.Load(), c.per), gputest.Fill(counterElems, want), gputest.Read(t, c.x.Stream(), c.x))
+	}
+}
