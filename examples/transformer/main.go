@@ -1,0 +1,500 @@
+// Command transformer decodes with a GPT-2-style transformer, token by
+// token over a KV cache, three ways side by side, and checks all three
+// against a float64 reference.
+//
+// The model is written for this example, kernels and all (kernels.go):
+// token and position embedding gather, layer norm, the QKV projection with
+// the KV-cache append at the token's position, attention scores over the
+// cache under the causal mask, softmax, the weighted sum of values, the
+// output projection into the residual stream, the MLP with GPT-2's tanh
+// GELU, the final layer norm, the LM head (tied to the embedding table) and
+// greedy argmax on the GPU, whose token the next step's embedding reads
+// without leaving the GPU. Weights are random, drawn from -seed after
+// GPT-2's initialisation; nothing is downloaded. A token is 9 dispatches
+// per layer and 4 more.
+//
+// The three paths, each with its own activations and KV cache over the same
+// weights, decode the same sequence:
+//
+//	eager   softgraph's Launch, kernel by kernel; the position and the
+//	        attention length go in by value (Params) every token
+//	replay  one token captured once (Stream.Capture) and replayed per token;
+//	        the graph reads the position and length from one 16-byte
+//	        uniform buffer the host writes before each replay (one Write),
+//	        and the KV-cache append is part of the recorded qkv kernel
+//	raw     a careful hand-written loop on github.com/cogentcore/webgpu on
+//	        the same device: explicit layouts, pipelines, bind groups and
+//	        uniforms made once; per token one queue write, one command
+//	        buffer of one compute pass, one submit, a mapped readback
+//
+// A token is timed from its first call to its token read back on the host
+// (the sync a decode loop that streams its output makes). The first round
+// is the check: every path decodes -tokens tokens from the prompt token,
+// reading its logits after each of the first -check, and the float64 Go
+// reference, fed the same tokens, checks every path's logits
+// (|Δ| ≤ 1e-3·max(1, max|logit|)) and their greedy choice; the three token
+// sequences must be identical. Then -rounds timed rounds decode the same
+// sequence again, the paths interleaved token by token (the order rotated
+// each token), and every token is compared with the checked sequence. The
+// report gives per path the median ms per token and its 10–90% spread,
+// tokens/s (tokens over the sum of their times), the median host enqueue
+// time per token (until the last call before the read returns) and the
+// ratios. Any difference or failed check exits 1.
+//
+// -profile adds ProfileReplay of one replayed token at the last position:
+// GPU time per kernel, which kernels dominate, each projection's effective
+// bandwidth, the submit-and-wait floor, and the weights' read time at
+// -bw GB/s.
+//
+//	go run ./examples/transformer                  # small default model
+//	go run ./examples/transformer -quick           # seconds on lavapipe
+//	go run ./examples/transformer -gpt2 -profile   # GPT-2 small's shape (124M)
+package main
+
+import (
+	"cmp"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "transformer:", err)
+		os.Exit(1)
+	}
+}
+
+// options are the command line.
+type options struct {
+	cfg                    config
+	tokens, rounds, check  int
+	prompt                 int
+	seed                   uint64
+	profile                bool
+	bandwidthGBs           float64
+	quiet                  bool // no progress lines (tests)
+	profileRoundsForFloors int
+}
+
+var (
+	smallModel = config{Layers: 8, Width: 256, Heads: 4, Vocab: 4096, Ctx: 256}
+	quickModel = config{Layers: 2, Width: 64, Heads: 2, Vocab: 512, Ctx: 32}
+	gpt2Model  = config{Layers: 12, Width: 768, Heads: 12, Vocab: 50257, Ctx: 1024}
+)
+
+func parse(args []string) (options, error) {
+	fs := flag.NewFlagSet("transformer", flag.ContinueOnError)
+	var o options
+	fs.IntVar(&o.cfg.Layers, "layers", smallModel.Layers, "transformer blocks")
+	fs.IntVar(&o.cfg.Width, "width", smallModel.Width, "model width (d_model)")
+	fs.IntVar(&o.cfg.Heads, "heads", smallModel.Heads, "attention heads (width/heads must be a multiple of 4)")
+	fs.IntVar(&o.cfg.Vocab, "vocab", smallModel.Vocab, "vocabulary size")
+	fs.IntVar(&o.cfg.Ctx, "ctx", smallModel.Ctx, "context length (KV cache rows)")
+	fs.IntVar(&o.tokens, "tokens", 64, "tokens decoded per round (at most -ctx)")
+	fs.IntVar(&o.rounds, "rounds", 3, "timed rounds")
+	fs.IntVar(&o.check, "check", -1, "tokens whose logits are checked against the float64 reference (-1: all, or 8 for models over 50M parameters)")
+	fs.IntVar(&o.prompt, "prompt", 0, "the first token")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random weights")
+	fs.BoolVar(&o.profile, "profile", false, "profile one replayed token: GPU time per kernel and the floor")
+	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
+	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
+	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *gpt2 && *quick {
+		return o, errors.New("-gpt2 and -quick are exclusive")
+	}
+	// A preset fills in the flags the command line did not set.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	preset := func(p config, tokens, rounds int) {
+		for name, dst := range map[string]*int{"layers": &o.cfg.Layers, "width": &o.cfg.Width, "heads": &o.cfg.Heads, "vocab": &o.cfg.Vocab, "ctx": &o.cfg.Ctx, "tokens": &o.tokens, "rounds": &o.rounds} {
+			if !set[name] {
+				*dst = map[string]int{"layers": p.Layers, "width": p.Width, "heads": p.Heads, "vocab": p.Vocab, "ctx": p.Ctx, "tokens": tokens, "rounds": rounds}[name]
+			}
+		}
+	}
+	switch {
+	case *gpt2:
+		preset(gpt2Model, 64, 3)
+	case *quick:
+		preset(quickModel, 8, 2)
+	}
+	if o.check < 0 {
+		o.check = o.tokens
+		if o.cfg.params() > 50e6 {
+			o.check = min(o.tokens, 8)
+		}
+	}
+	switch {
+	case o.tokens < 1 || o.tokens > o.cfg.Ctx:
+		return o, fmt.Errorf("-tokens %d: want 1 to -ctx (%d)", o.tokens, o.cfg.Ctx)
+	case o.rounds < 1:
+		return o, fmt.Errorf("-rounds %d: want at least 1", o.rounds)
+	case o.check > o.tokens:
+		return o, fmt.Errorf("-check %d: want at most -tokens (%d)", o.check, o.tokens)
+	case o.prompt < 0 || o.prompt >= o.cfg.Vocab:
+		return o, fmt.Errorf("-prompt %d: want a token below -vocab (%d)", o.prompt, o.cfg.Vocab)
+	case o.bandwidthGBs <= 0:
+		return o, fmt.Errorf("-bw %v: want a positive bandwidth", o.bandwidthGBs)
+	}
+	o.profileRoundsForFloors = 10
+	return o, nil
+}
+
+func run(args []string, stdout io.Writer) error {
+	o, err := parse(args)
+	if err != nil {
+		return err
+	}
+	return decode(o, stdout)
+}
+
+// sample is one token of one path: its host enqueue time and its time
+// until the token was read back.
+type sample struct{ enqueue, total time.Duration }
+
+func decode(o options, stdout io.Writer) (err error) {
+	progress := func(format string, a ...any) {
+		if !o.quiet {
+			fmt.Fprintf(stdout, "· "+format+"\n", a...)
+		}
+	}
+	c := o.cfg
+	dev, err := wgpu.Open(wgpu.Options{})
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	fmt.Fprintf(stdout, "adapter: %s\n", dev.Info())
+	if err := c.validate(dev.Info().Limits); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token; seed %d\n", c, 9*c.Layers+4, o.seed)
+	s, err := recorder.New(dev)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Close reports device errors still queued: a run that printed
+		// its checks must not hide one.
+		if cerr := s.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("close stream: %w", cerr)
+		}
+	}()
+
+	progress("drawing %.1fM random weights (seed %d)", float64(c.params())/1e6, o.seed)
+	host := randomWeights(c, o.seed)
+	progress("uploading %.1f MB of weights", float64(4*c.params())/1e6)
+	w, err := upload(s, c, host)
+	if err != nil {
+		return err
+	}
+	defer releaseWeights(c, w)
+	progress("compiling %d kernels", len(new(kernels).all()))
+	ks, err := compileKernels(dev)
+	if err != nil {
+		return err
+	}
+	eager, err := newEagerPath(s, c, ks, w)
+	if err != nil {
+		return err
+	}
+	defer eager.st.release()
+	progress("capturing one token")
+	replay, err := newReplayPath(s, c, ks, w)
+	if err != nil {
+		return err
+	}
+	defer replay.st.release()
+	defer replay.g.Release()
+	st := replay.g.Stats()
+	fmt.Fprintf(stdout, "graph:   %d dispatches, %d kernels, %d bind groups, %.2f MiB retained, captured in %v\n",
+		st.Dispatches, st.Kernels, st.BindGroups, float64(st.RetainedBytes)/(1<<20), st.CaptureTime.Round(time.Microsecond))
+	progress("building the hand-written path")
+	raw, err := newRawPath(dev, s, c, ks, w)
+	if err != nil {
+		return err
+	}
+	defer raw.close()
+	paths := []path{eager, replay, raw}
+
+	seq, err := check(o, host, paths, progress, stdout)
+	if err != nil {
+		return err
+	}
+
+	samples := make([][]sample, len(paths))
+	for r := range o.rounds {
+		for _, p := range paths {
+			if err := p.reset(uint32(o.prompt)); err != nil {
+				return fmt.Errorf("%s: reset: %w", p.name(), err)
+			}
+		}
+		roundStart := len(samples[0])
+		for pos := range o.tokens {
+			for i := range paths {
+				pi := (i + pos + r) % len(paths) // rotate who goes first
+				p := paths[pi]
+				t0 := clock.Now()
+				if err := p.step(pos); err != nil {
+					return fmt.Errorf("%s: token %d: %w", p.name(), pos, err)
+				}
+				enq := clock.Since(t0)
+				tok, err := p.token()
+				if err != nil {
+					return fmt.Errorf("%s: token %d: %w", p.name(), pos, err)
+				}
+				samples[pi] = append(samples[pi], sample{enq, clock.Since(t0)})
+				if tok != seq[pos] {
+					return fmt.Errorf("round %d: %s decoded token %d at position %d, the checked sequence has %d", r+1, p.name(), tok, pos, seq[pos])
+				}
+			}
+		}
+		line := fmt.Sprintf("round %d/%d: ms/token", r+1, o.rounds)
+		for i, p := range paths {
+			line += fmt.Sprintf(" %s %.3f", p.name(), ms(median(totals(samples[i][roundStart:]))))
+		}
+		progress("%s", line)
+	}
+	report(stdout, paths, samples, o.tokens*o.rounds)
+
+	if o.profile {
+		return profile(stdout, o, s, replay)
+	}
+	return nil
+}
+
+// check decodes the sequence once on every path, untimed (it also warms
+// the caches), and checks the three token sequences are identical and
+// every path's logits for the first o.check tokens against the float64
+// reference fed the same tokens. It returns the sequence.
+func check(o options, host *tensors[[]float32], paths []path, progress func(string, ...any), stdout io.Writer) ([]uint32, error) {
+	c := o.cfg
+	seqs := make([][]uint32, len(paths))
+	logits := make([][][]float32, len(paths))
+	for i, p := range paths {
+		progress("checking %s: %d tokens", p.name(), o.tokens)
+		if err := p.reset(uint32(o.prompt)); err != nil {
+			return nil, fmt.Errorf("%s: reset: %w", p.name(), err)
+		}
+		for pos := range o.tokens {
+			if err := p.step(pos); err != nil {
+				return nil, fmt.Errorf("%s: token %d: %w", p.name(), pos, err)
+			}
+			tok, err := p.token()
+			if err != nil {
+				return nil, fmt.Errorf("%s: token %d: %w", p.name(), pos, err)
+			}
+			seqs[i] = append(seqs[i], tok)
+			if pos < o.check {
+				l, err := p.logits()
+				if err != nil {
+					return nil, fmt.Errorf("%s: token %d: logits: %w", p.name(), pos, err)
+				}
+				if int(tok) != argmax(l) {
+					return nil, fmt.Errorf("%s: position %d: the GPU's argmax chose %d, the largest of its logits is at %d", p.name(), pos, tok, argmax(l))
+				}
+				logits[i] = append(logits[i], l)
+			}
+		}
+	}
+	for i := 1; i < len(paths); i++ {
+		if j := slices.Compare(seqs[0], seqs[i]); j != 0 {
+			for pos := range seqs[0] {
+				if seqs[0][pos] != seqs[i][pos] {
+					return nil, fmt.Errorf("token sequences differ: at position %d %s decoded %d, %s decoded %d", pos, paths[0].name(), seqs[0][pos], paths[i].name(), seqs[i][pos])
+				}
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "tokens:  %s (identical on every path)\n", head(seqs[0], 16))
+
+	progress("float64 reference: %d tokens", o.check)
+	ref := newReference(c, host)
+	worst := make([]float64, len(paths))
+	identical := true
+	in := o.prompt
+	for pos := range o.check {
+		want := ref.forward(in, pos)
+		scale := 1.0
+		for _, v := range want {
+			scale = math.Max(scale, math.Abs(v))
+		}
+		tol := refTolerance * scale
+		for i, p := range paths {
+			got := logits[i][pos]
+			for v := range got {
+				diff := math.Abs(float64(got[v]) - want[v])
+				if !(diff <= tol) { // NaN fails too
+					return nil, fmt.Errorf("%s: position %d: logit %d is %v, the float64 reference %v (|Δ| %.3g > tolerance %.3g)", p.name(), pos, v, got[v], want[v], diff, tol)
+				}
+				worst[i] = math.Max(worst[i], diff/scale)
+				if got[v] != logits[0][pos][v] {
+					identical = false
+				}
+			}
+			// The greedy choice must be the reference's, unless the two
+			// top logits are closer than the tolerance.
+			tok, best := int(seqs[i][pos]), argmax(want)
+			if tok != best && want[best]-want[tok] > 2*tol {
+				return nil, fmt.Errorf("%s: position %d: chose token %d (reference logit %v), the reference's largest is %d (%v)", p.name(), pos, tok, want[tok], best, want[best])
+			}
+		}
+		in = int(seqs[0][pos])
+	}
+	line := fmt.Sprintf("check:   %d of %d tokens' logits within %.0e·max(1, max|logit|) of the float64 reference; worst |Δ|/scale", o.check, o.tokens, refTolerance)
+	for i, p := range paths {
+		line += fmt.Sprintf(" %s %.1e", p.name(), worst[i])
+	}
+	if identical {
+		line += "; logits bit-identical across paths"
+	} else {
+		line += "; logits differ in the last bits across paths"
+	}
+	fmt.Fprintln(stdout, line)
+	return seqs[0], nil
+}
+
+// refTolerance bounds |GPU logit − float64 logit| relative to the larger of
+// 1 and the largest |logit| at that position: float32 sums over up to
+// 4·width products per layer, through every layer, stay orders of magnitude
+// below it at every shape here (the report prints the worst seen).
+const refTolerance = 1e-3
+
+// report prints the comparison table.
+func report(stdout io.Writer, paths []path, samples [][]sample, perPath int) {
+	fmt.Fprintf(stdout, "\n%d tokens per path, interleaved; per token: first call until the token is read back on the host\n", perPath)
+	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %12s %9s %9s\n", "path", "ms/token", "p10–p90", "tokens/s", "enqueue µs", "vs eager", "vs raw")
+	meds := make([]time.Duration, len(paths))
+	for i := range paths {
+		meds[i] = median(totals(samples[i]))
+	}
+	for i, p := range paths {
+		ts := totals(samples[i])
+		var sum time.Duration
+		for _, t := range ts {
+			sum += t
+		}
+		enq := make([]time.Duration, len(samples[i]))
+		for j, s := range samples[i] {
+			enq[j] = s.enqueue
+		}
+		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %9.1f %12.1f %8.2f× %8.2f×\n", p.name(), ms(meds[i]),
+			ms(percentile(ts, 0.1)), ms(percentile(ts, 0.9)), float64(len(ts))/sum.Seconds(),
+			float64(median(enq).Nanoseconds())/1e3, ratio(meds[0], meds[i]), ratio(meds[len(paths)-1], meds[i]))
+	}
+	fmt.Fprintln(stdout, "(vs eager, vs raw: that path's median over this one's; above 1 this one is faster)")
+}
+
+// profile replays one token at the last position with ProfileReplay and
+// reports GPU time per kernel.
+func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) error {
+	if err := p.setStep(o.tokens - 1); err != nil {
+		return err
+	}
+	pr, err := s.ProfileReplay(p.g, recorder.WithFloor(o.profileRoundsForFloors))
+	if err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	fmt.Fprintf(stdout, "\nprofile: one replayed token at position %d (%v): GPU %v, submit-and-wait floor %v (best of %d), floor %v\n",
+		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), pr.SubmitWait.Round(time.Microsecond), o.profileRoundsForFloors, pr.Floor().Round(time.Microsecond))
+	weights := time.Duration(float64(o.cfg.weightBytesPerToken()) / (o.bandwidthGBs * 1e9) * float64(time.Second))
+	fmt.Fprintf(stdout, "weights: %.1f MB read per token: %v at %.0f GB/s; floor/that = %.1f×\n",
+		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Floor(), weights))
+	if len(pr.Dispatches) == 0 {
+		return nil
+	}
+	if len(pr.Dispatches) != len(p.launches) {
+		return fmt.Errorf("profile: %d dispatches timed, the token has %d", len(pr.Dispatches), len(p.launches))
+	}
+	type row struct {
+		name     string
+		n        int
+		gpu      time.Duration
+		bytes    int64
+		min, max time.Duration
+	}
+	rows := map[string]*row{}
+	for i, d := range pr.Dispatches {
+		r := rows[d.Kernel]
+		if r == nil {
+			r = &row{name: d.Kernel, min: d.GPU}
+			rows[d.Kernel] = r
+		}
+		r.n++
+		r.gpu += d.GPU
+		r.bytes += p.launches[i].weightBytes
+		r.min, r.max = min(r.min, d.GPU), max(r.max, d.GPU)
+	}
+	sorted := make([]*row, 0, len(rows))
+	for _, r := range rows {
+		sorted = append(sorted, r)
+	}
+	slices.SortFunc(sorted, func(a, b *row) int { return cmp.Compare(b.gpu, a.gpu) })
+	fmt.Fprintf(stdout, "%-13s %5s %11s %7s %10s %10s %12s\n", "kernel", "n", "GPU µs", "share", "min µs", "max µs", "weights GB/s")
+	for _, r := range sorted {
+		bw := "-"
+		if r.bytes > 0 && r.gpu > 0 {
+			bw = fmt.Sprintf("%.0f", float64(r.bytes)/r.gpu.Seconds()/1e9)
+		}
+		fmt.Fprintf(stdout, "%-13s %5d %11.1f %6.1f%% %10.1f %10.1f %12s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
+			us(r.min), us(r.max), bw)
+	}
+	return nil
+}
+
+func totals(ss []sample) []time.Duration {
+	out := make([]time.Duration, len(ss))
+	for i, s := range ss {
+		out[i] = s.total
+	}
+	return out
+}
+
+func median(ds []time.Duration) time.Duration { return percentile(ds, 0.5) }
+
+// percentile is the q-quantile of ds (nearest rank; the median of an even
+// count is the mean of the middle two).
+func percentile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	if q == 0.5 && len(s)%2 == 0 {
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return s[min(len(s)-1, int(q*float64(len(s))))]
+}
+
+func ratio(a, b time.Duration) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return float64(a) / float64(b)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+func head(v []uint32, n int) string {
+	if len(v) <= n {
+		return fmt.Sprint(v)
+	}
+	return fmt.Sprintf("%v …", v[:n])
+}

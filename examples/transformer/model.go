@@ -1,0 +1,430 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// lnEps is GPT-2's layer norm epsilon.
+const lnEps = 1e-5
+
+// config is the model's shape.
+type config struct {
+	Layers, Width, Heads, Vocab, Ctx int
+}
+
+func (c config) headDim() int { return c.Width / c.Heads }
+
+// params counts the model's weights (what one token reads, the embedding
+// gather aside: every layer's matrices, the norms and the tied LM head).
+func (c config) params() int {
+	d := c.Width
+	perLayer := 3*d*d + 3*d + d*d + d + 4*d*d + 4*d + 4*d*d + d + 4*d
+	return c.Layers*perLayer + c.Vocab*d + c.Ctx*d + 2*d
+}
+
+// weightBytesPerToken is what one token reads of the weights: every
+// layer's matrices and biases, the norms, and the whole embedding table
+// (the LM head); of the position table, one row.
+func (c config) weightBytesPerToken() int64 {
+	return 4 * int64(c.params()-c.Ctx*c.Width+c.Width)
+}
+
+func (c config) String() string {
+	return fmt.Sprintf("%d layers, width %d, %d heads of %d, vocab %d, context %d (%.1fM params, %.1f MB of float32 weights read per token)",
+		c.Layers, c.Width, c.Heads, c.headDim(), c.Vocab, c.Ctx, float64(c.params())/1e6, float64(c.weightBytesPerToken())/1e6)
+}
+
+// validate checks the shape against what the kernels assume and against
+// the device's limits, so a model too big for the adapter is refused by
+// name instead of by a validation error deep in the first launch.
+func (c config) validate(lim wgpu.Limits) error {
+	switch {
+	case c.Layers < 1, c.Width < 4, c.Heads < 1, c.Vocab < 1, c.Ctx < 1:
+		return fmt.Errorf("model %+v: every size must be positive (width at least 4)", c)
+	case c.Width%c.Heads != 0 || c.headDim()%4 != 0:
+		return fmt.Errorf("model %+v: the head width (width/heads) must be a whole multiple of 4", c)
+	case uint32(c.Heads) > lim.MaxComputeWorkgroupsPerDimension || uint32((c.Ctx+63)/64) > lim.MaxComputeWorkgroupsPerDimension:
+		return fmt.Errorf("model %+v: %d heads or a context of %d exceed maxComputeWorkgroupsPerDimension %d", c, c.Heads, c.Ctx, lim.MaxComputeWorkgroupsPerDimension)
+	}
+	largest := 4 * uint64(max(c.Vocab*c.Width, 4*c.Width*c.Width, c.Ctx*c.Width, c.Heads*c.Ctx))
+	if largest > lim.MaxStorageBufferBindingSize || largest > lim.MaxBufferSize {
+		return fmt.Errorf("model %+v: its largest buffer is %d bytes, over this adapter's maxStorageBufferBindingSize %d or maxBufferSize %d",
+			c, largest, lim.MaxStorageBufferBindingSize, lim.MaxBufferSize)
+	}
+	return nil
+}
+
+// layerTensors is one layer's parameters. Matrices are output-major: row r
+// holds the K weights of output r (GPT-2's Conv1D stores them input-major;
+// the transpose is what lets a workgroup read its row contiguously).
+type layerTensors[T any] struct {
+	ln1G, ln1B T
+	wqkv, bqkv T // 3d×d, 3d
+	wo, bo     T // d×d, d
+	ln2G, ln2B T
+	wfc, bfc   T // 4d×d, 4d
+	wpr, bpr   T // d×4d, d
+}
+
+// tensors is the whole model's parameters: float32 slices on the host (the
+// reference reads them) or buffers on the GPU.
+type tensors[T any] struct {
+	wte, wpe   T // vocab×d (also the LM head), ctx×d
+	layers     []layerTensors[T]
+	lnfG, lnfB T
+}
+
+// each lists every tensor with its shape, in a fixed order.
+func (t *tensors[T]) each(c config, f func(p *T, n int, init initKind)) {
+	d := c.Width
+	f(&t.wte, c.Vocab*d, initNormal)
+	f(&t.wpe, c.Ctx*d, initPos)
+	for i := range t.layers {
+		l := &t.layers[i]
+		f(&l.ln1G, d, initGain)
+		f(&l.ln1B, d, initBias)
+		f(&l.wqkv, 3*d*d, initMatrix(d))
+		f(&l.bqkv, 3*d, initBias)
+		f(&l.wo, d*d, initMatrix(d))
+		f(&l.bo, d, initBias)
+		f(&l.ln2G, d, initGain)
+		f(&l.ln2B, d, initBias)
+		f(&l.wfc, 4*d*d, initMatrix(d))
+		f(&l.bfc, 4*d, initBias)
+		f(&l.wpr, d*4*d, initMatrix(4*d))
+		f(&l.bpr, d, initBias)
+	}
+	f(&t.lnfG, d, initGain)
+	f(&t.lnfB, d, initBias)
+}
+
+// initKind is how a tensor is drawn: the embeddings after GPT-2's
+// initialisation, the layers' matrices at unit gain. With GPT-2's 0.02 for
+// the matrices too, an untrained model with a tied LM head only ever
+// repeats its prompt token (the residual stream stays the token's own
+// embedding); at unit gain every layer moves it, so the sequence depends on
+// the tokens, positions and attention before it.
+type initKind int
+
+const (
+	initNormal initKind = -1 // N(0, 0.02²): the token embeddings (and the LM head)
+	initPos    initKind = -2 // N(0, 0.01²): the position embeddings
+	initGain   initKind = -3 // 1 + N(0, 0.1²): layer norm gains (not all ones, so a wrong gain shows)
+	initBias   initKind = -4 // N(0, 0.02²): biases (not zero, so a dropped bias shows)
+)
+
+// initMatrix is N(0, 1/fanIn): a matrix of fanIn inputs at unit gain.
+func initMatrix(fanIn int) initKind { return initKind(fanIn) }
+
+// randomWeights draws every tensor from its own PCG stream seeded by
+// (seed, tensor index), so the weights depend on the seed and the shape
+// only, and the tensors can be drawn in parallel.
+func randomWeights(c config, seed uint64) *tensors[[]float32] {
+	w := &tensors[[]float32]{layers: make([]layerTensors[[]float32], c.Layers)}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	idx := uint64(0)
+	w.each(c, func(p *[]float32, n int, init initKind) {
+		idx++
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(p *[]float32, stream uint64) {
+			defer func() { <-sem; wg.Done() }()
+			rng := rand.New(rand.NewPCG(seed, stream))
+			v := make([]float32, n)
+			for i := range v {
+				g := rng.NormFloat64()
+				switch init {
+				case initNormal, initBias:
+					v[i] = float32(0.02 * g)
+				case initPos:
+					v[i] = float32(0.01 * g)
+				case initGain:
+					v[i] = float32(1 + 0.1*g)
+				default:
+					v[i] = float32(g / math.Sqrt(float64(init)))
+				}
+			}
+			*p = v
+		}(p, idx)
+	})
+	wg.Wait()
+	return w
+}
+
+// upload puts every tensor in a buffer of s. On failure it releases what it
+// made.
+func upload(s *recorder.Stream, c config, host *tensors[[]float32]) (*tensors[*recorder.Buffer], error) {
+	g := &tensors[*recorder.Buffer]{layers: make([]layerTensors[*recorder.Buffer], c.Layers)}
+	var hs [][]float32
+	host.each(c, func(p *[]float32, _ int, _ initKind) { hs = append(hs, *p) })
+	i := 0
+	var err error
+	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) {
+		if err == nil {
+			if *p, err = recorder.UploadSlice(s, hs[i]); err != nil {
+				err = fmt.Errorf("upload weights: %w", err)
+			}
+		}
+		i++
+	})
+	if err != nil {
+		releaseWeights(c, g)
+		return nil, err
+	}
+	return g, nil
+}
+
+// releaseWeights drops every weight buffer (nil-safe, for an upload that
+// failed half way).
+func releaseWeights(c config, g *tensors[*recorder.Buffer]) {
+	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) { (*p).Release() })
+}
+
+// state is one path's working memory: activations, the KV cache, the
+// token buffer argmax writes and embed reads, and the per-token Step
+// uniform. Each path has its own, so each computes its whole sequence
+// itself; the weights are shared.
+type state struct {
+	x      *recorder.Buffer   // residual stream, d
+	h      *recorder.Buffer   // layer norm output, d
+	q      *recorder.Buffer   // query, d
+	att    *recorder.Buffer   // attention output, d
+	scores *recorder.Buffer   // attention scores then probabilities, heads×ctx
+	u      *recorder.Buffer   // MLP hidden, 4d
+	logits *recorder.Buffer   // vocab
+	tok    *recorder.Buffer   // u32: the token the next step embeds
+	step   *recorder.Buffer   // Step: pos, len, 0, 0
+	kc, vc []*recorder.Buffer // per layer, ctx×d
+}
+
+func newState(s *recorder.Stream, c config) (*state, error) {
+	st := &state{kc: make([]*recorder.Buffer, c.Layers), vc: make([]*recorder.Buffer, c.Layers)}
+	d := uint64(c.Width)
+	sizes := []struct {
+		p *(*recorder.Buffer)
+		n uint64
+	}{
+		{&st.x, d}, {&st.h, d}, {&st.q, d}, {&st.att, d},
+		{&st.scores, uint64(c.Heads * c.Ctx)}, {&st.u, 4 * d}, {&st.logits, uint64(c.Vocab)},
+		{&st.tok, 4}, {&st.step, 4},
+	}
+	for l := range c.Layers {
+		sizes = append(sizes, struct {
+			p *(*recorder.Buffer)
+			n uint64
+		}{&st.kc[l], uint64(c.Ctx) * d}, struct {
+			p *(*recorder.Buffer)
+			n uint64
+		}{&st.vc[l], uint64(c.Ctx) * d})
+	}
+	for _, b := range sizes {
+		var err error
+		if *b.p, err = s.Empty(4 * b.n); err != nil {
+			st.release()
+			return nil, fmt.Errorf("allocate state: %w", err)
+		}
+	}
+	return st, nil
+}
+
+func (st *state) release() {
+	for _, b := range append([]*recorder.Buffer{st.x, st.h, st.q, st.att, st.scores, st.u, st.logits, st.tok, st.step}, append(st.kc, st.vc...)...) {
+		b.Release() // nil-safe
+	}
+}
+
+// launch is one dispatch of a token's forward pass.
+type launch struct {
+	k      *kernel
+	groups [3]uint32
+	args   []recorder.Arg
+	// step is the index in args of the Step uniform, -1 for kernels that
+	// read none. The eager path puts the token's values there by value.
+	step int
+	// weightBytes is what the dispatch reads of the weights (for the
+	// profile's bandwidth column).
+	weightBytes int64
+}
+
+// stepParams is the Step uniform's value for the token at pos.
+func stepParams(pos int) recorder.Params {
+	return recorder.ParamsOf(uint32(pos), uint32(pos+1), 0, 0)
+}
+
+// forward is one token's dispatches, in order, over weights w and state
+// st, with stepArg as every kernel's Step uniform: 1 embed, 9 per layer, 3
+// at the end.
+func forward(c config, ks *kernels, w *tensors[*recorder.Buffer], st *state, stepArg recorder.Arg) []launch {
+	d, v, hs, ctx := uint32(c.Width), uint32(c.Vocab), uint32(c.Heads), uint32(c.Ctx)
+	d4, hd4 := d/4, uint32(c.headDim()/4)
+	u32 := recorder.ParamsOf[uint32]
+	f32 := func(x float32) uint32 { return math.Float32bits(x) }
+	lnDims := recorder.ParamsOf(d, f32(lnEps), 0, 0)
+	attDims := recorder.ParamsOf(d4, hd4, ctx, f32(float32(1/math.Sqrt(float64(c.headDim())))))
+	mv := func(n, k uint32) recorder.Params { return u32(n, k/4, d, 0) }
+	wb := func(n, k uint32) int64 { return 4 * int64(n) * int64(k+1) }
+
+	ls := []launch{{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, w.wte, w.wpe, st.x, u32(d, 0, 0, 0), stepArg}, step: 5}}
+	for l := range c.Layers {
+		lw := &w.layers[l]
+		ls = append(ls,
+			launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, lw.ln1G, lw.ln1B, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
+			launch{k: ks.qkv, groups: matvecGroups(3 * d), args: []recorder.Arg{st.h, lw.wqkv, lw.bqkv, st.q, st.kc[l], st.vc[l], mv(3*d, d), stepArg}, step: 7, weightBytes: wb(3*d, d)},
+			launch{k: ks.attnScores, groups: [3]uint32{(ctx + 63) / 64, hs, 1}, args: []recorder.Arg{st.q, st.kc[l], st.scores, attDims, stepArg}, step: 4},
+			launch{k: ks.attnSoftmax, groups: [3]uint32{hs, 1, 1}, args: []recorder.Arg{st.scores, attDims, stepArg}, step: 2},
+			launch{k: ks.attnValues, groups: [3]uint32{hs, 1, 1}, args: []recorder.Arg{st.scores, st.vc[l], st.att, attDims, stepArg}, step: 4},
+			launch{k: ks.attnProj, groups: matvecGroups(d), args: []recorder.Arg{st.att, lw.wo, lw.bo, st.x, mv(d, d)}, step: -1, weightBytes: wb(d, d)},
+			launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, lw.ln2G, lw.ln2B, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
+			launch{k: ks.mlpFC, groups: matvecGroups(4 * d), args: []recorder.Arg{st.h, lw.wfc, lw.bfc, st.u, mv(4*d, d)}, step: -1, weightBytes: wb(4*d, d)},
+			launch{k: ks.mlpProj, groups: matvecGroups(d), args: []recorder.Arg{st.u, lw.wpr, lw.bpr, st.x, mv(d, 4*d)}, step: -1, weightBytes: wb(d, 4*d)},
+		)
+	}
+	ls = append(ls,
+		launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, w.lnfG, w.lnfB, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
+		launch{k: ks.lmHead, groups: matvecGroups(v), args: []recorder.Arg{st.h, w.wte, st.logits, u32(v, d/4, d, 0)}, step: -1, weightBytes: 4 * int64(v) * int64(d)},
+		launch{k: ks.argmax, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.logits, st.tok, u32(v, 0, 0, 0)}, step: -1},
+	)
+	return ls
+}
+
+// reference is the float64 model the GPU paths are checked against: the
+// same weights (read from the float32 host copies), the same forward pass,
+// with its own KV cache.
+type reference struct {
+	c      config
+	w      *tensors[[]float32]
+	kc, vc [][]float64 // per layer, ctx×d
+}
+
+func newReference(c config, w *tensors[[]float32]) *reference {
+	r := &reference{c: c, w: w, kc: make([][]float64, c.Layers), vc: make([][]float64, c.Layers)}
+	for l := range c.Layers {
+		r.kc[l] = make([]float64, c.Ctx*c.Width)
+		r.vc[l] = make([]float64, c.Ctx*c.Width)
+	}
+	return r
+}
+
+// forward runs token at pos (appending to the reference's KV cache, so
+// positions must come in order from 0) and returns the logits.
+func (r *reference) forward(token, pos int) []float64 {
+	c, w := r.c, r.w
+	d, hd := c.Width, c.headDim()
+	x := make([]float64, d)
+	for i := range x {
+		x[i] = float64(w.wte[token*d+i]) + float64(w.wpe[pos*d+i])
+	}
+	for l := range c.Layers {
+		lw := &w.layers[l]
+		h := layerNorm(x, lw.ln1G, lw.ln1B)
+		qkv := matvec(lw.wqkv, lw.bqkv, h, 3*d)
+		q := qkv[:d]
+		copy(r.kc[l][pos*d:(pos+1)*d], qkv[d:2*d])
+		copy(r.vc[l][pos*d:(pos+1)*d], qkv[2*d:])
+		att := make([]float64, d)
+		scale := 1 / math.Sqrt(float64(hd))
+		p := make([]float64, pos+1)
+		for hh := range c.Heads {
+			o := hh * hd
+			m := math.Inf(-1)
+			for j := range pos + 1 { // the causal mask: positions 0..pos
+				var s float64
+				for e := range hd {
+					s += q[o+e] * r.kc[l][j*d+o+e]
+				}
+				p[j] = s * scale
+				m = math.Max(m, p[j])
+			}
+			var sum float64
+			for j := range p {
+				p[j] = math.Exp(p[j] - m)
+				sum += p[j]
+			}
+			for j := range p {
+				for e := range hd {
+					att[o+e] += p[j] / sum * r.vc[l][j*d+o+e]
+				}
+			}
+		}
+		y := matvec(lw.wo, lw.bo, att, d)
+		for i := range x {
+			x[i] += y[i]
+		}
+		h = layerNorm(x, lw.ln2G, lw.ln2B)
+		u := matvec(lw.wfc, lw.bfc, h, 4*d)
+		for i, v := range u {
+			t := math.Max(-15, math.Min(15, 0.7978845608*(v+0.044715*v*v*v)))
+			u[i] = 0.5 * v * (1 + math.Tanh(t))
+		}
+		y = matvec(lw.wpr, lw.bpr, u, d)
+		for i := range x {
+			x[i] += y[i]
+		}
+	}
+	return matvec(w.wte, nil, layerNorm(x, w.lnfG, w.lnfB), c.Vocab)
+}
+
+func layerNorm(x []float64, g, b []float32) []float64 {
+	var mean, v float64
+	for _, e := range x {
+		mean += e
+	}
+	mean /= float64(len(x))
+	for _, e := range x {
+		v += (e - mean) * (e - mean)
+	}
+	inv := 1 / math.Sqrt(v/float64(len(x))+lnEps)
+	y := make([]float64, len(x))
+	for i, e := range x {
+		y[i] = (e-mean)*inv*float64(g[i]) + float64(b[i])
+	}
+	return y
+}
+
+// matvec is y = W·x + b for an output-major W of n rows, its rows split
+// over the host's cores (the LM head of the GPT-2 shape is 38M products).
+func matvec(w, b []float32, x []float64, n int) []float64 {
+	k := len(x)
+	y := make([]float64, n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n*k/(1<<18)))
+	var wg sync.WaitGroup
+	for part := range workers {
+		lo, hi := n*part/workers, n*(part+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := lo; r < hi; r++ {
+				row := w[r*k : (r+1)*k]
+				var s float64
+				for i, e := range row {
+					s += float64(e) * x[i]
+				}
+				if b != nil {
+					s += float64(b[r])
+				}
+				y[r] = s
+			}
+		}()
+	}
+	wg.Wait()
+	return y
+}
+
+// argmax is the GPU's rule: the largest value, the lowest index on a tie.
+func argmax[T float32 | float64](v []T) int {
+	best := 0
+	for i, e := range v {
+		if e > v[best] {
+			best = i
+		}
+	}
+	return best
+}
