@@ -414,8 +414,8 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 	fmt.Fprintf(stdout, "\nprofile: one replayed token at position %d (%v): GPU %v, submit-and-wait floor %v (best of %d), floor %v\n",
 		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), pr.SubmitWait.Round(time.Microsecond), o.profileRoundsForFloors, pr.Floor().Round(time.Microsecond))
 	weights := time.Duration(float64(o.cfg.weightBytesPerToken()) / (o.bandwidthGBs * 1e9) * float64(time.Second))
-	fmt.Fprintf(stdout, "weights: %.1f MB read per token: %v at %.0f GB/s; floor/that = %.1f×\n",
-		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Floor(), weights))
+	fmt.Fprintf(stdout, "weights: %.1f MB read per token, %v at %.0f GB/s (-bw): the GPU time is %.1f× that, the floor %.1f×\n",
+		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Total, weights), ratio(pr.Floor(), weights))
 	if len(pr.Dispatches) == 0 {
 		return nil
 	}
@@ -450,7 +450,7 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 	for _, r := range sorted {
 		bw := "-"
 		if r.bytes > 0 && r.gpu > 0 {
-			bw = fmt.Sprintf("%.0f", float64(r.bytes)/r.gpu.Seconds()/1e9)
+			bw = fmt.Sprintf("%.3g", float64(r.bytes)/r.gpu.Seconds()/1e9)
 		}
 		fmt.Fprintf(stdout, "%-13s %5d %11.1f %6.1f%% %10.1f %10.1f %12s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
 			us(r.min), us(r.max), bw)

@@ -232,6 +232,20 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 			return nil, fmt.Errorf("allocate state: %w", err)
 		}
 	}
+	// The KV cache and the scores start as NaN: a kernel that read a cache
+	// row past the token's position (a broken causal mask) or a score past
+	// the attention length would turn the logits into NaN and fail the
+	// reference check on the first sequence.
+	nan := make([]float32, c.Ctx*c.Width)
+	for i := range nan {
+		nan[i] = float32(math.NaN())
+	}
+	for _, b := range append([]*recorder.Buffer{st.scores}, append(st.kc, st.vc...)...) {
+		if err := recorder.WriteSlice(s, b, 0, nan[:b.Size()/4]); err != nil {
+			st.release()
+			return nil, fmt.Errorf("poison the KV cache: %w", err)
+		}
+	}
 	return st, nil
 }
 

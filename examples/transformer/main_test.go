@@ -1,0 +1,145 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference runs the
+// example as CI does (-quick, with the profile): the three paths must
+// decode the same tokens, every path's logits must be within tolerance of
+// the float64 reference at every position (the KV caches start as NaN, so
+// a kernel reading past the causal mask fails this), and the report must
+// time all three paths and profile every kernel.
+func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
+	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
+	if testing.Short() {
+		t.Skip("decodes on three paths: a few seconds on a software adapter")
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-profile"}, &out); err != nil {
+		t.Fatalf("run -quick: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"adapter: ",
+		"22 dispatches per token",
+		"graph:   22 dispatches, 11 kernels",
+		"(identical on every path)",
+		"check:   8 of 8 tokens' logits within 1e-03",
+		"16 tokens per path, interleaved",
+		"profile: one replayed token at position 7",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the -quick report lacks %q:\n%s", want, got)
+		}
+	}
+	// Every path has a row with a positive time, and every kernel of the
+	// token appears in the profile.
+	for _, p := range []string{"eager", "replay", "raw"} {
+		if !regexp.MustCompile(`(?m)^` + p + ` +[0-9]+\.[0-9]*[1-9]`).MatchString(got) {
+			t.Errorf("no timed row for path %s:\n%s", p, got)
+		}
+	}
+	if !strings.Contains(got, "(gpu-timestamps)") {
+		return // a wall-clock profile has no rows per kernel
+	}
+	for _, k := range []string{"embed", "layer_norm", "qkv", "attn_scores", "attn_softmax", "attn_values", "attn_proj", "mlp_fc_gelu", "mlp_proj", "lm_head", "argmax"} {
+		if !regexp.MustCompile(`(?m)^` + k + ` `).MatchString(got) {
+			t.Errorf("the profile has no row for kernel %s:\n%s", k, got)
+		}
+	}
+}
+
+// TestReferenceNeverReadsPastThePosition checks the float64 reference's
+// causal mask: cache rows after the position, poisoned with NaN, must not
+// reach the logits, and the logits at a position must not depend on what
+// the cache held there before (the append overwrites it).
+func TestReferenceNeverReadsPastThePosition(t *testing.T) {
+	c := quickModel
+	w := randomWeights(c, 7)
+	clean := newReference(c, w)
+	poisoned := newReference(c, w)
+	for l := range c.Layers {
+		for i := range poisoned.kc[l] {
+			poisoned.kc[l][i], poisoned.vc[l][i] = math.NaN(), math.NaN()
+		}
+	}
+	tok := 3
+	for pos := range 4 {
+		want, got := clean.forward(tok, pos), poisoned.forward(tok, pos)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("position %d: logits depend on cache rows the mask excludes (-clean +poisoned):\n%s", pos, d)
+		}
+		tok = argmax(want)
+	}
+}
+
+// TestWeightsDependOnTheSeedOnly: the same seed and shape draw the same
+// weights (so every run and every path decode the same model), another
+// seed others.
+func TestWeightsDependOnTheSeedOnly(t *testing.T) {
+	a, b, other := randomWeights(quickModel, 1), randomWeights(quickModel, 1), randomWeights(quickModel, 2)
+	if d := cmp.Diff(a.layers[1].wfc, b.layers[1].wfc); d != "" {
+		t.Fatalf("the same seed drew different weights:\n%s", d)
+	}
+	if cmp.Equal(a.wte, other.wte) {
+		t.Fatal("seeds 1 and 2 drew the same embeddings")
+	}
+}
+
+// TestPresetsFillOnlyTheFlagsNotGiven: -gpt2 is GPT-2 small's shape, and
+// a size given on the command line wins over the preset's.
+func TestPresetsFillOnlyTheFlagsNotGiven(t *testing.T) {
+	o, err := parse([]string{"-gpt2", "-layers", "2", "-tokens", "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config{Layers: 2, Width: 768, Heads: 12, Vocab: 50257, Ctx: 1024}
+	if d := cmp.Diff(want, o.cfg); d != "" || o.tokens != 5 || o.check != 5 {
+		t.Fatalf("-gpt2 -layers 2 -tokens 5 (-want +got): %s; tokens %d, check %d (want 5, 5)", d, o.tokens, o.check)
+	}
+	o, err = parse([]string{"-gpt2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cfg != gpt2Model || o.check != 8 {
+		t.Fatalf("-gpt2: got %+v checking %d tokens, want %+v checking 8 (the reference is slow at 124M)", o.cfg, o.check, gpt2Model)
+	}
+}
+
+// TestBadShapesAreRefusedBeforeAnyGPUWork: sizes the kernels cannot run
+// are refused by the flag parser or by validate, naming the problem.
+func TestBadShapesAreRefusedBeforeAnyGPUWork(t *testing.T) {
+	for _, args := range [][]string{
+		{"-tokens", "0"},
+		{"-quick", "-tokens", "33"}, // past the context
+		{"-quick", "-gpt2"},
+		{"-prompt", "5000"},
+	} {
+		if _, err := parse(args); err == nil {
+			t.Errorf("parse(%q) accepted", args)
+		}
+	}
+	lim := wgpu.Limits{MaxComputeWorkgroupsPerDimension: 65535, MaxStorageBufferBindingSize: 1 << 27, MaxBufferSize: 1 << 28}
+	for _, c := range []config{
+		{Layers: 1, Width: 64, Heads: 3, Vocab: 8, Ctx: 8},       // width not divisible by heads
+		{Layers: 1, Width: 24, Heads: 4, Vocab: 8, Ctx: 8},       // head width 6, not a multiple of 4
+		{Layers: 1, Width: 768, Heads: 12, Vocab: 50257, Ctx: 8}, // embedding table over 128 MiB
+	} {
+		if err := c.validate(lim); err == nil {
+			t.Errorf("validate(%+v) accepted", c)
+		}
+	}
+	if err := quickModel.validate(lim); err != nil {
+		t.Errorf("the -quick model must fit the default limits: %v", err)
+	}
+}
