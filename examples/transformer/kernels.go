@@ -28,9 +28,11 @@ struct Step { pos: u32, len: u32, _pad0: u32, _pad1: u32 }
 
 // embedWGSL gathers the token's embedding row and adds its position's:
 // x = wte[tok] + wpe[pos]. The token is the one the previous step's argmax
-// wrote on the GPU (or the prompt token the host wrote at reset).
+// wrote on the GPU (or the prompt token the host wrote at reset). The
+// table may be split into shards of rows [row0, row0+rows), one launch
+// each: the launch whose shard holds the token writes x.
 const embedWGSL = stepWGSL + `
-struct Dims { d: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
+struct Dims { d: u32, row0: u32, rows: u32, _pad0: u32 }
 @group(0) @binding(0) var<storage, read> tok: array<u32>;
 @group(0) @binding(1) var<storage, read> wte: array<f32>;
 @group(0) @binding(2) var<storage, read> wpe: array<f32>;
@@ -41,8 +43,9 @@ struct Dims { d: u32, _pad0: u32, _pad1: u32, _pad2: u32 }
 @compute @workgroup_size(64)
 fn embed(@builtin(global_invocation_id) gid: vec3<u32>) {
 	let i = gid.x;
-	if (i < dims.d) {
-		x[i] = wte[tok[0] * dims.d + i] + wpe[st.pos * dims.d + i];
+	let t = tok[0];
+	if (i < dims.d && t >= dims.row0 && t - dims.row0 < dims.rows) {
+		x[i] = wte[(t - dims.row0) * dims.d + i] + wpe[st.pos * dims.d + i];
 	}
 }
 `
@@ -238,8 +241,10 @@ fn mlp_fc_gelu(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 `
 
 // lmHeadWGSL is the final projection onto the vocabulary with the
-// embedding table itself (GPT-2 ties them): logits[v] = wte[v]·x.
-const lmHeadWGSL = matvecDims + `
+// embedding table itself (GPT-2 ties them): logits[v] = wte[v]·x, one
+// launch per shard of the table, each writing its rows' logits.
+const lmHeadWGSL = `
+struct Dims { n: u32, k4: u32, row0: u32, _pad0: u32 }
 @group(0) @binding(0) var<storage, read> xin: array<vec4<f32>>;
 @group(0) @binding(1) var<storage, read> w: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> logits: array<f32>;
@@ -250,7 +255,7 @@ fn lm_head(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_id) 
 	let row = row_of(wid);
 	let v = row_dot(row, lid3.x);
 	if (lid3.x == 0u && row < dims.n) {
-		logits[row] = v;
+		logits[dims.row0 + row] = v;
 	}
 }
 `

@@ -82,7 +82,8 @@ type options struct {
 	seed                   uint64
 	profile                bool
 	bandwidthGBs           float64
-	quiet                  bool // no progress lines (tests)
+	quiet                  bool   // no progress lines (tests)
+	shardBytes             uint64 // split the embedding table into buffers of at most this (0: the adapter's binding limit)
 	profileRoundsForFloors int
 }
 
@@ -107,6 +108,7 @@ func parse(args []string) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random weights")
 	fs.BoolVar(&o.profile, "profile", false, "profile one replayed token: GPU time per kernel and the floor")
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
+	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the embedding table into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
 	if err := fs.Parse(args); err != nil {
@@ -184,7 +186,6 @@ func decode(o options, stdout io.Writer) (err error) {
 	if err := c.validate(dev.Info().Limits); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token; seed %d\n", c, 9*c.Layers+4, o.seed)
 	s, err := recorder.New(dev)
 	if err != nil {
 		return err
@@ -200,11 +201,16 @@ func decode(o options, stdout io.Writer) (err error) {
 	progress("drawing %.1fM random weights (seed %d)", float64(c.params())/1e6, o.seed)
 	host := randomWeights(c, o.seed)
 	progress("uploading %.1f MB of weights", float64(4*c.params())/1e6)
-	w, err := upload(s, c, host)
+	shardBytes := maxBinding(dev.Info().Limits)
+	if o.shardBytes > 0 {
+		shardBytes = min(shardBytes, o.shardBytes)
+	}
+	w, err := upload(s, c, host, shardBytes)
 	if err != nil {
 		return err
 	}
-	defer releaseWeights(c, w)
+	defer w.release(c)
+	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (embedding table in %d buffer(s)); seed %d\n", c, 9*c.Layers+2+2*len(w.shards), len(w.shards), o.seed)
 	progress("compiling %d kernels", len(new(kernels).all()))
 	ks, err := compileKernels(dev)
 	if err != nil {

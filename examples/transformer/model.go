@@ -53,12 +53,40 @@ func (c config) validate(lim wgpu.Limits) error {
 	case uint32(c.Heads) > lim.MaxComputeWorkgroupsPerDimension || uint32((c.Ctx+63)/64) > lim.MaxComputeWorkgroupsPerDimension:
 		return fmt.Errorf("model %+v: %d heads or a context of %d exceed maxComputeWorkgroupsPerDimension %d", c, c.Heads, c.Ctx, lim.MaxComputeWorkgroupsPerDimension)
 	}
-	largest := 4 * uint64(max(c.Vocab*c.Width, 4*c.Width*c.Width, c.Ctx*c.Width, c.Heads*c.Ctx))
-	if largest > lim.MaxStorageBufferBindingSize || largest > lim.MaxBufferSize {
+	// The embedding table is split into shards that fit (vocabShards);
+	// every other buffer must fit whole.
+	largest := 4 * uint64(max(4*c.Width*c.Width, c.Ctx*c.Width, c.Heads*c.Ctx, c.Width))
+	if largest > maxBinding(lim) {
 		return fmt.Errorf("model %+v: its largest buffer is %d bytes, over this adapter's maxStorageBufferBindingSize %d or maxBufferSize %d",
 			c, largest, lim.MaxStorageBufferBindingSize, lim.MaxBufferSize)
 	}
 	return nil
+}
+
+// maxBinding is the largest buffer a kernel may bind as storage.
+func maxBinding(lim wgpu.Limits) uint64 {
+	return min(lim.MaxStorageBufferBindingSize, lim.MaxBufferSize)
+}
+
+// vocabShard is a run of the embedding table's rows kept in one buffer.
+type vocabShard struct {
+	row0, rows int
+	b          *recorder.Buffer
+}
+
+// vocabShards splits the vocabulary into as few equal runs of rows as keep
+// each under maxBytes: GPT-2's table (154 MB) is over the 128 MiB many
+// adapters bind (WebGPU's default maxStorageBufferBindingSize). The embed
+// and LM head kernels then run once per shard.
+func vocabShards(c config, maxBytes uint64) []vocabShard {
+	perShard := max(1, int(maxBytes/(4*uint64(c.Width))))
+	n := (c.Vocab + perShard - 1) / perShard
+	rows := (c.Vocab + n - 1) / n
+	var ss []vocabShard
+	for r := 0; r < c.Vocab; r += rows {
+		ss = append(ss, vocabShard{row0: r, rows: min(rows, c.Vocab-r)})
+	}
+	return ss
 }
 
 // layerTensors is one layer's parameters. Matrices are output-major: row r
@@ -159,33 +187,52 @@ func randomWeights(c config, seed uint64) *tensors[[]float32] {
 	return w
 }
 
-// upload puts every tensor in a buffer of s. On failure it releases what it
-// made.
-func upload(s *recorder.Stream, c config, host *tensors[[]float32]) (*tensors[*recorder.Buffer], error) {
-	g := &tensors[*recorder.Buffer]{layers: make([]layerTensors[*recorder.Buffer], c.Layers)}
+// gpuWeights is the model on the GPU: every tensor in a buffer of its own,
+// the embedding table (tensors.wte, left nil) in shards.
+type gpuWeights struct {
+	tensors[*recorder.Buffer]
+	shards []vocabShard
+}
+
+// upload puts every tensor in buffers of s, the embedding table in shards
+// of at most shardBytes. On failure it releases what it made.
+func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes uint64) (*gpuWeights, error) {
+	g := &gpuWeights{tensors: tensors[*recorder.Buffer]{layers: make([]layerTensors[*recorder.Buffer], c.Layers)}, shards: vocabShards(c, shardBytes)}
 	var hs [][]float32
 	host.each(c, func(p *[]float32, _ int, _ initKind) { hs = append(hs, *p) })
 	i := 0
 	var err error
 	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) {
-		if err == nil {
+		if err == nil && p != &g.wte {
 			if *p, err = recorder.UploadSlice(s, hs[i]); err != nil {
 				err = fmt.Errorf("upload weights: %w", err)
 			}
 		}
 		i++
 	})
+	d := c.Width
+	for j := range g.shards {
+		sh := &g.shards[j]
+		if err == nil {
+			if sh.b, err = recorder.UploadSlice(s, host.wte[sh.row0*d:(sh.row0+sh.rows)*d]); err != nil {
+				err = fmt.Errorf("upload the embedding table: %w", err)
+			}
+		}
+	}
 	if err != nil {
-		releaseWeights(c, g)
+		g.release(c)
 		return nil, err
 	}
 	return g, nil
 }
 
-// releaseWeights drops every weight buffer (nil-safe, for an upload that
-// failed half way).
-func releaseWeights(c config, g *tensors[*recorder.Buffer]) {
+// release drops every weight buffer (nil-safe, for an upload that failed
+// half way).
+func (g *gpuWeights) release(c config) {
 	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) { (*p).Release() })
+	for _, sh := range g.shards {
+		sh.b.Release()
+	}
 }
 
 // state is one path's working memory: activations, the KV cache, the
@@ -274,9 +321,9 @@ func stepParams(pos int) recorder.Params {
 }
 
 // forward is one token's dispatches, in order, over weights w and state
-// st, with stepArg as every kernel's Step uniform: 1 embed, 9 per layer, 3
-// at the end.
-func forward(c config, ks *kernels, w *tensors[*recorder.Buffer], st *state, stepArg recorder.Arg) []launch {
+// st, with stepArg as every kernel's Step uniform: an embed per vocabulary
+// shard, 9 per layer, the final layer norm, an LM head per shard, argmax.
+func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.Arg) []launch {
 	d, v, hs, ctx := uint32(c.Width), uint32(c.Vocab), uint32(c.Heads), uint32(c.Ctx)
 	d4, hd4 := d/4, uint32(c.headDim()/4)
 	u32 := recorder.ParamsOf[uint32]
@@ -286,7 +333,10 @@ func forward(c config, ks *kernels, w *tensors[*recorder.Buffer], st *state, ste
 	mv := func(n, k uint32) recorder.Params { return u32(n, k/4, d, 0) }
 	wb := func(n, k uint32) int64 { return 4 * int64(n) * int64(k+1) }
 
-	ls := []launch{{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, w.wte, w.wpe, st.x, u32(d, 0, 0, 0), stepArg}, step: 5}}
+	var ls []launch
+	for _, sh := range w.shards {
+		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.b, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5})
+	}
 	for l := range c.Layers {
 		lw := &w.layers[l]
 		ls = append(ls,
@@ -303,9 +353,12 @@ func forward(c config, ks *kernels, w *tensors[*recorder.Buffer], st *state, ste
 	}
 	ls = append(ls,
 		launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, w.lnfG, w.lnfB, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
-		launch{k: ks.lmHead, groups: matvecGroups(v), args: []recorder.Arg{st.h, w.wte, st.logits, u32(v, d/4, d, 0)}, step: -1, weightBytes: 4 * int64(v) * int64(d)},
-		launch{k: ks.argmax, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.logits, st.tok, u32(v, 0, 0, 0)}, step: -1},
 	)
+	for _, sh := range w.shards {
+		n := uint32(sh.rows)
+		ls = append(ls, launch{k: ks.lmHead, groups: matvecGroups(n), args: []recorder.Arg{st.h, sh.b, st.logits, u32(n, d/4, uint32(sh.row0), 0)}, step: -1, weightBytes: 4 * int64(n) * int64(d)})
+	}
+	ls = append(ls, launch{k: ks.argmax, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.logits, st.tok, u32(v, 0, 0, 0)}, step: -1})
 	return ls
 }
 

@@ -53,7 +53,7 @@ type eagerPath struct {
 	launches []launch
 }
 
-func newEagerPath(s *recorder.Stream, c config, ks *kernels, w *tensors[*recorder.Buffer]) (*eagerPath, error) {
+func newEagerPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*eagerPath, error) {
 	st, err := newState(s, c)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ type replayPath struct {
 	buf      [16]byte
 }
 
-func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *tensors[*recorder.Buffer]) (*replayPath, error) {
+func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*replayPath, error) {
 	st, err := newState(s, c)
 	if err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ type rawCmd struct {
 	groups   [3]uint32
 }
 
-func newRawPath(dev *wgpu.Device, s *recorder.Stream, c config, ks *kernels, w *tensors[*recorder.Buffer]) (*rawPath, error) {
+func newRawPath(dev *wgpu.Device, s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*rawPath, error) {
 	st, err := newState(s, c)
 	if err != nil {
 		return nil, err
