@@ -240,9 +240,12 @@ fn mlp_fc_gelu(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_
 }
 `
 
-// lmHeadWGSL is the final projection onto the vocabulary with the
-// embedding table itself (GPT-2 ties them): logits[v] = wte[v]·x, one
-// launch per shard of the table, each writing its rows' logits.
+// lmHeadWGSL is the final projection onto the vocabulary:
+// logits[v] = head[v]·x, one launch per shard of the head, each writing
+// its rows' logits. (GPT-2 ties the head to the token embeddings; with
+// random weights a tied head makes the greedy sequence repeat the input
+// token, so here it is a matrix of its own; a token reads as much either
+// way.)
 const lmHeadWGSL = `
 struct Dims { n: u32, k4: u32, row0: u32, _pad0: u32 }
 @group(0) @binding(0) var<storage, read> xin: array<vec4<f32>>;

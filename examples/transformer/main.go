@@ -7,7 +7,7 @@
 // the KV-cache append at the token's position, attention scores over the
 // cache under the causal mask, softmax, the weighted sum of values, the
 // output projection into the residual stream, the MLP with GPT-2's tanh
-// GELU, the final layer norm, the LM head (tied to the embedding table) and
+// GELU, the final layer norm, the LM head (untied: see lmHeadWGSL) and
 // greedy argmax on the GPU, whose token the next step's embedding reads
 // without leaving the GPU. Weights are random, drawn from -seed after
 // GPT-2's initialisation; nothing is downloaded. A token is 9 dispatches
@@ -32,7 +32,7 @@
 // is the check: every path decodes -tokens tokens from the prompt token,
 // reading its logits after each of the first -check, and the float64 Go
 // reference, fed the same tokens, checks every path's logits
-// (|Δ| ≤ 1e-3·max(1, max|logit|)) and their greedy choice; the three token
+// (|Δ| ≤ 1e-4·max(1, max|logit|)) and their greedy choice; the three token
 // sequences must be identical. Then -rounds timed rounds decode the same
 // sequence again, the paths interleaved token by token (the order rotated
 // each token), and every token is compared with the checked sequence. The
@@ -210,7 +210,7 @@ func decode(o options, stdout io.Writer) (err error) {
 		return err
 	}
 	defer w.release(c)
-	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (embedding table in %d buffer(s)); seed %d\n", c, 9*c.Layers+2+2*len(w.shards), len(w.shards), o.seed)
+	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, 9*c.Layers+2+2*len(w.shards), len(w.shards), o.seed)
 	progress("compiling %d kernels", len(new(kernels).all()))
 	ks, err := compileKernels(dev)
 	if err != nil {
@@ -312,6 +312,9 @@ func check(o options, host *tensors[[]float32], paths []path, progress func(stri
 				if err != nil {
 					return nil, fmt.Errorf("%s: token %d: logits: %w", p.name(), pos, err)
 				}
+				if slices.ContainsFunc(l, func(v float32) bool { return v != v }) {
+					return nil, fmt.Errorf("%s: position %d: the logits hold NaN (the KV cache starts as NaN: did a kernel read past the position?)", p.name(), pos)
+				}
 				if int(tok) != argmax(l) {
 					return nil, fmt.Errorf("%s: position %d: the GPU's argmax chose %d, the largest of its logits is at %d", p.name(), pos, tok, argmax(l))
 				}
@@ -377,10 +380,14 @@ func check(o options, host *tensors[[]float32], paths []path, progress func(stri
 }
 
 // refTolerance bounds |GPU logit − float64 logit| relative to the larger of
-// 1 and the largest |logit| at that position: float32 sums over up to
-// 4·width products per layer, through every layer, stay orders of magnitude
-// below it at every shape here (the report prints the worst seen).
-const refTolerance = 1e-3
+// 1 and the largest |logit| at that position. float32 sums of up to
+// 4·width products per projection, through every layer, stayed near 3e-7
+// of that scale on lavapipe at the -quick, default and -gpt2 shapes, so
+// 1e-4 leaves a margin of 300 for other adapters' rounding (fused
+// multiply-adds, exp and tanh approximations) while a wrong kernel (a
+// dropped bias, a misplaced cache row, a missing head) is off by far more.
+// The report prints the worst error seen.
+const refTolerance = 1e-4
 
 // report prints the comparison table.
 func report(stdout io.Writer, paths []path, samples [][]sample, perPath int) {

@@ -21,19 +21,19 @@ type config struct {
 
 func (c config) headDim() int { return c.Width / c.Heads }
 
-// params counts the model's weights (what one token reads, the embedding
-// gather aside: every layer's matrices, the norms and the tied LM head).
+// params counts the model's weights: the token and position tables, every
+// layer's, the final norm and the LM head.
 func (c config) params() int {
 	d := c.Width
 	perLayer := 3*d*d + 3*d + d*d + d + 4*d*d + 4*d + 4*d*d + d + 4*d
-	return c.Layers*perLayer + c.Vocab*d + c.Ctx*d + 2*d
+	return c.Layers*perLayer + 2*c.Vocab*d + c.Ctx*d + 2*d
 }
 
 // weightBytesPerToken is what one token reads of the weights: every
-// layer's matrices and biases, the norms, and the whole embedding table
-// (the LM head); of the position table, one row.
+// layer's matrices and biases, the norms and the LM head; of the token and
+// position tables, one row each.
 func (c config) weightBytesPerToken() int64 {
-	return 4 * int64(c.params()-c.Ctx*c.Width+c.Width)
+	return 4 * int64(c.params()-(c.Vocab+c.Ctx)*c.Width+2*c.Width)
 }
 
 func (c config) String() string {
@@ -68,16 +68,18 @@ func maxBinding(lim wgpu.Limits) uint64 {
 	return min(lim.MaxStorageBufferBindingSize, lim.MaxBufferSize)
 }
 
-// vocabShard is a run of the embedding table's rows kept in one buffer.
+// vocabShard is a run of the vocabulary's rows, [row0, row0+rows), of the
+// token embeddings and of the LM head, each in a buffer.
 type vocabShard struct {
 	row0, rows int
-	b          *recorder.Buffer
+	wte, head  *recorder.Buffer
 }
 
 // vocabShards splits the vocabulary into as few equal runs of rows as keep
-// each under maxBytes: GPT-2's table (154 MB) is over the 128 MiB many
-// adapters bind (WebGPU's default maxStorageBufferBindingSize). The embed
-// and LM head kernels then run once per shard.
+// each table's shard under maxBytes: GPT-2's tables (154 MB each) are over
+// the 128 MiB many adapters bind (WebGPU's default
+// maxStorageBufferBindingSize). The embed and LM head kernels then run
+// once per shard.
 func vocabShards(c config, maxBytes uint64) []vocabShard {
 	perShard := max(1, int(maxBytes/(4*uint64(c.Width))))
 	n := (c.Vocab + perShard - 1) / perShard
@@ -104,7 +106,8 @@ type layerTensors[T any] struct {
 // tensors is the whole model's parameters: float32 slices on the host (the
 // reference reads them) or buffers on the GPU.
 type tensors[T any] struct {
-	wte, wpe   T // vocab×d (also the LM head), ctx×d
+	wte, wpe   T // vocab×d, ctx×d
+	head       T // vocab×d: the LM head
 	layers     []layerTensors[T]
 	lnfG, lnfB T
 }
@@ -112,8 +115,8 @@ type tensors[T any] struct {
 // each lists every tensor with its shape, in a fixed order.
 func (t *tensors[T]) each(c config, f func(p *T, n int, init initKind)) {
 	d := c.Width
-	f(&t.wte, c.Vocab*d, initNormal)
-	f(&t.wpe, c.Ctx*d, initPos)
+	f(&t.wte, c.Vocab*d, initMatrix(1))
+	f(&t.wpe, c.Ctx*d, initMatrix(4))
 	for i := range t.layers {
 		l := &t.layers[i]
 		f(&l.ln1G, d, initGain)
@@ -131,21 +134,21 @@ func (t *tensors[T]) each(c config, f func(p *T, n int, init initKind)) {
 	}
 	f(&t.lnfG, d, initGain)
 	f(&t.lnfB, d, initBias)
+	f(&t.head, c.Vocab*d, initMatrix(d))
 }
 
-// initKind is how a tensor is drawn: the embeddings after GPT-2's
-// initialisation, the layers' matrices at unit gain. With GPT-2's 0.02 for
-// the matrices too, an untrained model with a tied LM head only ever
-// repeats its prompt token (the residual stream stays the token's own
-// embedding); at unit gain every layer moves it, so the sequence depends on
-// the tokens, positions and attention before it.
+// initKind is how a tensor is drawn. Every matrix is at unit gain, and so
+// are the token embeddings (the position embeddings at half): each layer
+// then moves the residual stream as much as the input token does, and the
+// greedy sequence depends on the token, the position and the attention
+// over the history. (GPT-2's initialisation, 0.02 everywhere, keeps the
+// residual stream the input token's embedding, and the untrained model
+// repeats its prompt.)
 type initKind int
 
 const (
-	initNormal initKind = -1 // N(0, 0.02²): the token embeddings (and the LM head)
-	initPos    initKind = -2 // N(0, 0.01²): the position embeddings
-	initGain   initKind = -3 // 1 + N(0, 0.1²): layer norm gains (not all ones, so a wrong gain shows)
-	initBias   initKind = -4 // N(0, 0.02²): biases (not zero, so a dropped bias shows)
+	initGain initKind = -1 // 1 + N(0, 0.1²): layer norm gains (not all ones, so a wrong gain shows)
+	initBias initKind = -2 // N(0, 0.02²): biases (not zero, so a dropped bias shows)
 )
 
 // initMatrix is N(0, 1/fanIn): a matrix of fanIn inputs at unit gain.
@@ -170,10 +173,8 @@ func randomWeights(c config, seed uint64) *tensors[[]float32] {
 			for i := range v {
 				g := rng.NormFloat64()
 				switch init {
-				case initNormal, initBias:
+				case initBias:
 					v[i] = float32(0.02 * g)
-				case initPos:
-					v[i] = float32(0.01 * g)
 				case initGain:
 					v[i] = float32(1 + 0.1*g)
 				default:
@@ -188,7 +189,8 @@ func randomWeights(c config, seed uint64) *tensors[[]float32] {
 }
 
 // gpuWeights is the model on the GPU: every tensor in a buffer of its own,
-// the embedding table (tensors.wte, left nil) in shards.
+// the two vocabulary-sized tables (tensors.wte and tensors.head, left nil)
+// in shards.
 type gpuWeights struct {
 	tensors[*recorder.Buffer]
 	shards []vocabShard
@@ -203,7 +205,7 @@ func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes u
 	i := 0
 	var err error
 	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) {
-		if err == nil && p != &g.wte {
+		if err == nil && p != &g.wte && p != &g.head {
 			if *p, err = recorder.UploadSlice(s, hs[i]); err != nil {
 				err = fmt.Errorf("upload weights: %w", err)
 			}
@@ -214,8 +216,11 @@ func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes u
 	for j := range g.shards {
 		sh := &g.shards[j]
 		if err == nil {
-			if sh.b, err = recorder.UploadSlice(s, host.wte[sh.row0*d:(sh.row0+sh.rows)*d]); err != nil {
-				err = fmt.Errorf("upload the embedding table: %w", err)
+			if sh.wte, err = recorder.UploadSlice(s, host.wte[sh.row0*d:(sh.row0+sh.rows)*d]); err == nil {
+				sh.head, err = recorder.UploadSlice(s, host.head[sh.row0*d:(sh.row0+sh.rows)*d])
+			}
+			if err != nil {
+				err = fmt.Errorf("upload the vocabulary tables: %w", err)
 			}
 		}
 	}
@@ -231,7 +236,8 @@ func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes u
 func (g *gpuWeights) release(c config) {
 	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) { (*p).Release() })
 	for _, sh := range g.shards {
-		sh.b.Release()
+		sh.wte.Release()
+		sh.head.Release()
 	}
 }
 
@@ -335,7 +341,7 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 
 	var ls []launch
 	for _, sh := range w.shards {
-		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.b, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5})
+		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.wte, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5})
 	}
 	for l := range c.Layers {
 		lw := &w.layers[l]
@@ -356,7 +362,7 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 	)
 	for _, sh := range w.shards {
 		n := uint32(sh.rows)
-		ls = append(ls, launch{k: ks.lmHead, groups: matvecGroups(n), args: []recorder.Arg{st.h, sh.b, st.logits, u32(n, d/4, uint32(sh.row0), 0)}, step: -1, weightBytes: 4 * int64(n) * int64(d)})
+		ls = append(ls, launch{k: ks.lmHead, groups: matvecGroups(n), args: []recorder.Arg{st.h, sh.head, st.logits, u32(n, d/4, uint32(sh.row0), 0)}, step: -1, weightBytes: 4 * int64(n) * int64(d)})
 	}
 	ls = append(ls, launch{k: ks.argmax, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.logits, st.tok, u32(v, 0, 0, 0)}, step: -1})
 	return ls
@@ -436,7 +442,7 @@ func (r *reference) forward(token, pos int) []float64 {
 			x[i] += y[i]
 		}
 	}
-	return matvec(w.wte, nil, layerNorm(x, w.lnfG, w.lnfB), c.Vocab)
+	return matvec(w.head, nil, layerNorm(x, w.lnfG, w.lnfB), c.Vocab)
 }
 
 func layerNorm(x []float64, g, b []float32) []float64 {
