@@ -60,6 +60,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
@@ -76,16 +77,18 @@ func main() {
 
 // options are the command line.
 type options struct {
-	cfg                    config
-	tokens, rounds, check  int
-	prompt                 int
-	seed                   uint64
-	profile                bool
-	bandwidthGBs           float64
-	quiet                  bool   // no progress lines (tests)
-	shardBytes             uint64 // split the embedding table into buffers of at most this (0: the adapter's binding limit)
-	profileRoundsForFloors int
+	cfg                   config
+	tokens, rounds, check int
+	prompt                int
+	seed                  uint64
+	profile               bool
+	bandwidthGBs          float64
+	shardBytes            uint64 // the vocabulary tables' shards are at most this (0: the adapter's binding limit)
+	quiet                 bool   // no progress lines
 }
+
+// floorRounds is how many pre-encoded tokens -profile's floor is the best of.
+const floorRounds = 10
 
 var (
 	smallModel = config{Layers: 8, Width: 256, Heads: 4, Vocab: 4096, Ctx: 256}
@@ -106,9 +109,10 @@ func parse(args []string) (options, error) {
 	fs.IntVar(&o.check, "check", -1, "tokens whose logits are checked against the float64 reference (-1: all, or 8 for models over 50M parameters)")
 	fs.IntVar(&o.prompt, "prompt", 0, "the first token")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random weights")
+	fs.BoolVar(&o.quiet, "q", false, "no progress lines")
 	fs.BoolVar(&o.profile, "profile", false, "profile one replayed token: GPU time per kernel and the floor")
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
-	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the embedding table into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
+	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the vocabulary tables into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
 	if err := fs.Parse(args); err != nil {
@@ -124,9 +128,16 @@ func parse(args []string) (options, error) {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	preset := func(p config, tokens, rounds int) {
-		for name, dst := range map[string]*int{"layers": &o.cfg.Layers, "width": &o.cfg.Width, "heads": &o.cfg.Heads, "vocab": &o.cfg.Vocab, "ctx": &o.cfg.Ctx, "tokens": &o.tokens, "rounds": &o.rounds} {
-			if !set[name] {
-				*dst = map[string]int{"layers": p.Layers, "width": p.Width, "heads": p.Heads, "vocab": p.Vocab, "ctx": p.Ctx, "tokens": tokens, "rounds": rounds}[name]
+		for _, f := range []struct {
+			name   string
+			dst    *int
+			preset int
+		}{
+			{"layers", &o.cfg.Layers, p.Layers}, {"width", &o.cfg.Width, p.Width}, {"heads", &o.cfg.Heads, p.Heads},
+			{"vocab", &o.cfg.Vocab, p.Vocab}, {"ctx", &o.cfg.Ctx, p.Ctx}, {"tokens", &o.tokens, tokens}, {"rounds", &o.rounds, rounds},
+		} {
+			if !set[f.name] {
+				*f.dst = f.preset
 			}
 		}
 	}
@@ -154,7 +165,6 @@ func parse(args []string) (options, error) {
 	case o.bandwidthGBs <= 0:
 		return o, fmt.Errorf("-bw %v: want a positive bandwidth", o.bandwidthGBs)
 	}
-	o.profileRoundsForFloors = 10
 	return o, nil
 }
 
@@ -420,12 +430,12 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 	if err := p.setStep(o.tokens - 1); err != nil {
 		return err
 	}
-	pr, err := s.ProfileReplay(p.g, recorder.WithFloor(o.profileRoundsForFloors))
+	pr, err := s.ProfileReplay(p.g, recorder.WithFloor(floorRounds))
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
 	fmt.Fprintf(stdout, "\nprofile: one replayed token at position %d (%v): GPU %v, submit-and-wait floor %v (best of %d), floor %v\n",
-		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), pr.SubmitWait.Round(time.Microsecond), o.profileRoundsForFloors, pr.Floor().Round(time.Microsecond))
+		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), pr.SubmitWait.Round(time.Microsecond), floorRounds, pr.Floor().Round(time.Microsecond))
 	weights := time.Duration(float64(o.cfg.weightBytesPerToken()) / (o.bandwidthGBs * 1e9) * float64(time.Second))
 	fmt.Fprintf(stdout, "weights: %.1f MB read per token, %v at %.0f GB/s (-bw): the GPU time is %.1f× that, the floor %.1f×\n",
 		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Total, weights), ratio(pr.Floor(), weights))
@@ -468,6 +478,16 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		fmt.Fprintf(stdout, "%-13s %5d %11.1f %6.1f%% %10.1f %10.1f %12s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
 			us(r.min), us(r.max), bw)
 	}
+	// The kernels that hold most of the time, until they make up half.
+	var top []string
+	var acc time.Duration
+	for _, r := range sorted {
+		top = append(top, fmt.Sprintf("%s %.0f%%", r.name, 100*float64(r.gpu)/float64(pr.Total)))
+		if acc += r.gpu; 2*acc >= pr.Total {
+			break
+		}
+	}
+	fmt.Fprintf(stdout, "dominant: %s of the GPU time; %d dispatches, %.1f µs each on average\n", strings.Join(top, ", "), len(pr.Dispatches), us(pr.Total)/float64(len(pr.Dispatches)))
 	return nil
 }
 
