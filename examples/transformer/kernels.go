@@ -384,12 +384,25 @@ fn argmax(@builtin(local_invocation_id) lid3: vec3<u32>) {
 	let lid = lid3.x;
 	var m = -3.4e38f;
 	var idx = 4294967295u;
-	for (var i = lid; i < dims.n; i = i + 256u) {
+	// Four loads in flight per pass (a vocabulary of 50257 is 196 loads
+	// per invocation), compared in increasing index order so the first
+	// largest wins.
+	var i = lid;
+	while (i + 768u < dims.n) {
+		let v0 = logits[i];
+		let v1 = logits[i + 256u];
+		let v2 = logits[i + 512u];
+		let v3 = logits[i + 768u];
+		if (v0 > m) { m = v0; idx = i; }
+		if (v1 > m) { m = v1; idx = i + 256u; }
+		if (v2 > m) { m = v2; idx = i + 512u; }
+		if (v3 > m) { m = v3; idx = i + 768u; }
+		i = i + 1024u;
+	}
+	while (i < dims.n) {
 		let v = logits[i];
-		if (v > m) {
-			m = v;
-			idx = i;
-		}
+		if (v > m) { m = v; idx = i; }
+		i = i + 256u;
 	}
 	bv[lid] = m;
 	bi[lid] = idx;
