@@ -60,6 +60,26 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 	}
 }
 
+// TestQuickDecodeOnOpenGL: the kernels compile and agree on OpenGL too,
+// where the hand-written path hands the same WGSL to naga's GLSL backend
+// without softgraph's front end.
+func TestQuickDecodeOnOpenGL(t *testing.T) {
+	gputest.Open(t, wgpu.Options{Backend: wgpu.BackendGL})
+	if testing.Short() {
+		t.Skip("decodes on three paths: a few seconds on a software adapter")
+	}
+	t.Setenv("SOFTGRAPH_BACKEND", "gl")
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-rounds", "1", "-q"}, &out); err != nil {
+		t.Fatalf("run -quick on GL: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"[gl,", "(identical on every path)", "check:   8 of 8 tokens' logits within"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the -quick report on GL lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 // TestShardedEmbeddingTableDecodesTheSameTokens splits the -quick model's
 // embedding table into 7 buffers, as a table over the adapter's binding
 // limit is (GPT-2's on many adapters): the embed and LM head launches per
