@@ -39,7 +39,11 @@
 // report gives per path the median ms per token and its 10–90% spread,
 // tokens/s (tokens over the sum of their times), the median host enqueue
 // time per token (until the last call before the read returns) and the
-// ratios. Any difference or failed check exits 1.
+// ratios. Each round then also decodes the sequence pipelined, path after
+// path: every token enqueued back to back and one read at the end (the
+// token feeds back on the GPU, so a loop that does not stream its output
+// need not wait), reported as the median over rounds of time per token.
+// Any difference or failed check exits 1.
 //
 // -profile adds ProfileReplay of one replayed token at the last position:
 // GPU time per kernel, which kernels dominate, each projection's effective
@@ -255,6 +259,7 @@ func decode(o options, stdout io.Writer) (err error) {
 	}
 
 	samples := make([][]sample, len(paths))
+	piped := make([][]time.Duration, len(paths)) // per round: pipelined time per token
 	for r := range o.rounds {
 		for _, p := range paths {
 			if err := p.reset(uint32(o.prompt)); err != nil {
@@ -281,18 +286,57 @@ func decode(o options, stdout io.Writer) (err error) {
 				}
 			}
 		}
+		// The same sequence again, every token enqueued back to back and
+		// one read at the end, path after path (rotated each round).
+		for i := range paths {
+			pi := (i + r) % len(paths)
+			d, err := pipelined(paths[pi], o, seq)
+			if err != nil {
+				return fmt.Errorf("round %d: pipelined: %w", r+1, err)
+			}
+			piped[pi] = append(piped[pi], d/time.Duration(o.tokens))
+		}
 		line := fmt.Sprintf("round %d/%d: ms/token", r+1, o.rounds)
 		for i, p := range paths {
 			line += fmt.Sprintf(" %s %.3f", p.name(), ms(median(totals(samples[i][roundStart:]))))
 		}
+		line += "; pipelined"
+		for i, p := range paths {
+			line += fmt.Sprintf(" %s %.3f", p.name(), ms(piped[i][r]))
+		}
 		progress("%s", line)
 	}
-	report(stdout, paths, samples, o.tokens*o.rounds)
+	report(stdout, paths, samples, piped, o.tokens*o.rounds)
 
 	if o.profile {
 		return profile(stdout, o, s, replay)
 	}
 	return nil
+}
+
+// pipelined decodes the sequence on p with every token enqueued back to
+// back and one read at the end (the token feeds back on the GPU, so the
+// host need not wait), and returns the time from the first call to the
+// last token read.
+func pipelined(p path, o options, seq []uint32) (time.Duration, error) {
+	if err := p.reset(uint32(o.prompt)); err != nil {
+		return 0, fmt.Errorf("%s: reset: %w", p.name(), err)
+	}
+	t0 := clock.Now()
+	for pos := range o.tokens {
+		if err := p.step(pos); err != nil {
+			return 0, fmt.Errorf("%s: token %d: %w", p.name(), pos, err)
+		}
+	}
+	tok, err := p.token()
+	d := clock.Since(t0)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", p.name(), err)
+	}
+	if last := seq[len(seq)-1]; tok != last {
+		return 0, fmt.Errorf("%s decoded %d last, the checked sequence ends with %d", p.name(), tok, last)
+	}
+	return d, nil
 }
 
 // check decodes the sequence once on every path, untimed (it also warms
@@ -399,8 +443,8 @@ func check(o options, host *tensors[[]float32], paths []path, progress func(stri
 // The report prints the worst error seen.
 const refTolerance = 1e-4
 
-// report prints the comparison table.
-func report(stdout io.Writer, paths []path, samples [][]sample, perPath int) {
+// report prints the comparison tables.
+func report(stdout io.Writer, paths []path, samples [][]sample, piped [][]time.Duration, perPath int) {
 	fmt.Fprintf(stdout, "\n%d tokens per path, interleaved; per token: first call until the token is read back on the host\n", perPath)
 	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %12s %9s %9s\n", "path", "ms/token", "p10–p90", "tokens/s", "enqueue µs", "vs eager", "vs raw")
 	meds := make([]time.Duration, len(paths))
@@ -422,6 +466,17 @@ func report(stdout io.Writer, paths []path, samples [][]sample, perPath int) {
 			float64(median(enq).Nanoseconds())/1e3, ratio(meds[0], meds[i]), ratio(meds[len(paths)-1], meds[i]))
 	}
 	fmt.Fprintln(stdout, "(vs eager, vs raw: that path's median over this one's; above 1 this one is faster)")
+
+	fmt.Fprintf(stdout, "\npipelined: %d tokens enqueued back to back, one read at the end; median of %d rounds\n", perPath/len(piped[0]), len(piped[0]))
+	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %9s %9s\n", "path", "ms/token", "min–max", "tokens/s", "vs eager", "vs raw")
+	pm := make([]time.Duration, len(paths))
+	for i := range paths {
+		pm[i] = median(piped[i])
+	}
+	for i, p := range paths {
+		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %9.1f %8.2f× %8.2f×\n", p.name(), ms(pm[i]), ms(slices.Min(piped[i])), ms(slices.Max(piped[i])),
+			1/pm[i].Seconds(), ratio(pm[0], pm[i]), ratio(pm[len(paths)-1], pm[i]))
+	}
 }
 
 // profile replays one token at the last position with ProfileReplay and
