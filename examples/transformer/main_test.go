@@ -37,6 +37,7 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 		"(identical on every path)",
 		"check:   8 of 8 tokens' logits within 1e-04",
 		"16 tokens per path, interleaved",
+		"pipelined: 8 tokens enqueued back to back",
 		"profile: one replayed token at position 7",
 	} {
 		if !strings.Contains(got, want) {
