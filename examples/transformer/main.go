@@ -9,9 +9,9 @@
 // output projection into the residual stream, the MLP with GPT-2's tanh
 // GELU, the final layer norm, the LM head (untied: see lmHeadWGSL) and
 // greedy argmax on the GPU, whose token the next step's embedding reads
-// without leaving the GPU. Weights are random, drawn from -seed after
-// GPT-2's initialisation; nothing is downloaded. A token is 9 dispatches
-// per layer and 4 more.
+// without leaving the GPU. Weights are random, drawn from -seed (every
+// matrix at unit gain, see initKind); nothing is downloaded. A token is 9
+// dispatches per layer and 4 more.
 //
 // The three paths, each with its own activations and KV cache over the same
 // weights, decode the same sequence:
@@ -52,7 +52,7 @@
 //
 //	go run ./examples/transformer                  # small default model
 //	go run ./examples/transformer -quick           # seconds on lavapipe
-//	go run ./examples/transformer -gpt2 -profile   # GPT-2 small's shape (124M)
+//	go run ./examples/transformer -gpt2 -profile   # GPT-2 small's shape
 package main
 
 import (
