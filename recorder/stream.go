@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -62,7 +63,7 @@ type Stream struct {
 	// still references it): MemoryStats.Textures.
 	liveTextures atomic.Int64
 
-	mu    sync.Mutex
+	mu    lockrank.Mutex  // lockrank.Stream: one stream's lock at a time
 	state lifecycle.State // the capture rule: every operation asks state.Admit
 	errs  []error         // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
@@ -306,6 +307,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		return nil, &Error{Op: op, Err: err}
 	}
 	s := &Stream{
+		mu:     lockrank.Mutex{Rank: lockrank.Stream},
 		dev:    dev,
 		drv:    drv,
 		shared: streamsOf(drv),
@@ -685,7 +687,7 @@ func (s *Stream) teardown() (err error) {
 // enqueued before it. The device keeps it (driver.Device.Local) without
 // knowing what it is: package wgpu knows no streams.
 type deviceStreams struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex // lockrank.Streams
 	streams map[*Stream]struct{}
 	// groupsEpoch counts the releases of native resources (a texture, a
 	// sampler, pool pages) that a bind group cached by any stream of the
@@ -737,7 +739,9 @@ func (s *Stream) syncGroups() {
 }
 
 func streamsOf(drv driver.Device) *deviceStreams {
-	return drv.Local(func() any { return &deviceStreams{streams: map[*Stream]struct{}{}} }).(*deviceStreams)
+	return drv.Local(func() any {
+		return &deviceStreams{mu: lockrank.Mutex{Rank: lockrank.Streams}, streams: map[*Stream]struct{}{}}
+	}).(*deviceStreams)
 }
 
 func (d *deviceStreams) add(s *Stream) bool {
