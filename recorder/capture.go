@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -21,14 +22,14 @@ type pinSet struct {
 	refs   int
 	pages  map[*page]struct{}
 	list   []*page // pages in first-pinned order
-	metas  map[*metaEntry]struct{}
+	metas  map[*paramcache.Entry]struct{}
 	texs   map[*texHandle]struct{}
 	smps   map[*samplerHandle]struct{}
 	groups map[*bindGroup]struct{}
 }
 
 func newPinSet(s *Stream) *pinSet {
-	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*metaEntry]struct{}{},
+	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*paramcache.Entry]struct{}{},
 		texs: map[*texHandle]struct{}{}, smps: map[*samplerHandle]struct{}{}, groups: map[*bindGroup]struct{}{}}
 }
 
@@ -44,7 +45,7 @@ func (p *pinSet) unref() {
 		pg.unref()
 	}
 	for e := range p.metas {
-		p.s.meta.unpin(e)
+		p.s.meta.Unpin(e)
 	}
 	for h := range p.texs {
 		h.unref()
@@ -75,10 +76,10 @@ func (p *pinSet) addPage(pg *page) {
 	p.list = append(p.list, pg)
 }
 
-func (p *pinSet) addMeta(e *metaEntry) {
+func (p *pinSet) addMeta(e *paramcache.Entry) {
 	if _, ok := p.metas[e]; !ok {
 		p.metas[e] = struct{}{}
-		e.pins++
+		p.s.meta.Pin(e)
 	}
 }
 
@@ -152,7 +153,7 @@ func (p *pinSet) bytes() (pages, params uint64) {
 		pages += pg.cap
 	}
 	for e := range p.metas {
-		params += e.pg.class
+		params += e.Reserved()
 	}
 	return pages, params
 }

@@ -648,11 +648,11 @@ func (l *lowering) materialize() error {
 		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
 	}
 	params := func(binding uint32, words ...uint32) (access, error) {
-		e, err := s.meta.lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
+		e, err := s.meta.Lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
 		if err != nil {
 			return access{}, err
 		}
-		return access{kind: accessParams, meta: e, size: e.size, binding: binding}, nil
+		return access{kind: accessParams, meta: e, size: e.Size, binding: binding}, nil
 	}
 	for _, f := range l.fixups {
 		n := &l.out[f.at]

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -105,13 +106,13 @@ type graphTables struct {
 	texAt    map[*texHandle]uint32
 	smps     []*samplerHandle
 	smpAt    map[*samplerHandle]uint32
-	params   []*metaEntry
-	paramAt  map[*metaEntry]uint32
+	params   []*paramcache.Entry
+	paramAt  map[*paramcache.Entry]uint32
 }
 
 func (g *Graph) tables() *graphTables {
 	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*page]uint32{}, labels: map[*page]string{},
-		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*metaEntry]uint32{}}
+		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*paramcache.Entry]uint32{}}
 	addPage := func(pg *page, b *Buffer) {
 		if pg == nil {
 			return
@@ -302,7 +303,7 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	}
 	w.u32(uint32(len(t.params)))
 	for _, e := range t.params {
-		w.str(e.key)
+		w.str(e.Key())
 	}
 	w.u32(uint32(len(g.nodes)))
 	for i := range g.nodes {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -94,7 +95,7 @@ type access struct {
 	buf            *Buffer // the Buffer argument: Rebind matches on it
 	params         Params  // the Params argument, until the cache resolves it
 	pg             *page
-	meta           *metaEntry
+	meta           *paramcache.Entry
 	tex            *Texture
 	smp            *Sampler
 	size           uint64
@@ -109,7 +110,7 @@ func (a *access) entry() driver.Entry {
 	case accessBuffer:
 		e.Buffer, e.Size = a.pg.buf, a.size
 	case accessParams:
-		e.Buffer, e.Offset, e.Size = a.meta.pg.buf, a.meta.off, a.meta.size
+		e.Buffer, e.Offset, e.Size = a.meta.Page.Buf, a.meta.Off, a.meta.Size
 	case accessTexture:
 		e.Texture = a.tex.h.t
 	case accessSampler:
@@ -255,7 +256,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		case accessBuffer:
 			s.hold(a.pg)
 		case accessParams:
-			a.meta.lastGen = s.gen
+			a.meta.LastGen = s.gen
 		default:
 			a.drop() // the bind group keeps the native object alive
 		}
@@ -445,11 +446,11 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if a.kind != accessParams {
 			continue
 		}
-		e, err := s.meta.lookup(a.params, s.gen, s.submittedGen, s.state.CacheMode(), &s.batch.slots)
+		e, err := s.meta.Lookup(a.params, s.gen, s.submittedGen, s.state.CacheMode(), &s.batch.slots)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}
-		a.meta, a.size, a.params = e, e.size, nil
+		a.meta, a.size, a.params = e, e.Size, nil
 	}
 	return s.bindGroups(op, l.k, l.acc, &l.groups)
 }

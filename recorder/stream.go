@@ -12,6 +12,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/lockrank"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -88,7 +89,7 @@ type Stream struct {
 	reaping      []*flushJob // reap's scratch
 
 	mem    *pool
-	meta   *metaCache
+	meta   *paramcache.Cache
 	groups groupCache
 	// groupsSeen is the device's groupsEpoch the cache was last checked
 	// against (syncGroups).
@@ -126,7 +127,7 @@ type batch struct {
 	cbs        []driver.CommandBuffer // finished command buffers that go first, in order (pre-encoded replays and what was encoded before them)
 	pages      []*page                // a reference each
 	pins       []*pinSet              // graphs replayed in the batch: a reference each
-	slots      []metaSlot             // evicted params slots waiting for submission
+	slots      []paramcache.Slot      // evicted params slots waiting for submission
 }
 
 type config struct {
@@ -326,8 +327,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	// Params are bound as uniforms, and on OpenGL some as read-only storage
 	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
 	// both offset alignments, and their buffers have both usages.
-	s.meta = newMetaCache(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment))
-	s.meta.limit = cfg.metaLimit
+	s.meta = paramcache.New(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment), cfg.metaLimit)
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
 	if !s.shared.add(s) {
 		enc.Release()
@@ -662,7 +662,7 @@ func (s *Stream) teardown() (err error) {
 		b.Release()
 	}
 	s.stage = nil
-	s.meta.close()
+	s.meta.Close()
 	s.dropOwned()
 	s.mem.close()
 	s.enc.Release()

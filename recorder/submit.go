@@ -456,7 +456,7 @@ func (s *Stream) retireJob(j *flushJob) {
 	}
 	clear(b.pins)
 	if len(b.slots) > 0 {
-		s.meta.release(b.slots)
+		s.meta.Release(b.slots)
 	}
 	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
 	b.dispatches = 0

@@ -1,4 +1,15 @@
-package recorder
+// Package paramcache serves a stream's Params arguments from uniform
+// buffer slices keyed by content, so that a loop launching with the same
+// params uploads them once, and a graph binds them for its whole life.
+//
+// It owns the uniform pages it cuts slots from and nothing else: it never
+// orders work (the caller says which batches are submitted), never takes a
+// lock (its owner, one stream, guards it), and knows no graphs (a graph
+// holds entries through Pin/Unpin).
+//
+// Costs: a hit is one map lookup and an LRU move; a miss writes the params
+// through the queue once.
+package paramcache
 
 import (
 	"math/bits"
@@ -7,37 +18,39 @@ import (
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
-// metaPageSize is the size of one uniform page of the metadata cache; a
+// pageSize is the size of one uniform page of the metadata cache; a
 // params blob larger than this gets a page of its own.
-const metaPageSize = 64 << 10
+const pageSize = 64 << 10
 
-// metaEntry is one cached params blob: its bytes live in page pg at off for
+// Entry is one cached params blob: its bytes live in page pg at off for
 // size bytes (the blob zero-padded to 16, the uniform binding granule).
-type metaEntry struct {
+type Entry struct {
 	key      string
-	pg       *metaPage
-	off      uint64
-	size     uint64 // binding size
+	Page     *Page  // the uniform page holding it
+	Off      uint64 // its offset in Page
+	Size     uint64 // binding size
 	pins     int    // recordings and graphs that use it; pinned entries are never evicted
-	lastGen  uint64 // the stream batch that used it last
+	LastGen  uint64 // the stream batch that used it last (the caller updates it as it binds)
 	lastUse  uint64 // cache clock at last use, for LRU
-	listNext *metaEntry
-	listPrev *metaEntry
+	listNext *Entry
+	listPrev *Entry
 }
 
-// metaPage is one uniform buffer cut into slots of one size class.
-type metaPage struct {
-	buf   driver.Buffer // owned; released when the page is emptied by trim, or by close
+// Page is one uniform buffer cut into slots of one size class.
+type Page struct {
+	Buf   driver.Buffer // owned; released when the page is emptied by trim, or by close
 	class uint64        // slot size
 	live  int           // slots handed out (cached, or waiting for a submission)
 }
 
-type metaSlot struct {
-	pg  *metaPage
+// Slot is a slice of a page: an evicted entry's, waiting for the batch
+// that last used it to be submitted before it is reused (Release).
+type Slot struct {
+	pg  *Page
 	off uint64
 }
 
-// metaCache serves Params arguments from uniform slices keyed by content, so
+// Cache serves Params arguments from uniform slices keyed by content, so
 // a loop launching with the same params uploads them once. It belongs to one
 // stream and is guarded by that stream's mutex.
 //
@@ -52,64 +65,67 @@ type metaSlot struct {
 // free can be given back (Trim). An evicted slot is reused only after the
 // batch that last used it is submitted: a queue write to the slot would
 // otherwise overtake the unsubmitted launch that reads the old contents.
-type metaCache struct {
+type Cache struct {
 	drv   driver.Device
 	align uint64
 	limit int
 
-	pages   []*metaPage
-	bump    map[uint64]*metaPage // the page of each class still cutting fresh slots
+	pages   []*Page
+	bump    map[uint64]*Page // the page of each class still cutting fresh slots
 	next    map[uint64]uint64    // its next fresh offset
-	free    map[uint64][]metaSlot
-	entries map[string]*metaEntry
-	head    metaEntry // LRU ring sentinel: head.listNext is the oldest
+	free    map[uint64][]Slot
+	entries map[string]*Entry
+	head    Entry // LRU ring sentinel: head.listNext is the oldest
 	clock   uint64
 
 	hits, misses, evictions uint64
 	bytes                   uint64 // bytes of uniform pages
 }
 
-func newMetaCache(drv driver.Device, align uint32) *metaCache {
-	m := &metaCache{
+// New returns an empty cache whose slots meet align (at least 16, the
+// uniform binding granule), holding at most limit unpinned entries in
+// normal mode.
+func New(drv driver.Device, align uint32, limit int) *Cache {
+	m := &Cache{
 		drv:     drv,
 		align:   uint64(max(align, 16)),
-		limit:   512,
-		bump:    map[uint64]*metaPage{},
+		limit:   limit,
+		bump:    map[uint64]*Page{},
 		next:    map[uint64]uint64{},
-		free:    map[uint64][]metaSlot{},
-		entries: map[string]*metaEntry{},
+		free:    map[uint64][]Slot{},
+		entries: map[string]*Entry{},
 	}
 	m.head.listNext, m.head.listPrev = &m.head, &m.head
 	return m
 }
 
-func (m *metaCache) unlink(e *metaEntry) {
+func (m *Cache) unlink(e *Entry) {
 	e.listPrev.listNext, e.listNext.listPrev = e.listNext, e.listPrev
 	e.listNext, e.listPrev = nil, nil
 }
 
-func (m *metaCache) pushNewest(e *metaEntry) {
+func (m *Cache) pushNewest(e *Entry) {
 	e.listPrev, e.listNext = m.head.listPrev, &m.head
 	m.head.listPrev.listNext = e
 	m.head.listPrev = e
 }
 
 // classOf is the slot size class of a binding of size bytes.
-func (m *metaCache) classOf(size uint64) uint64 {
+func (m *Cache) classOf(size uint64) uint64 {
 	c := max(m.align, uint64(1)<<bits.Len64(size-1))
 	return c
 }
 
-// lookup returns the entry for params, uploading it on a miss. gen is the
+// Lookup returns the entry for params, uploading it on a miss. gen is the
 // stream's open batch and submitted the newest batch known to be submitted;
 // mode decides whether eviction may happen; pending receives slots evicted
 // while a batch not yet submitted uses them, to be freed after the open
 // batch's submission (which follows every earlier one).
-func (m *metaCache) lookup(params []byte, gen, submitted uint64, mode lifecycle.CacheMode, pending *[]metaSlot) (*metaEntry, error) {
+func (m *Cache) Lookup(params []byte, gen, submitted uint64, mode lifecycle.CacheMode, pending *[]Slot) (*Entry, error) {
 	m.clock++
 	if e, ok := m.entries[string(params)]; ok {
 		m.hits++
-		e.lastGen, e.lastUse = gen, m.clock
+		e.LastGen, e.lastUse = gen, m.clock
 		m.unlink(e)
 		m.pushNewest(e)
 		return e, nil
@@ -125,11 +141,11 @@ func (m *metaCache) lookup(params []byte, gen, submitted uint64, mode lifecycle.
 		data = make([]byte, size)
 		copy(data, params)
 	}
-	if err := m.drv.WriteBuffer(s.pg.buf, s.off, data); err != nil {
+	if err := m.drv.WriteBuffer(s.pg.Buf, s.off, data); err != nil {
 		m.putSlot(s)
 		return nil, err
 	}
-	e := &metaEntry{key: string(params), pg: s.pg, off: s.off, size: size, lastGen: gen, lastUse: m.clock}
+	e := &Entry{key: string(params), Page: s.pg, Off: s.off, Size: size, LastGen: gen, lastUse: m.clock}
 	m.entries[e.key] = e
 	m.pushNewest(e)
 	if mode == lifecycle.CacheNormal {
@@ -139,7 +155,7 @@ func (m *metaCache) lookup(params []byte, gen, submitted uint64, mode lifecycle.
 }
 
 // evict drops the oldest unpinned entries while the cache is over its limit.
-func (m *metaCache) evict(submitted uint64, pending *[]metaSlot) {
+func (m *Cache) evict(submitted uint64, pending *[]Slot) {
 	for e := m.head.listNext; len(m.entries) > m.limit && e != &m.head; {
 		next := e.listNext
 		if e.pins == 0 {
@@ -152,35 +168,38 @@ func (m *metaCache) evict(submitted uint64, pending *[]metaSlot) {
 // drop evicts e. Its slot is reused at once only if the batch that last
 // used it was submitted: a queue write to the slot would otherwise overtake
 // that unsubmitted launch.
-func (m *metaCache) drop(e *metaEntry, submitted uint64, pending *[]metaSlot) {
+func (m *Cache) drop(e *Entry, submitted uint64, pending *[]Slot) {
 	m.unlink(e)
 	delete(m.entries, e.key)
 	m.evictions++
-	s := metaSlot{pg: e.pg, off: e.off}
-	if e.lastGen > submitted {
+	s := Slot{pg: e.Page, off: e.Off}
+	if e.LastGen > submitted {
 		*pending = append(*pending, s)
 	} else {
 		m.putSlot(s)
 	}
 }
 
-// unpin drops a recording's or graph's pin; the entry becomes evictable
-// when no pin is left.
-func (m *metaCache) unpin(e *metaEntry) { e.pins-- }
+// Pin makes e unevictable for a recording or graph, until its Unpin.
+func (m *Cache) Pin(e *Entry) { e.pins++ }
 
-// release returns slots that were pending on a now-submitted batch.
-func (m *metaCache) release(slots []metaSlot) {
+// Unpin drops a recording's or graph's pin; the entry becomes evictable
+// when no pin is left.
+func (m *Cache) Unpin(e *Entry) { e.pins-- }
+
+// Release returns slots that were pending on a now-submitted batch.
+func (m *Cache) Release(slots []Slot) {
 	for _, s := range slots {
 		m.putSlot(s)
 	}
 }
 
-func (m *metaCache) putSlot(s metaSlot) {
+func (m *Cache) putSlot(s Slot) {
 	s.pg.live--
 	m.free[s.pg.class] = append(m.free[s.pg.class], s)
 }
 
-func (m *metaCache) slot(class uint64) (metaSlot, error) {
+func (m *Cache) slot(class uint64) (Slot, error) {
 	if l := m.free[class]; len(l) > 0 {
 		s := l[len(l)-1]
 		m.free[class] = l[:len(l)-1]
@@ -188,30 +207,30 @@ func (m *metaCache) slot(class uint64) (metaSlot, error) {
 		return s, nil
 	}
 	pg := m.bump[class]
-	if pg == nil || m.next[class]+class > pg.buf.Size() {
-		psize := max(uint64(metaPageSize), class)
+	if pg == nil || m.next[class]+class > pg.Buf.Size() {
+		psize := max(uint64(pageSize), class)
 		buf, err := m.drv.NewBuffer(psize, driver.UsageUniform|driver.UsageStorage|driver.UsageCopyDst, "softgraph params")
 		if err != nil {
-			return metaSlot{}, err
+			return Slot{}, err
 		}
-		pg = &metaPage{buf: buf, class: class}
+		pg = &Page{Buf: buf, class: class}
 		m.pages = append(m.pages, pg)
 		m.bump[class], m.next[class] = pg, 0
 		m.bytes += psize
 	}
-	s := metaSlot{pg: pg, off: m.next[class]}
+	s := Slot{pg: pg, off: m.next[class]}
 	m.next[class] += class
 	pg.live++
 	return s, nil
 }
 
-// trim evicts every unpinned entry no unsubmitted batch uses and gives
+// Trim evicts every unpinned entry no unsubmitted batch uses and gives
 // back every page left with no live slot; it returns the bytes given back.
-func (m *metaCache) trim(submitted uint64) uint64 {
-	var pending []metaSlot
+func (m *Cache) Trim(submitted uint64) uint64 {
+	var pending []Slot
 	for e := m.head.listNext; e != &m.head; {
 		next := e.listNext
-		if e.pins == 0 && e.lastGen <= submitted {
+		if e.pins == 0 && e.LastGen <= submitted {
 			m.drop(e, submitted, &pending)
 		}
 		e = next
@@ -223,9 +242,9 @@ func (m *metaCache) trim(submitted uint64) uint64 {
 			keep = append(keep, pg)
 			continue
 		}
-		freed += pg.buf.Size()
-		m.bytes -= pg.buf.Size()
-		pg.buf.Release()
+		freed += pg.Buf.Size()
+		m.bytes -= pg.Buf.Size()
+		pg.Buf.Release()
 		if m.bump[pg.class] == pg {
 			delete(m.bump, pg.class)
 			delete(m.next, pg.class)
@@ -244,10 +263,28 @@ func (m *metaCache) trim(submitted uint64) uint64 {
 	return freed
 }
 
-func (m *metaCache) close() {
+func (m *Cache) Close() {
 	for _, p := range m.pages {
-		p.buf.Release()
+		p.Buf.Release()
 	}
 	m.pages, m.entries, m.free, m.bump, m.next = nil, nil, nil, nil, nil
 	m.head.listNext, m.head.listPrev = &m.head, &m.head
 }
+
+// Stats is a snapshot of the cache's accounting.
+type Stats struct {
+	Entries                 int
+	Bytes                   uint64 // of uniform pages
+	Hits, Misses, Evictions uint64
+}
+
+// Stats returns the cache's accounting.
+func (m *Cache) Stats() Stats {
+	return Stats{Entries: len(m.entries), Bytes: m.bytes, Hits: m.hits, Misses: m.misses, Evictions: m.evictions}
+}
+
+// Key is the params blob e caches.
+func (e *Entry) Key() string { return e.key }
+
+// Reserved is the bytes e's slot takes in its page (its size class).
+func (e *Entry) Reserved() uint64 { return e.Page.class }
