@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	warmup := fs.Int("warmup", 3, "uncounted warm-up rounds")
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
 	check := fs.String("check", "", "compare the outputs of one replay with this expected graph file")
-	quick := fs.Bool("quick", false, "few rounds, a few seconds on lavapipe: -rounds 5 -warmup 1 unless given")
+	quick := fs.Bool("quick", false, "few rounds, a few seconds on lavapipe: -rounds 5 -warmup 1 unless given, and one round of the floor")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -187,7 +187,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "replay: median %.1f µs per round [%.1f–%.1f] over %d rounds\n", res.MedianUS, res.MinUS, res.MaxUS, res.Rounds)
 	}
 	if dev.Info().Timestamps {
-		p, err := s.ProfileReplay(g, recorder.WithFloor(5))
+		floorRounds := 5
+		if *quick {
+			floorRounds = 1
+		}
+		fmt.Fprintf(stderr, "replay: profiling one replay and %d of the floor\n", floorRounds)
+		p, err := s.ProfileReplay(g, recorder.WithFloor(floorRounds))
 		if err != nil {
 			return err
 		}

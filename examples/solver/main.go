@@ -319,7 +319,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		MaxIterations: max, Identical: true, MedianUS: map[string]float64{}, MinUS: map[string]float64{}, MaxUS: map[string]float64{}, Ratios: map[string]float64{}}
 	m := progress.New(stderr, progressEvery)
 	for round := -1; round < *rounds; round++ {
-		m.Printf("solver: round %d of %d (and one uncounted) of the three ways", round+2, *rounds+1)
+		if round >= 0 {
+			m.Printf("solver: round %d of %d of the three ways", round+1, *rounds)
+		}
 		for _, w := range order {
 			if err := sv.Reset(); err != nil {
 				return err
