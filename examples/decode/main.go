@@ -82,16 +82,13 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	hidden := fs.Uint("hidden", 256, "model width (the MLP's inner width is 4× this)")
 	vocab := fs.Uint("vocab", 1024, "vocabulary size (softmax width)")
 	seed := fs.Uint64("seed", 1, "seed for the weights, embeddings and sampling draws")
-	quick := fs.Bool("quick", false, "a small model, a few seconds on lavapipe: -steps 64 -hidden 64 -vocab 256 unless given")
+	quick := fs.Bool("quick", false, "a small model, a few seconds on lavapipe: -hidden 64 -vocab 256 unless given")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *quick {
 		given := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		if !given["steps"] {
-			*steps = 64
-		}
 		if !given["hidden"] {
 			*hidden = 64
 		}

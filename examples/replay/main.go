@@ -191,7 +191,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if *quick {
 			floorRounds = 1
 		}
-		fmt.Fprintf(stderr, "replay: profiling one replay and %d of the floor\n", floorRounds)
+		fmt.Fprintf(stderr, "replay: profiling one replay, then the floor over %d submit-and-wait rounds\n", floorRounds)
 		p, err := s.ProfileReplay(g, recorder.WithFloor(floorRounds))
 		if err != nil {
 			return err
