@@ -556,8 +556,9 @@ func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) erro
 	}
 }
 
-// waitIdle waits for submission s during Close (which owns the closing).
-func (d *Device) waitIdle(s uint64) { _ = d.waitFor(nil, s, true) }
+// waitIdle waits for submission s during Close (which owns the closing),
+// unbounded: waitFor polls inline under a context that never ends.
+func (d *Device) waitIdle(s uint64) { _ = d.waitFor(context.Background(), s, true) }
 
 // backoff paces a polling wait: it polls back to back (yielding the
 // processor between polls) for a spin budget — most waits on a fast GPU end

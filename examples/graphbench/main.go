@@ -74,7 +74,10 @@
 // back (a Life soup settles into blinkers, hiding a pass that ran an even
 // number of generations too few; a fresh one does not). The paths computed,
 // they were not just timed. The 1m rows are a GPU-bound control: there
-// replay cannot win and eager/replay must sit near 1.
+// replay cannot win and eager/replay must sit near 1. On a software adapter
+// (type CPU, such as lavapipe) the report says so under the adapter line:
+// the CPU is the GPU there, and its kernels compete with the launch path
+// for the same cores, so replay cannot win as it does on a hardware GPU.
 //
 //	go run ./examples/graphbench                 # full sweep
 //	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life; few rounds (under a minute on lavapipe)
@@ -102,6 +105,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -271,7 +275,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Method: "interleaved rounds eager,replay,replay_inline,raw,raw_chunked,gpu (start rotated each round); raw_chunked's chunk swept first; " +
 			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
 	}
-	fmt.Fprintf(stdout, "adapter: %s\ngo: %s %s, %d CPUs\n\n", rep.Adapter, rep.Go, rep.OS, rep.CPUs)
+	fmt.Fprintf(stdout, "adapter: %s\n", rep.Adapter)
+	if note := softadapter.Note(dev.Info()); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	fmt.Fprintf(stdout, "go: %s %s, %d CPUs\n\n", rep.Go, rep.OS, rep.CPUs)
 	for _, c := range cfgs {
 		fmt.Fprintf(stderr, "graphbench: %s (%s, %d elems × %d dispatches, graphs of %d)...\n", c.Name, c.Workload, c.Elems, c.Kernels, c.GraphLen)
 		row, err := measure(dev, ropts, c, o)
