@@ -352,6 +352,9 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	if _, err := s.admit(op); err != nil {
 		return nil, err
 	}
+	// The load holds its verdict to the end: it allocates in the pool mode
+	// of the state it was admitted in, whatever the stream does meanwhile.
+	mode := s.state.PoolMode()
 	s.mu.Unlock()
 	if r == nil {
 		return nil, argError(op, ErrInvalidArgument, "reader is nil")
@@ -364,7 +367,7 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{s: s, f: f}
+	l := &loader{s: s, f: f, mode: mode}
 	g, err := l.build()
 	if err != nil {
 		l.undo()
@@ -378,6 +381,7 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 type loader struct {
 	s        *Stream
 	f        *graphFile
+	mode     lifecycle.PoolMode // the pool mode of the verdict the load was admitted with
 	kernels  []*wgpu.Kernel
 	buffers  []*Buffer
 	textures []*Texture
@@ -441,7 +445,7 @@ func (l *loader) build() (*Graph, error) {
 	for i, b := range f.buffers {
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
 		s.mu.Lock()
-		nb, err := s.newBufferLocked(lifecycle.Load, b.size)
+		nb, err := s.newBufferLocked(lifecycle.Load, b.size, l.mode)
 		s.mu.Unlock()
 		if err != nil {
 			return nil, l.fail(where, err)
