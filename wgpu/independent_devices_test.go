@@ -35,45 +35,49 @@ func openN(t *testing.T, o wgpu.Options, n int) []*wgpu.Device {
 // TestDevicesOnOneAdapterComputeSideBySide: two Devices that OpenN opened
 // on one adapter (lavapipe here, standing in for two GPUs) each compile
 // and run kernels from their own goroutine at the same time, and closing
-// one leaves the other computing. On OpenGL it also proves that the two
-// devices' use of the one GL context the adapter's devices share is
-// serialised: without it the second device made the context current while
-// the first held it.
+// one leaves the other computing.
 func TestDevicesOnOneAdapterComputeSideBySide(t *testing.T) {
-	for _, b := range []wgpu.Backend{wgpu.BackendAuto, wgpu.BackendGL} {
-		t.Run(b.String(), func(t *testing.T) {
-			o := wgpu.Options{}
-			if b == wgpu.BackendGL {
-				o = wgpu.Options{Backend: wgpu.BackendGL, IgnoreEnv: true}
-			}
-			devs := openN(t, o, 2)
-			if devs[0] == devs[1] || devs[0].Info().Backend != devs[1].Info().Backend {
-				t.Fatalf("OpenN(2) must give two Devices on one backend: %s, %s", devs[0].Info(), devs[1].Info())
-			}
-			t.Run("side by side", func(t *testing.T) {
-				for i, d := range devs {
-					t.Run(fmt.Sprintf("device%d", i), func(t *testing.T) {
-						t.Parallel()
-						in := gputest.Ramp(256, float32(100*i))
-						for range 10 {
-							if d := cmp.Diff(gputest.Plus(in, 1), runAddOne(t, d, in)); d != "" {
-								t.Fatalf("dst = src + 1 on each device at once (-want +got):\n%s", d)
-							}
-						}
-					})
+	computeSideBySide(t, wgpu.Options{})
+}
+
+// TestGLDevicesOnOneAdapterComputeSideBySide is the same on OpenGL, where
+// every device of the process shares one GL context: it proves their use
+// of it is serialised process-wide. With a lock per device, the second
+// device made the context current while the first held it and the process
+// aborted, so the test runs in a fresh process.
+func TestGLDevicesOnOneAdapterComputeSideBySide(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		computeSideBySide(t, wgpu.Options{Backend: wgpu.BackendGL, IgnoreEnv: true})
+	})
+}
+
+func computeSideBySide(t *testing.T, o wgpu.Options) {
+	devs := openN(t, o, 2)
+	if devs[0] == devs[1] || devs[0].Info().Backend != devs[1].Info().Backend {
+		t.Fatalf("OpenN(2) must give two Devices on one backend: %s, %s", devs[0].Info(), devs[1].Info())
+	}
+	t.Run("side by side", func(t *testing.T) {
+		for i, d := range devs {
+			t.Run(fmt.Sprintf("device%d", i), func(t *testing.T) {
+				t.Parallel()
+				in := gputest.Ramp(256, float32(100*i))
+				for range 10 {
+					if d := cmp.Diff(gputest.Plus(in, 1), runAddOne(t, d, in)); d != "" {
+						t.Fatalf("dst = src + 1 on each device at once (-want +got):\n%s", d)
+					}
 				}
 			})
-			devs[0].Close()
-			if err := devs[0].Err(); !errors.Is(err, wgpu.ErrClosed) {
-				t.Fatalf("the closed device must say ErrClosed, got %v", err)
-			}
-			if err := devs[1].Err(); err != nil {
-				t.Fatalf("closing one device must leave the other usable: %v", err)
-			}
-			if d := cmp.Diff([]float32{2, 3}, runAddOne(t, devs[1], []float32{1, 2})); d != "" {
-				t.Fatalf("the other device still computes after one closed (-want +got):\n%s", d)
-			}
-		})
+		}
+	})
+	devs[0].Close()
+	if err := devs[0].Err(); !errors.Is(err, wgpu.ErrClosed) {
+		t.Fatalf("the closed device must say ErrClosed, got %v", err)
+	}
+	if err := devs[1].Err(); err != nil {
+		t.Fatalf("closing one device must leave the other usable: %v", err)
+	}
+	if d := cmp.Diff([]float32{2, 3}, runAddOne(t, devs[1], []float32{1, 2})); d != "" {
+		t.Fatalf("the other device still computes after one closed (-want +got):\n%s", d)
 	}
 }
 
