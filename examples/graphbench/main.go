@@ -177,6 +177,7 @@ type options struct {
 	preEncode  string
 	merge      string
 	saveDir    string
+	devices    string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -194,8 +195,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
+	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.devices != "" {
+		if _, _, err := parseDevices(o.devices); err != nil {
+			return err
+		}
+		if o.svgPath != "" || o.saveDir != "" || o.merge != "" {
+			return fmt.Errorf("-devices measures scaling only: -svg, -save and -merge are for the one-device run")
+		}
 	}
 	if o.saveDir != "" {
 		if err := os.MkdirAll(o.saveDir, 0o755); err != nil {
@@ -257,6 +267,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-preencode %q: want auto, on or off", o.preEncode)
 	}
 
+	if o.devices != "" {
+		return runDevices(cfgs, ropts, o, stdout, stderr)
+	}
 	dev, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
 		return err
