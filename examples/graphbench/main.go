@@ -84,6 +84,20 @@
 //	go run ./examples/graphbench -configs life64_g2_x200 -save graphs  # also write each config's graph file
 //	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
 //
+// -devices all|N runs the eager and replay paths on several devices at once
+// instead of the six paths on one (see devices.go for the method): the graph
+// is captured on device 0 and loaded from its graph file on the others, each
+// device runs from a goroutine of its own, and the report gives per config
+// and path one device's throughput, the aggregate and per-device throughput
+// of all devices at once, and their scaling (aggregate / one device), in the
+// same run; JSON "devices" and "scaling". all opens one device per adapter
+// (wgpu.OpenAll); N opens N (wgpu.OpenN), several on one adapter where the
+// machine has fewer, as a test stands in for a second GPU with a second
+// lavapipe device:
+//
+//	go run ./examples/graphbench -devices all -configs tiny_x1000,1m_x2000,life512_g2_x200 -json scaling.json
+//	go run ./examples/graphbench -devices 2 -quick
+//
 // -save DIR writes each config's replay graph before the rounds: CONFIG.sgraph
 // with the workload's initial contents and CONFIG.expected.sgraph with the
 // contents after one replay of it, so the graph can be timed or checked on
