@@ -87,6 +87,20 @@
 //	go run ./examples/graphbench -configs life64_g2_x200 -save graphs  # also write each config's graph file
 //	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
 //
+// -devices all|N runs the eager and replay paths on several devices at once
+// instead of the six paths on one (see devices.go for the method): the graph
+// is captured on device 0 and loaded from its graph file on the others, each
+// device runs from a goroutine of its own, and the report gives per config
+// and path one device's throughput, the aggregate and per-device throughput
+// of all devices at once, and their scaling (aggregate / one device), in the
+// same run; JSON "devices" and "scaling". all opens one device per adapter
+// (wgpu.OpenAll); N opens N (wgpu.OpenN), several on one adapter where the
+// machine has fewer, as a test stands in for a second GPU with a second
+// lavapipe device:
+//
+//	go run ./examples/graphbench -devices all -configs tiny_x1000,1m_x2000,life512_g2_x200 -json scaling.json
+//	go run ./examples/graphbench -devices 2 -quick
+//
 // -save DIR writes each config's replay graph before the rounds: CONFIG.sgraph
 // with the workload's initial contents and CONFIG.expected.sgraph with the
 // contents after one replay of it, so the graph can be timed or checked on
@@ -181,6 +195,7 @@ type options struct {
 	preEncode  string
 	merge      string
 	saveDir    string
+	devices    string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -198,8 +213,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
+	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.devices != "" {
+		if _, _, err := parseDevices(o.devices); err != nil {
+			return err
+		}
+		if o.svgPath != "" || o.saveDir != "" || o.merge != "" {
+			return fmt.Errorf("-devices measures scaling only: -svg, -save and -merge are for the one-device run")
+		}
 	}
 	if o.saveDir != "" {
 		if err := os.MkdirAll(o.saveDir, 0o755); err != nil {
@@ -261,6 +285,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-preencode %q: want auto, on or off", o.preEncode)
 	}
 
+	if o.devices != "" {
+		return runDevices(cfgs, ropts, o, stdout, stderr)
+	}
 	dev, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
 		return err
