@@ -179,7 +179,7 @@ func (s *Stream) Empty(size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	return s.newBufferLocked(lifecycle.Alloc, size, s.state.PoolMode())
+	return s.newBufferLocked(lifecycle.Alloc, size, s.life.State().PoolMode())
 }
 
 // Upload returns a pooled buffer holding a copy of data (length a positive

@@ -326,11 +326,11 @@ func (s *Stream) GraphPrepare() error {
 	}
 	defer s.mu.Unlock()
 	// The state moves first, so a refused call runs none of the work.
-	if err := s.state.Prepare(); err != nil {
+	if err := s.life.Prepare(); err != nil {
 		return err
 	}
 	s.flushLocked() // the warmup starts on a batch of its own
-	s.log.Debug().Stringer("state", s.state).Msg("graph prepare")
+	s.log.Debug().Stringer("state", s.life.State()).Msg("graph prepare")
 	return nil
 }
 
@@ -354,18 +354,19 @@ func (s *Stream) BeginCapture() error {
 	defer s.mu.Unlock()
 	// The state moves before the work (the seed's order): a rejected call on
 	// a recording stream must not flush into the live capture.
-	if err := s.state.Begin(); err != nil {
+	if err := s.life.Begin(newRecording(s)); err != nil {
 		return err
 	}
 	s.flushLocked()
 	s.mem.endPriming()
 	if err := s.takeErrors(); err != nil {
-		s.state.Abort()
+		if rec, ok := s.life.Abort(); ok {
+			rec.discard(s)
+		}
 		s.log.Debug().Err(err).Msg("capture aborted: warmup failed")
 		return &CaptureError{Op: op.String(), Causes: []error{err}}
 	}
-	s.rec = newRecording(s)
-	s.log.Debug().Stringer("state", s.state).Msg("begin capture")
+	s.log.Debug().Stringer("state", s.life.State()).Msg("begin capture")
 	return nil
 }
 
@@ -391,11 +392,10 @@ func (s *Stream) EndCapture() (*Graph, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	if err := s.state.End(); err != nil {
+	rec, err := s.life.End()
+	if err != nil {
 		return nil, err
 	}
-	rec := s.rec
-	s.rec = nil
 	if err := s.takeErrors(); err != nil {
 		rec.discard(s)
 		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
@@ -422,7 +422,7 @@ func (s *Stream) EndCapture() (*Graph, error) {
 		return nil, &CaptureError{Op: op.String(), Causes: []error{&DeferredError{Op: op.String(), Err: err}}}
 	}
 	s.graphs[g] = true
-	s.log.Debug().Stringer("state", s.state).Int("dispatches", g.stats.Dispatches).
+	s.log.Debug().Stringer("state", s.life.State()).Int("dispatches", g.stats.Dispatches).
 		Uint64("retained_bytes", g.stats.RetainedBytes).Dur("capture", g.stats.CaptureTime).Msg("end capture")
 	return g, nil
 }
@@ -450,15 +450,12 @@ func (s *Stream) AbortCapture() error {
 // and Capture's failure paths, which ignore the refusal from NoCapture:
 // there is nothing to abandon). The caller holds s.mu.
 func (s *Stream) abortLocked() error {
-	recording := s.state == lifecycle.Capture
-	if err := s.state.Cancel(); err != nil {
+	rec, recording, err := s.life.Cancel()
+	if err != nil {
 		return err
 	}
-	if s.rec != nil {
-		s.rec.discard(s)
-		s.rec = nil
-	}
 	if recording {
+		rec.discard(s)
 		s.errs = nil // refusals for a graph that will not exist
 	}
 	s.mem.endPriming()

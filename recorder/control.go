@@ -110,7 +110,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		pg.unref()
 		return err
 	}
-	rec := s.rec
+	rec := s.capturing()
 	parent := rec.cur
 	rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
 		maxIter: maxIter, start: len(rec.nodes)})
@@ -122,7 +122,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	berr := body()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.rec != rec {
+	if s.capturing() != rec {
 		// The body ended or abandoned the capture itself.
 		if berr != nil {
 			return &StepError{Run: name + " body", Err: berr}
@@ -164,7 +164,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 // would fail at a bind group the caller never asked for. The caller holds
 // s.mu and is recording.
 func (s *Stream) bodyBinds(op lifecycle.Op, b *Buffer, what string, cond bool) error {
-	if b == nil || (s.rec.cur == 0 && !cond) {
+	if b == nil || (s.capturing().cur == 0 && !cond) {
 		return nil
 	}
 	if max := s.limits.MaxStorageBufferBindingSize; b.size > max {

@@ -298,7 +298,7 @@ func (g *Graph) Replay() error {
 		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
 	if v == lifecycle.Record {
-		return s.rec.include(g)
+		return s.capturing().include(g)
 	}
 	return s.replayLocked(g)
 }
@@ -312,7 +312,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 	if s.rampReplay(g) {
 		return nil
 	}
-	if g.pre != nil && s.prof == nil {
+	if g.pre != nil && s.profiling() == nil {
 		if r, ok := g.pre.take(); ok {
 			if r.err == nil && !r.cb.Empty() {
 				s.joinCommandBuffer(r.cb)
@@ -333,7 +333,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 	if err := s.encodeProgram(g.prog, g.pins); err != nil {
 		return err
 	}
-	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.prof == nil {
+	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.profiling() == nil {
 		var err error
 		if g.pre, err = startPreencoder(s.drv, g.prog); err != nil {
 			// Pre-encoding is an optimisation; the replay itself is enqueued.
@@ -363,7 +363,7 @@ func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 	n := p.Len()
 	for i := 0; i < n; {
 		end := min(n, i+max(s.nextSubmit-s.enc.Dispatches(), 1))
-		if s.prof != nil && !s.enc.PassOpen() {
+		if s.profiling() != nil && !s.enc.PassOpen() {
 			if err := s.beginProfiledPass(); err != nil {
 				return &Error{Op: "Replay", Err: err}
 			}

@@ -354,7 +354,7 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	}
 	// The load holds its verdict to the end: it allocates in the pool mode
 	// of the state it was admitted in, whatever the stream does meanwhile.
-	mode := s.state.PoolMode()
+	mode := s.life.State().PoolMode()
 	s.mu.Unlock()
 	if r == nil {
 		return nil, argError(op, ErrInvalidArgument, "reader is nil")

@@ -166,7 +166,7 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 			c.release()
 			return err
 		}
-		s.rec.addTransfer(c)
+		s.capturing().addTransfer(c)
 		return nil
 	}
 	if c.clear {

@@ -213,7 +213,7 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 				return err
 			}
 		}
-		s.rec.addLaunch(s, l)
+		s.capturing().addLaunch(s, l)
 		return nil
 	}
 	return s.encodeLaunch(op, l)
@@ -237,7 +237,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	var err error
-	if s.prof != nil && !s.enc.PassOpen() {
+	if s.profiling() != nil && !s.enc.PassOpen() {
 		err = s.beginProfiledPass()
 	}
 	if err != nil {
@@ -446,7 +446,7 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if a.kind != accessParams {
 			continue
 		}
-		e, err := s.meta.Lookup(a.params, s.gen, s.submittedGen, s.state.CacheMode(), &s.batch.slots)
+		e, err := s.meta.Lookup(a.params, s.gen, s.submittedGen, s.life.State().CacheMode(), &s.batch.slots)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}

@@ -65,7 +65,10 @@ type Stream struct {
 	liveTextures atomic.Int64
 
 	mu    lockrank.Mutex  // lockrank.Stream: one stream's lock at a time
-	state lifecycle.State // the capture rule: every operation asks state.Admit
+	// life is the capture rule and what it owns: the lifecycle state every
+	// operation asks for its verdict, the recording that exists exactly
+	// while the state is Capture, and the running profile.
+	life lifecycle.Session[*recording, *profile]
 	errs  []error         // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
 	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
@@ -94,9 +97,7 @@ type Stream struct {
 	// groupsSeen is the device's groupsEpoch the cache was last checked
 	// against (syncGroups).
 	groupsSeen uint64
-	rec        *recording      // the capture in progress; set exactly while state is Capture
 	graphs     map[*Graph]bool // live graphs made on this stream
-	prof       *profile        // the running profile, if any
 	stage      []driver.Buffer // map-read staging buffers not in use
 
 	// Ramps of short graphs (ramp.go): the replays deferred against a
@@ -352,7 +353,7 @@ func (s *Stream) State() lifecycle.State {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state
+	return s.life.State()
 }
 
 // check is the first step of every operation: the stream and its device
@@ -407,18 +408,30 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 // admitLocked is admit's verdict for a caller already holding s.mu; on
 // DeferError and Refuse the mutex is released.
 func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
-	v := s.state.Admit(op)
+	v := s.life.Admit(op)
 	switch v {
 	case lifecycle.DeferError:
-		s.errs = append(s.errs, s.state.Refusal(op))
+		s.errs = append(s.errs, s.life.Refusal(op))
 		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
-		err := s.state.Refusal(op)
+		err := s.life.Refusal(op)
 		s.mu.Unlock()
 		return v, err
 	}
 	return v, nil
+}
+
+// capturing is the recording in progress, nil unless the state is Capture.
+func (s *Stream) capturing() *recording {
+	r, _ := s.life.Recording()
+	return r
+}
+
+// profiling is the running profile, nil when none runs.
+func (s *Stream) profiling() *profile {
+	p, _ := s.life.Profile()
+	return p
 }
 
 // token identifies the open batch in pages' touch fields: stream id and
@@ -634,11 +647,9 @@ func (s *Stream) teardown() (err error) {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	if s.rec != nil {
-		s.rec.discard(s)
-		s.rec = nil
+	if rec, ok := s.life.Abort(); ok {
+		rec.discard(s)
 	}
-	s.state.Abort()
 	s.flushLocked()
 	sub, any := s.lastSub, s.submitted
 	s.mu.Unlock()
@@ -656,8 +667,9 @@ func (s *Stream) teardown() (err error) {
 	}
 	s.stopSubmitter()
 	s.groups.clear()
-	s.prof.release()
-	s.prof = nil
+	if p, ok := s.life.DropProfile(); ok {
+		p.release()
+	}
 	for _, b := range s.stage {
 		b.Release()
 	}
