@@ -64,12 +64,12 @@ type Stream struct {
 	// still references it): MemoryStats.Textures.
 	liveTextures atomic.Int64
 
-	mu    lockrank.Mutex  // lockrank.Stream: one stream's lock at a time
+	mu lockrank.Mutex // lockrank.Stream: one stream's lock at a time
 	// life is the capture rule and what it owns: the lifecycle state every
 	// operation asks for its verdict, the recording that exists exactly
 	// while the state is Capture, and the running profile.
 	life lifecycle.Session[*recording, *profile]
-	errs  []error         // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
+	errs []error // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
 	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
 	gen        uint64         // number of the open batch; bumped by every flush
