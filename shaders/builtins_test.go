@@ -1608,7 +1608,7 @@ func TestVectorBuiltinsFollowWGSL(t *testing.T) { runProbes(t, vectorProbes()) }
 
 func packProbes() []*probe {
 	f4, f2, u := tyw{"f32", 4}, tyw{"f32", 2}, tyw{"u32", 1}
-	comps := []float64{0, -0.0, 1, -1, 0.5, -0.5, 2, -2, 0.25, 1.0 / 255, 0.1, 1e-3, -1e-3, 0.996, 0.00196}
+	comps := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 2, -2, 0.25, 1.0 / 255, 0.1, 1e-3, -1e-3, 0.996, 0.00196}
 	var c4, c2 [][][]float64
 	for i := range comps {
 		var v []float64

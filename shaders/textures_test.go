@@ -414,7 +414,7 @@ func storeOK(f texFormat, v uint32, got []byte) bool {
 func storeValues(f texFormat, n int) []uint32 {
 	v := make([]uint32, 4*n)
 	floats := []float32{0, 1, -1, 0.5, 0.25, 0.1, 0.3, 0.7, 2, -3, 1e9, -1e9, 0.001, 0.999, 0.502, -0.502,
-		1.0 / 3, 65504, 65519, 100000, -0.0, 3.14159, 1e-3, 254.5 / 255, 0.5 / 255, 1.5 / 255, 126.5 / 127}
+		1.0 / 3, 65504, 65519, 100000, float32(math.Copysign(0, -1)), 3.14159, 1e-3, 254.5 / 255, 0.5 / 255, 1.5 / 255, 126.5 / 127}
 	for i := range v {
 		r := lcg(i * 31)
 		switch f.kind {
