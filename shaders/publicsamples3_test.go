@@ -1,6 +1,7 @@
 package shaders_test
 
 import (
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -69,37 +70,8 @@ func within(a, b, d int) bool { return a-b <= d && b-a <= d }
 // wgpu examples/storage_texture: a Mandelbrot set written into an rgba8unorm
 // storage texture.
 
-const wgpuStorageTextureMandelbrot = `const MAX_ITERATIONS: u32 = 50u;
-
-@group(0)
-@binding(0)
-var texture: texture_storage_2d<rgba8unorm, write>;
-
-@compute
-@workgroup_size(16, 16, 1)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-    var final_iteration = MAX_ITERATIONS;
-    var c = vec2(
-        // Translated to put everything nicely in frame.
-        (f32(id.x) / f32(textureDimensions(texture).x)) * 3.0 - 2.25,
-        (f32(id.y) / f32(textureDimensions(texture).y)) * 3.0 - 1.5
-    );
-    var current_z = c;
-    var next_z: vec2<f32>;
-    for (var i = 0u; i < MAX_ITERATIONS; i++) {
-        next_z.x = (current_z.x * current_z.x - current_z.y * current_z.y) + c.x;
-        next_z.y = (2.0 * current_z.x * current_z.y) + c.y;
-        current_z = next_z;
-        if length(current_z) > 4.0 {
-            final_iteration = i;
-            break;
-        }
-    }
-    let value = f32(final_iteration) / f32(MAX_ITERATIONS);
-
-    textureStore(texture, vec2(i32(id.x), i32(id.y)), vec4(value, value, value, 1.0));
-}
-`
+//go:embed testdata/wgsl/wgpu_storage_texture_mandelbrot.wgsl
+var wgpuStorageTextureMandelbrot string
 
 // mandelIters runs the example's iteration in float32 (fused: with a
 // fused multiply-add where a GPU may contract one), or in float64.
@@ -183,35 +155,8 @@ func TestPublic3WgpuStorageTextureMandelbrot(t *testing.T) {
 // ---------------------------------------------------------------------------
 // wgpu examples/hello_synchronization.
 
-const wgpuHelloSynchronization = `@group(0)
-@binding(0)
-var<storage, read_write> output: array<u32>;
-
-var<workgroup> count: atomic<u32>;
-
-@compute
-@workgroup_size(16)
-fn patient_main(
-    @builtin(local_invocation_id) local_id: vec3<u32>,
-) {
-    atomicAdd(&count, 1u);
-    workgroupBarrier();
-    if (local_id.x == 0u) {
-        output[0] = atomicLoad(&count);
-    }
-}
-
-@compute
-@workgroup_size(16)
-fn hasty_main(
-    @builtin(local_invocation_id) local_id: vec3<u32>,
-) {
-    atomicAdd(&count, 1u);
-    if (local_id.x == 0u) {
-        output[0] = atomicLoad(&count);
-    }
-}
-`
+//go:embed testdata/wgsl/wgpu_hello_synchronization.wgsl
+var wgpuHelloSynchronization string
 
 // TestPublic3WgpuHelloSynchronization: with the barrier the first
 // invocation sees all 16 increments of the workgroup counter; without it,
@@ -237,127 +182,8 @@ func TestPublic3WgpuHelloSynchronization(t *testing.T) {
 // workgroup size of 8, stepped by the host through local and global flips
 // and disperses, output copied back to input between steps.
 
-const webgpuSamplesBitonic = `
-struct Uniforms {
-  width: f32,
-  height: f32,
-  algo: u32,
-  blockHeight: u32,
-}
-
-// Create local workgroup data that can contain all elements
-var<workgroup> local_data: array<u32, 16>;
-
-// Define groups (functions refer to this data)
-@group(0) @binding(0) var<storage, read> input_data: array<u32>;
-@group(0) @binding(1) var<storage, read_write> output_data: array<u32>;
-@group(0) @binding(2) var<uniform> uniforms: Uniforms;
-@group(0) @binding(3) var<storage, read_write> counter: atomic<u32>;
-
-// Compare and swap values in local_data
-fn local_compare_and_swap(idx_before: u32, idx_after: u32) {
-  //idx_before should always be < idx_after
-  if (local_data[idx_after] < local_data[idx_before]) {
-    atomicAdd(&counter, 1);
-    var temp: u32 = local_data[idx_before];
-    local_data[idx_before] = local_data[idx_after];
-    local_data[idx_after] = temp;
-  }
-  return;
-}
-
-// invoke_id goes from 0 to workgroupSize
-fn get_flip_indices(invoke_id: u32, block_height: u32) -> vec2<u32> {
-  // Caculate index offset (i.e move indices into correct block)
-  let block_offset: u32 = ((2 * invoke_id) / block_height) * block_height;
-  let half_height = block_height / 2;
-  // Calculate index spacing
-  var idx: vec2<u32> = vec2<u32>(
-    invoke_id % half_height, block_height - (invoke_id % half_height) - 1,
-  );
-  idx.x += block_offset;
-  idx.y += block_offset;
-  return idx;
-}
-
-fn get_disperse_indices(invoke_id: u32, block_height: u32) -> vec2<u32> {
-  var block_offset: u32 = ((2 * invoke_id) / block_height) * block_height;
-  let half_height = block_height / 2;
-  var idx: vec2<u32> = vec2<u32>(
-    invoke_id % half_height, (invoke_id % half_height) + half_height
-  );
-  idx.x += block_offset;
-  idx.y += block_offset;
-  return idx;
-}
-
-fn global_compare_and_swap(idx_before: u32, idx_after: u32) {
-  if (input_data[idx_after] < input_data[idx_before]) {
-    output_data[idx_before] = input_data[idx_after];
-    output_data[idx_after] = input_data[idx_before];
-  }
-}
-
-// Constants/enum
-const ALGO_NONE = 0;
-const ALGO_LOCAL_FLIP = 1;
-const ALGO_LOCAL_DISPERSE = 2;
-const ALGO_GLOBAL_FLIP = 3;
-
-// Our compute shader will execute specified # of invocations or elements / 2 invocations
-@compute @workgroup_size(8, 1, 1)
-fn computeMain(
-  @builtin(global_invocation_id) global_id: vec3<u32>,
-  @builtin(local_invocation_id) local_id: vec3<u32>,
-  @builtin(workgroup_id) workgroup_id: vec3<u32>,
-) {
-
-  let offset = 8 * 2 * workgroup_id.x;
-  // If we will perform a local swap, then populate the local data
-  if (uniforms.algo <= 2) {
-    // Assign range of input_data to local_data.
-    // Range cannot exceed maxWorkgroupsX * 2
-    // Each invocation will populate the workgroup data... (1 invocation for every 2 elements)
-    local_data[local_id.x * 2] = input_data[offset + local_id.x * 2];
-    local_data[local_id.x * 2 + 1] = input_data[offset + local_id.x * 2 + 1];
-  }
-
-  //...and wait for each other to finish their own bit of data population.
-  workgroupBarrier();
-
-  switch uniforms.algo {
-    case 1: { // Local Flip
-      let idx = get_flip_indices(local_id.x, uniforms.blockHeight);
-      local_compare_and_swap(idx.x, idx.y);
-    }
-    case 2: { // Local Disperse
-      let idx = get_disperse_indices(local_id.x, uniforms.blockHeight);
-      local_compare_and_swap(idx.x, idx.y);
-    }
-    case 3: { // Global Flip
-      let idx = get_flip_indices(global_id.x, uniforms.blockHeight);
-      global_compare_and_swap(idx.x, idx.y);
-    }
-    case 4: {
-      let idx = get_disperse_indices(global_id.x, uniforms.blockHeight);
-      global_compare_and_swap(idx.x, idx.y);
-    }
-    default: {
-
-    }
-  }
-
-  // Ensure that all invocations have swapped their own regions of data
-  workgroupBarrier();
-
-  if (uniforms.algo <= ALGO_LOCAL_DISPERSE) {
-    //Repopulate global data with local data
-    output_data[offset + local_id.x * 2] = local_data[local_id.x * 2];
-    output_data[offset + local_id.x * 2 + 1] = local_data[local_id.x * 2 + 1];
-  }
-
-}
-`
+//go:embed testdata/wgsl/webgpu_samples_bitonic.wgsl
+var webgpuSamplesBitonic string
 
 type bitonicUniforms struct {
 	Width, Height     float32
@@ -427,60 +253,8 @@ func TestPublic3WebGPUSamplesBitonicSort(t *testing.T) {
 // webgpu-samples particles: probabilityMap.wgsl, whose two entry points
 // declare tex_in and tex_out at the same @binding(3).
 
-const webgpuSamplesProbabilityMap = `struct UBO {
-  width : u32,
-}
-
-struct Buffer {
-  weights : array<f32>,
-}
-
-@binding(0) @group(0) var<uniform> ubo : UBO;
-@binding(1) @group(0) var<storage, read> buf_in : Buffer;
-@binding(2) @group(0) var<storage, read_write> buf_out : Buffer;
-@binding(3) @group(0) var tex_in : texture_2d<f32>;
-@binding(3) @group(0) var tex_out : texture_storage_2d<rgba8unorm, write>;
-
-////////////////////////////////////////////////////////////////////////////////
-// import_level
-//
-// Loads the alpha channel from a texel of the source image, and writes it to
-// the buf_out.weights.
-////////////////////////////////////////////////////////////////////////////////
-@compute @workgroup_size(64)
-fn import_level(@builtin(global_invocation_id) coord : vec3u) {
-  _ = &buf_in;
-  let offset = coord.x + coord.y * ubo.width;
-  buf_out.weights[offset] = textureLoad(tex_in, vec2i(coord.xy), 0).w;
-}
-
-////////////////////////////////////////////////////////////////////////////////
-// export_level
-//
-// Loads 4 f32 weight values from buf_in.weights, and stores summed value into
-// buf_out.weights, along with the calculated 'probabilty' vec4 values into the
-// mip level of tex_out. See simulate() in particle.wgsl to understand the
-// probability logic.
-////////////////////////////////////////////////////////////////////////////////
-@compute @workgroup_size(64)
-fn export_level(@builtin(global_invocation_id) coord : vec3u) {
-  if (all(coord.xy < vec2u(textureDimensions(tex_out)))) {
-    let dst_offset = coord.x    + coord.y    * ubo.width;
-    let src_offset = coord.x*2u + coord.y*2u * ubo.width;
-
-    let a = buf_in.weights[src_offset + 0u];
-    let b = buf_in.weights[src_offset + 1u];
-    let c = buf_in.weights[src_offset + 0u + ubo.width];
-    let d = buf_in.weights[src_offset + 1u + ubo.width];
-    let sum = dot(vec4f(a, b, c, d), vec4f(1.0));
-
-    buf_out.weights[dst_offset] = sum / 4.0;
-
-    let probabilities = vec4f(a, a+b, a+b+c, sum) / max(sum, 0.0001);
-    textureStore(tex_out, vec2i(coord.xy), probabilities);
-  }
-}
-`
+//go:embed testdata/wgsl/webgpu_samples_probability_map.wgsl
+var webgpuSamplesProbabilityMap string
 
 // TestPublic3WebGPUSamplesProbabilityMap: import_level copies each texel's
 // alpha (k/255) into the weights; export_level sums 2×2 blocks into the
@@ -537,112 +311,8 @@ func TestPublic3WebGPUSamplesProbabilityMap(t *testing.T) {
 // @workgroup_size and a workgroup array size, 2D workgroups flattened with
 // local_invocation_index, select(items[i], 0, ...), d >>= 1.
 
-const kishimisuPrefixSum = `@group(0) @binding(0) var<storage, read_write> items: array<u32>;
-@group(0) @binding(1) var<storage, read_write> blockSums: array<u32>;
-
-override WORKGROUP_SIZE_X: u32;
-override WORKGROUP_SIZE_Y: u32;
-override THREADS_PER_WORKGROUP: u32;
-override ITEMS_PER_WORKGROUP: u32;
-override ELEMENT_COUNT: u32;
-
-var<workgroup> temp: array<u32, ITEMS_PER_WORKGROUP*2>;
-
-@compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y, 1)
-fn reduce_downsweep(
-    @builtin(workgroup_id) w_id: vec3<u32>,
-    @builtin(num_workgroups) w_dim: vec3<u32>,
-    @builtin(local_invocation_index) TID: u32, // Local thread ID
-) {
-    let WORKGROUP_ID = w_id.x + w_id.y * w_dim.x;
-    let WID = WORKGROUP_ID * THREADS_PER_WORKGROUP;
-    let GID = WID + TID; // Global thread ID
-
-    let ELM_TID = TID * 2; // Element pair local ID
-    let ELM_GID = GID * 2; // Element pair global ID
-
-    // Load input to shared memory
-    temp[ELM_TID]     = select(items[ELM_GID], 0, ELM_GID >= ELEMENT_COUNT);
-    temp[ELM_TID + 1] = select(items[ELM_GID + 1], 0, ELM_GID + 1 >= ELEMENT_COUNT);
-
-    var offset: u32 = 1;
-
-    // Up-sweep (reduce) phase
-    for (var d: u32 = ITEMS_PER_WORKGROUP >> 1; d > 0; d >>= 1) {
-        workgroupBarrier();
-
-        if (TID < d) {
-            var ai: u32 = offset * (ELM_TID + 1) - 1;
-            var bi: u32 = offset * (ELM_TID + 2) - 1;
-            temp[bi] += temp[ai];
-        }
-
-        offset *= 2;
-    }
-
-    // Save workgroup sum and clear last element
-    if (TID == 0) {
-        let last_offset = ITEMS_PER_WORKGROUP - 1;
-
-        blockSums[WORKGROUP_ID] = temp[last_offset];
-        temp[last_offset] = 0;
-    }
-
-    // Down-sweep phase
-    for (var d: u32 = 1; d < ITEMS_PER_WORKGROUP; d *= 2) {
-        offset >>= 1;
-        workgroupBarrier();
-
-        if (TID < d) {
-            var ai: u32 = offset * (ELM_TID + 1) - 1;
-            var bi: u32 = offset * (ELM_TID + 2) - 1;
-
-            let t: u32 = temp[ai];
-            temp[ai] = temp[bi];
-            temp[bi] += t;
-        }
-    }
-    workgroupBarrier();
-
-    // Copy result from shared memory to global memory
-    if (ELM_GID >= ELEMENT_COUNT) {
-        return;
-    }
-    items[ELM_GID] = temp[ELM_TID];
-
-    if (ELM_GID + 1 >= ELEMENT_COUNT) {
-        return;
-    }
-    items[ELM_GID + 1] = temp[ELM_TID + 1];
-}
-
-@compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y, 1)
-fn add_block_sums(
-    @builtin(workgroup_id) w_id: vec3<u32>,
-    @builtin(num_workgroups) w_dim: vec3<u32>,
-    @builtin(local_invocation_index) TID: u32, // Local thread ID
-) {
-    let WORKGROUP_ID = w_id.x + w_id.y * w_dim.x;
-    let WID = WORKGROUP_ID * THREADS_PER_WORKGROUP;
-    let GID = WID + TID; // Global thread ID
-
-    let ELM_ID = GID * 2;
-
-    if (ELM_ID >= ELEMENT_COUNT) {
-        return;
-    }
-
-    let blockSum = blockSums[WORKGROUP_ID];
-
-    items[ELM_ID] += blockSum;
-
-    if (ELM_ID + 1 >= ELEMENT_COUNT) {
-        return;
-    }
-
-    items[ELM_ID + 1] += blockSum;
-}
-`
+//go:embed testdata/wgsl/kishimisu_prefix_sum.wgsl
+var kishimisuPrefixSum string
 
 // TestPublic3KishimisuPrefixSum: the two-level scan (scan each block of
 // 128, scan the block sums in one workgroup, add them back) gives the
@@ -683,48 +353,8 @@ func TestPublic3KishimisuPrefixSum(t *testing.T) {
 // onnxruntime-web LayerNormalization (layer-norm.ts), vectorised by 4, the
 // uniform bound after the storage buffers.
 
-const ortLayerNorm = `struct Uniforms { norm_count:u32, norm_size_vectorized:u32, norm_size:f32, epsilon:f32 };
-@group(0) @binding(6) var<uniform> uniforms: Uniforms;
-
-  @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-  @group(0) @binding(1) var<storage, read> scale: array<vec4<f32>>;
-  @group(0) @binding(2) var<storage, read> bias: array<vec4<f32>>;
-  @group(0) @binding(3) var<storage, read_write> output: array<vec4<f32>>;
-  @group(0) @binding(4) var<storage, read_write> mean_data_output: array<f32>;
-  @group(0) @binding(5) var<storage, read_write> inv_std_output: array<f32>;
-
-  @compute @workgroup_size(64, 1, 1)
-  fn main(@builtin(global_invocation_id) global_id : vec3<u32>,
-    @builtin(workgroup_id) workgroup_id : vec3<u32>,
-    @builtin(local_invocation_index) local_idx : u32,
-    @builtin(local_invocation_id) local_id : vec3<u32>,
-    @builtin(num_workgroups) num_workgroups : vec3<u32>) {
-    let workgroup_index = workgroup_id.z * num_workgroups[0] * num_workgroups[1] +
-          workgroup_id.y * num_workgroups[0] + workgroup_id.x;
-    let global_idx = workgroup_index * 64u + local_idx;
-
-    if (global_idx >= uniforms.norm_count) { return; }
-    let offset = global_idx * uniforms.norm_size_vectorized;
-    var mean_vector = vec4<f32>(0);
-    var mean_square_vector = vec4<f32>(0);
-
-    for (var h: u32 = 0u; h < uniforms.norm_size_vectorized; h++) {
-      let value = vec4<f32>(x[h + offset]);
-      mean_vector += value;
-      mean_square_vector += value * value;
-    }
-    let mean = (mean_vector.x + mean_vector.y + mean_vector.z + mean_vector.w) / uniforms.norm_size;
-    let inv_std_dev = inverseSqrt((mean_square_vector.x + mean_square_vector.y + mean_square_vector.z + mean_square_vector.w) / uniforms.norm_size - mean * mean + uniforms.epsilon);
-
-    for (var j: u32 = 0; j < uniforms.norm_size_vectorized; j++) {
-      let f32input = vec4<f32>(x[j + offset]);
-      let f32scale = vec4<f32>(scale[j]);
-      output[j + offset] =  vec4<f32>((f32input - mean) * inv_std_dev * f32scale + vec4<f32>(bias[j]));
-    }
-    mean_data_output[global_idx] = mean;
-    inv_std_output[global_idx] = inv_std_dev;
-  }
-`
+//go:embed testdata/wgsl/ort_layer_norm.wgsl
+var ortLayerNorm string
 
 // TestPublic3ORTLayerNorm: 70 rows of 24 (two workgroups, the second
 // partly idle) normalise like the float64 reference, within 2e-5 relative
@@ -769,50 +399,8 @@ func TestPublic3ORTLayerNorm(t *testing.T) {
 // onnxruntime-web Where (where.ts) and Greater (binary-op.ts): bools travel
 // packed four to a u32, one per byte.
 
-const ortWhereGreater = `@group(0) @binding(0) var<storage, read> c_data: array<u32>;
-@group(0) @binding(1) var<storage, read> a_data: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> b_data: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> output: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> bool_output: array<u32>;
-struct Uniforms { vec_size:u32, c_cols:u32 };
-@group(0) @binding(5) var<uniform> uniforms: Uniforms;
-
-@compute @workgroup_size(64, 1, 1)
-fn where_main(@builtin(global_invocation_id) global_id : vec3<u32>) {
-  let global_idx = global_id.x;
-  if (global_idx >= uniforms.vec_size) { return; }
-  output[global_idx] = select(b_data[global_idx], a_data[global_idx], vec4<bool>(bool(c_data[global_idx] & 0xFFu), bool(c_data[global_idx] & 0xFF00u), bool(c_data[global_idx] & 0xFF0000u), bool(c_data[global_idx] & 0xFF000000u)));
-}
-
-@compute @workgroup_size(64, 1, 1)
-fn where_broadcast(@builtin(global_invocation_id) global_id : vec3<u32>) {
-  let global_idx = global_id.x;
-  if (global_idx >= uniforms.vec_size) { return; }
-  let offset_c0 = (global_idx * 4u + 0u) % uniforms.c_cols;
-  let index_c0 = offset_c0 / 4u;
-  let component_c0 = offset_c0 % 4u;
-  let offset_c1 = (global_idx * 4u + 1u) % uniforms.c_cols;
-  let index_c1 = offset_c1 / 4u;
-  let component_c1 = offset_c1 % 4u;
-  let offset_c2 = (global_idx * 4u + 2u) % uniforms.c_cols;
-  let index_c2 = offset_c2 / 4u;
-  let component_c2 = offset_c2 % 4u;
-  let offset_c3 = (global_idx * 4u + 3u) % uniforms.c_cols;
-  let index_c3 = offset_c3 / 4u;
-  let component_c3 = offset_c3 % 4u;
-  output[global_idx][0] = select(b_data[0][0], a_data[global_idx][0], bool(c_data[index_c0] & (0xffu << (component_c0 * 8))));
-  output[global_idx][1] = select(b_data[0][0], a_data[global_idx][1], bool(c_data[index_c1] & (0xffu << (component_c1 * 8))));
-  output[global_idx][2] = select(b_data[0][0], a_data[global_idx][2], bool(c_data[index_c2] & (0xffu << (component_c2 * 8))));
-  output[global_idx][3] = select(b_data[0][0], a_data[global_idx][3], bool(c_data[index_c3] & (0xffu << (component_c3 * 8))));
-}
-
-@compute @workgroup_size(64, 1, 1)
-fn greater_main(@builtin(global_invocation_id) global_id : vec3<u32>) {
-  let global_idx = global_id.x;
-  if (global_idx >= uniforms.vec_size) { return; }
-  bool_output[global_idx] = dot(vec4<u32>(0x1, 0x100, 0x10000, 0x1000000), vec4<u32>(a_data[global_idx] > b_data[global_idx]));
-}
-`
+//go:embed testdata/wgsl/ort_where_greater.wgsl
+var ortWhereGreater string
 
 // TestPublic3ORTWhereAndGreater: Where picks a where the byte of its
 // packed condition is non-zero (any non-zero byte, not only 1), with and
@@ -870,59 +458,8 @@ func TestPublic3ORTWhereAndGreater(t *testing.T) {
 // vec2<u32>, negative ones wrapped by axisDimLimit; the uniform's vec2
 // members sit at 8-byte boundaries after three scalars.
 
-const ortGather = `struct Uniforms { outputSize:u32, axisDimLimit:i32, axis:u32, data_shape:vec2<u32>, data_strides:vec2<u32>, inputIndices_shape:u32, inputIndices_strides:u32, output_shape:vec2<u32>, output_strides:vec2<u32> };
-@group(0) @binding(3) var<uniform> uniforms: Uniforms;
-
-  @group(0) @binding(0) var<storage, read> data: array<f32>;
-  @group(0) @binding(1) var<storage, read> inputIndices: array<vec2<u32>>;
-  @group(0) @binding(2) var<storage, read_write> output: array<f32>;
-
-  fn o2i_output(offset: u32) -> vec2<u32> {
-    var indices: vec2<u32>;
-    var current = offset;
-
-    let dim1 = current / uniforms.output_strides[0];
-    let rest1 = current % uniforms.output_strides[0];
-    indices[0] = dim1;
-    current = rest1;
-
-    indices[1] = current;
-    return indices;
-  }
-
-  fn i2o_data(indices: vec2<u32>) -> u32 {
-    return uniforms.data_strides[1] * (indices[1])+uniforms.data_strides[0] * (indices[0]);
-  }
-
-  fn i2o_inputIndices(indices: u32) -> u32 {
-    return indices;
-  }
-
-  @compute @workgroup_size(64, 1, 1)
-  fn main(@builtin(global_invocation_id) global_id : vec3<u32>,
-    @builtin(workgroup_id) workgroup_id : vec3<u32>,
-    @builtin(local_invocation_index) local_idx : u32,
-    @builtin(local_invocation_id) local_id : vec3<u32>,
-    @builtin(num_workgroups) num_workgroups : vec3<u32>) {
-    let workgroup_index = workgroup_id.z * num_workgroups[0] * num_workgroups[1] +
-          workgroup_id.y * num_workgroups[0] + workgroup_id.x;
-    let global_idx = workgroup_index * 64u + local_idx;
-
-    if (global_idx >= uniforms.outputSize) { return; }
-    let outputIndices = o2i_output(global_idx);
-    var indicesIndices  = u32(0);
-    indicesIndices = outputIndices[0];
-    var idx = i32(inputIndices[i2o_inputIndices(indicesIndices)].x);
-    if (idx < 0) {
-      idx = idx + uniforms.axisDimLimit;
-    }
-    var dataIndices : vec2<u32>;
-    dataIndices[0] = u32(idx);
-    dataIndices[1] = outputIndices[1];
-    let value = data[i2o_data(dataIndices)];
-    output[global_idx] = value;
-  }
-`
+//go:embed testdata/wgsl/ort_gather.wgsl
+var ortGather string
 
 type ortGatherUniforms struct {
 	OutputSize   uint32
@@ -1090,103 +627,8 @@ func TestPublic3ORTCumSum(t *testing.T) {
 // its own isnan by bits, DIV_CEIL), workgroup arrays of best values and
 // indices, a for loop whose update is not an increment.
 
-const tfjsArgMax = `struct Uniforms { NAN : f32, INFINITY : f32, xShape : vec2<i32>, xShapeStrides: i32, outShape : i32, size : i32, infinityValue : f32, };
-@group(0) @binding(0) var<storage, read_write> result: array<i32>;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<uniform> uniforms: Uniforms;
-
-var<private> localId: vec3<u32>;
-var<private> localIndex: u32;
-var<private> globalId: vec3<u32>;
-var<private> numWorkgroups: vec3<u32>;
-var<private> workgroupId: vec3<u32>;
-
-fn isnan(val: f32) -> bool {
-  let floatToUint: u32 = bitcast<u32>(val);
-  return (floatToUint & 0x7fffffffu) > 0x7f800000u;
-}
-
-fn getGlobalIndex() -> i32 {
-  let localInvocationIndex = localId.z * 64u + localId.y * 64u + localId.x;
-  return i32((workgroupId.z * numWorkgroups.x * numWorkgroups.y +
-    workgroupId.y * numWorkgroups.x + workgroupId.x) * 64u + localInvocationIndex);
-}
-
-fn getIndexFromCoords2D(coords : vec2<i32>, shape : vec2<i32>) -> i32 {
-  return dot(coords, vec2<i32>(shape.y, 1));
-}
-
-fn getX(d0 : i32, d1 : i32) -> f32 {
-  return f32(x[getIndexFromCoords2D(vec2<i32>(d0,d1),
-    uniforms.xShape)]);
-}
-
-fn setOutputAtIndexI32(flatIndex : i32, value : i32) {
-  result[flatIndex] = i32(value);
-}
-
-fn DIV_CEIL(a : u32, b : u32) -> u32 {
-  return ((a - 1u) / b + 1u);
-}
-
-@compute @workgroup_size(64, 1, 1)
-fn _start(@builtin(local_invocation_id) LocalId : vec3<u32>,
-          @builtin(global_invocation_id) GlobalId : vec3<u32>,
-          @builtin(local_invocation_index) LocalIndex: u32,
-          @builtin(workgroup_id) WorkgroupId : vec3<u32>,
-          @builtin(num_workgroups) NumWorkgroups : vec3<u32>) {
-  localId = LocalId;
-  localIndex = LocalIndex;
-  globalId = GlobalId;
-  numWorkgroups = NumWorkgroups;
-  workgroupId = WorkgroupId;
-  main(getGlobalIndex());
-}
-
-var<workgroup> xBestIndices : array<i32, 64>;
-var<workgroup> xBestValues : array<f32, 64>;
-
-fn main(index : i32) {
-  let outputIndex = index / 64;
-  let reduceLength = uniforms.xShape[1];
-
-  var bestIndex = i32(localId.x);
-  var bestValue = uniforms.infinityValue;
-  let outputCoords = outputIndex;
-  for (var k = i32(localId.x); k < reduceLength && outputIndex < uniforms.size;
-      k = k + 64) {
-    let candidate = getX(outputCoords, k);
-    if (!isnan(candidate) && candidate > bestValue) {
-      bestValue = candidate;
-      bestIndex = k;
-    }
-  }
-  xBestValues[localId.x] = bestValue;
-  xBestIndices[localId.x] = bestIndex;
-  workgroupBarrier();
-
-  var reduceSize = min(u32(reduceLength), 64u);
-  for (var currentSize = reduceSize / 2u; reduceSize > 1u;
-      currentSize = reduceSize / 2u) {
-    let interval = DIV_CEIL(reduceSize, 2u);
-    if (localId.x < currentSize) {
-      let candidate = xBestValues[localId.x + interval];
-      if (candidate > bestValue || (candidate == bestValue && xBestIndices[localId.x + interval] < bestIndex)) {
-        bestValue = candidate;
-        bestIndex = xBestIndices[localId.x + interval];
-        xBestValues[localId.x] = bestValue;
-        xBestIndices[localId.x] = bestIndex;
-      }
-    }
-    reduceSize = interval;
-    workgroupBarrier();
-  }
-
-  if (localId.x == 0u && outputIndex < uniforms.size) {
-    setOutputAtIndexI32(outputIndex, xBestIndices[localId.x]);
-  }
-}
-`
+//go:embed testdata/wgsl/tfjs_arg_max.wgsl
+var tfjsArgMax string
 
 type tfjsArgMaxUniforms struct {
 	NAN, INFINITY  float32
@@ -1235,128 +677,8 @@ func TestPublic3TFJSArgMax(t *testing.T) {
 // a uniform where an i32 packs into a vec3's last four bytes, vec4<i32>
 // coordinates with all(), dot of integer vectors as index math.
 
-const tfjsConv2DNaive = `struct Uniforms { NAN : f32, INFINITY : f32, xShape : vec4<i32>, xShapeStrides: vec3<i32>, WShape : vec4<i32>, WShapeStrides: vec3<i32>, biasShape : i32, outShape : vec4<i32>, outShapeStrides: vec3<i32>, size : i32, filterDims : vec2<i32>, pads : vec2<i32>, strides : vec2<i32>, dilations : vec2<i32>, alpha : f32, };
-@group(0) @binding(0) var<storage, read_write> result: array<f32>;
-@group(0) @binding(1) var<storage, read> x: array<f32>;
-@group(0) @binding(2) var<storage, read> W: array<f32>;
-@group(0) @binding(3) var<storage, read> bias: array<f32>;
-@group(0) @binding(4) var<uniform> uniforms: Uniforms;
-
-var<private> localId: vec3<u32>;
-var<private> workgroupId: vec3<u32>;
-var<private> numWorkgroups: vec3<u32>;
-
-fn getGlobalIndex() -> i32 {
-  return i32((workgroupId.z * numWorkgroups.x * numWorkgroups.y +
-    workgroupId.y * numWorkgroups.x + workgroupId.x) * 64u + localId.x);
-}
-
-fn getCoordsFromIndex(index : i32) -> vec4<i32> {
-  var index2 = index;let d0 = index2 / uniforms.outShapeStrides.x; index2 = index2 - d0 * uniforms.outShapeStrides.x;let d1 = index2 / uniforms.outShapeStrides.y; index2 = index2 - d1 * uniforms.outShapeStrides.y;let d2 = index2 / uniforms.outShapeStrides.z; let d3 = index2 - d2 * uniforms.outShapeStrides.z;
-  return vec4<i32>(d0,d1,d2,d3);
-}
-
-fn getOutputCoords() -> vec4<i32> {
-  let globalIndex = getGlobalIndex();
-  return getCoordsFromIndex(globalIndex);
-}
-
-fn getIndexFromCoords4D(coords : vec4<i32>, shape : vec4<i32>) -> i32 {
-  return dot(coords, vec4<i32>(
-      shape.y * shape.z * shape.w, shape.z * shape.w, shape.w, 1));
-}
-
-fn getOutputIndexFromCoords(coords : vec4<i32>) -> i32 {
-  return dot(coords, vec4<i32>(
-    uniforms.outShapeStrides.x, uniforms.outShapeStrides.y, uniforms.outShapeStrides.z, 1));
-}
-
-fn setOutputAtIndex(flatIndex : i32, value : f32) {
-  result[flatIndex] = f32(value);
-}
-
-fn setOutputAtCoords(d0 : i32, d1 : i32, d2 : i32, d3 : i32, value : f32) {
-  let flatIndex = getOutputIndexFromCoords(vec4<i32>(d0, d1, d2, d3));
-  setOutputAtIndex(flatIndex, value);
-}
-
-fn getX(d0 : i32, d1 : i32, d2 : i32, d3 : i32) -> f32 {
-  return f32(x[getIndexFromCoords4D(vec4<i32>(d0,d1,d2,d3),
-    uniforms.xShape)]);
-}
-
-fn getW(d0 : i32, d1 : i32, d2 : i32, d3 : i32) -> f32 {
-  return f32(W[getIndexFromCoords4D(vec4<i32>(d0,d1,d2,d3),
-    uniforms.WShape)]);
-}
-
-fn coordsInBounds4D(coord : vec4<i32>, shape : vec4<i32>) -> bool {
-  return all(coord >= vec4<i32>(0)) &&
-      all(coord < shape);
-}
-
-fn activation(a : f32, outCoord : vec4<i32>) -> f32 {
-  let b = a * uniforms.alpha;
-  return select(b, a, a >= 0.0);
-}
-
-fn readInp(batch : i32, row : i32, col : i32, chan : i32) -> f32 {
-  let coords = vec4<i32>(batch, row, col, chan);
-  if (coordsInBounds4D(coords, uniforms.xShape)) {
-    return  getX(batch, row, col, chan);
-  } else {
-   return 0.0;
-  }
-}
-
-fn readFilt(row : i32, col : i32, xChannel : i32, outChannel : i32) -> f32{
-  let coords = vec4<i32>(row, col, xChannel, outChannel);
-  if(coordsInBounds4D(coords, uniforms.WShape)) {
-    return getW(row, col, xChannel, outChannel);
-   } else {
-    return 0.0;
-   }
-}
-
-fn writeResult(batch : i32, row : i32, col : i32, chan : i32, valueIn : f32) {
-  let coords = vec4<i32>(batch, row, col, chan);
-  if (coordsInBounds4D(coords, uniforms.outShape)) {
-    var value = valueIn;
-    value = value + bias[chan];
-    value = activation(value, coords);
-    setOutputAtCoords(coords[0], coords[1], coords[2], coords[3], value);
-  }
-}
-
-@compute @workgroup_size(64, 1, 1)
-fn _start(@builtin(local_invocation_id) LocalId : vec3<u32>,
-          @builtin(workgroup_id) WorkgroupId : vec3<u32>,
-          @builtin(num_workgroups) NumWorkgroups : vec3<u32>) {
-  localId = LocalId;
-  workgroupId = WorkgroupId;
-  numWorkgroups = NumWorkgroups;
-  main(getGlobalIndex());
-}
-
-fn main(index : i32) {
-  let coords = getOutputCoords();
-  let batch = coords[0];
-  let outChannel = coords[3];
-  var acc = 0.0;
-  for (var row = 0; row < uniforms.filterDims[0]; row = row + 1) {
-    for (var col = 0; col < uniforms.filterDims[1]; col = col + 1) {
-      let xRow = coords[1] * uniforms.strides[0] + uniforms.dilations[0] * row - uniforms.pads[0];
-      let xCol = coords[2] * uniforms.strides[1] + uniforms.dilations[1] * col - uniforms.pads[1];
-      for (var xChannel = 0; xChannel < uniforms.xShape[3]; xChannel = xChannel + 1) {
-        let v = readInp(batch, xRow, xCol, xChannel);
-        let f = readFilt(row, col, xChannel, outChannel);
-        acc = acc + v * f;
-      }
-    }
-  }
-  writeResult(batch, coords[1], coords[2], outChannel, acc);
-}
-`
+//go:embed testdata/wgsl/tfjs_conv2d_naive.wgsl
+var tfjsConv2DNaive string
 
 type tfjsConvUniforms struct {
 	NAN, INFINITY                    float32
@@ -1441,50 +763,8 @@ func TestPublic3TFJSConv2DNaive(t *testing.T) {
 // mat2x4, a matrix minus a matrix of zero points times a scale, zero
 // points packed eight to a u32 and read with extractBits.
 
-const ortMatMulNBits = `override HAS_ZERO_POINTS: bool = true;
-struct Uniforms { M:u32, N:u32, K:u32, blocks_per_col:u32 };
-@group(0) @binding(5) var<uniform> uniforms: Uniforms;
-@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> b: array<vec4<u32>>;
-@group(0) @binding(2) var<storage, read> scales: array<f32>;
-@group(0) @binding(3) var<storage, read> zero_points: array<u32>;
-@group(0) @binding(4) var<storage, read_write> output: array<f32>;
-
-fn get_zero_point(n: u32, block: u32) -> f32 {
-  let zero_point_index = n * uniforms.blocks_per_col + block;
-  let zero_point_word = zero_points[zero_point_index / 8u];
-  // The default zero point is 8 for unsigned 4-bit quantization.
-  return select(8.0, f32(extractBits(zero_point_word, (zero_point_index % 8u) * 4u, 4u)), HAS_ZERO_POINTS);
-}
-
-@compute @workgroup_size(8, 8, 1)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-  let col = global_id.x;
-  let row = global_id.y;
-  if (col >= uniforms.N || row >= uniforms.M) {
-    return;
-  }
-  var inter_result = 0.0;
-  for (var block: u32 = 0; block < uniforms.blocks_per_col; block++) {
-    let scale = scales[col * uniforms.blocks_per_col + block];
-    let zero_point = get_zero_point(col, block);
-    let b_data = b[col * uniforms.blocks_per_col + block];
-    var a_offset = (row * uniforms.K + block * 32u) / 4u;
-    for (var i: u32 = 0; i < 4; i++) {
-      let b_value = b_data[i];
-      let b_value_lower = unpack4xU8(b_value & 0x0F0F0F0Fu);
-      let b_value_upper = unpack4xU8((b_value >> 4) & 0x0F0F0F0Fu);
-      let b_quantized_values = mat2x4<f32>(f32(b_value_lower[0]), f32(b_value_upper[0]), f32(b_value_lower[1]), f32(b_value_upper[1]), f32(b_value_lower[2]), f32(b_value_upper[2]), f32(b_value_lower[3]), f32(b_value_upper[3]));
-      let b_dequantized_values = (b_quantized_values - mat2x4<f32>(zero_point, zero_point, zero_point, zero_point, zero_point, zero_point, zero_point, zero_point)) * scale;
-      let a_data0 = a[a_offset];
-      let a_data1 = a[a_offset + 1];
-      inter_result += dot(a_data0, b_dequantized_values[0]) + dot(a_data1, b_dequantized_values[1]);
-      a_offset += 2;
-    }
-  }
-  output[row * uniforms.N + col] = inter_result;
-}
-`
+//go:embed testdata/wgsl/ort_mat_mul_nbits.wgsl
+var ortMatMulNBits string
 
 // TestPublic3ORTMatMulNBits: a 5×64 by 64×9 product with 4-bit weights,
 // scales that are powers of two and small integer activations (every sum
@@ -1548,147 +828,8 @@ func TestPublic3ORTMatMulNBits(t *testing.T) {
 // an alive list grown with atomicAdd through a RenderIndirect struct of
 // atomics, bind groups 0 to 3.
 
-const hanabiInit = `struct Particle {
-    position: vec3<f32>,
-    age: f32,
-    velocity: vec3<f32>,
-    lifetime: f32,
-};
-
-struct ParticlesBuffer {
-    particles: array<Particle>,
-};
-
-struct SimParams {
-    dt: f32,
-    time: f32,
-};
-
-struct Spawner {
-    transform: mat3x4<f32>, // transposed (row-major)
-    spawn: atomic<i32>,
-    seed: u32,
-    count_unused: u32,
-    effect_index: u32,
-};
-
-struct IndirectBuffer {
-    indices: array<u32>,
-};
-
-struct RenderIndirectBuffer {
-    vertex_count: u32,
-    instance_count: atomic<u32>,
-    base_index: u32,
-    vertex_offset: i32,
-    base_instance: u32,
-    alive_count: atomic<u32>,
-    dead_count: atomic<u32>,
-    max_spawn: atomic<u32>,
-    ping: u32,
-};
-
-@group(0) @binding(0) var<uniform> sim_params : SimParams;
-@group(1) @binding(0) var<storage, read_write> particle_buffer : ParticlesBuffer;
-@group(1) @binding(1) var<storage, read_write> indirect_buffer : IndirectBuffer;
-@group(2) @binding(0) var<storage, read_write> spawner : Spawner; // NOTE - same group as update
-@group(3) @binding(0) var<storage, read_write> render_indirect : RenderIndirectBuffer;
-
-var<private> seed : u32 = 0u;
-
-const tau: f32 = 6.283185307179586476925286766559;
-
-// Rand: PCG
-// https://www.reedbeta.com/blog/hash-functions-for-gpu-rendering/
-fn pcg_hash(input: u32) -> u32 {
-    var state: u32 = input * 747796405u + 2891336453u;
-    var word: u32 = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-    return (word >> 22u) ^ word;
-}
-
-fn to_float01(u: u32) -> f32 {
-    // Note: could generate only 24 bits of randomness
-    return bitcast<f32>((u & 0x007fffffu) | 0x3f800000u) - 1.;
-}
-
-// Random floating-point number in [0:1]
-fn frand() -> f32 {
-    seed = pcg_hash(seed);
-    return to_float01(pcg_hash(seed));
-}
-
-struct PosVel {
-    pos: vec3<f32>,
-    vel: vec3<f32>,
-};
-
-fn init_pos_vel(index: u32) -> PosVel {
-    var ret : PosVel;
-    // Sphere center
-    let center = vec3<f32>(0., 0., 0.);
-    // Sphere radius
-    let radius = 2.;
-    // Radial speed
-    let speed = 1.5;
-    // Spawn randomly along the sphere surface using Archimedes's theorem
-    var theta = frand() * tau;
-    var z = frand() * 2. - 1.;
-    var phi = acos(z);
-    var sinphi = sin(phi);
-    var x = sinphi * cos(theta);
-    var y = sinphi * sin(theta);
-    var dir = vec3<f32>(x, y, z);
-    ret.pos = center + radius * dir;
-    // Radial speed away from sphere center
-    ret.vel = dir * speed;
-    return ret;
-}
-
-fn init_lifetime() -> f32 {
-    return 5.0;
-}
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) global_invocation_id: vec3<u32>) {
-    let thread_index = global_invocation_id.x;
-
-    // Cap to max number of dead particles, copied from dead_count at the end of the
-    // previous iteration, and constant during this pass (unlike dead_count).
-    let max_spawn = atomicLoad(&render_indirect.max_spawn);
-    if (thread_index >= max_spawn) {
-        return;
-    }
-
-    // Recycle a dead particle
-    let dead_index = atomicSub(&render_indirect.dead_count, 1u) - 1u;
-    let index = indirect_buffer.indices[3u * dead_index + 2u];
-
-    // Update PRNG seed
-    seed = pcg_hash(index ^ spawner.seed);
-
-    // Initialize new particle
-    var particle = Particle();
-    {
-        let index = index; // shadowed, as generated modifier code does
-        let posVel = init_pos_vel(index);
-        particle.position = posVel.pos;
-        particle.velocity = posVel.vel;
-    }
-    particle.lifetime = init_lifetime();
-    particle.age = 0.0;
-
-    // Store
-    particle_buffer.particles[index] = particle;
-
-    // Add to alive list
-    let ping = render_indirect.ping;
-    let indirect_index = atomicAdd(&render_indirect.alive_count, 1u);
-    indirect_buffer.indices[3u * indirect_index + ping] = index;
-
-    // Add to render list
-    atomicAdd(&render_indirect.instance_count, 1u);
-}
-`
+//go:embed testdata/wgsl/hanabi_init.wgsl
+var hanabiInit string
 
 func pcgHash(input uint32) uint32 {
 	state := input*747796405 + 2891336453
@@ -1773,69 +914,8 @@ func TestPublic3HanabiParticleInit(t *testing.T) {
 // floats through a struct of atomics, then 30-bit Morton codes of the
 // primitives' centroids, from an array of AABBs of two vec3 each.
 
-const lbvhMorton = `struct AABB {
-    min: vec3<f32>,
-    max: vec3<f32>,
-};
-
-struct SceneBounds {
-    min_x: atomic<u32>, min_y: atomic<u32>, min_z: atomic<u32>,
-    max_x: atomic<u32>, max_y: atomic<u32>, max_z: atomic<u32>,
-};
-
-@group(0) @binding(0) var<storage, read> aabbs: array<AABB>;
-@group(0) @binding(1) var<storage, read_write> bounds: SceneBounds;
-@group(0) @binding(2) var<storage, read_write> morton_codes: array<u32>;
-@group(0) @binding(3) var<storage, read_write> primitive_ids: array<u32>;
-
-// Expands a 10-bit integer into 30 bits by inserting 2 zeros after each bit.
-fn expandBits(v: u32) -> u32 {
-    var x = v & 0x3ffu;
-    x = (x | (x << 16u)) & 0x030000FFu;
-    x = (x | (x <<  8u)) & 0x0300F00Fu;
-    x = (x | (x <<  4u)) & 0x030C30C3u;
-    x = (x | (x <<  2u)) & 0x09249249u;
-    return x;
-}
-
-// Calculates a 30-bit Morton code for the given 3D point located within
-// the unit cube [0,1].
-fn morton3D(p: vec3<f32>) -> u32 {
-    let q = vec3<u32>(clamp(p * 1024.0, vec3(0.0), vec3(1023.0)));
-    return (expandBits(q.x) << 2u) | (expandBits(q.y) << 1u) | expandBits(q.z);
-}
-
-@compute @workgroup_size(64)
-fn compute_bounds(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= arrayLength(&aabbs)) {
-        return;
-    }
-    let box = aabbs[i];
-    // Non-negative floats order like their bit patterns.
-    atomicMin(&bounds.min_x, bitcast<u32>(box.min.x));
-    atomicMin(&bounds.min_y, bitcast<u32>(box.min.y));
-    atomicMin(&bounds.min_z, bitcast<u32>(box.min.z));
-    atomicMax(&bounds.max_x, bitcast<u32>(box.max.x));
-    atomicMax(&bounds.max_y, bitcast<u32>(box.max.y));
-    atomicMax(&bounds.max_z, bitcast<u32>(box.max.z));
-}
-
-@compute @workgroup_size(64)
-fn compute_morton(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= arrayLength(&aabbs)) {
-        return;
-    }
-    let lo = bitcast<vec3<f32>>(vec3(atomicLoad(&bounds.min_x), atomicLoad(&bounds.min_y), atomicLoad(&bounds.min_z)));
-    let hi = bitcast<vec3<f32>>(vec3(atomicLoad(&bounds.max_x), atomicLoad(&bounds.max_y), atomicLoad(&bounds.max_z)));
-    let box = aabbs[i];
-    let centroid = 0.5 * (box.min + box.max);
-    let extent = max(hi - lo, vec3(1e-6));
-    morton_codes[i] = morton3D((centroid - lo) / extent);
-    primitive_ids[i] = i;
-}
-`
+//go:embed testdata/wgsl/lbvh_morton.wgsl
+var lbvhMorton string
 
 func expandBits(v uint32) uint32 {
 	x := v & 0x3ff
@@ -1903,60 +983,8 @@ func TestPublic3LBVHMortonCodes(t *testing.T) {
 // spelled array<vec3<i32>, 8>(...)), the 256-entry edge table as a module
 // const indexed at run time, countOneBits into an atomic vertex count.
 
-const marchingCubesClassify = `struct Params {
-    isolevel: f32,
-    grid: vec3<u32>,
-}
-
-@group(0) @binding(0) var volume: texture_3d<f32>;
-@group(0) @binding(1) var<storage, read_write> cube_index: array<u32>;
-@group(0) @binding(2) var<storage, read_write> vertex_count: atomic<u32>;
-@group(0) @binding(3) var<uniform> params: Params;
-
-const cornerOffsets = array(
-    vec3(0, 0, 0), vec3(1, 0, 0), vec3(1, 1, 0), vec3(0, 1, 0),
-    vec3(0, 0, 1), vec3(1, 0, 1), vec3(1, 1, 1), vec3(0, 1, 1),
-);
-
-const edgeTable = array<u32, 256>(
-    0x0, 0x109, 0x203, 0x30a, 0x406, 0x50f, 0x605, 0x70c, 0x80c, 0x905, 0xa0f, 0xb06, 0xc0a, 0xd03, 0xe09, 0xf00,
-    0x190, 0x99, 0x393, 0x29a, 0x596, 0x49f, 0x795, 0x69c, 0x99c, 0x895, 0xb9f, 0xa96, 0xd9a, 0xc93, 0xf99, 0xe90,
-    0x230, 0x339, 0x33, 0x13a, 0x636, 0x73f, 0x435, 0x53c, 0xa3c, 0xb35, 0x83f, 0x936, 0xe3a, 0xf33, 0xc39, 0xd30,
-    0x3a0, 0x2a9, 0x1a3, 0xaa, 0x7a6, 0x6af, 0x5a5, 0x4ac, 0xbac, 0xaa5, 0x9af, 0x8a6, 0xfaa, 0xea3, 0xda9, 0xca0,
-    0x460, 0x569, 0x663, 0x76a, 0x66, 0x16f, 0x265, 0x36c, 0xc6c, 0xd65, 0xe6f, 0xf66, 0x86a, 0x963, 0xa69, 0xb60,
-    0x5f0, 0x4f9, 0x7f3, 0x6fa, 0x1f6, 0xff, 0x3f5, 0x2fc, 0xdfc, 0xcf5, 0xfff, 0xef6, 0x9fa, 0x8f3, 0xbf9, 0xaf0,
-    0x650, 0x759, 0x453, 0x55a, 0x256, 0x35f, 0x55, 0x15c, 0xe5c, 0xf55, 0xc5f, 0xd56, 0xa5a, 0xb53, 0x859, 0x950,
-    0x7c0, 0x6c9, 0x5c3, 0x4ca, 0x3c6, 0x2cf, 0x1c5, 0xcc, 0xfcc, 0xec5, 0xdcf, 0xcc6, 0xbca, 0xac3, 0x9c9, 0x8c0,
-    0x8c0, 0x9c9, 0xac3, 0xbca, 0xcc6, 0xdcf, 0xec5, 0xfcc, 0xcc, 0x1c5, 0x2cf, 0x3c6, 0x4ca, 0x5c3, 0x6c9, 0x7c0,
-    0x950, 0x859, 0xb53, 0xa5a, 0xd56, 0xc5f, 0xf55, 0xe5c, 0x15c, 0x55, 0x35f, 0x256, 0x55a, 0x453, 0x759, 0x650,
-    0xaf0, 0xbf9, 0x8f3, 0x9fa, 0xef6, 0xfff, 0xcf5, 0xdfc, 0x2fc, 0x3f5, 0xff, 0x1f6, 0x6fa, 0x7f3, 0x4f9, 0x5f0,
-    0xb60, 0xa69, 0x963, 0x86a, 0xf66, 0xe6f, 0xd65, 0xc6c, 0x36c, 0x265, 0x16f, 0x66, 0x76a, 0x663, 0x569, 0x460,
-    0xca0, 0xda9, 0xea3, 0xfaa, 0x8a6, 0x9af, 0xaa5, 0xbac, 0x4ac, 0x5a5, 0x6af, 0x7a6, 0xaa, 0x1a3, 0x2a9, 0x3a0,
-    0xd30, 0xc39, 0xf33, 0xe3a, 0x936, 0x83f, 0xb35, 0xa3c, 0x53c, 0x435, 0x73f, 0x636, 0x13a, 0x33, 0x339, 0x230,
-    0xe90, 0xf99, 0xc93, 0xd9a, 0xa96, 0xb9f, 0x895, 0x99c, 0x69c, 0x795, 0x49f, 0x596, 0x29a, 0x393, 0x99, 0x190,
-    0xf00, 0xe09, 0xd03, 0xc0a, 0xb06, 0xa0f, 0x905, 0x80c, 0x70c, 0x605, 0x50f, 0x406, 0x30a, 0x203, 0x109, 0x0,
-);
-
-@compute @workgroup_size(4, 4, 4)
-fn classify(@builtin(global_invocation_id) id: vec3<u32>) {
-    if (any(id >= params.grid)) {
-        return;
-    }
-    var cubeindex = 0u;
-    for (var i = 0; i < 8; i++) {
-        let p = vec3<i32>(id) + cornerOffsets[i];
-        if (textureLoad(volume, p, 0).r < params.isolevel) {
-            cubeindex |= 1u << u32(i);
-        }
-    }
-    let edges = edgeTable[cubeindex];
-    let cell = id.x + params.grid.x * (id.y + params.grid.y * id.z);
-    cube_index[cell] = cubeindex | (edges << 8u);
-    if (edges != 0u) {
-        atomicAdd(&vertex_count, countOneBits(edges));
-    }
-}
-`
+//go:embed testdata/wgsl/marching_cubes_classify.wgsl
+var marchingCubesClassify string
 
 // TestPublic3MarchingCubesClassify: over a 7×6×5 field of a sphere's
 // distance (cells 6×5×4, the workgroups partly outside), each cell's
@@ -2021,38 +1049,8 @@ func TestPublic3MarchingCubesClassify(t *testing.T) {
 // coordinates to the edge with vec2(0) and dims - 1, an rgba8unorm texture
 // in and an r32float storage texture out.
 
-const sobelFilter = `diagnostic(off, derivative_uniformity);
-
-@group(0) @binding(0) var inputTex: texture_2d<f32>;
-@group(0) @binding(1) var outputTex: texture_storage_2d<r32float, write>;
-
-const sobelX = mat3x3f(-1, 0, 1, -2, 0, 2, -1, 0, 1);
-const sobelY = mat3x3f(-1, -2, -1, 0, 0, 0, 1, 2, 1);
-
-fn luminance(c: vec3<f32>) -> f32 {
-    return dot(c, vec3(0.2126, 0.7152, 0.0722));
-}
-
-@compute @workgroup_size(8, 8)
-fn main(@builtin(global_invocation_id) gid: vec3u) {
-    let dims = vec2<i32>(textureDimensions(inputTex));
-    let coord = vec2<i32>(gid.xy);
-    if (coord.x >= dims.x || coord.y >= dims.y) {
-        return;
-    }
-    var gx = 0.0;
-    var gy = 0.0;
-    for (var j = 0; j < 3; j++) {
-        for (var i = 0; i < 3; i++) {
-            let p = clamp(coord + vec2(i - 1, j - 1), vec2(0), dims - 1);
-            let l = luminance(textureLoad(inputTex, p, 0).rgb);
-            gx += sobelX[i][j] * l;
-            gy += sobelY[i][j] * l;
-        }
-    }
-    textureStore(outputTex, coord, vec4(length(vec2(gx, gy)), 0.0, 0.0, 1.0));
-}
-`
+//go:embed testdata/wgsl/sobel_filter.wgsl
+var sobelFilter string
 
 // TestPublic3SobelEdgeMagnitude: on a 13×10 image the edge magnitude of
 // every pixel is the float64 reference's within 1e-5 (sums of weighted
@@ -2103,53 +1101,8 @@ func TestPublic3SobelEdgeMagnitude(t *testing.T) {
 // and in a nested workgroup array, a cooperative strided load by
 // local_invocation_index, zero (Dirichlet) boundaries from a helper.
 
-const jacobiHalo = `struct Params {
-    width: u32,
-    height: u32,
-}
-
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read> rhs: array<f32>;
-@group(0) @binding(2) var<storage, read_write> dst: array<f32>;
-@group(0) @binding(3) var<uniform> params: Params;
-
-const TILE = 8u;
-const HALO = 1u;
-const SIZE = TILE + 2u * HALO;
-
-var<workgroup> tile: array<array<f32, SIZE>, SIZE>;
-
-fn load(x: i32, y: i32) -> f32 {
-    // Dirichlet boundary: zero outside the grid
-    if (x < 0 || y < 0 || x >= i32(params.width) || y >= i32(params.height)) {
-        return 0.0;
-    }
-    return src[u32(y) * params.width + u32(x)];
-}
-
-@compute @workgroup_size(TILE, TILE)
-fn jacobi(
-    @builtin(workgroup_id) wid: vec3u,
-    @builtin(local_invocation_id) lid: vec3u,
-    @builtin(local_invocation_index) li: u32,
-) {
-    let origin = vec2<i32>(wid.xy * TILE) - vec2(i32(HALO));
-    for (var i = li; i < SIZE * SIZE; i += TILE * TILE) {
-        let ty = i / SIZE;
-        let tx = i % SIZE;
-        tile[ty][tx] = load(origin.x + i32(tx), origin.y + i32(ty));
-    }
-    workgroupBarrier();
-
-    let g = wid.xy * TILE + lid.xy;
-    if (g.x >= params.width || g.y >= params.height) {
-        return;
-    }
-    let c = lid.xy + vec2(HALO);
-    let sum = tile[c.y][c.x - 1u] + tile[c.y][c.x + 1u] + tile[c.y - 1u][c.x] + tile[c.y + 1u][c.x];
-    dst[g.y * params.width + g.x] = 0.25 * (sum + rhs[g.y * params.width + g.x]);
-}
-`
+//go:embed testdata/wgsl/jacobi_halo.wgsl
+var jacobiHalo string
 
 // TestPublic3JacobiSharedTile: six ping-pong steps on a 20×13 grid (tiles
 // cut by its edges) equal the reference bit for bit: every value is a
@@ -2195,56 +1148,8 @@ func TestPublic3JacobiSharedTile(t *testing.T) {
 // reads the row's bounds and broadcasts them with workgroupUniformLoad,
 // then a tree reduction.
 
-const csrSpMV = `@group(0) @binding(0) var<storage, read> row_ptr: array<u32>;
-@group(0) @binding(1) var<storage, read> col_idx: array<u32>;
-@group(0) @binding(2) var<storage, read> values: array<f32>;
-@group(0) @binding(3) var<storage, read> x: array<f32>;
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;
-
-@compute @workgroup_size(64)
-fn spmv_scalar(@builtin(global_invocation_id) gid: vec3u) {
-    let row = gid.x;
-    if (row + 1u >= arrayLength(&row_ptr)) {
-        return;
-    }
-    var dot = 0.0;
-    for (var j = row_ptr[row]; j < row_ptr[row + 1u]; j++) {
-        dot += values[j] * x[col_idx[j]];
-    }
-    y[row] = dot;
-}
-
-const WG = 32u;
-var<workgroup> row_bounds: vec2<u32>;
-var<workgroup> partial: array<f32, WG>;
-
-@compute @workgroup_size(WG)
-fn spmv_vector(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lane: u32) {
-    let row = wid.x;
-    if (row + 1u >= arrayLength(&row_ptr)) {
-        return;
-    }
-    if (lane == 0u) {
-        row_bounds = vec2(row_ptr[row], row_ptr[row + 1u]);
-    }
-    let bounds = workgroupUniformLoad(&row_bounds);
-    var acc = 0.0;
-    for (var j = bounds.x + lane; j < bounds.y; j += WG) {
-        acc += values[j] * x[col_idx[j]];
-    }
-    partial[lane] = acc;
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
-        if (lane < stride) {
-            partial[lane] += partial[lane + stride];
-        }
-        workgroupBarrier();
-    }
-    if (lane == 0u) {
-        y[row] = partial[0];
-    }
-}
-`
+//go:embed testdata/wgsl/csr_spmv.wgsl
+var csrSpMV string
 
 // TestPublic3CSRSpMV: both kernels give the reference's y = A·x for a
 // 50×40 matrix with empty rows and a row longer than the workgroup (small
@@ -2295,76 +1200,8 @@ func TestPublic3CSRSpMV(t *testing.T) {
 // the counts into cursors with atomicStore, scatter into the slot
 // atomicAdd returns).
 
-const spatialHashBinning = `struct Particle {
-    pos: vec3<f32>,
-    radius: f32,
-}
-
-struct GridParams {
-    cell_size: f32,
-    table_size: u32,
-    count: u32,
-}
-
-@group(0) @binding(0) var<storage, read> particles: array<Particle>;
-@group(0) @binding(1) var<storage, read_write> cell_count: array<atomic<u32>>;
-@group(0) @binding(2) var<storage, read_write> cell_start: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sorted_ids: array<u32>;
-@group(0) @binding(4) var<storage, read_write> particle_cell: array<u32>;
-@group(0) @binding(5) var<uniform> grid: GridParams;
-
-fn cell_coord(p: vec3<f32>) -> vec3<i32> {
-    return vec3<i32>(floor(p / grid.cell_size));
-}
-
-// Teschner et al. 2003, "Optimized Spatial Hashing for Collision Detection
-// of Deformable Objects"
-fn hash_cell(c: vec3<i32>) -> u32 {
-    let h = (c.x * 73856093) ^ (c.y * 19349663) ^ (c.z * 83492791);
-    return u32(abs(h)) % grid.table_size;
-}
-
-@compute @workgroup_size(64)
-fn count(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x;
-    if (i >= grid.count) {
-        return;
-    }
-    let cell = hash_cell(cell_coord(particles[i].pos));
-    particle_cell[i] = cell;
-    atomicAdd(&cell_count[cell], 1u);
-}
-
-var<workgroup> scan: array<u32, 64>;
-
-@compute @workgroup_size(64)
-fn prefix(@builtin(local_invocation_index) li: u32) {
-    let v = select(0u, atomicLoad(&cell_count[li]), li < grid.table_size);
-    scan[li] = v;
-    workgroupBarrier();
-    for (var off = 1u; off < 64u; off <<= 1u) {
-        let add = select(0u, scan[li - off], li >= off);
-        workgroupBarrier();
-        scan[li] += add;
-        workgroupBarrier();
-    }
-    if (li < grid.table_size) {
-        cell_start[li] = scan[li] - v; // exclusive
-        atomicStore(&cell_count[li], 0u); // now the scatter cursor
-    }
-}
-
-@compute @workgroup_size(64)
-fn scatter(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x;
-    if (i >= grid.count) {
-        return;
-    }
-    let cell = particle_cell[i];
-    let slot = atomicAdd(&cell_count[cell], 1u);
-    sorted_ids[cell_start[cell] + slot] = i;
-}
-`
+//go:embed testdata/wgsl/spatial_hash_binning.wgsl
+var spatialHashBinning string
 
 func teschnerHash(c [3]int32, table uint32) uint32 {
 	h := c[0]*73856093 ^ c[1]*19349663 ^ c[2]*83492791
@@ -2440,39 +1277,8 @@ func TestPublic3SpatialHashBinning(t *testing.T) {
 // loads the atomic between barriers into a workgroup temporary and returns
 // workgroupUniformLoad of it.
 
-const persistentQueue = `@group(0) @binding(0) var<storage, read_write> queue_head: atomic<u32>;
-@group(0) @binding(1) var<storage, read> items: array<u32>;
-@group(0) @binding(2) var<storage, read> data: array<u32>;
-@group(0) @binding(3) var<storage, read_write> sums: array<u32>;
-
-const ROW = 64u;
-var<workgroup> next_item: atomic<u32>;
-var<workgroup> partial: array<u32, ROW>;
-
-@compute @workgroup_size(ROW)
-fn persistent(@builtin(local_invocation_index) li: u32) {
-    loop {
-        if (li == 0u) {
-            atomicStore(&next_item, atomicAdd(&queue_head, 1u));
-        }
-        let item = workgroupUniformLoad(&next_item);
-        if (item >= arrayLength(&items)) {
-            break;
-        }
-        partial[li] = data[items[item] * ROW + li];
-        workgroupBarrier();
-        for (var s = ROW / 2u; s > 0u; s >>= 1u) {
-            if (li < s) {
-                partial[li] += partial[li + s];
-            }
-            workgroupBarrier();
-        }
-        if (li == 0u) {
-            sums[item] = partial[0];
-        }
-    }
-}
-`
+//go:embed testdata/wgsl/persistent_queue.wgsl
+var persistentQueue string
 
 // TestPublic3PersistentWorkQueueWithAtomicUniformLoad: three workgroups
 // drain a queue of 11 row sums; each sum is the reference's and the head
@@ -2503,57 +1309,8 @@ func TestPublic3PersistentWorkQueueWithAtomicUniformLoad(t *testing.T) {
 // element at an i32 index; its result as a for loop's trip count, and
 // re-read as a while loop's condition, with barriers inside both.
 
-const atomicUniformLoadForms = `struct Counter {
-    hits: atomic<u32>,
-    delta: atomic<i32>,
-}
-
-@group(0) @binding(0) var<storage, read> cfg: array<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
-
-var<workgroup> total: atomic<u32>;
-var<workgroup> slots: array<atomic<u32>, 4>;
-var<workgroup> counters: array<Counter, 2>;
-var<workgroup> acc: array<u32, 64>;
-
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3<u32>) {
-    atomicAdd(&total, li);
-    atomicAdd(&slots[li % 4u], 1u + wg.x);
-    atomicAdd(&counters[1].hits, 1u);
-    atomicSub(&counters[1].delta, i32(li));
-    let k = cfg[0];
-    let t = workgroupUniformLoad(&total);
-    let s = workgroupUniformLoad(&slots[k]);
-    let h = workgroupUniformLoad(&counters[1].hits);
-    let d = workgroupUniformLoad(&counters[i32(cfg[1])].delta);
-
-    acc[li] = 0u;
-    let rounds = workgroupUniformLoad(&slots[(k + 1u) % 4u]) / 16u;
-    for (var r = 0u; r < rounds; r++) {
-        workgroupBarrier();
-        acc[li] += li + r;
-        workgroupBarrier();
-    }
-
-    var n = 0u;
-    while (workgroupUniformLoad(&counters[0].hits) < 5u) {
-        if (li == 0u) {
-            atomicAdd(&counters[0].hits, 1u);
-        }
-        n++;
-        workgroupBarrier();
-    }
-
-    let o = (wg.x * 64u + li) * 6u;
-    out[o] = t;
-    out[o + 1u] = s;
-    out[o + 2u] = h;
-    out[o + 3u] = bitcast<u32>(d);
-    out[o + 4u] = acc[li];
-    out[o + 5u] = n;
-}
-`
+//go:embed testdata/wgsl/atomic_uniform_load_forms.wgsl
+var atomicUniformLoadForms string
 
 // TestPublic3AtomicUniformLoadForms: two workgroups of 64 read every
 // counter as the Go reference computes it once all 64 added (the sum of
@@ -2584,37 +1341,8 @@ func TestPublic3AtomicUniformLoadForms(t *testing.T) {
 // texture, the first stage's indices bit-reversed with reverseBits,
 // select over unsigned index arithmetic.
 
-const oceanButterfly = `struct Params {
-    N: u32,
-    log2N: u32,
-}
-
-@group(0) @binding(0) var butterfly: texture_storage_2d<rgba32float, write>;
-@group(0) @binding(1) var<uniform> params: Params;
-
-const PI: f32 = 3.1415926535897932384626433832795;
-
-@compute @workgroup_size(1, 16, 1)
-fn precompute_butterfly(@builtin(global_invocation_id) id: vec3<u32>) {
-    let stage = id.x;
-    let y = id.y;
-    let N = params.N;
-    let k = f32((y * (N >> (stage + 1u))) % N);
-    let twiddle = vec2<f32>(cos(2.0 * PI * k / f32(N)), sin(2.0 * PI * k / f32(N)));
-    let span = 1u << stage;
-    let top_wing = (y % (span << 1u)) < span;
-    let shift = 32u - params.log2N;
-    if (stage == 0u) {
-        let a = select(y - 1u, y, top_wing);
-        let b = select(y, y + 1u, top_wing);
-        textureStore(butterfly, vec2<i32>(id.xy), vec4(twiddle, f32(reverseBits(a) >> shift), f32(reverseBits(b) >> shift)));
-    } else {
-        let a = select(y - span, y, top_wing);
-        let b = select(y, y + span, top_wing);
-        textureStore(butterfly, vec2<i32>(id.xy), vec4(twiddle, f32(a), f32(b)));
-    }
-}
-`
+//go:embed testdata/wgsl/ocean_butterfly.wgsl
+var oceanButterfly string
 
 // TestPublic3OceanFFTButterflyTexture: for N = 32 every texel's indices
 // are the reference's exactly and its twiddle within 5e-4 (WGSL bounds
@@ -2662,39 +1390,8 @@ func TestPublic3OceanFFTButterflyTexture(t *testing.T) {
 // vec2 offsets, continue past the border) and flags a change, until
 // nothing changes.
 
-const labelPropagation = `requires readonly_and_readwrite_storage_textures;
-
-@group(0) @binding(0) var labels: texture_storage_2d<r32uint, read_write>;
-@group(0) @binding(1) var<storage, read_write> changed: atomic<u32>;
-
-const BACKGROUND = 0xffffffffu;
-const NEIGHBOURS = array(vec2(1, 0), vec2(-1, 0), vec2(0, 1), vec2(0, -1));
-
-@compute @workgroup_size(8, 8)
-fn propagate(@builtin(global_invocation_id) gid: vec3u) {
-    let dims = vec2<i32>(textureDimensions(labels));
-    let p = vec2<i32>(gid.xy);
-    if (any(p >= dims)) {
-        return;
-    }
-    let own = textureLoad(labels, p).x;
-    if (own == BACKGROUND) {
-        return;
-    }
-    var best = own;
-    for (var i = 0u; i < 4u; i++) {
-        let q = p + NEIGHBOURS[i];
-        if (any(q < vec2(0)) || any(q >= dims)) {
-            continue;
-        }
-        best = min(best, textureLoad(labels, q).x); // the background never wins
-    }
-    if (best < own) {
-        textureStore(labels, p, vec4(best, 0u, 0u, 0u));
-        atomicMax(&changed, 1u);
-    }
-}
-`
+//go:embed testdata/wgsl/label_propagation.wgsl
+var labelPropagation string
 
 // TestPublic3LabelPropagationReadWriteTexture: on a 19×14 mask every
 // foreground pixel ends with the smallest index of its 4-connected
@@ -2768,132 +1465,8 @@ func TestPublic3LabelPropagationReadWriteTexture(t *testing.T) {
 // nested for loops with continue, tinyrenderer's barycentric() with an
 // early return, an unused line-drawing helper, and a clear entry point.
 
-const computeRasterizer = `struct ColorBuffer {
-  values: array<atomic<u32>>,
-};
-
-struct UBO {
-  screenWidth: f32,
-  screenHeight: f32,
-  modelViewProjectionMatrix: mat4x4<f32>,
-};
-
-struct Vertex { x: f32, y: f32, z: f32, };
-
-struct VertexBuffer {
-  values: array<Vertex>,
-};
-
-@group(0) @binding(0) var<storage, read_write> outputColorBuffer : ColorBuffer;
-@group(0) @binding(1) var<storage, read> vertexBuffer : VertexBuffer;
-@group(0) @binding(2) var<uniform> uniforms : UBO;
-
-// From: https://github.com/ssloy/tinyrenderer/wiki/Lesson-2:-Triangle-rasterization-and-back-face-culling
-fn barycentric(v1: vec3<f32>, v2: vec3<f32>, v3: vec3<f32>, p: vec2<f32>) -> vec3<f32> {
-  let u = cross(
-    vec3<f32>(v3.x - v1.x, v2.x - v1.x, v1.x - p.x),
-    vec3<f32>(v3.y - v1.y, v2.y - v1.y, v1.y - p.y)
-  );
-
-  if (abs(u.z) < 1.0) {
-    return vec3<f32>(-1.0, 1.0, 1.0);
-  }
-
-  return vec3<f32>(1.0 - (u.x+u.y)/u.z, u.y/u.z, u.x/u.z);
-}
-
-fn get_min_max(v1: vec3<f32>, v2: vec3<f32>, v3: vec3<f32>) -> vec4<f32> {
-  var min_max = vec4<f32>();
-  min_max.x = min(min(v1.x, v2.x), v3.x);
-  min_max.y = min(min(v1.y, v2.y), v3.y);
-  min_max.z = max(max(v1.x, v2.x), v3.x);
-  min_max.w = max(max(v1.y, v2.y), v3.y);
-
-  return min_max;
-}
-
-fn color_pixel(x: u32, y: u32, r: u32, g: u32, b: u32) {
-  let pixelID = u32(x + y * u32(uniforms.screenWidth)) * 3u;
-
-  atomicMin(&outputColorBuffer.values[pixelID + 0u], r);
-  atomicMin(&outputColorBuffer.values[pixelID + 1u], g);
-  atomicMin(&outputColorBuffer.values[pixelID + 2u], b);
-}
-
-fn draw_triangle(v1: vec3<f32>, v2: vec3<f32>, v3: vec3<f32>) {
-  let min_max = get_min_max(v1, v2, v3);
-  let startX = u32(min_max.x);
-  let startY = u32(min_max.y);
-  let endX = u32(min_max.z);
-  let endY = u32(min_max.w);
-
-  for (var x: u32 = startX; x <= endX; x = x + 1u) {
-    for (var y: u32 = startY; y <= endY; y = y + 1u) {
-      let bc = barycentric(v1, v2, v3, vec2<f32>(f32(x), f32(y)));
-
-      if (bc.x < 0.0 || bc.y < 0.0 || bc.z < 0.0) {
-        continue;
-      }
-      let R = 255.0 * bc.x;
-      let G = 255.0 * bc.y;
-      let B = 255.0 * bc.z;
-      color_pixel(x, y, u32(R), u32(G), u32(B));
-    }
-  }
-}
-
-fn draw_line(v1: vec3<f32>, v2: vec3<f32>) {
-  let v1Vec = vec2<f32>(v1.x, v1.y);
-  let v2Vec = vec2<f32>(v2.x, v2.y);
-
-  let dist = i32(distance(v1Vec, v2Vec));
-  for (var i = 0; i < dist; i = i + 1) {
-    let x = u32(v1.x + f32(v2.x - v1.x) * (f32(i) / f32(dist)));
-    let y = u32(v1.y + f32(v2.y - v1.y) * (f32(i) / f32(dist)));
-    color_pixel(x, y, 255u, 255u, 255u);
-  }
-}
-
-fn project(v: Vertex) -> vec3<f32> {
-  var screenPos = uniforms.modelViewProjectionMatrix * vec4<f32>(v.x, v.y, v.z, 1.0);
-  screenPos.x = (screenPos.x / screenPos.w) * uniforms.screenWidth;
-  screenPos.y = (screenPos.y / screenPos.w) * uniforms.screenHeight;
-
-  return vec3<f32>(screenPos.x, screenPos.y, screenPos.w);
-}
-
-fn is_off_screen(v: vec3<f32>) -> bool {
-  if (v.x < 0.0 || v.x > uniforms.screenWidth || v.y < 0.0 || v.y > uniforms.screenHeight) {
-    return true;
-  }
-
-  return false;
-}
-
-@compute @workgroup_size(256, 1)
-fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
-  let index = global_id.x * 3u;
-
-  let v1 = project(vertexBuffer.values[index + 0u]);
-  let v2 = project(vertexBuffer.values[index + 1u]);
-  let v3 = project(vertexBuffer.values[index + 2u]);
-
-  if (is_off_screen(v1) || is_off_screen(v2) || is_off_screen(v3)) {
-    return;
-  }
-
-  draw_triangle(v1, v2, v3);
-}
-
-@compute @workgroup_size(256, 1)
-fn clear(@builtin(global_invocation_id) global_id : vec3<u32>) {
-  let index = global_id.x * 3u;
-
-  atomicStore(&outputColorBuffer.values[index + 0u], 255u);
-  atomicStore(&outputColorBuffer.values[index + 1u], 255u);
-  atomicStore(&outputColorBuffer.values[index + 2u], 255u);
-}
-`
+//go:embed testdata/wgsl/compute_rasterizer.wgsl
+var computeRasterizer string
 
 // TestPublic3ComputeRasterizer: after clear, 40 small overlapping
 // triangles (one off screen, the rest padded with degenerate ones to fill
@@ -3013,80 +1586,8 @@ func TestPublic3ComputeRasterizer(t *testing.T) {
 // comma), an integer power by loop { ... continuing { i++; } }, bitcast
 // into countOneBits, an alias of vec4, a uniform named info.
 
-const uberElementwise = `alias float4 = vec4<f32>;
-
-struct Info {
-    op: u32,
-    n: u32,
-    alpha: f32,
-}
-
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> out: array<f32>;
-@group(0) @binding(3) var<uniform> info: Info;
-
-fn ipow(x: f32, n: i32) -> f32 {
-    var r = 1.0;
-    var i = 0;
-    loop {
-        if i >= n { break; }
-        r *= x;
-        continuing {
-            i++;
-        }
-    }
-    return r;
-}
-
-fn apply(op: u32, x: f32, y: f32) -> f32 {
-    switch op {
-        case 0u, 1u: {
-            return select(x + y, x - y, op == 1u);
-        }
-        case 2u: {
-            return x * y;
-        }
-        default: {
-            return x;
-        }
-        case 3u, 4u, {
-            return select(max(x, y), min(x, y), op == 4u);
-        }
-        case 5u: {
-            return ipow(x, i32(y));
-        }
-        case 6u: {
-            return f32(countOneBits(bitcast<u32>(x)));
-        }
-        case 7u: {
-            return select(info.alpha * x, x, x >= 0.0);
-        }
-    }
-}
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x;
-    if (i >= info.n) {
-        return;
-    }
-    out[i] = apply(info.op, a[i], b[i]);
-}
-
-@compute @workgroup_size(16)
-fn main_vec4(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x * 4u;
-    if (i >= info.n) {
-        return;
-    }
-    var r: float4;
-    for (var c = 0u; c < 4u; c++) {
-        r[c] = apply(info.op, a[i + c], b[i + c]);
-    }
-    out[i] = r.x; out[i + 1u] = r.y; out[i + 2u] = r.z; out[i + 3u] = r.w;
-}
-`
+//go:embed testdata/wgsl/uber_elementwise.wgsl
+var uberElementwise string
 
 // TestPublic3UberElementwise: every opcode (and one past them, taking the
 // default) over 100 pairs of small integers, through both entry points,
@@ -3149,69 +1650,8 @@ func TestPublic3UberElementwise(t *testing.T) {
 // and written whole with a struct constructor, a closest-hit loop bounded
 // by arrayLength.
 
-const mollerTrumbore = `struct Ray {
-    origin: vec3f,
-    direction: vec3f,
-}
-
-struct Triangle {
-    v0: vec3f,
-    v1: vec3f,
-    v2: vec3f,
-}
-
-struct Hit {
-    t: f32,
-    u: f32,
-    v: f32,
-    index: i32,
-}
-
-const EPSILON = 1e-7;
-
-@group(0) @binding(0) var<storage, read> rays: array<Ray>;
-@group(0) @binding(1) var<storage, read> triangles: array<Triangle>;
-@group(0) @binding(2) var<storage, read_write> hits: array<Hit>;
-
-fn intersect(ray: Ray, tri: Triangle, hit: ptr<function, Hit>, index: i32) {
-    let e1 = tri.v1 - tri.v0;
-    let e2 = tri.v2 - tri.v0;
-    let p = cross(ray.direction, e2);
-    let det = dot(e1, p);
-    if (abs(det) < EPSILON) {
-        return; // parallel
-    }
-    let inv_det = 1.0 / det;
-    let s = ray.origin - tri.v0;
-    let u = dot(s, p) * inv_det;
-    if (u < 0.0 || u > 1.0) {
-        return;
-    }
-    let q = cross(s, e1);
-    let v = dot(ray.direction, q) * inv_det;
-    if (v < 0.0 || u + v > 1.0) {
-        return;
-    }
-    let t = dot(e2, q) * inv_det;
-    if (t > EPSILON && t < hit.t) {
-        *hit = Hit(t, u, v, index);
-    }
-}
-
-@compute @workgroup_size(64)
-fn trace(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x;
-    if (i >= arrayLength(&rays)) {
-        return;
-    }
-    var hit = Hit(1e30, 0.0, 0.0, -1);
-    let ray = rays[i];
-    for (var k = 0u; k < arrayLength(&triangles); k++) {
-        intersect(ray, triangles[k], &hit, i32(k));
-    }
-    hits[i] = hit;
-}
-`
+//go:embed testdata/wgsl/moller_trumbore.wgsl
+var mollerTrumbore string
 
 // TestPublic3MollerTrumbore: 90 rays (some missing, some through several
 // triangles at different depths, none within 1e-3 of an edge) find the
@@ -3298,48 +1738,8 @@ func TestPublic3MollerTrumbore(t *testing.T) {
 // array<vec3<u32>, 20>, both indexed at run time; mix and normalize onto a
 // sphere whose radius is a bare f32 uniform, into an array<vec3<f32>>.
 
-const icosphereSubdivide = `const PHI = (1.0 + sqrt(5.0)) / 2.0;
-
-// The 12 vertices and 20 faces of an icosahedron.
-const ICO_VERTICES = array(
-    vec3(-1.0,  PHI, 0.0), vec3( 1.0,  PHI, 0.0), vec3(-1.0, -PHI, 0.0), vec3( 1.0, -PHI, 0.0),
-    vec3(0.0, -1.0,  PHI), vec3(0.0,  1.0,  PHI), vec3(0.0, -1.0, -PHI), vec3(0.0,  1.0, -PHI),
-    vec3( PHI, 0.0, -1.0), vec3( PHI, 0.0,  1.0), vec3(-PHI, 0.0, -1.0), vec3(-PHI, 0.0,  1.0),
-);
-
-const ICO_FACES = array<vec3<u32>, 20>(
-    vec3(0u, 11u, 5u), vec3(0u, 5u, 1u), vec3(0u, 1u, 7u), vec3(0u, 7u, 10u), vec3(0u, 10u, 11u),
-    vec3(1u, 5u, 9u), vec3(5u, 11u, 4u), vec3(11u, 10u, 2u), vec3(10u, 7u, 6u), vec3(7u, 1u, 8u),
-    vec3(3u, 9u, 4u), vec3(3u, 4u, 2u), vec3(3u, 2u, 6u), vec3(3u, 6u, 8u), vec3(3u, 8u, 9u),
-    vec3(4u, 9u, 5u), vec3(2u, 4u, 11u), vec3(6u, 2u, 10u), vec3(8u, 6u, 7u), vec3(9u, 8u, 1u),
-);
-
-@group(0) @binding(0) var<storage, read_write> positions: array<vec3<f32>>;
-@group(0) @binding(1) var<uniform> radius: f32;
-
-fn on_sphere(p: vec3<f32>) -> vec3<f32> {
-    return normalize(p) * radius;
-}
-
-@compute @workgroup_size(32)
-fn subdivide(@builtin(global_invocation_id) gid: vec3u) {
-    let f = gid.x;
-    if (f >= 20u) {
-        return;
-    }
-    let face = ICO_FACES[f];
-    let a = ICO_VERTICES[face.x];
-    let b = ICO_VERTICES[face.y];
-    let c = ICO_VERTICES[face.z];
-    let base = f * 6u;
-    positions[base + 0u] = on_sphere(a);
-    positions[base + 1u] = on_sphere(b);
-    positions[base + 2u] = on_sphere(c);
-    positions[base + 3u] = on_sphere(mix(a, b, 0.5));
-    positions[base + 4u] = on_sphere(mix(b, c, 0.5));
-    positions[base + 5u] = on_sphere(mix(c, a, 0.5));
-}
-`
+//go:embed testdata/wgsl/icosphere_subdivide.wgsl
+var icosphereSubdivide string
 
 // TestPublic3IcosphereSubdivide: the 120 vertices (each face's corners and
 // edge midpoints) lie where the float64 reference puts them, within 1e-5
@@ -3432,25 +1832,8 @@ func TestPublic3UnsupportedOrOutdatedWGSLIsRefused(t *testing.T) {
 // literal abstract ("failed to convert expression to a concrete type");
 // the front-end now spells it 1i.
 
-const symmetricQuantize = `@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> q: array<i32>;
-@group(0) @binding(2) var<uniform> cfg: vec2<f32>; // scale, bits
-
-fn quantize(v: f32, scale: f32, bits: u32) -> i32 {
-    let lo = -(1 << (bits - 1u));
-    let hi = (1 << (bits - 1u)) - 1;
-    return clamp(i32(round(v / scale)), lo, hi);
-}
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3u) {
-    let i = gid.x;
-    if (i >= arrayLength(&x)) {
-        return;
-    }
-    q[i] = quantize(x[i], cfg.x, u32(cfg.y));
-}
-`
+//go:embed testdata/wgsl/symmetric_quantize.wgsl
+var symmetricQuantize string
 
 // TestPublic3SymmetricQuantizeAbstractShifts: 4-bit and 8-bit
 // quantisation of 100 values clamps to [-8, 7] and [-128, 127] and rounds
@@ -3483,27 +1866,8 @@ func TestPublic3SymmetricQuantizeAbstractShifts(t *testing.T) {
 // with the abstract element's layout ("Argument 0 value [4] doesn't match
 // the type [5]"); the front-end now passes array<vec3<f32>, 6>(F[0], ...).
 
-const cubeFaceBasis = `const FACE_FORWARD = array(
-    vec3(1.0, 0.0, 0.0), vec3(-1.0, 0.0, 0.0),
-    vec3(0.0, 1.0, 0.0), vec3(0.0, -1.0, 0.0),
-    vec3(0.0, 0.0, 1.0), vec3(0.0, 0.0, -1.0),
-);
-
-@group(0) @binding(0) var<storage, read_write> dirs: array<vec4<f32>>;
-
-fn face_direction(basis: array<vec3f, 6>, face: u32, uv: vec2f) -> vec3f {
-    let f = basis[face];
-    // the two axes across the face: any pair orthogonal to f
-    let up = select(vec3(0.0, 1.0, 0.0), vec3(0.0, 0.0, 1.0), abs(f.y) > 0.5);
-    let right = cross(up, f);
-    return normalize(f + uv.x * right + uv.y * cross(f, right));
-}
-
-@compute @workgroup_size(6)
-fn main(@builtin(local_invocation_index) face: u32) {
-    dirs[face] = vec4(face_direction(FACE_FORWARD, face, vec2(0.0)), 0.0);
-}
-`
+//go:embed testdata/wgsl/cube_face_basis.wgsl
+var cubeFaceBasis string
 
 // TestPublic3CubeFaceBasisPassedWhole: the centre direction of each face
 // is its forward axis, exactly.

@@ -1,6 +1,7 @@
 package shaders_test
 
 import (
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -71,93 +72,8 @@ func p5Q(seed uint64, n int, lim, q float64) []float32 {
 // token over vec4 lanes, a bare u32 uniform, workgroup scalars named sum
 // and maximum, reduction helpers that end in a barrier, dot(v, vec4(1.0)).
 
-const rwkvSoftmax = `@group(0) @binding(0) var<uniform> dim: u32;
-
-@group(0) @binding(1) var<storage, read> x: array<vec4<f32>>;               // (T, C)
-@group(0) @binding(2) var<storage, read_write> output: array<vec4<f32>>;    // (T, C)
-
-const BLOCK_SIZE: u32 = 128u;
-
-var<workgroup> sketch: array<vec4<f32>, BLOCK_SIZE>;
-var<workgroup> sum: f32;
-var<workgroup> maximum: f32;
-
-fn reduce_max(index: u32, stride: u32) {
-    if index < stride {
-        sketch[index] = max(sketch[index], sketch[index + stride]);
-    }
-    workgroupBarrier();
-}
-
-fn reduce_sum(index: u32, stride: u32) {
-    if index < stride {
-        sketch[index] += sketch[index + stride];
-    }
-    workgroupBarrier();
-}
-
-@compute @workgroup_size(128, 1, 1)
-fn softmax(@builtin(global_invocation_id) invocation_id: vec3<u32>) {
-    let index = invocation_id.x;
-    let token = invocation_id.y;
-    let stride = dim / 4u;
-
-    sketch[index] = vec4<f32>(-1.0e30);
-    for (var i = index; i < stride; i += BLOCK_SIZE) {
-        let value = x[stride * token + i];
-        sketch[index] = max(sketch[index], value);
-    }
-    workgroupBarrier();
-
-    reduce_max(index, 64u);
-    reduce_max(index, 32u);
-
-    if index < 32u {
-        sketch[index] = max(sketch[index], sketch[index + 16u]);
-        sketch[index] = max(sketch[index], sketch[index + 8u]);
-        sketch[index] = max(sketch[index], sketch[index + 4u]);
-        sketch[index] = max(sketch[index], sketch[index + 2u]);
-        sketch[index] = max(sketch[index], sketch[index + 1u]);
-    }
-    workgroupBarrier();
-
-    if index == 0u {
-        maximum = sketch[0].x;
-        maximum = max(maximum, sketch[0].y);
-        maximum = max(maximum, sketch[0].z);
-        maximum = max(maximum, sketch[0].w);
-    }
-    workgroupBarrier();
-
-    sketch[index] = vec4<f32>(0.0);
-    for (var i = index; i < stride; i += BLOCK_SIZE) {
-        let value = x[stride * token + i];
-        sketch[index] += exp(value - maximum);
-    }
-    workgroupBarrier();
-
-    reduce_sum(index, 64u);
-    reduce_sum(index, 32u);
-
-    if index < 32u {
-        sketch[index] += sketch[index + 16u];
-        sketch[index] += sketch[index + 8u];
-        sketch[index] += sketch[index + 4u];
-        sketch[index] += sketch[index + 2u];
-        sketch[index] += sketch[index + 1u];
-    }
-    workgroupBarrier();
-
-    if index == 0u {
-        sum = dot(sketch[0], vec4<f32>(1.0));
-    }
-    workgroupBarrier();
-
-    for (var i = index; i < stride; i += BLOCK_SIZE) {
-        let value = x[stride * token + i];
-        output[stride * token + i] = exp(value - maximum) / sum;
-    }
-}`
+//go:embed testdata/wgsl/rwkv_softmax.wgsl
+var rwkvSoftmax string
 
 // rwkvSoftmaxSynced is rwkvSoftmax with a workgroupBarrier between the
 // steps of its warp-synchronous tail (our edit). As written, invocations
@@ -221,85 +137,8 @@ func TestPublic5RWKVSoftmax(t *testing.T) {
 // indexed by a run-time digit, double-buffered offsets swapped by TPW -
 // swapOffset, min(...) - 1 of overrides.
 
-const kishimisuRadixSort = `
-
-@group(0) @binding(0) var<storage, read> input: array<u32>;
-@group(0) @binding(1) var<storage, read_write> local_prefix_sums: array<u32>;
-@group(0) @binding(2) var<storage, read_write> block_sums: array<u32>;
-
-override WORKGROUP_COUNT: u32;
-override THREADS_PER_WORKGROUP: u32;
-override WORKGROUP_SIZE_X: u32;
-override WORKGROUP_SIZE_Y: u32;
-override CURRENT_BIT: u32;
-override ELEMENT_COUNT: u32;
-
-var<workgroup> s_prefix_sum: array<u32, 2 * (THREADS_PER_WORKGROUP + 1)>;
-
-@compute @workgroup_size(WORKGROUP_SIZE_X, WORKGROUP_SIZE_Y, 1)
-fn radix_sort(
-    @builtin(workgroup_id) wid: vec3<u32>,
-    @builtin(local_invocation_index) TID: u32, // Local thread ID
-) {
-    let WID = wid.x * THREADS_PER_WORKGROUP;
-    let GID = WID + TID; // Global thread ID
-
-    // Extract 2 bits from the input
-    let elm = input[GID];
-    let extract_bits: u32 = (elm >> CURRENT_BIT) & 0x3;
-
-    var bit_prefix_sums = array<u32, 4>(0, 0, 0, 0);
-
-    let LAST_THREAD = min(THREADS_PER_WORKGROUP, ELEMENT_COUNT - WID) - 1;
-
-    // Initialize parameters for double-buffering
-    let TPW = THREADS_PER_WORKGROUP + 1;
-    var swapOffset: u32 = 0;
-    var inOffset:  u32 = TID;
-    var outOffset: u32 = TID + TPW;
-
-    // 4-way prefix sum
-    for (var b: u32 = 0; b < 4; b++) {
-        // Initialize local prefix with bitmask
-        let bitmask = select(0u, 1u, extract_bits == b);
-        s_prefix_sum[inOffset + 1] = bitmask;
-        workgroupBarrier();
-
-        // Prefix sum
-        for (var offset: u32 = 1; offset < THREADS_PER_WORKGROUP; offset *= 2) {
-            if (TID >= offset) {
-                s_prefix_sum[outOffset] = s_prefix_sum[inOffset] + s_prefix_sum[inOffset - offset];
-            } else {
-                s_prefix_sum[outOffset] = s_prefix_sum[inOffset];
-            }
-
-            // Swap buffers
-            outOffset = inOffset;
-            swapOffset = TPW - swapOffset;
-            inOffset = TID + swapOffset;
-            
-            workgroupBarrier();
-        }
-
-        // Store prefix sum for current bit
-        let prefix_sum = s_prefix_sum[inOffset];
-        bit_prefix_sums[b] = prefix_sum;
-
-        if (TID == LAST_THREAD) {
-            // Store block sum to global memory
-            let total_sum: u32 = prefix_sum + bitmask;
-            block_sums[b * WORKGROUP_COUNT + wid.x] = total_sum;
-        }
-
-        // Swap buffers
-        outOffset = inOffset;
-        swapOffset = TPW - swapOffset;
-        inOffset = TID + swapOffset;
-    }
-
-    // Store local prefix sum to global memory
-    local_prefix_sums[GID] = bit_prefix_sums[extract_bits];
-}`
+//go:embed testdata/wgsl/kishimisu_radix_sort.wgsl
+var kishimisuRadixSort string
 
 // TestPublic5KishimisuRadixSplit: 180 keys in three blocks of 8×8; each
 // key's local prefix is the number of earlier keys of its block with the
@@ -374,37 +213,11 @@ fn groupScan(id: u32, gi: u32, x: u32) {
 }
  `
 
-const brushPrefixSumScan = `#import prefix_sum_helpers as helpers
+//go:embed testdata/wgsl/brush_prefix_sum_scan.wgsl
+var brushPrefixSumScan string
 
-@compute
-@workgroup_size(helpers::THREADS_PER_GROUP, 1, 1)
-fn main(
-    @builtin(global_invocation_id) id: vec3u, 
-    @builtin(local_invocation_index) gid: u32,
-) {
-    var x = 0u;
-    if (id.x < arrayLength(&helpers::input)) {
-        x = helpers::input[id.x];
-    }
- 
-    helpers::groupScan(id.x, gid, x);
-}
-
-`
-
-const brushAddScannedSums = `#import prefix_sum_helpers as helpers
-
-@compute
-@workgroup_size(helpers::THREADS_PER_GROUP, 1, 1)
-fn main(
-    @builtin(global_invocation_id) id: vec3u, 
-    @builtin(workgroup_id) gid: vec3u
-) {
-    if (id.x < arrayLength(&helpers::output)) {
-        helpers::output[id.x] += helpers::input[gid.x];
-    }
-}
-`
+//go:embed testdata/wgsl/brush_add_scanned_sums.wgsl
+var brushAddScannedSums string
 
 // p5Compose joins a naga_oil module and its "helpers" import.
 func p5Compose(helpers, main string) string {
@@ -453,66 +266,8 @@ func TestPublic5BrushPrefixSum(t *testing.T) {
 // tiles in nested workgroup arrays, a struct declaration closed by "};",
 // the uniform bound last, a bool let combining two bounds.
 
-const slimBlockMatmul = `// block_matmul_shared.wgsl
-
-struct Dims { rows:u32, K:u32, cols:u32, _pad:u32 };
-
-@group(0) @binding(0) var<storage, read>        A : array<f32>;
-@group(0) @binding(1) var<storage, read>        B : array<f32>;
-@group(0) @binding(2) var<storage, read_write>  C : array<f32>;
-@group(0) @binding(3) var<uniform>              dims : Dims;
-
-const TILE : u32 = 16u;
-
-// Workgroup-shared tiles MUST be at module scope.
-var<workgroup> Asub : array<array<f32, TILE>, TILE>;
-var<workgroup> Bsub : array<array<f32, TILE>, TILE>;
-
-@compute @workgroup_size(TILE, TILE, 1)
-fn main(
-  @builtin(global_invocation_id) gid : vec3<u32>,
-  @builtin(local_invocation_id)  lid : vec3<u32>
-) {
-  let r : u32 = gid.y;
-  let c : u32 = gid.x;
-
-  let lx : u32 = lid.x; // 0..15
-  let ly : u32 = lid.y; // 0..15
-
-  let inRow : bool = (r < dims.rows);
-  let inCol : bool = (c < dims.cols);
-  let inOut : bool = inRow && inCol;
-
-  var acc : f32 = 0.0;
-
-  let tiles : u32 = (dims.K + TILE - 1u) / TILE;
-
-  for (var t:u32 = 0u; t < tiles; t = t + 1u) {
-    let k0 : u32 = t * TILE;
-    var aElem : f32 = 0.0;
-    if (inRow && (k0 + lx) < dims.K) {
-      aElem = A[r * dims.K + (k0 + lx)];
-    }
-    Asub[ly][lx] = aElem;
-
-    var bElem : f32 = 0.0;
-    if (inCol && (k0 + ly) < dims.K) {
-      bElem = B[(k0 + ly) * dims.cols + c];
-    }
-    Bsub[ly][lx] = bElem;
-
-    workgroupBarrier();
-    for (var k:u32 = 0u; k < TILE; k = k + 1u) {
-      acc = acc + Asub[ly][k] * Bsub[k][lx];
-    }
-
-    workgroupBarrier();
-  }
-  if (inOut) {
-    C[r * dims.cols + c] = acc;
-  }
-}
-`
+//go:embed testdata/wgsl/slim_block_matmul.wgsl
+var slimBlockMatmul string
 
 // p5MatMul is the float64 product of rows×k A and k×cols B (exact for the
 // lattice values the tests use).
@@ -549,54 +304,8 @@ func TestPublic5SlimBlockMatmul(t *testing.T) {
 // arrays of tile_size * tile_size, var<storage> with the default access,
 // two lets on one line, a barrier inside the inner loop.
 
-const webMLPTiledMM = `// Define the size of the tile
-struct Params {
-    width: u32,
-    height: u32,
-}
-
-@group(0) @binding(0) var<storage> A: array<f32>;
-@group(0) @binding(1) var<storage> B: array<f32>;
-@group(0) @binding(2) var<storage, read_write> C: array<f32>;
-@group(0) @binding(3) var<uniform> params : Params;
-
-override tile_size: u32 = 16;
-
-// initialize shared memory
-var<workgroup> tileA : array<f32, tile_size * tile_size>;
-var<workgroup> tileB : array<f32, tile_size * tile_size>;
-
-@compute @workgroup_size(tile_size, tile_size)
-fn main(
-    @builtin(global_invocation_id) global_id: vec3<u32>,
-    @builtin(workgroup_id) group_id: vec3<u32>, 
-    @builtin(local_invocation_id) local_id: vec3<u32>
-    ) {
-    var sum: f32 = 0.0;
-
-    //let group_y: u32 = global_id.y; let group_x: u32 = global_id.x;
-    let group_y: u32 = group_id.y; let group_x: u32 = group_id.x;
-    let local_y: u32 = local_id.y; let local_x: u32 = local_id.x;
-
-    let row: u32 = group_y * tile_size + local_y;
-    let col: u32 = group_x * tile_size + local_x;
-
-    //Loop over tiles
-    for (var t = 0u; t < params.width / tile_size; t = t + 1u) {
-        // Load data into shared memory
-        tileA[local_y * params.width + local_x] = A[row * params.width + (t * tile_size + local_x)];
-        tileB[local_y * params.width + local_x] = B[(t * tile_size + local_y) * params.width + col];
-        workgroupBarrier();
-
-        // Compute partial results
-        for (var k = 0u; k < tile_size; k = k + 1u) {
-            sum += tileA[local_y * params.width + k] * tileB[k * params.width + local_x];
-            workgroupBarrier();
-        }
-
-    }
-    C[row * params.width + col] = sum;   
-}`
+//go:embed testdata/wgsl/webml_tiled_matmul.wgsl
+var webMLPTiledMM string
 
 // TestPublic5WebMLPTiledMatmul: the tile indexes its workgroup arrays with
 // the matrix width, so the kernel is right when width equals the tile:
@@ -625,64 +334,8 @@ func TestPublic5WebMLPTiledMatmul(t *testing.T) {
 // 13 u32 uniform members with eps passed as bits (bitcast<f32>), 0.0f and
 // 1.0/sqrt, j++ loops over a run-time bound.
 
-const ggmlRMSNorm = `@group(0) @binding(0)
-var<storage, read_write> src: array<f32>;
-
-@group(0) @binding(1)
-var<storage, read_write> dst: array<f32>;
-
-struct Params {
-    offset_src: u32, // in elements
-    offset_dst: u32, // in elements
-
-    // Strides (in elements)
-    stride_src1: u32,
-    stride_src2: u32,
-    stride_src3: u32,
-
-    stride_dst1: u32,
-    stride_dst2: u32,
-    stride_dst3: u32,
-
-    // Shape of src/dst
-    ne0: u32,
-    ne1: u32,
-    ne2: u32,
-    ne3: u32,
-
-    eps: u32
-};
-
-@group(0) @binding(2)
-var<uniform> params: Params;
-
-override wg_size: u32;
-@compute @workgroup_size(wg_size)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-    if (gid.x >= params.ne1 * params.ne2 * params.ne3) {
-        return;
-    }
-
-    // one thread per row
-    var i = gid.x;
-    let i3 = i / (params.ne2 * params.ne1);
-    i = i % (params.ne2 * params.ne1);
-    let i2 = i / params.ne1;
-    let i1 = i % params.ne1;
-    let i_src_row = params.offset_src + i3 * params.stride_src3 + i2 * params.stride_src2 + i1 * params.stride_src1;
-    let i_dst_row = params.offset_src + i3 * params.stride_dst3 + i2 * params.stride_dst2 + i1 * params.stride_dst1;
-
-    var sum = 0.0f;
-    for (var j: u32 = 0; j < params.ne0; j++) {
-        sum += src[i_src_row + j] * src[i_src_row + j];
-    }
-    let eps = bitcast<f32>(params.eps);
-    let scale = 1.0/sqrt(sum/f32(params.ne0) + eps);
-    for (var j: u32 = 0; j < params.ne0; j++) {
-        dst[i_dst_row + j] = scale * src[i_src_row + j];
-    }
-}
-`
+//go:embed testdata/wgsl/ggml_rmsnorm.wgsl
+var ggmlRMSNorm string
 
 // TestPublic5GGMLRMSNorm: a 24×5×2×2 tensor, one invocation per row (20
 // rows), within 2e-6 relative of float64 (sqrt and the division).
@@ -715,51 +368,8 @@ func TestPublic5GGMLRMSNorm(t *testing.T) {
 // primitives/layer_norm/layer_norm.wgsl: one invocation per row, var mean
 // = 0.0 (an abstract float made f32), mean /= f32(...), the uniform first.
 
-const kjarniLayerNorm = `struct NormUniforms {
-    m: u32, // batch_size * seq_len
-    n: u32, // hidden_size
-    eps: f32,
-};
-
-@group(0) @binding(0) var<uniform> uniforms: NormUniforms;
-@group(0) @binding(1) var<storage, read> input: array<f32>;
-@group(0) @binding(2) var<storage, read> gamma: array<f32>; // The 'weight'
-@group(0) @binding(3) var<storage, read> beta: array<f32>;  // The 'bias'
-@group(0) @binding(4) var<storage, read_write> output: array<f32>;
-
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    let row_idx = global_id.x;
-    if (row_idx >= uniforms.m) {
-        return;
-    }
-
-    let hidden_size = uniforms.n;
-    let row_offset = row_idx * hidden_size;
-
-    // 1. Calculate mean
-    var mean = 0.0;
-    for (var i = 0u; i < hidden_size; i = i + 1u) {
-        mean += input[row_offset + i];
-    }
-    mean /= f32(hidden_size);
-
-    // 2. Calculate variance
-    var variance = 0.0;
-    for (var i = 0u; i < hidden_size; i = i + 1u) {
-        let val = input[row_offset + i] - mean;
-        variance += val * val;
-    }
-    variance /= f32(hidden_size);
-
-    let inv_std = 1.0 / sqrt(variance + uniforms.eps);
-
-    // 3. Normalize and apply gamma/beta
-    for (var i = 0u; i < hidden_size; i = i + 1u) {
-        let normalized = (input[row_offset + i] - mean) * inv_std;
-        output[row_offset + i] = normalized * gamma[i] + beta[i];
-    }
-}`
+//go:embed testdata/wgsl/kjarni_layer_norm.wgsl
+var kjarniLayerNorm string
 
 // TestPublic5KjarniLayerNorm: 7 rows of 20 within 1e-5 of float64.
 func TestPublic5KjarniLayerNorm(t *testing.T) {
@@ -798,56 +408,8 @@ func TestPublic5KjarniLayerNorm(t *testing.T) {
 // products of a query head with its shared key head, var dot = 0.0f (dot
 // as a variable name, shadowing the builtin).
 
-const zigLLMAttentionSlate = `// We will calculate the attention in a transformer
-// dim is the dimension
-// L is the sequence length
-// n_heads is the number of heads
-// We assume the K/V/Q matrices are already calculated in a previous matmul step
-// These matrices are dim * L and the dim is divided over the number of heads.
-// The slate needs to be a L * L * n_heads slate (could be big!) that represents the attention calculation
-//
-// The dispatch is divided over the sequence length L, and search invocation will perform L comparisons (attention is O(L^2))
-
-struct Params {
-  dim : u32,
-  L_k : u32,
-  L_q : u32,
-  n_heads: u32,
-  n_kv_heads : u32,
-  K_max: u32,
-};
-
-@binding(0) @group(0) var<storage, read_write> slate : array<f32>; //L * L * n_heads
-@binding(1) @group(0) var<storage, read> K : array<f32>; //L * dim
-@binding(2) @group(0) var<storage, read> Q : array<f32>; //L * dim
-@binding(3) @group(0) var<uniform> params : Params;
-
-@compute @workgroup_size(1, 16, 16)
-fn main(@builtin(global_invocation_id) GlobalInvocationID : vec3<u32>) {
-  let l_q : u32 = GlobalInvocationID.x; //sequence number
-  let l_k : u32 = GlobalInvocationID.y; 
-  let h : u32 = GlobalInvocationID.z;
-
-  if (l_q >= params.L_q || l_k >= params.K_max || h > params.n_heads)
-  {
-    return;
-  }
-
-  let dim_per_head = params.dim / params.n_heads;
-  let head_per_q = params.n_heads / params.n_kv_heads;
-
-  var k_q : u32 = h * dim_per_head;
-  var k_k : u32 = (h / head_per_q) * dim_per_head;
-
-  var dot = 0.0f;
-  for (var k_head : u32 = 0u; k_head < dim_per_head; k_head = k_head + 1u) {
-    dot += Q[l_q * params.dim + k_q] * K[l_k * params.dim + k_k];
-    k_q = k_q + 1u;
-    k_k = k_k + 1u;
-  }
-  slate[h * (params.L_q * params.L_k) + l_q * (params.L_q) + l_k] = dot / sqrt(f32(dim_per_head));
-}
-`
+//go:embed testdata/wgsl/zig_llm_attention_slate.wgsl
+var zigLLMAttentionSlate string
 
 // TestPublic5ZigLLMAttentionSlate: 4 query heads over 2 key heads, 5
 // positions, head size 4; the slate's first n_heads blocks (the kernel's
@@ -881,39 +443,8 @@ func TestPublic5ZigLLMAttentionSlate(t *testing.T) {
 // rayan-syed/wgpu-dft, src/dft/dft_col.wgsl: a DFT down each column, a
 // vec2<i32> uniform, radians(180.0) for pi, fract of the phase.
 
-const wgpuDFTCol = `@group(0) @binding(0) var<storage, read> input: array<vec2<f32>>;
-@group(0) @binding(1) var<storage, read_write> output: array<vec2<f32>>;
-@group(0) @binding(2) var<uniform> dims: vec2<i32>; // rows, cols
-
-@compute @workgroup_size(16, 16)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    let col = i32(global_id.x); 
-    let l = i32(global_id.y);   // freq index
-    if (col >= dims.y || l >= dims.x) {
-        return;
-    }
-    
-    var sum = vec2<f32>(0.0, 0.0);
-    let pi = radians(180.0);
-
-    // Compute DFT
-    for (var row = 0; row < dims.x; row = row + 1) {
-        let phase = fract(f32(row * l) / f32(dims.x)); // shrink phase to preserve precision
-        let angle = -2.0 * pi * phase;
-        let euler = vec2<f32>(cos(angle), sin(angle));
-        let idx = row * dims.y + col;
-        let val = input[idx];
-
-        // Euler Rule
-        sum = sum + vec2<f32>(
-            val.x * euler.x - val.y * euler.y,
-            val.x * euler.y + val.y * euler.x
-        );
-    }
-    let outIndex = l * dims.y + col;
-    output[outIndex] = sum;
-}
-`
+//go:embed testdata/wgsl/wgpu_dftcol.wgsl
+var wgpuDFTCol string
 
 // TestPublic5WgpuDFTColumns: a 12×5 complex matrix; every frequency within
 // 2e-5 per unit of the column's magnitude of the float64 DFT.
@@ -952,48 +483,8 @@ func TestPublic5WgpuDFTColumns(t *testing.T) {
 // that shadows the three-parameter builtin (WGSL lets a module declaration
 // shadow a builtin function's name).
 
-const perlinWGSL = `
-const TWO_PI: f32 = 6.28318530718;
-
-@group(0) @binding(0) var tex: texture_storage_2d<r32float, write>;
-
-@compute @workgroup_size(8, 8, 1) fn perlinNoise(@builtin(global_invocation_id) g_id: vec3u, @builtin(workgroup_id) w_id: vec3u, @builtin(local_invocation_id) l_id: vec3u) {
-    let pos = vec2f(f32(l_id.x), f32(l_id.y)) * 0.125 + vec2f(0.0625, 0.0625);
-    let hash00 = wangHash(w_id.x, w_id.y) * TWO_PI;
-    let hash01 = wangHash(w_id.x, w_id.y + 1) * TWO_PI;
-    let hash10 = wangHash(w_id.x + 1, w_id.y) * TWO_PI;
-    let hash11 = wangHash(w_id.x + 1, w_id.y + 1) * TWO_PI;
-    let v00 = vec2f(cos(hash00), sin(hash00));
-    let v01 = vec2f(cos(hash01), sin(hash01));
-    let v10 = vec2f(cos(hash10), sin(hash10));
-    let v11 = vec2f(cos(hash11), sin(hash11));
-    let d00 = dot(v00, vec2f(0.0, 0.0) - pos);
-    let d01 = dot(v01, vec2f(0.0, 1.0) - pos);
-    let d10 = dot(v10, vec2f(1.0, 0.0) - pos);
-    let d11 = dot(v11, vec2f(1.0, 1.0) - pos);
-    let u = smoothstep(pos.x);
-    let v = smoothstep(pos.y);
-    let xlerp1 = mix(d00, d10, u);
-    let xlerp2 = mix(d01, d11, u);
-    let lerp = mix(xlerp1, xlerp2, v);
-    textureStore(tex, g_id.xy, vec4f(lerp * 0.5 + 0.5, 0.0, 0.0, 1.0));
-}
-
-fn wangHash(x: u32, y: u32) -> f32 {
-    var seed: u32 = x * 1664525u + y * 1013904223u;
-    seed ^= (seed >> 16u);
-    seed *= 2246822519u;
-    seed ^= (seed >> 13u);
-    seed *= 3266489917u;
-    seed ^= (seed >> 16u);
-    return f32(seed) / f32(0x10000000);
-}
-
-fn smoothstep(t: f32) -> f32 {
-    return t * t * t * (t * (t * 6.0 - 15.0) + 10.0);
-}
-
-`
+//go:embed testdata/wgsl/perlin_wgsl.wgsl
+var perlinWGSL string
 
 // TestPublic5PerlinUserSmoothstep: a 24×16 texture (3×2 lattice cells);
 // every texel within 2e-3 of the float64 noise (cos and sin of angles up
@@ -1038,33 +529,8 @@ func TestPublic5PerlinUserSmoothstep(t *testing.T) {
 // swizzles and vec3<u32>(8) shifts, 1.0/f32(u32(0xffffffff)), all() of a
 // vector comparison against vec2u(uniforms.N).
 
-const stableFluidsJunk = `struct Uniforms {
-  N: u32,
-  time: f32,
-};
-
-@group(0) @binding(0) var<uniform> uniforms: Uniforms;
-@group(0) @binding(1) var densityTexture: texture_storage_2d<r32float, write>;
-
-const k = u32(1103515245);
-
-fn hash(x: vec3<u32>) -> vec3<f32> {
-  var y = x;
-  y = ((y>>vec3<u32>(8))^y.yzx)*k;
-  y = ((y>>vec3<u32>(8))^y.yzx)*k;
-  y = ((y>>vec3<u32>(8))^y.yzx)*k;
-  return vec3<f32>(y)*(1.0/f32(u32(0xffffffff)));
-}
-
-@compute @workgroup_size(16, 16) fn fillWithJunk(
-  @builtin(global_invocation_id) global_id: vec3<u32>,
-) {
-  if (all(global_id.xy < vec2u(uniforms.N))) {
-    let value = hash(vec3<u32>(global_id.xy, u32(uniforms.time * 1000.0))).x;
-    textureStore(densityTexture, global_id.xy, vec4f(value));
-  }
-}
-`
+//go:embed testdata/wgsl/stable_fluids_junk.wgsl
+var stableFluidsJunk string
 
 // TestPublic5StableFluidsHashTexture: N = 20 of a 32×32 texture; the
 // texels inside hold the hash's x scaled by 2^-32 (f32(0xffffffff) rounds
@@ -1100,39 +566,8 @@ func TestPublic5StableFluidsHashTexture(t *testing.T) {
 // workgroup over fewer particles (reads past the end clamped, writes
 // dropped).
 
-const particularGravity = `struct PointMass {
-  position: vec3<f32>,
-  mass: f32,
-};
-
-@group(0) @binding(0) var<storage, read> particles : array<PointMass>;
-@group(0) @binding(1) var<storage, read> massive_particles : array<PointMass>;
-@group(0) @binding(2) var<storage, read_write> accelerations : array<vec3<f32>>;
-
-@compute
-@workgroup_size(256, 1, 1)
-fn main(@builtin(global_invocation_id) global_invocation_id: vec3<u32>) {
-    let i = global_invocation_id.x;
-
-    let p1 = particles[i];
-    var acceleration = vec3<f32>(0.0);
-
-    let total = arrayLength(&massive_particles);
-
-    for (var j = 0u; j < total; j++) {
-        let p2 = massive_particles[j];
-
-        let dir = p2.position - p1.position;
-        let norm = dot(dir, dir);
-        let a = dir * p2.mass / (norm * sqrt(norm));
-
-        if norm != 0.0 {
-            acceleration += a;
-        }
-    }
-
-    accelerations[i] = acceleration;
-}`
+//go:embed testdata/wgsl/particular_gravity.wgsl
+var particularGravity string
 
 // TestPublic5ParticularGravity: 40 particles, 12 of them massive; each
 // acceleration within 1e-5 of the sum of its terms' magnitudes of float64.
@@ -1181,80 +616,8 @@ func TestPublic5ParticularGravity(t *testing.T) {
 // a bare vec2f uniform, var boid:Particle copied and stored whole, .005
 // and 5. literals, continue in a for loop, *= -1. on a member.
 
-const seagullsBoids = `struct Particle {
-  pos: vec2f,
-  vel: vec2f
-};
-
-@group(0) @binding(0) var<uniform> res:   vec2f;
-@group(0) @binding(1) var<storage, read_write> state: array<Particle>;
-
-fn cellindex( cell:vec3u ) -> u32 {
-  let size = 8u;
-  return cell.x + (cell.y * size) + (cell.z * size * size);
-}
-
-@compute
-@workgroup_size(8,8)
-
-fn cs(@builtin(global_invocation_id) cell:vec3u)  {
-  let count:u32 = 2048u;
-
-  let idx            = cellindex( cell );
-  var boid:Particle  = state[ idx ];
-
-  var center:vec2f   = vec2f(0.); // rule 1
-  var keepaway:vec2f = vec2f(0.); // rule 2
-  var vel:vec2f      = vec2f(0.); // rule 3
-
-  for( var i:u32 = 0u; i < count; i = i + 1u ) {
-    // don't use boids' own properties in calculations
-    if( idx == i ) { continue; }
-
-    let _boid = state[ i ];
-    
-    // rule 1
-    center += _boid.pos;
-    
-    // rule 2
-    if( length( _boid.pos - boid.pos ) < .005 ) {
-      keepaway = keepaway - ( _boid.pos - boid.pos );
-    }
-    
-    // rule 3
-    vel += _boid.vel;
-  }
-
-  // apply effects of rule 1
-  center /= f32( count - 1u );
-  boid.vel += (center-boid.pos) * .05;
-
-  // apply effects of rule 2
-  boid.vel += keepaway;
-
-  // apply effects of rule 3
-  vel /= f32( count - 1u );
-  boid.vel += vel * .01;
-
-  // limit speed
-  if( length( boid.vel ) > 5. ) {
-    boid.vel = (boid.vel / length(boid.vel)) * 5.;
-  } 
-  
-  // calculate next position
-  boid.pos = boid.pos + (2. / res) * boid.vel;
-
-  // boundaries
-  if( abs( boid.pos.y ) >= 1. ) { 
-    boid.vel.y *= -1.; 
-  }
-  if( abs( boid.pos.x ) > 1. ) {
-    boid.vel.x *= -1.;
-  }
-
-  state[ idx ] = boid;
-}
-`
+//go:embed testdata/wgsl/seagulls_boids.wgsl
+var seagullsBoids string
 
 // TestPublic5SeagullsBoids: one step of 2048 boids in place, on a lattice
 // 1/32 by 1/16 apart (keepaway never fires). Invocations read neighbours
@@ -1326,24 +689,8 @@ func TestPublic5SeagullsBoids(t *testing.T) {
 // texture_2d<f32> read by textureLoad with a vec2u, saturate of a dot, the
 // bin count from arrayLength of an atomic array, u32(numBins - 1) of an f32.
 
-const playcanvasHistogram = `@group(0) @binding(0) var inputTexture: texture_2d<f32>;
-@group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>>;
-
-fn luminance(color: vec3f) -> f32 {
-    return saturate(dot(color, vec3f(0.2126, 0.7152, 0.0722)));
-}
-
-@compute @workgroup_size(1, 1, 1)
-fn main(@builtin(global_invocation_id) global_invocation_id: vec3u) {
-    let numBins = f32(arrayLength(&bins));
-    let lastBinIndex = u32(numBins - 1);
-    let position = global_invocation_id.xy;
-    let color = textureLoad(inputTexture, position, 0);
-    let v = luminance(color.rgb);
-    let bin = min(u32(v * numBins), lastBinIndex);
-    atomicAdd(&bins[bin], 1u);
-}
-`
+//go:embed testdata/wgsl/playcanvas_histogram.wgsl
+var playcanvasHistogram string
 
 // TestPublic5PlayCanvasHistogram: a 16×12 rgba8unorm image of greys
 // (luminance k/255, never within 0.003 of a bin edge) into 16 bins, bit
@@ -1375,76 +722,11 @@ func TestPublic5PlayCanvasHistogram(t *testing.T) {
 // @group, a vec2<u32> in read-only storage, override blockSize = 8 (an
 // abstract-int override) sizing the workgroup, select over u32(bool).
 
-const qlurkinLife = `@group(0) @binding(0) var<uniform> grid: vec2f;
-@group(0) @binding(1) var<storage> cellStateIn: array<u32>;
-@group(0) @binding(2) var<storage, read_write> cellStateOut: array<u32>;
+//go:embed testdata/wgsl/qlurkin_life.wgsl
+var qlurkinLife string
 
-fn cellIndex(cell: vec2u) -> u32 {
-    return (cell.y % u32(grid.y)) * u32(grid.x) + (cell.x % u32(grid.x));
-}
-
-fn cellActive(x: u32, y: u32) -> u32 {
-    return cellStateIn[cellIndex(vec2(x, y))];
-}
-
-@compute @workgroup_size(${WORKGROUP_SIZE}, ${WORKGROUP_SIZE})
-fn computeMain(@builtin(global_invocation_id) cell: vec3u) {
-    let activeNeighbors = cellActive(cell.x+1, cell.y+1) +
-                            cellActive(cell.x+1, cell.y) +
-                            cellActive(cell.x+1, cell.y-1) +
-                            cellActive(cell.x, cell.y-1) +
-                            cellActive(cell.x-1, cell.y-1) +
-                            cellActive(cell.x-1, cell.y) +
-                            cellActive(cell.x-1, cell.y+1) +
-                            cellActive(cell.x, cell.y+1);
-    
-    let i = cellIndex(cell.xy);
-
-    // Conway's game of life rules:
-    switch activeNeighbors {
-        case 2: { // Active cells with 2 neighbors stay active.
-            cellStateOut[i] = cellStateIn[i];
-        }
-        case 3: { // Cells with 3 neighbors become or stay active.
-            cellStateOut[i] = 1;
-        }
-        default: { // Cells with < 2 or > 3 neighbors become inactive.
-            cellStateOut[i] = 0;
-        }
-    }
-}`
-
-const webgpuSamplesLife = `@binding(0) @group(0) var<storage, read> size: vec2<u32>;
-@binding(1) @group(0) var<storage, read> current: array<u32>;
-@binding(2) @group(0) var<storage, read_write> next: array<u32>;
-
-override blockSize = 8;
-
-fn getIndex(x: u32, y: u32) -> u32 {
-  let h = size.y;
-  let w = size.x;
-
-  return (y % h) * w + (x % w);
-}
-
-fn getCell(x: u32, y: u32) -> u32 {
-  return current[getIndex(x, y)];
-}
-
-fn countNeighbors(x: u32, y: u32) -> u32 {
-  return getCell(x - 1, y - 1) + getCell(x, y - 1) + getCell(x + 1, y - 1) + 
-         getCell(x - 1, y) +                         getCell(x + 1, y) + 
-         getCell(x - 1, y + 1) + getCell(x, y + 1) + getCell(x + 1, y + 1);
-}
-
-@compute @workgroup_size(blockSize, blockSize)
-fn main(@builtin(global_invocation_id) grid: vec3<u32>) {
-  let x = grid.x;
-  let y = grid.y;
-  let n = countNeighbors(x, y);
-  next[getIndex(x, y)] = select(u32(n == 3u), u32(n == 2u || n == 3u), getCell(x, y) == 1u); 
-} 
-`
+//go:embed testdata/wgsl/webgpu_samples_life.wgsl
+var webgpuSamplesLife string
 
 // p5Life is one generation on a size×size torus (size a power of two, so
 // the shaders' u32 wrap of x - 1 at 0 lands on size - 1).
@@ -1508,59 +790,8 @@ func TestPublic5GamesOfLife(t *testing.T) {
 // zero construction, textureStore at a vec2u, a const declared after the
 // entry point that uses it through a helper, -2 * PI * k / N.
 
-const draedonButterfly = `@group(0) @binding(0) var <storage> bitReversedIndices: array<f32>;
-@group(0) @binding(1) var butterflyTexture: texture_storage_2d<rgba32float, write>;
-
-@compute
-@workgroup_size(1, 64, 1)
-fn main(@builtin(global_invocation_id) id: vec3u) {
-  let height: f32 = f32(textureDimensions(butterflyTexture).y);
-  let coords: vec2f = vec2f(id.xy);
-  let span: f32 = pow(2.0, coords.x);
-  let k: f32 = (coords.y * height / (span * 2)) % height;
-  let twiddleFactor: vec2f = twiddle(height, k);
-  let topWing: bool = coords.y % (span * 2) < span;
-  var sampleIndices: vec2f = vec2f();
-
-  if(coords.x == 0){
-    if(topWing){
-      sampleIndices = vec2f(bitReversedIndices[id.y], bitReversedIndices[id.y + 1]);
-    } else {
-      sampleIndices = vec2f(bitReversedIndices[id.y - 1], bitReversedIndices[id.y]);
-    }
-  } else {
-    if(topWing){
-      sampleIndices = vec2f(coords.y, coords.y + span);
-    } else {
-      sampleIndices = vec2f(coords.y - span, coords.y);
-    }
-  }
-
-  textureStore(butterflyTexture, id.xy, vec4f(twiddleFactor, sampleIndices));
-}
-
-const PI: f32 = 3.141592653589793;
-fn twiddle(N: f32, k: f32) -> vec2f {
-  return complexExp(-2 * PI * k / N);
-}
-// computes e^(i*theta)
-fn complexExp(theta: f32) -> vec2f {
-  let x: f32 = cos(theta);
-  let y: f32 = sin(theta);
-
-  return vec2f(x, y);
-}
-
-fn complexMultiply(a: vec2f, b: vec2f) -> vec2f {
-  let real: f32 = a.x * b.x - a.y * b.y;
-  let imaginary: f32 = a.x * b.y + a.y * b.x;
-  
-  return vec2f(real, imaginary);
-}
-
-fn complexConjugate(a: vec2f) -> vec2f {
-  return a * vec2f(1.0, -1.0);
-}`
+//go:embed testdata/wgsl/draedon_butterfly.wgsl
+var draedonButterfly string
 
 // TestPublic5OceanButterflyTexture: N = 64, six stages; twiddles within
 // 1e-5 of float64 and the input indices exact.
@@ -1614,25 +845,8 @@ func bits32Reverse(v uint32, n int) uint32 {
 // rgba32float one, f32((id.x + id.y) % 2) * -2 + 1 (abstract integers
 // meeting an f32), var <uniform> with a space.
 
-const draedonPermute = `struct Settings {
-  textureSize: f32,
-}
-
-@group(0) @binding(0) var <uniform> settings: Settings;
-@group(0) @binding(1) var input: texture_storage_2d<rg32float, read>;
-@group(0) @binding(2) var output: texture_storage_2d<rgba32float, write>;
-
-@compute
-@workgroup_size(1, 1, 1)
-fn main(@builtin(global_invocation_id) id: vec3u) {
-  let permutation: f32 = f32((id.x + id.y) % 2) * -2 + 1;
-  let value: f32 = textureLoad(input, id.xy).r;
-  // +0.2 just for debugging, to allow me to see the height map better
-  let transformed: f32 = 0.2 + permutation * value / (settings.textureSize * settings.textureSize);
-
-  textureStore(output, id.xy, vec4f(transformed, transformed, transformed, 1.0));
-}
-`
+//go:embed testdata/wgsl/draedon_permute.wgsl
+var draedonPermute string
 
 // TestPublic5OceanPermute: an 8×8 field; bit for bit (the one rounding is
 // the f32 addition of 0.2). On OpenGL, where GLSL ES has no rg32float image
@@ -1671,32 +885,8 @@ func TestPublic5OceanPermute(t *testing.T) {
 // u32 vars as texture coordinates, vec4(value_no, 0, 0, 0) mixing an f32
 // with abstract integers, var low = value & 0xff.
 
-const libmediaUint2FloatBE = `
-struct Meta {
-  max: u32,
-  width: u32,
-  height: u32
-};
-
-@group(0) @binding(0) var<uniform> metaData: Meta;
-@group(0) @binding(1) var input: texture_2d<u32>;
-@group(0) @binding(2) var output: texture_storage_2d<r32float, write>;
-
-@compute @workgroup_size(8, 8) fn main(
-  @builtin(workgroup_id) workgroup_id: vec3<u32>,
-  @builtin(local_invocation_id) local_invocation_id: vec3<u32>
-) {
-  var x = workgroup_id.x * 8 + local_invocation_id.x;
-  var y = workgroup_id.y * 8 + local_invocation_id.y;
-  if (x < metaData.width && y < metaData.height) {
-    var value: u32 = textureLoad(input, vec2(x, y), 0).x;
-    var low = value & 0xff;
-    var high = (value >> 8) & 0xff;
-    value = (low << 8) | high;
-    var value_no: f32 = f32(value) / f32(metaData.max);
-    textureStore(output, vec2(x, y), vec4(value_no, 0, 0, 0));
-  }
-}`
+//go:embed testdata/wgsl/libmedia_uint2_float_be.wgsl
+var libmediaUint2FloatBE string
 
 // TestPublic5LibmediaUint2FloatBE: a 13×9 r32uint image of 16-bit
 // big-endian samples into a 16×16 r32float texture; inside, the swapped
@@ -1728,24 +918,8 @@ func TestPublic5LibmediaUint2FloatBE(t *testing.T) {
 // packed four to a u32 widened to f32 with unpack4xI8 (WGSL's packed 4×8
 // integer builtins), indexed with [0]..[3] on the vec4<i32>.
 
-const arrowCastI8F32 = `@group(0)
-@binding(0)
-var<storage, read> original_values: array<u32>;
-
-@group(0)
-@binding(1)
-var<storage, read_write> new_values: array<f32>;
-
-@compute
-@workgroup_size(256)
-fn cast_f32(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    let unpacked = unpack4xI8(original_values[global_id.x]);
-    let new_pos = global_id.x * 4u;
-    new_values[new_pos] = f32(unpacked[0]);
-    new_values[new_pos + 1u] = f32(unpacked[1]);
-    new_values[new_pos + 2u] = f32(unpacked[2]);
-    new_values[new_pos + 3u] = f32(unpacked[3]);
-}`
+//go:embed testdata/wgsl/arrow_cast_i8_f32.wgsl
+var arrowCastI8F32 string
 
 // TestPublic5ArrowCastI8ToF32: 256 words (1024 i8), bit for bit.
 func TestPublic5ArrowCastI8ToF32(t *testing.T) {
@@ -1771,41 +945,8 @@ func TestPublic5ArrowCastI8ToF32(t *testing.T) {
 // array, @binding before @group, (i & k) == 0 with an abstract 0; the
 // page's ${blockSize} filled in with 4 as bitonicSortShader(4) does.
 
-const gsplatBitonic = `
-struct Data {
-    values: array<f32>,
-};
-
-// Uniform buffer to store j and k
-struct Uniforms {
-    j: u32,
-    k: u32,
-};
-
-@binding(0) @group(0) var<storage, read_write> data: Data;
-@binding(1) @group(0) var<uniform> uniforms: Uniforms;
-
-@compute @workgroup_size(1, 1, 1)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    let i = global_id.x + global_id.y * ${blockSize} + global_id.z * ${blockSize} * ${blockSize};
-    let j = uniforms.j;
-    let k = uniforms.k;
-    
-    let ixj = i ^ j;
-    if (ixj > i) {
-        if ((i & k) == 0 && data.values[i] > data.values[ixj]) {
-            let temp = data.values[i];
-            data.values[i] = data.values[ixj];
-            data.values[ixj] = temp;
-        }
-        if ((i & k) != 0 && data.values[i] < data.values[ixj]) {
-            let temp = data.values[i];
-            data.values[i] = data.values[ixj];
-            data.values[ixj] = temp;
-        }
-    }
-}
-`
+//go:embed testdata/wgsl/gsplat_bitonic.wgsl
+var gsplatBitonic string
 
 // TestPublic5GsplatBitonicSort: 64 values sorted by the host's k, j loop
 // over a 4×4×4 dispatch; the result is the sorted input, bit for bit.
@@ -1839,92 +980,8 @@ func TestPublic5GsplatBitonicSort(t *testing.T) {
 // abstract-int vector) as the f32 coordinates of textureSampleLevel,
 // textureStore at vec2<u32>(0,0).
 
-const pointsDefaultCompute = `
-
-struct Params {
-    utime: f32,
-    screenWidth:f32,
-    screenHeight:f32,
-    mouseX: f32,
-    mouseY: f32,
-    sliderA: f32,
-    sliderB: f32,
-    sliderC: f32
-}
-
-struct Color{
-    r: f32,
-    g: f32,
-    b: f32,
-    a: f32
-}
-
-struct Position{
-    x: f32,
-    y: f32,
-    z: f32,
-    w: f32
-}
-
-struct Vertex {
-    position: Position,
-    color: Color,
-    uv: array<f32,2>,
-}
-
-struct Point {
-    vertex0: Vertex,
-    vertex1: Vertex,
-    vertex2: Vertex,
-    vertex3: Vertex,
-    vertex4: Vertex,
-    vertex5: Vertex,
-}
-
-struct Points {
-    points: array<Point>
-}
-struct Variables{
-    testValue: f32
-}
-
-struct Chemical{
-    a: f32,
-    b: f32
-}
-
-struct Particles{
-    chemicals: array<Chemical>
-}
-
-@group(0) @binding(0) var <storage, read_write> layer0: Points;
-@group(0) @binding(1) var feedbackSampler: sampler;
-@group(0) @binding(2) var feedbackTexture: texture_2d<f32>;
-@group(0) @binding(3) var outputTex : texture_storage_2d<rgba8unorm, write>;
-@group(0) @binding(4) var <storage, read_write> variables: Variables;
-@group(0) @binding(5) var <storage, read_write> particles: Particles;
-@group(0) @binding(6) var <uniform> params: Params;
-@group(0) @binding(7) var <storage, read_write> particles2: Particles;
-
-
-@compute @workgroup_size(8,8,1)
-fn main(
-    @builtin(global_invocation_id) GlobalId: vec3<u32>,
-    @builtin(workgroup_id) WorkGroupID: vec3<u32>,
-    @builtin(local_invocation_id) LocalInvocationID: vec3<u32>
-) {
-    var l0 = layer0.points[0];
-    let utime = params.utime;
-    let chemical = particles.chemicals[0];
-    let chemical2 = particles2.chemicals[0];
-    let tv: ptr<storage, f32, read_write> = &variables.testValue;
-
-    let dims: vec2<u32> = textureDimensions(feedbackTexture, 0);
-    var rgba = textureSampleLevel(feedbackTexture, feedbackSampler, vec2(0),  0.0).rgba;
-
-    textureStore(outputTex, vec2<u32>(0,0), rgba);
-}
-`
+//go:embed testdata/wgsl/points_default_compute.wgsl
+var pointsDefaultCompute string
 
 // TestPublic5PointsDefaultCompute: texel (0, 0) of the output is the
 // feedback texture sampled at uv (0, 0) with a nearest, clamping sampler
@@ -1982,77 +1039,8 @@ func p5PointsRun(t *testing.T, src string) {
 // other names, a struct with pre-2022 ";" member separators, and in the
 // second entry point an array<atomic<u32>, 2> in read-only storage.
 
-const simpleKNNSort = `// Radix Sort Shader
-//
-// Implements a simple GPU radix sort for 32-bit keys.
-// The algorithm performs one pass per bit using atomic counters
-// and two compute stages (count and reorder).
-
-struct Params {
-    num: u32;
-    bit: u32;
-};
-
-@group(0) @binding(0)
-var<storage, read> in_keys: array<u32>;
-@group(0) @binding(1)
-var<storage, read> in_indices: array<u32>;
-@group(0) @binding(2)
-var<storage, read_write> prefix: array<u32>;
-@group(0) @binding(3)
-var<storage, read_write> counts: array<atomic<u32>, 2>;
-@group(0) @binding(4)
-var<uniform> params: Params;
-
-@compute @workgroup_size(256)
-fn radix_count(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let idx = gid.x;
-    if (idx >= params.num) { return; }
-
-    let key = in_keys[idx];
-    let bit = (key >> params.bit) & 1u;
-
-    if (bit == 0u) {
-        prefix[idx] = atomicAdd(&counts[0], 1u);
-    } else {
-        prefix[idx] = atomicAdd(&counts[1], 1u);
-    }
-}
-
-@group(0) @binding(0)
-var<storage, read> r_in_keys: array<u32>;
-@group(0) @binding(1)
-var<storage, read> r_in_indices: array<u32>;
-@group(0) @binding(2)
-var<storage, read> r_prefix: array<u32>;
-@group(0) @binding(3)
-var<storage, read> r_counts: array<atomic<u32>, 2>;
-@group(0) @binding(4)
-var<storage, read_write> out_keys: array<u32>;
-@group(0) @binding(5)
-var<storage, read_write> out_indices: array<u32>;
-@group(0) @binding(6)
-var<uniform> r_params: Params;
-
-@compute @workgroup_size(256)
-fn radix_reorder(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let idx = gid.x;
-    if (idx >= r_params.num) { return; }
-
-    let key = r_in_keys[idx];
-    let bit = (key >> r_params.bit) & 1u;
-    let p = r_prefix[idx];
-    let zeros = atomicLoad(&r_counts[0]);
-
-    var dst = p;
-    if (bit == 1u) {
-        dst = zeros + p;
-    }
-
-    out_keys[dst] = key;
-    out_indices[dst] = r_in_indices[idx];
-}
-`
+//go:embed testdata/wgsl/simple_knn_sort.wgsl
+var simpleKNNSort string
 
 // simpleKNNSortCommas is simpleKNNSort with its member separators written
 // as today's WGSL spells them (our edit).
@@ -2134,18 +1122,8 @@ func TestPublic5SimpleKNNRadixSort(t *testing.T) {
 // EvanCMcPheron/Gravity-rs, shaders/incriment_bodys.wgsl: "@group (0)"
 // with a space before the parenthesis, vec4f arrays, a 1×1×1 workgroup.
 
-const gravityRsIncrement = `@group (0) @binding(0) var<storage, read_write> positions : array<vec4f>;
-@group (0) @binding(1) var<storage, read_write> velocities : array<vec4f>;
-@group (0) @binding(2) var<storage, read_write> masses : array<vec4f>;
-
-const D: f32 = 0.005;
-
-@compute @workgroup_size(1)
-fn cs_entry(@builtin(global_invocation_id) id : vec3<u32>) {
-    positions[id.x] += velocities[id.x] * D;
-}
-
-`
+//go:embed testdata/wgsl/gravity_rs_increment.wgsl
+var gravityRsIncrement string
 
 // TestPublic5GravityRsIncrement: 10 bodies moved by 0.005 × velocity, one
 // f32 rounding each (fused or not: the product is exact), bit for bit.
@@ -2170,54 +1148,8 @@ func TestPublic5GravityRsIncrement(t *testing.T) {
 // var charge : f32 = -1 (abstract integers initialising f32 vars),
 // 1/pow(d,2), dt/1, fn on the attribute line.
 
-const fsabolicForces = `
-
-
-@group(0) @binding(0) var<uniform> time: f32;
-@group(0) @binding(1) var<storage, read_write> x_coords: array<f32>;
-@group(0) @binding(2) var<storage, read_write> y_coords: array<f32>;
-@group(0) @binding(3) var<storage, read_write> z_coords: array<f32>;
-@group(0) @binding(4) var<storage, read_write> x_velocity: array<f32>;
-@group(0) @binding(5) var<storage, read_write> y_velocity: array<f32>;
-@group(0) @binding(6) var<storage, read_write> z_velocity: array<f32>;
-
-@compute @workgroup_size(256) fn popuniKoordinateCestica(
-  @builtin(global_invocation_id) id: vec3u
-) {
-    let idx = id.x;
-   
-    var potential_coords : vec3f = vec3f(0,0,0);
-    var particle_coords : vec3f =  vec3f(x_coords[idx],y_coords[idx],z_coords[idx]);
-    var r_res = potential_coords - particle_coords;
-    var potential_particle_distance:f32 = distance(potential_coords,particle_coords);
-
-    var k : f32 = 0;
-    var charge : f32 = -1;
-    var distance_scalar : f32 = 1/pow(potential_particle_distance,2);
-
-    r_res.x = r_res.x*k*charge;
-    r_res.y = r_res.y*k*charge;
-    r_res.z = r_res.z*k*charge;
-
-    r_res.x = r_res.x*distance_scalar;
-    r_res.y = r_res.y*distance_scalar;
-    r_res.z = r_res.z*distance_scalar;
-
-    var dt: f32 = time;
-    var dt_mass : f32 = dt/1;
-
-
-    x_velocity[idx] +=  dt_mass*r_res.x;
-    y_velocity[idx] +=  dt_mass*r_res.y;
-    z_velocity[idx] +=  dt_mass*r_res.z;
-
-    
-    x_coords[idx] +=  dt*x_velocity[idx];
-    y_coords[idx] +=  dt*y_velocity[idx];
-    z_coords[idx] +=  dt*z_velocity[idx];
-
-}
-`
+//go:embed testdata/wgsl/fsabolic_forces.wgsl
+var fsabolicForces string
 
 // TestPublic5FsabolicForces: 256 particles; with k = 0 the force term is
 // zero (the particles are off the origin, so 1/d² is finite), velocities
@@ -2334,29 +1266,8 @@ const gumgeonNoise = `
     }
 `
 
-const gumgeonNoiseHarness = `
-@group(0) @binding(0) var<storage, read> pts: array<vec4f>;
-@group(0) @binding(1) var<storage, read_write> res: array<u32>;
-
-@compute @workgroup_size(64)
-fn harness(@builtin(global_invocation_id) id: vec3u) {
-    let f = pts[id.x];
-    let o = 16u * id.x;
-    res[o] = hash11(bitcast<u32>(f.x));
-    let h2 = hash22(bitcast<vec2u>(f.xy));
-    res[o + 1u] = h2.x; res[o + 2u] = h2.y;
-    let h3 = hash33(bitcast<vec3u>(f.xyz));
-    res[o + 3u] = h3.x; res[o + 4u] = h3.y; res[o + 5u] = h3.z;
-    let h4 = hash44(bitcast<vec4u>(f));
-    res[o + 6u] = h4.x; res[o + 7u] = h4.y; res[o + 8u] = h4.z; res[o + 9u] = h4.w;
-    res[o + 10u] = bitcast<u32>(rand11(f.x));
-    let r2 = bitcast<vec2u>(rand22(f.xy));
-    res[o + 11u] = r2.x; res[o + 12u] = r2.y;
-    res[o + 13u] = bitcast<u32>(Noise2(f.xy));
-    res[o + 14u] = bitcast<u32>(Noise3(f.xyz));
-    res[o + 15u] = 7u;
-}
-`
+//go:embed testdata/wgsl/gumgeon_noise_harness.wgsl
+var gumgeonNoiseHarness string
 
 func p5Hash11(n uint32) uint32 {
 	h := n*747796405 + 2891336453
@@ -2485,27 +1396,8 @@ func TestPublic5GumgeonNoise(t *testing.T) {
 // runs the two invocations in lockstep (lavapipe does) it livelocks, which
 // is what the repository demonstrates; neither runs here (the test says why).
 
-const wgslLoopLock = `var<workgroup> lock: atomic<u32>;
-@group(0) @binding(0)
-var<storage, read_write> mark: u32;
-
-@compute @workgroup_size(2, 1, 1)
-fn loop_atomic(@builtin(global_invocation_id) id: vec3u) {
-    loop {
-        if atomicOr(&lock, 1u) == 1u { continue; }
-        mark++;
-        atomicAnd(&lock, 0u);
-        break;
-    }
-}
-
-@compute @workgroup_size(2, 1, 1)
-fn while_atomic(@builtin(global_invocation_id) id: vec3u) {
-    while atomicOr(&lock, 1u) == 1u { }
-    mark++;
-    atomicAnd(&lock, 0u);
-}
-`
+//go:embed testdata/wgsl/wgsl_loop_lock.wgsl
+var wgslLoopLock string
 
 // TestPublic5WgslLoopSpinLock: both entry points compile. They are not
 // run: WGSL promises no forward progress between invocations, so a spin
@@ -2529,81 +1421,11 @@ func TestPublic5WgslLoopSpinLock(t *testing.T) {
 // ":" or after ")", a @group(1) uniform declared and never used,
 // workgroup_index * 24u.
 
-const davidBuiltins = `//NOTE!: vec3u is padded to by 4 bytes
-//输出的结果， workgroup_id 的信息
-@group(0) @binding(0) var<storage, read_write> workgroupResult : array<vec3u>;
+//go:embed testdata/wgsl/david_builtins.wgsl
+var davidBuiltins string
 
-//输出 local_invocation_id 的信息
-@group(0) @binding(1) var<storage, read_write> localResult : array<vec3u>;
-
-//输出信息 global_invocation_id的信息
-@group(0) @binding(2) var<storage, read_write> globalResult : array<vec3u>;
-
-// 通过 常量传值修改compute shader
-override workgroupSizeX = 0u;
-override workgroupSizeY = 0u;
-override workgroupSizeZ = 0u;
-override numThreadsPerWorkgroup = 0u;
-
-@compute @workgroup_size(workgroupSizeX,workgroupSizeY, workgroupSizeZ) fn computeSomething(
-    @builtin(workgroup_id) workgroup_id : vec3 < u32>,
-    @builtin(local_invocation_id) local_invocation_id : vec3 < u32>,
-    @builtin(global_invocation_id) global_invocation_id : vec3 < u32>,
-    @builtin(local_invocation_index) local_invocation_index : u32,
-    @builtin(num_workgroups) num_workgroups : vec3 < u32>
-    )
-    {
-    //workgroup_index is similar to local_invocation_index except for
-    //workgroups, not threads inside a workgroup.
-    //It is not a builtin so we compute it ourselves.
-    //通过设置的大小计算对应的索引index,第几个组
-    let workgroup_index =
-        workgroup_id.x +
-        workgroup_id.y * num_workgroups.x +
-        workgroup_id.z * num_workgroups.x * num_workgroups.y;
-
-    //global_invocation_index is like local_invocation_index
-    //except linear across all invocations across all dispatched
-    //workgroups. It is not a builtin so we compute it ourselves.
-
-    //全局的索引
-    let global_invocation_index =
-        workgroup_index * numThreadsPerWorkgroup +
-        local_invocation_index;
-
-            //now we can write each of these builtins to our buffers.
-        workgroupResult[global_invocation_index] = workgroup_id;
-        localResult[global_invocation_index] = local_invocation_id;
-        globalResult[global_invocation_index] = global_invocation_id;
-}
-`
-
-const alwinsBuiltins = `@group(0) @binding(0) var<storage,read_write>workgroup_result:array<vec3u>;
-@group(0) @binding(1) var<storage,read_write>local_result:array<vec3u>;
-@group(0) @binding(2) var<storage,read_write>global_result:array<vec3u>;
-
-//workgroup size array
-@group(1) @binding(0) var<uniform>workgroup_size_ar: vec3<i32>;
-
-@compute @workgroup_size(2,3,4) fn computeMultiDemParallel(
-    @builtin(workgroup_id)workgroup_id: vec3<u32>,
-    @builtin(local_invocation_id)local_invocation_id: vec3<u32>,
-    @builtin(global_invocation_id)global_invocation_id: vec3<u32>,
-    @builtin(local_invocation_index)local_invocation_index: u32,
-    @builtin(num_workgroups)num_workgroups: vec3<u32>
-){
-    //calculate workgroup index
-    let workgroup_index = workgroup_id.x + 
-    workgroup_id.y * num_workgroups.x + 
-    workgroup_id.z * num_workgroups.x * num_workgroups.y;
-
-    //calculate global_invocation_index
-    let global_invocation_index = workgroup_index * 24u + local_invocation_index;
-
-    workgroup_result[global_invocation_index] = workgroup_id;
-    local_result[global_invocation_index] = local_invocation_id;
-    global_result[global_invocation_index] = global_invocation_id;
-}`
+//go:embed testdata/wgsl/alwins_builtins.wgsl
+var alwinsBuiltins string
 
 // p5BuiltinsWant is what both dumps write for a 2×3×4 workgroup over
 // gx×gy×gz workgroups: per invocation, in global-index order, its
@@ -2668,43 +1490,11 @@ func TestPublic5ComputeBuiltinsDumps(t *testing.T) {
 // 1u). It has no output; the harness entry point after it (ours) runs its
 // body and stores the six atomics.
 
-const dawnReaderAtomicArrays = `var<workgroup> wg : array<array<array<atomic<u32>, 1u>, 2u>, 3u>;
+//go:embed testdata/wgsl/dawn_reader_atomic_arrays.wgsl
+var dawnReaderAtomicArrays string
 
-fn compute_main_inner(local_invocation_index : u32) {
-  var idx : u32 = 0u;
-  idx = local_invocation_index;
-  loop {
-    if (!((idx < 6u))) {
-      break;
-    }
-    atomicStore(&(wg[(idx / 2u)][(idx % 2u)][(idx % 1u)]), 0u);
-
-    continuing {
-      idx = (idx + 1u);
-    }
-  }
-  workgroupBarrier();
-  atomicStore(&(wg[2i][1i][0i]), 1u);
-}
-
-@compute @workgroup_size(1u, 1u, 1u)
-fn compute_main(@builtin(local_invocation_index) local_invocation_index_1 : u32) {
-  compute_main_inner(local_invocation_index_1);
-}
-`
-
-const dawnReaderHarness = `
-@group(0) @binding(0) var<storage, read_write> p5_out : array<u32, 6>;
-
-@compute @workgroup_size(1u, 1u, 1u)
-fn p5_harness(@builtin(local_invocation_index) i : u32) {
-  atomicStore(&wg[0][1][0], 9u);
-  compute_main_inner(i);
-  for (var j = 0u; j < 6u; j++) {
-    p5_out[j] = atomicLoad(&wg[j / 2u][j % 2u][0]);
-  }
-}
-`
+//go:embed testdata/wgsl/dawn_reader_harness.wgsl
+var dawnReaderHarness string
 
 // TestPublic5DawnReaderAtomicArrays: the compute_main entry point
 // compiles and runs; the harness sees five zeros and the last atomic 1.
@@ -2729,63 +1519,11 @@ func TestPublic5DawnReaderAtomicArrays(t *testing.T) {
 // has no output; the harness entry point after it (ours) runs it, then
 // exchanges 0 for 5 itself and stores what it sees.
 
-const dawnReaderCompareExchange = `struct x__atomic_compare_exchange_resultu32 {
-  old_value : u32,
-  exchanged : bool,
-}
+//go:embed testdata/wgsl/dawn_reader_compare_exchange.wgsl
+var dawnReaderCompareExchange string
 
-var<private> local_invocation_index_1 : u32;
-
-var<workgroup> arg_0 : atomic<u32>;
-
-fn atomicCompareExchangeWeak_83580d() {
-  var arg_1 : u32 = 0u;
-  var arg_2 : u32 = 0u;
-  var res : x__atomic_compare_exchange_resultu32 = x__atomic_compare_exchange_resultu32(0u, false);
-  arg_1 = 1u;
-  arg_2 = 1u;
-  let x_21 : u32 = arg_2;
-  let x_22 : u32 = arg_1;
-  let old_value_1 = atomicCompareExchangeWeak(&(arg_0), x_22, x_21).old_value;
-  let x_23 : u32 = old_value_1;
-  res = x__atomic_compare_exchange_resultu32(x_23, (x_23 == x_21));
-  return;
-}
-
-fn compute_main_inner(local_invocation_index : u32) {
-  atomicStore(&(arg_0), 0u);
-  workgroupBarrier();
-  atomicCompareExchangeWeak_83580d();
-  return;
-}
-
-fn compute_main_1() {
-  let x_40 : u32 = local_invocation_index_1;
-  compute_main_inner(x_40);
-  return;
-}
-
-@compute @workgroup_size(1i, 1i, 1i)
-fn compute_main(@builtin(local_invocation_index) local_invocation_index_1_param : u32) {
-  local_invocation_index_1 = local_invocation_index_1_param;
-  compute_main_1();
-}
-`
-
-const dawnCompareExchangeHarness = `
-@group(0) @binding(0) var<storage, read_write> p5_out : array<u32, 4>;
-
-@compute @workgroup_size(1)
-fn p5_harness(@builtin(local_invocation_index) i : u32) {
-  local_invocation_index_1 = i;
-  compute_main_1();
-  p5_out[0] = atomicLoad(&arg_0);
-  let r = atomicCompareExchangeWeak(&arg_0, 0u, 5u);
-  p5_out[1] = r.old_value;
-  p5_out[2] = u32(r.exchanged);
-  p5_out[3] = atomicLoad(&arg_0);
-}
-`
+//go:embed testdata/wgsl/dawn_compare_exchange_harness.wgsl
+var dawnCompareExchangeHarness string
 
 // TestPublic5DawnReaderCompareExchange: compute_main compiles and runs;
 // after it the atomic is still 0 (1 was expected, so no exchange), and the

@@ -1,6 +1,7 @@
 package shaders_test
 
 import (
+	_ "embed"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -126,18 +127,138 @@ func TestRealWorldShadersComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
+//go:embed testdata/wgsl/add_one_reordered_attributes.wgsl
+var wgslAddOneReorderedAttributes string
+
+//go:embed testdata/wgsl/saxpy_aliased_uniform.wgsl
+var wgslSaxpyAliasedUniform string
+
+//go:embed testdata/wgsl/game_of_life_select.wgsl
+var wgslGameOfLifeSelect string
+
+//go:embed testdata/wgsl/boids_like_particles.wgsl
+var wgslBoidsLikeParticles string
+
+//go:embed testdata/wgsl/histogram.wgsl
+var wgslHistogram string
+
+//go:embed testdata/wgsl/tree_reduction_override.wgsl
+var wgslTreeReductionOverride string
+
+//go:embed testdata/wgsl/inclusive_prefix_scan.wgsl
+var wgslInclusivePrefixScan string
+
+//go:embed testdata/wgsl/workgroup_bitonic_sort.wgsl
+var wgslWorkgroupBitonicSort string
+
+//go:embed testdata/wgsl/radix_sort_digit_pass.wgsl
+var wgslRadixSortDigitPass string
+
+//go:embed testdata/wgsl/naive_matmul_uniform_dims.wgsl
+var wgslNaiveMatmulUniformDims string
+
+//go:embed testdata/wgsl/workgroup_tiled_matmul.wgsl
+var wgslWorkgroupTiledMatmul string
+
+//go:embed testdata/wgsl/workgroup_tile_transpose.wgsl
+var wgslWorkgroupTileTranspose string
+
+//go:embed testdata/wgsl/box_blur_texture.wgsl
+var wgslBoxBlurTexture string
+
+//go:embed testdata/wgsl/storage_texture_gradient.wgsl
+var wgslStorageTextureGradient string
+
+//go:embed testdata/wgsl/texture_sample_level_nearest.wgsl
+var wgslTextureSampleLevelNearest string
+
+//go:embed testdata/wgsl/radix2_fft16.wgsl
+var wgslRadix2Fft16 string
+
+//go:embed testdata/wgsl/n_body_step.wgsl
+var wgslNBodyStep string
+
+//go:embed testdata/wgsl/atomic_float_max.wgsl
+var wgslAtomicFloatMax string
+
+//go:embed testdata/wgsl/atomic_i32_negative_operands.wgsl
+var wgslAtomicI32NegativeOperands string
+
+//go:embed testdata/wgsl/workgroup_uniform_load_broadcast.wgsl
+var wgslWorkgroupUniformLoadBroadcast string
+
+//go:embed testdata/wgsl/three_entry_points.wgsl
+var wgslThreeEntryPoints string
+
+//go:embed testdata/wgsl/only_group.wgsl
+var wgslOnlyGroup string
+
+//go:embed testdata/wgsl/sparse_bindings.wgsl
+var wgslSparseBindings string
+
+//go:embed testdata/wgsl/overrides_2.wgsl
+var wgslOverrides2 string
+
+//go:embed testdata/wgsl/pointer_parameters.wgsl
+var wgslPointerParameters string
+
+//go:embed testdata/wgsl/const_expressions.wgsl
+var wgslConstExpressions string
+
+//go:embed testdata/wgsl/abstract_literal_operands.wgsl
+var wgslAbstractLiteralOperands string
+
+//go:embed testdata/wgsl/switch_case_lists.wgsl
+var wgslSwitchCaseLists string
+
+//go:embed testdata/wgsl/loop_continuing_nested_exit.wgsl
+var wgslLoopContinuingNestedExit string
+
+//go:embed testdata/wgsl/let_shadowing.wgsl
+var wgslLetShadowing string
+
+//go:embed testdata/wgsl/builtins_input_struct.wgsl
+var wgslBuiltinsInputStruct string
+
+//go:embed testdata/wgsl/bit_builtins_abstract_offsets.wgsl
+var wgslBitBuiltinsAbstractOffsets string
+
+//go:embed testdata/wgsl/directives_and_local_const.wgsl
+var wgslDirectivesAndLocalConst string
+
+//go:embed testdata/wgsl/matrices.wgsl
+var wgslMatrices string
+
+//go:embed testdata/wgsl/pack_and_unpack_builtins.wgsl
+var wgslPackAndUnpackBuiltins string
+
+//go:embed testdata/wgsl/i32_division_and_shift.wgsl
+var wgslI32DivisionAndShift string
+
+//go:embed testdata/wgsl/transcendentals.wgsl
+var wgslTranscendentals string
+
+//go:embed testdata/wgsl/private_lookup_table.wgsl
+var wgslPrivateLookupTable string
+
+//go:embed testdata/wgsl/stream_compaction.wgsl
+var wgslStreamCompaction string
+
+//go:embed testdata/wgsl/softmax_of_a_row.wgsl
+var wgslSoftmaxOfARow string
+
+//go:embed testdata/wgsl/onnx_elementwise_vec4.wgsl
+var wgslOnnxElementwiseVec4 string
+
+//go:embed testdata/wgsl/cornell_box_style_accumulation.wgsl
+var wgslCornellBoxStyleAccumulation string
+
+//go:embed testdata/wgsl/texture_3d_load.wgsl
+var wgslTexture3dLoad string
+
 var realWorldCases = []rwCase{
 	{"add one, attributes reordered with trailing commas and comments everywhere", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `// leading comment
-@binding(0,) /* between */ @group(0,)
-var<storage, read> src /* name */ : array<f32>;
-@group(0) @binding(1) var<storage,read_write>dst:array<f32>;
-@workgroup_size(64,) /* wg */ @compute
-fn main(@builtin(global_invocation_id,) /* id */ gid: vec3u,) {
-  let i = gid.x;
-  if (i >= arrayLength(&src)) { return; }
-  dst[i] = src[i] + 1; // abstract int meets f32
-}`
+		src := wgslAddOneReorderedAttributes
 		k := rwKernel(t, d, src, "main", nil)
 		in := seqF(200, func(i int) float32 { return float32(i) * 0.5 })
 		a, b := upload(t, s, in), empty(t, s, 200)
@@ -145,16 +266,7 @@ fn main(@builtin(global_invocation_id,) /* id */ gid: vec3u,) {
 		wantSame(t, "dst", seqF(200, func(i int) float32 { return in[i] + 1 }), read(t, s, b))
 	}},
 	{"saxpy with an aliased uniform struct and an untyped override", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `alias F = f32;
-struct Params { a: F, n: u32, }
-override WG = 32;
-@group(0) @binding(0) var<uniform> p: Params;
-@group(0) @binding(1) var<storage> x: array<F>;
-@group(0) @binding(2) var<storage, read_write> y: array<F>;
-@compute @workgroup_size(WG)
-fn saxpy(@builtin(global_invocation_id) id: vec3<u32>) {
-  if id.x < p.n { y[id.x] = p.a * x[id.x] + y[id.x]; }
-}`
+		src := wgslSaxpyAliasedUniform
 		k := rwKernel(t, d, src, "saxpy", map[string]float64{"WG": 16})
 		if k.WorkgroupSize() != [3]uint32{16, 1, 1} {
 			t.Errorf("WorkgroupSize = %v; want [16 1 1] from the constant", k.WorkgroupSize())
@@ -167,31 +279,7 @@ fn saxpy(@builtin(global_invocation_id) id: vec3<u32>) {
 		wantSame(t, "y", seqF(100, func(i int) float32 { return 3*xs[i] + ys[i] }), read(t, s, yb))
 	}},
 	{"game of life with select, abstract literals and let shadowing", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const W = 16u;
-const H = 16;
-@group(0) @binding(0) var<storage, read> cur: array<u32>;
-@group(0) @binding(1) var<storage, read_write> next: array<u32>;
-fn cell(x: i32, y: i32) -> u32 {
-  {
-    let x = (x + i32(W)) % i32(W); // shadows the parameter in a nested block
-    let y = (y + H) % H;
-    return cur[u32(y) * W + u32(x)];
-  }
-}
-@compute @workgroup_size(8, 8)
-fn life(@builtin(global_invocation_id) g: vec3u) {
-  let x = i32(g.x);
-  let y = i32(g.y);
-  var n = 0u;
-  for (var dy = -1; dy <= 1; dy++) {
-    for (var dx = -1; dx <= 1; dx += 1) {
-      if dx == 0 && dy == 0 { continue; }
-      n += cell(x + dx, y + dy);
-    }
-  }
-  let alive = cur[g.y * W + g.x] == 1;
-  next[g.y * W + g.x] = select(0, 1, n == 3 || (alive && n == 2));
-}`
+		src := wgslGameOfLifeSelect
 		k := rwKernel(t, d, src, "life", nil)
 		const w = 16
 		grid := seq(w*w, func(i int) uint32 { return lcg(i) >> 31 })
@@ -216,22 +304,7 @@ fn life(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "next generation", want, readU32(t, s, out))
 	}},
 	{"boids-like particles: struct with a runtime-sized array last, uniform dt", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `struct Particle { pos: vec2<f32>, vel: vec2<f32>, }
-struct Particles { count: u32, items: array<Particle>, }
-struct Sim { dt: f32, bound: f32 }
-@group(0) @binding(0) var<uniform> sim: Sim;
-@group(0) @binding(1) var<storage, read_write> ps: Particles;
-@compute @workgroup_size(64)
-fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
-  let i = gid.x;
-  if i >= ps.count { return; }
-  var p = ps.items[i];
-  p.pos += p.vel * sim.dt;
-  if abs(p.pos.x) > sim.bound { p.vel.x = -p.vel.x; }
-  if abs(p.pos.y) > sim.bound { p.vel.y = -p.vel.y; }
-  p.pos = clamp(p.pos, vec2(-sim.bound), vec2(sim.bound));
-  ps.items[i] = p;
-}`
+		src := wgslBoidsLikeParticles
 		k := rwKernel(t, d, src, "step", nil)
 		const n = 50
 		data := make([]float32, 4+4*n) // count (and padding to 8), then 50 × {pos, vel}
@@ -255,22 +328,7 @@ fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
 		wantSame(t, "particles", want[:2+4*n], read(t, s, b))
 	}},
 	{"histogram: workgroup atomics sized by an override, then global atomicAdd", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `override BINS: u32 = 16;
-@id(7) override WG: u32;
-@group(0) @binding(0) var<storage> values: array<u32>;
-@group(0) @binding(1) var<storage, read_write> hist: array<atomic<u32>>;
-var<workgroup> local: array<atomic<u32>, BINS>;
-@compute @workgroup_size(WG)
-fn main(@builtin(local_invocation_index) li: u32, @builtin(global_invocation_id) g: vec3u) {
-  for (var b = li; b < BINS; b += WG) { atomicStore(&local[b], 0); }
-  workgroupBarrier();
-  if g.x < arrayLength(&values) { atomicAdd(&local[values[g.x] % BINS], 1); }
-  workgroupBarrier();
-  for (var b = li; b < BINS; b += WG) {
-    let c = atomicLoad(&local[b]);
-    if c > 0 { atomicAdd(&hist[b], c); }
-  }
-}`
+		src := wgslHistogram
 		k := rwKernel(t, d, src, "main", map[string]float64{"7": 64, "BINS": 32})
 		vals := seq(1000, func(i int) uint32 { return lcg(i) >> 7 })
 		want := make([]uint32, 32)
@@ -282,23 +340,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(global_invocation_id)
 		wantSame(t, "histogram", want, readU32(t, s, h))
 	}},
 	{"tree reduction with an override workgroup size and shift-assign", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `override BLOCK: u32 = 128;
-var<workgroup> partial: array<u32, BLOCK>;
-@group(0) @binding(0) var<storage, read> input: array<u32>;
-@group(0) @binding(1) var<storage, read_write> sums: array<u32>;
-@compute @workgroup_size(BLOCK, 1, 1)
-fn reduce(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: vec3u) {
-  partial[lid.x] = input[wid.x * BLOCK + lid.x];
-  workgroupBarrier();
-  var stride = BLOCK / 2;
-  loop {
-    if stride == 0 { break; }
-    if lid.x < stride { partial[lid.x] += partial[lid.x + stride]; }
-    workgroupBarrier();
-    stride >>= 1;
-  }
-  if lid.x == 0 { sums[wid.x] = partial[0]; }
-}`
+		src := wgslTreeReductionOverride
 		k := rwKernel(t, d, src, "reduce", map[string]float64{"BLOCK": 64})
 		in := seq(64*8, func(i int) uint32 { return lcg(i) >> 12 })
 		want := make([]uint32, 8)
@@ -310,22 +352,7 @@ fn reduce(@builtin(local_invocation_id) lid: vec3u, @builtin(workgroup_id) wid: 
 		wantSame(t, "block sums", want, readU32(t, s, out))
 	}},
 	{"inclusive prefix scan (Hillis-Steele) with double buffering in workgroup memory", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const N = 256;
-var<workgroup> buf: array<array<u32, N>, 2>;
-@group(0) @binding(0) var<storage, read_write> data: array<u32, N>;
-@compute @workgroup_size(N)
-fn scan(@builtin(local_invocation_index) i: u32) {
-  var src = 0;
-  buf[0][i] = data[i];
-  workgroupBarrier();
-  for (var off = 1u; off < N; off <<= 1u) {
-    let dst = 1 - src;
-    if i >= off { buf[dst][i] = buf[src][i] + buf[src][i - off]; } else { buf[dst][i] = buf[src][i]; }
-    src = dst;
-    workgroupBarrier();
-  }
-  data[i] = buf[src][i];
-}`
+		src := wgslInclusivePrefixScan
 		k := rwKernel(t, d, src, "scan", nil)
 		in := seq(256, func(i int) uint32 { return lcg(i) >> 20 })
 		want := slices.Clone(in)
@@ -337,32 +364,7 @@ fn scan(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "prefix sums", want, readU32(t, s, b))
 	}},
 	{"bitonic sort of one workgroup with a helper over workgroup memory", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const SIZE: u32 = 128;
-var<workgroup> keys: array<u32, SIZE>;
-@group(0) @binding(0) var<storage, read_write> data: array<u32>;
-fn swapIf(a: u32, b: u32, up: bool) {
-  let x = keys[a];
-  let y = keys[b];
-  if (x > y) == up { keys[a] = y; keys[b] = x; }
-}
-@compute @workgroup_size(64)
-fn sort(@builtin(local_invocation_id) lid: vec3<u32>) {
-  let t = lid.x;
-  keys[t] = data[t];
-  keys[t + 64] = data[t + 64];
-  workgroupBarrier();
-  for (var k = 2u; k <= SIZE; k *= 2) {
-    for (var j = k / 2; j > 0; j /= 2) {
-      // each thread handles one compare-exchange pair
-      let i = 2 * j * (t / j) + t % j;
-      let l = i + j;
-      swapIf(i, l, (i & k) == 0);
-      workgroupBarrier();
-    }
-  }
-  data[t] = keys[t];
-  data[t + 64] = keys[t + 64];
-}`
+		src := wgslWorkgroupBitonicSort
 		k := rwKernel(t, d, src, "sort", nil)
 		in := seq(128, func(i int) uint32 { return lcg(i*7) >> 8 })
 		want := slices.Clone(in)
@@ -372,32 +374,7 @@ fn sort(@builtin(local_invocation_id) lid: vec3<u32>) {
 		wantSame(t, "sorted keys", want, readU32(t, s, b))
 	}},
 	{"radix sort digit pass: count, scan and scatter in one workgroup", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const RADIX = 1 << 4;
-const N = 64;
-struct Cfg { shift: u32 }
-@group(0) @binding(0) var<uniform> cfg: Cfg;
-@group(0) @binding(1) var<storage, read> keysIn: array<u32>;
-@group(0) @binding(2) var<storage, read_write> keysOut: array<u32>;
-var<workgroup> counts: array<atomic<u32>, RADIX>;
-var<workgroup> offsets: array<u32, RADIX>;
-fn digit(k: u32) -> u32 { return (k >> cfg.shift) & (RADIX - 1); }
-@compute @workgroup_size(N)
-fn main(@builtin(local_invocation_index) i: u32) {
-  if i < RADIX { atomicStore(&counts[i], 0u); }
-  workgroupBarrier();
-  atomicAdd(&counts[digit(keysIn[i])], 1);
-  workgroupBarrier();
-  if i == 0 {
-    var run = 0u;
-    for (var r = 0; r < RADIX; r++) { offsets[r] = run; run += atomicLoad(&counts[r]); }
-  }
-  workgroupBarrier();
-  // stable scatter: rank among equal digits before i
-  let d = digit(keysIn[i]);
-  var rank = 0u;
-  for (var j = 0u; j < i; j++) { if digit(keysIn[j]) == d { rank++; } }
-  keysOut[offsets[d] + rank] = keysIn[i];
-}`
+		src := wgslRadixSortDigitPass
 		k := rwKernel(t, d, src, "main", nil)
 		in := seq(64, func(i int) uint32 { return lcg(i) })
 		want := slices.Clone(in)
@@ -407,19 +384,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "keys after the digit pass", want, readU32(t, s, out))
 	}},
 	{"naive matmul with dimensions in a uniform and vec3u builtins", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `struct Dims { M: u32, N: u32, K: u32, }
-@group(0) @binding(0) var<uniform> dims: Dims;
-@group(0) @binding(1) var<storage> A: array<f32>;
-@group(0) @binding(2) var<storage> B: array<f32>;
-@group(0) @binding(3) var<storage, read_write> C: array<f32>;
-@compute @workgroup_size(8, 8)
-fn matmul(@builtin(global_invocation_id) g: vec3u) {
-  let row = g.y; let col = g.x;
-  if row >= dims.M || col >= dims.N { return; }
-  var acc = 0.0;
-  for (var k = 0u; k < dims.K; k++) { acc += A[row * dims.K + k] * B[k * dims.N + col]; }
-  C[row * dims.N + col] = acc;
-}`
+		src := wgslNaiveMatmulUniformDims
 		k := rwKernel(t, d, src, "matmul", nil)
 		const m, n, kk = 12, 10, 7
 		a := seqF(m*kk, func(i int) float32 { return float32(i%5) - 2 })
@@ -437,27 +402,7 @@ fn matmul(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "C", want, read(t, s, out))
 	}},
 	{"workgroup-tiled matmul: override TILE in workgroup_size and tile array sizes", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `override TILE: u32 = 8u;
-const DIM = 32u;
-var<workgroup> tileA: array<f32, TILE * TILE>;
-var<workgroup> tileB: array<f32, TILE * TILE>;
-@group(0) @binding(0) var<storage, read> a: array<f32>;
-@group(0) @binding(1) var<storage, read> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-@compute @workgroup_size(TILE, TILE)
-fn main(@builtin(local_invocation_id) l: vec3u, @builtin(workgroup_id) w: vec3u) {
-  let row = w.y * TILE + l.y;
-  let col = w.x * TILE + l.x;
-  var sum: f32 = 0;
-  for (var t = 0u; t < DIM / TILE; t++) {
-    tileA[l.y * TILE + l.x] = a[row * DIM + t * TILE + l.x];
-    tileB[l.y * TILE + l.x] = b[(t * TILE + l.y) * DIM + col];
-    workgroupBarrier();
-    for (var k = 0u; k < TILE; k++) { sum = fma(tileA[l.y * TILE + k], tileB[k * TILE + l.x], sum); }
-    workgroupBarrier();
-  }
-  c[row * DIM + col] = sum;
-}`
+		src := wgslWorkgroupTiledMatmul
 		for _, tile := range []float64{4, 8, 16} {
 			k := rwKernel(t, d, src, "main", map[string]float64{"TILE": tile})
 			const dim = 32
@@ -478,16 +423,7 @@ fn main(@builtin(local_invocation_id) l: vec3u, @builtin(workgroup_id) w: vec3u)
 		}
 	}},
 	{"transpose through a 2D workgroup tile array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `var<workgroup> tile: array<array<f32, 8 + 1>, 8>; // padded
-@group(0) @binding(0) var<storage> inp: array<f32>;
-@group(0) @binding(1) var<storage, read_write> outp: array<f32>;
-const W = 24u; const H = 16u;
-@compute @workgroup_size(8, 8, 1)
-fn transpose(@builtin(local_invocation_id) l: vec3u, @builtin(workgroup_id) wg: vec3u) {
-  tile[l.y][l.x] = inp[(wg.y * 8 + l.y) * W + wg.x * 8 + l.x];
-  workgroupBarrier();
-  outp[(wg.x * 8 + l.y) * H + wg.y * 8 + l.x] = tile[l.x][l.y];
-}`
+		src := wgslWorkgroupTileTranspose
 		k := rwKernel(t, d, src, "transpose", nil)
 		in := seqF(24*16, func(i int) float32 { return float32(i) })
 		want := make([]float32, 24*16)
@@ -501,22 +437,7 @@ fn transpose(@builtin(local_invocation_id) l: vec3u, @builtin(workgroup_id) wg: 
 		wantSame(t, "transposed", want, read(t, s, out))
 	}},
 	{"box blur over a texture_2d<f32> with textureLoad and clamped coordinates", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var img: texture_2d<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@compute @workgroup_size(4, 4)
-fn blur(@builtin(global_invocation_id) g: vec3u) {
-  let size = vec2i(textureDimensions(img));
-  let p = vec2i(g.xy);
-  if any(p >= size) { return; }
-  var acc = vec4(0.0);
-  for (var dy = -1; dy <= 1; dy++) {
-    for (var dx = -1; dx <= 1; dx++) {
-      let q = clamp(p + vec2(dx, dy), vec2(0), size - 1);
-      acc += textureLoad(img, q, 0);
-    }
-  }
-  out[u32(p.y * size.x + p.x)] = acc.r; // a sum of small integers: exact
-}`
+		src := wgslBoxBlurTexture
 		k := rwKernel(t, d, src, "blur", nil)
 		const w, h = 8, 6
 		pix := seqF(w*h, func(i int) float32 { return float32(lcg(i) >> 28) })
@@ -539,13 +460,7 @@ fn blur(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "blurred sums", want, read(t, s, out))
 	}},
 	{"texture_storage_2d write of a gradient, read back as texels", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var dst: texture_storage_2d<r32uint, write>;
-@compute @workgroup_size(8, 8)
-fn main(@builtin(global_invocation_id) g: vec3<u32>) {
-  let dims = textureDimensions(dst);
-  if g.x >= dims.x || g.y >= dims.y { return; }
-  textureStore(dst, g.xy, vec4(g.x * 100 + g.y, 0, 0, 1));
-}`
+		src := wgslStorageTextureGradient
 		k := rwKernel(t, d, src, "main", nil)
 		tex, err := s.NewTexture(recorder.TextureDesc{Width: 12, Height: 9, Format: "r32uint"})
 		if err != nil {
@@ -563,14 +478,7 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
 		wantSame(t, "texels", seq(12*9, func(i int) uint32 { return uint32(i%12*100 + i/12) }), got)
 	}},
 	{"textureSampleLevel with a nearest sampler at texel centres", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var smp: sampler;
-@group(0) @binding(1) var tex: texture_2d<f32>;
-@group(1) @binding(0) var<storage, read_write> out: array<vec4f>;
-@compute @workgroup_size(4, 4)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let uv = (vec2f(g.xy) + 0.5) / vec2f(textureDimensions(tex, 0));
-  out[g.y * 4 + g.x] = textureSampleLevel(tex, smp, uv, 0);
-}`
+		src := wgslTextureSampleLevelNearest
 		k := rwKernel(t, d, src, "main", nil)
 		texels := make([]byte, 4*4*4)
 		for i := range texels {
@@ -589,32 +497,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "sampled texels", seqF(64, func(i int) float32 { return float32(texels[i]) / 255 }), read(t, s, out), near(1e-6))
 	}},
 	{"radix-2 FFT of 16 points with complex vec2 and a ptr<function> array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const N = 16u;
-const PI = 3.14159265358979;
-@group(0) @binding(0) var<storage, read_write> sig: array<vec2<f32>, N>;
-fn cmul(a: vec2f, b: vec2f) -> vec2f { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
-fn bitrev(x: u32) -> u32 { return reverseBits(x) >> (32 - 4); }
-fn fft(buf: ptr<function, array<vec2f, N>>) {
-  for (var len = 2u; len <= N; len <<= 1) {
-    let ang = -2 * PI / f32(len);
-    for (var i = 0u; i < N; i += len) {
-      for (var j = 0u; j < len / 2; j++) {
-        let w = vec2(cos(ang * f32(j)), sin(ang * f32(j)));
-        let u = (*buf)[i + j];
-        let v = cmul((*buf)[i + j + len / 2], w);
-        (*buf)[i + j] = u + v;
-        (*buf)[i + j + len / 2] = u - v;
-      }
-    }
-  }
-}
-@compute @workgroup_size(1)
-fn main() {
-  var a: array<vec2f, N>;
-  for (var i = 0u; i < N; i++) { a[bitrev(i)] = sig[i]; }
-  fft(&a);
-  sig = a;
-}`
+		src := wgslRadix2Fft16
 		k := rwKernel(t, d, src, "main", nil)
 		in := seqF(32, func(i int) float32 {
 			if i%2 == 1 {
@@ -639,25 +522,7 @@ fn main() {
 		wantSame(t, "spectrum", want, read(t, s, b), near(0.05))
 	}},
 	{"N-body step: inverseSqrt with a softening override, tolerance for the transcendental", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `override EPS: f32 = 0.01;
-const G = 1.0;
-struct Body { pos: vec4f, vel: vec4f }
-@group(0) @binding(0) var<storage, read> bodies: array<Body>;
-@group(0) @binding(1) var<storage, read_write> accel: array<vec4f>;
-@compute @workgroup_size(32)
-fn main(@builtin(global_invocation_id) gid: vec3u) {
-  let n = arrayLength(&bodies);
-  let i = gid.x;
-  if i >= n { return; }
-  var a = vec3f();
-  for (var j = 0u; j < n; j++) {
-    if i == j { continue; }
-    let r = bodies[j].pos.xyz - bodies[i].pos.xyz;
-    let inv = inverseSqrt(dot(r, r) + EPS);
-    a += G * bodies[j].pos.w * r * inv * inv * inv;
-  }
-  accel[i] = vec4(a, 0);
-}`
+		src := wgslNBodyStep
 		k := rwKernel(t, d, src, "main", nil)
 		const n = 40
 		bs := make([]float32, 8*n)
@@ -688,20 +553,7 @@ fn main(@builtin(global_invocation_id) gid: vec3u) {
 		wantSame(t, "accelerations", want, read(t, s, out), near(1e-3))
 	}},
 	{"atomicCompareExchangeWeak loop builds an atomic float max", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read> xs: array<f32>;
-@group(0) @binding(1) var<storage, read_write> best: atomic<u32>;
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  if g.x >= arrayLength(&xs) { return; }
-  let mine = bitcast<u32>(xs[g.x]); // non-negative floats order like their bits
-  var old = atomicLoad(&best);
-  loop {
-    if bitcast<f32>(old) >= xs[g.x] { break; }
-    let r = atomicCompareExchangeWeak(&best, old, mine);
-    if r.exchanged { break; }
-    old = r.old_value;
-  }
-}`
+		src := wgslAtomicFloatMax
 		if d.Info().Backend == wgpu.BackendGL {
 			// naga v22's GLSL writer has no spelling for the result struct
 			// of atomicCompareExchangeWeak; the kernel must be refused with
@@ -722,20 +574,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		// Each invocation's atomicLoad must see its own atomicOr; the
 		// exchange stores one value every invocation agrees on (an exchange
 		// of a loaded value would race with the other invocations' ors).
-		src := `struct Stats { hi: atomic<i32>, lo: atomic<i32>, count: atomic<i32>, bits: atomic<u32>, own: atomic<u32>, ex: atomic<u32> }
-@group(0) @binding(0) var<storage> xs: array<i32>;
-@group(0) @binding(1) var<storage, read_write> st: Stats;
-@compute @workgroup_size(32)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let v = xs[g.x];
-  atomicMax(&st.hi, v);
-  atomicMin(&st.lo, v);
-  atomicSub(&st.count, 1);
-  let bit = 1u << (g.x % 32);
-  atomicOr(&st.bits, bit);
-  if ((atomicLoad(&st.bits) & bit) != 0) { atomicAdd(&st.own, 1); }
-  _ = atomicExchange(&st.ex, 0x50 | 5);
-}`
+		src := wgslAtomicI32NegativeOperands
 		k := rwKernel(t, d, src, "main", nil)
 		xs := make([]int32, 64)
 		for i := range xs {
@@ -746,14 +585,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "stats", []int32{slices.Max(xs), slices.Min(xs), -64, -1, 64, 0x55}, readI32(t, s, st))
 	}},
 	{"workgroupUniformLoad broadcasts a value chosen by one invocation", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `var<workgroup> pivot: u32;
-@group(0) @binding(0) var<storage, read_write> data: array<u32>;
-@compute @workgroup_size(32)
-fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) w: vec3u) {
-  if i == 0 { pivot = data[w.x * 32] * 2; }
-  let p = workgroupUniformLoad(&pivot);
-  data[w.x * 32 + i] += p;
-}`
+		src := wgslWorkgroupUniformLoadBroadcast
 		k := rwKernel(t, d, src, "main", nil)
 		in := seq(96, func(i int) uint32 { return uint32(i) })
 		want := seq(96, func(i int) uint32 { return uint32(i) + uint32(i/32*32)*2 })
@@ -762,12 +594,7 @@ fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) w: vec3u
 		wantSame(t, "data", want, readU32(t, s, b))
 	}},
 	{"one module, three entry points with different bindings, each picked", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> a: array<u32>;
-@group(0) @binding(1) var<storage, read_write> b: array<u32>;
-@group(1) @binding(0) var<uniform> k: vec4<u32>;
-@compute @workgroup_size(16) fn fillA(@builtin(global_invocation_id) g: vec3u) { a[g.x] = g.x; }
-@compute @workgroup_size(16) fn scaleB(@builtin(global_invocation_id) g: vec3u) { b[g.x] *= k.x; }
-@compute @workgroup_size(16) fn addAB(@builtin(global_invocation_id) g: vec3u) { a[g.x] += b[g.x] + k.y; }`
+		src := wgslThreeEntryPoints
 		fa := rwKernel(t, d, src, "fillA", nil)
 		sb := rwKernel(t, d, src, "scaleB", nil)
 		ab := rwKernel(t, d, src, "addAB", nil)
@@ -782,19 +609,14 @@ fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) w: vec3u
 		wantSame(t, "a", seq(32, func(i int) uint32 { return uint32(i) + 15 + 7 }), readU32(t, s, A))
 	}},
 	{"only @group(1) bindings", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(1) @binding(3) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(8) fn main(@builtin(global_invocation_id) g: vec3u) { v[g.x] = v[g.x] * v[g.x]; }`
+		src := wgslOnlyGroup
 		k := rwKernel(t, d, src, "main", nil)
 		b := upU32(t, s, seq(8, func(i int) uint32 { return uint32(i) }))
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "squares", seq(8, func(i int) uint32 { return uint32(i * i) }), readU32(t, s, b))
 	}},
 	{"sparse bindings across groups 0 and 2, and an unused declared binding", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(5) var<storage> x: array<u32>;
-@group(0) @binding(9) var<storage, read_write> unused: array<u32>;
-@group(2) @binding(1) var<uniform> add: u32;
-@group(2) @binding(0) var<storage, read_write> y: array<u32>;
-@compute @workgroup_size(4) fn main(@builtin(global_invocation_id) g: vec3u) { y[g.x] = x[g.x] + add; }`
+		src := wgslSparseBindings
 		k := rwKernel(t, d, src, "main", nil)
 		var names []string
 		for _, b := range k.Bindings() {
@@ -806,17 +628,7 @@ fn main(@builtin(local_invocation_index) i: u32, @builtin(workgroup_id) w: vec3u
 		wantSame(t, "y", []uint32{11, 12, 13, 14}, readU32(t, s, y))
 	}},
 	{"overrides: bool gate, f32 default, @id without default, one depending on another", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@id(0) override useSquare: bool = false;
-override scale: f32 = 2.0;
-@id(12) override offset: i32;
-override total = offset * 2 + 1;
-@group(0) @binding(0) var<storage, read_write> v: array<f32>;
-@compute @workgroup_size(4)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  var x = v[g.x];
-  if useSquare { x = x * x; }
-  v[g.x] = x * scale + f32(total);
-}`
+		src := wgslOverrides2
 		for _, tc := range []struct {
 			c    map[string]float64
 			want func(float32) float32
@@ -832,23 +644,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		}
 	}},
 	{"pointer parameters: ptr<function> and ptr<private>", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `var<private> counter: u32 = 0;
-var<workgroup> shared_: array<u32, 4>;
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-fn bump(p: ptr<private, u32>, by: u32) { *p += by; }
-fn fill(a: ptr<function, array<u32, 4>>, base: u32) { for (var i = 0; i < 4; i++) { (*a)[i] = base + u32(i); } }
-fn sum4(w: ptr<function, array<u32, 4>>) -> u32 { return (*w)[0] + (*w)[1] + (*w)[2] + (*w)[3]; }
-@compute @workgroup_size(4)
-fn main(@builtin(local_invocation_index) i: u32) {
-  var arr: array<u32, 4>;
-  fill(&arr, 10);
-  bump(&counter, 3);
-  bump(&counter, arr[i]);
-  shared_[i] = counter;
-  workgroupBarrier();
-  var copy = shared_;
-  out[i] = sum4(&copy);
-}`
+		src := wgslPointerParameters
 		k := rwKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
@@ -856,21 +652,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "out", []uint32{total, total, total, total}, readU32(t, s, out))
 	}},
 	{"const expressions: sizes, masks and shifts written as expressions", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const LOG = 3;
-const N = 1 << LOG;
-const MASK = (1 << 4) - 1;
-const HALF = N / 2;
-const BIG = max(N, 4) * 2 + min(1, 2);
-alias Row = array<u32, N * 2>;
-@group(0) @binding(0) var<storage, read_write> out: array<u32, BIG>;
-@compute @workgroup_size(HALF * 2)
-fn main(@builtin(local_invocation_index) i: u32) {
-  var r: Row;
-  r[i] = (i * 37) & MASK;
-  r[i + N] = i << 2;
-  out[i] = r[i] + r[i + N];
-  if i == 0 { out[BIG - 1] = u32(BIG); }
-}`
+		src := wgslConstExpressions
 		k := rwKernel(t, d, src, "main", nil)
 		wantSame(t, "workgroup size", [3]uint32{8, 1, 1}, k.WorkgroupSize())
 		out := empty(t, s, 17)
@@ -883,26 +665,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "out", want, readU32(t, s, out))
 	}},
 	{"abstract literals in select, min, max, clamp, vector constructors, returns and arguments", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> u: array<u32>;
-@group(0) @binding(1) var<storage, read_write> f: array<f32>;
-fn twice(x: u32) -> u32 { return x * 2; }
-fn zero() -> f32 { return 0; }
-fn pick(c: bool) -> u32 { if c { return 1; } return 0; }
-@compute @workgroup_size(1)
-fn main() {
-  u[0] = select(10, 20, u[0] > 5);
-  u[1] = min(u[1], 3);
-  u[2] = clamp(u[2], 4, 8);
-  u[3] = twice(21);
-  u[4] = max(vec2u(1), vec2(5, 2)).y + pick(true);
-  let v: vec3<u32> = vec3(7, 8, 9);
-  u[5] = v.z;
-  f[0] = max(f[0], 0) + zero();
-  f[1] = mix(0, 10, f[1]);
-  f[2] = select(-1, 1, f[2] > 0);
-  let w: f32 = 3;
-  f[3] = pow(w, 2) + step(0, f[3]);
-}`
+		src := wgslAbstractLiteralOperands
 		k := rwKernel(t, d, src, "main", nil)
 		ub := upU32(t, s, []uint32{9, 7, 1, 0, 0, 0})
 		fb := upload(t, s, []float32{-2, 0.25, 4, -1})
@@ -911,42 +674,14 @@ fn main() {
 		wantSame(t, "f", []float32{0, 2.5, 1, 9}, read(t, s, fb), near(1e-6))
 	}},
 	{"switch with case lists, trailing commas, default in the middle, and a const selector", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const TWO = 2;
-@group(0) @binding(0) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(8)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  switch v[g.x] {
-    case 0, 1, { v[g.x] = 100; }
-    default: { v[g.x] = 999; }
-    case TWO: { v[g.x] = 200; }
-    case 3, 4,: { v[g.x] = 300; }
-  }
-  var s: i32 = i32(g.x);
-  switch s { case -1 { } case 7 { v[g.x] += 1; } default { } }
-}`
+		src := wgslSwitchCaseLists
 		k := rwKernel(t, d, src, "main", nil)
 		b := upU32(t, s, []uint32{0, 1, 2, 3, 4, 5, 2, 9})
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "v", []uint32{100, 100, 200, 300, 300, 999, 200, 1000}, readU32(t, s, b))
 	}},
 	{"loop with continuing and break if, while, and a labelled-like nested exit", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(16)
-fn collatz(@builtin(global_invocation_id) g: vec3u) {
-  var n = v[g.x];
-  var steps = 0u;
-  loop {
-    if n <= 1 { break; }
-    if n % 2 == 0 { n /= 2; } else { n = 3 * n + 1; }
-    continuing {
-      steps++;
-      break if steps >= 1000;
-    }
-  }
-  var k = 0u;
-  while (k < 3) { k += 1; }
-  v[g.x] = steps + k;
-}`
+		src := wgslLoopContinuingNestedExit
 		k := rwKernel(t, d, src, "collatz", nil)
 		in := seq(16, func(i int) uint32 { return uint32(i + 1) })
 		want := make([]uint32, 16)
@@ -967,38 +702,14 @@ fn collatz(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "steps", want, readU32(t, s, b))
 	}},
 	{"let shadowing in nested blocks and of a module-scope name", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `const x = 100u;
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(1)
-fn main() {
-  out[0] = x;
-  let x = 1u;
-  out[1] = x;
-  {
-    let x = x + 10;
-    out[2] = x;
-    { var x = x * 2; x += 1; out[3] = x; }
-  }
-  out[4] = x;
-}`
+		src := wgslLetShadowing
 		k := rwKernel(t, d, src, "main", nil)
 		out := empty(t, s, 5)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "out", []uint32{100, 1, 11, 23, 1}, readU32(t, s, out))
 	}},
 	{"builtins gathered in an input struct, 2D dispatch and num_workgroups", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `struct In {
-  @builtin(global_invocation_id) gid: vec3<u32>,
-  @builtin(local_invocation_id) lid: vec3<u32>,
-  @builtin(workgroup_id) wid: vec3<u32>,
-  @builtin(num_workgroups) nwg: vec3<u32>,
-}
-@group(0) @binding(0) var<storage, read_write> out: array<vec4<u32>>;
-@compute @workgroup_size(2, 2, 1)
-fn main(in: In, @builtin(local_invocation_index) li: u32) {
-  let w = in.nwg.x * 2;
-  out[in.gid.y * w + in.gid.x] = vec4(in.wid.x, in.wid.y, in.lid.x * 10 + in.lid.y, li + in.nwg.y * 100);
-}`
+		src := wgslBuiltinsInputStruct
 		k := rwKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4*6*4)
 		launch(t, s, k, recorder.Groups(3, 2, 1), out)
@@ -1012,17 +723,7 @@ fn main(in: In, @builtin(local_invocation_index) li: u32) {
 		wantSame(t, "ids", want, readU32(t, s, out))
 	}},
 	{"bit builtins with abstract offsets and counts", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(1)
-fn main() {
-  let x = v[0];
-  v[1] = countOneBits(x);
-  v[2] = reverseBits(x);
-  v[3] = extractBits(x, 4, 8);
-  v[4] = insertBits(x, 0xAB, 8, 8);
-  v[5] = firstLeadingBit(x) + countTrailingZeros(x) * 100;
-  v[6] = countLeadingZeros(x >> 3);
-}`
+		src := wgslBitBuiltinsAbstractOffsets
 		k := rwKernel(t, d, src, "main", nil)
 		x := uint32(0x12345670)
 		b := upU32(t, s, []uint32{x, 0, 0, 0, 0, 0, 0})
@@ -1032,34 +733,14 @@ fn main() {
 		wantSame(t, "bits", want, readU32(t, s, b))
 	}},
 	{"directives, const_assert, @must_use, @diagnostic and function-scope const", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `diagnostic(off, derivative_uniformity);
-const N = 8;
-const_assert N % 4 == 0;
-@group(0) @binding(0) var<storage, read_write> out: array<u32, N>;
-@must_use fn sq(x: u32) -> u32 { return x * x; }
-@diagnostic(warning, derivative_uniformity) @compute @workgroup_size(N)
-fn main(@builtin(local_invocation_index) i: u32) {
-  const K: u32 = 3;
-  const K2 = K * 2 + 1;
-  const_assert K2 == 7;
-  var<function> acc: array<u32, K2>;
-  acc[i % K2] = sq(i) + K2;
-  out[i] = acc[i % K2];
-}`
+		src := wgslDirectivesAndLocalConst
 		k := rwKernel(t, d, src, "main", nil)
 		out := empty(t, s, 8)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "out", seq(8, func(i int) uint32 { return uint32(i*i + 7) }), readU32(t, s, out))
 	}},
 	{"matrices: mat4x4 times vec4 and mat2x3 built from abstract literals", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read> m: array<mat4x4<f32>>;
-@group(0) @binding(1) var<storage, read_write> v: array<vec4f>;
-@compute @workgroup_size(4)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let k = mat2x3(1, 2, 3, 4, 5, 6);
-  let e = k * vec2(1.0, 1.0);
-  v[g.x] = m[g.x] * v[g.x] + vec4(e, 1);
-}`
+		src := wgslMatrices
 		k := rwKernel(t, d, src, "main", nil)
 		ms := seqF(64, func(i int) float32 { return float32(i%9) - 4 })
 		vs := seqF(16, func(i int) float32 { return float32(i%4) + 1 })
@@ -1080,26 +761,14 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "products", want, read(t, s, b))
 	}},
 	{"pack and unpack builtins", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(1)
-fn main() {
-  let c = unpack4x8unorm(v[0]);
-  v[1] = pack4x8unorm(c.wzyx);
-  let h = unpack2x16float(v[2]);
-  v[3] = pack2x16float(h * 2);
-}`
+		src := wgslPackAndUnpackBuiltins
 		k := rwKernel(t, d, src, "main", nil)
 		b := upU32(t, s, []uint32{0x11223344, 0, 0x3c004000, 0}) // halves 2.0 (low) and 1.0 (high)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "packed", []uint32{0x11223344, 0x44332211, 0x3c004000, 0x40004400}, readU32(t, s, b))
 	}},
 	{"i32 division, remainder and arithmetic shift follow WGSL", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> v: array<i32>;
-@compute @workgroup_size(8)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let x = v[g.x];
-  v[g.x] = (x / 3) * 1000 + (x % 3) * 100 + (x >> 1);
-}`
+		src := wgslI32DivisionAndShift
 		k := rwKernel(t, d, src, "main", nil)
 		in := []int32{-7, -6, -1, 0, 1, 5, 7, -100}
 		b := upI32(t, s, in)
@@ -1113,12 +782,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "v", want, readI32(t, s, b))
 	}},
 	{"transcendentals within WGSL's accuracy", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
-@compute @workgroup_size(16)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let x = v[g.x];
-  v[g.x] = exp(x * 0.5) + sin(x) * cos(x) + sqrt(abs(x)) + log2(x * x + 1) + tanh(x);
-}`
+		src := wgslTranscendentals
 		k := rwKernel(t, d, src, "main", nil)
 		in := seqF(16, func(i int) float32 { return float32(i)/4 - 2 })
 		want := seqF(16, func(i int) float32 {
@@ -1130,36 +794,14 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "v", want, read(t, s, b), near(1e-3))
 	}},
 	{"var<private> lookup table initialised with an array constructor, module const array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `var<private> lut: array<u32, 4> = array(1u, 2u, 4u, 8u);
-const weights = array<u32, 4>(10, 20, 30, 40);
-@group(0) @binding(0) var<storage, read_write> v: array<u32>;
-@compute @workgroup_size(4)
-fn main(@builtin(local_invocation_index) i: u32) {
-  var w = weights;
-  v[i] = lut[i] * w[3 - i];
-}`
+		src := wgslPrivateLookupTable
 		k := rwKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "v", []uint32{40, 60, 80, 80}, readU32(t, s, out))
 	}},
 	{"stream compaction with a workgroup atomic counter and vec4<bool> any/all", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `var<workgroup> n: atomic<u32>;
-@group(0) @binding(0) var<storage> xs: array<vec4<i32>>;
-@group(0) @binding(1) var<storage, read_write> keep: array<u32>;
-@group(0) @binding(2) var<storage, read_write> count: u32;
-@compute @workgroup_size(64)
-fn main(@builtin(local_invocation_index) i: u32) {
-  if i == 0 { atomicStore(&n, 0); }
-  workgroupBarrier();
-  let x = xs[i];
-  if all(x > vec4(-5)) && any(x == vec4<i32>(0)) {
-    let slot = atomicAdd(&n, 1);
-    keep[slot] = i;
-  }
-  workgroupBarrier();
-  if i == 0 { count = atomicLoad(&n); }
-}`
+		src := wgslStreamCompaction
 		k := rwKernel(t, d, src, "main", nil)
 		xs := make([]int32, 256)
 		for i := range xs {
@@ -1179,30 +821,7 @@ fn main(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "kept indices", want, got, cmpopts.EquateEmpty())
 	}},
 	{"softmax of a row: workgroup max and sum reductions, exp within tolerance", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `override WG: u32 = 64;
-var<workgroup> red: array<f32, WG>;
-@group(0) @binding(0) var<storage, read_write> row: array<f32>;
-fn reduce(i: u32, op: u32) -> f32 {
-  for (var s = WG / 2; s > 0; s >>= 1) {
-    if i < s {
-      switch op { case 0u: { red[i] = max(red[i], red[i + s]); } default: { red[i] += red[i + s]; } }
-    }
-    workgroupBarrier();
-  }
-  return red[0];
-}
-@compute @workgroup_size(WG)
-fn softmax(@builtin(local_invocation_index) i: u32) {
-  red[i] = row[i];
-  workgroupBarrier();
-  let m = reduce(i, 0);
-  workgroupBarrier();
-  let e = exp(row[i] - m);
-  red[i] = e;
-  workgroupBarrier();
-  let total = reduce(i, 1);
-  row[i] = e / total;
-}`
+		src := wgslSoftmaxOfARow
 		k := rwKernel(t, d, src, "softmax", nil)
 		in := seqF(64, func(i int) float32 { return float32(lcg(i)>>26) / 8 })
 		m := slices.Max(in)
@@ -1216,17 +835,7 @@ fn softmax(@builtin(local_invocation_index) i: u32) {
 		wantSame(t, "softmax", want, read(t, s, b), near(1e-4))
 	}},
 	{"onnx-style elementwise kernel with vec4 loads, a uniform of i32 and u32, and for-loop strides", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `struct Uniforms { size: u32, bias: i32, stride: u32, _pad: u32, };
-@group(0) @binding(0) var<storage, read> a: array<vec4<i32>>;
-@group(0) @binding(1) var<storage, read_write> out: array<vec4<i32>>;
-@group(0) @binding(2) var<uniform> uniforms: Uniforms;
-@compute @workgroup_size(16, 1, 1)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-  for (var i = global_id.x; i < uniforms.size; i += uniforms.stride) {
-    let v = a[i];
-    out[i] = max(v * 2 + uniforms.bias, vec4(0)) - select(vec4(0), vec4(1), v < vec4(0));
-  }
-}`
+		src := wgslOnnxElementwiseVec4
 		k := rwKernel(t, d, src, "main", nil)
 		in := make([]int32, 4*40)
 		for i := range in {
@@ -1244,20 +853,7 @@ fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
 		wantSame(t, "out", want, readI32(t, s, out))
 	}},
 	{"cornell-box-style accumulation: hash-based random numbers in u32, written into a storage texture", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var accum: texture_storage_2d<rgba32float, write>;
-var<private> seed: u32;
-fn rand() -> f32 {
-  seed = seed * 747796405u + 2891336453u;
-  let word = ((seed >> ((seed >> 28) + 4)) ^ seed) * 277803737u;
-  return f32((word >> 22) ^ word) / 4294967296.0;
-}
-@compute @workgroup_size(4, 4)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  seed = g.y * 1000 + g.x;
-  var c = vec3(0.0);
-  for (var i = 0; i < 4; i++) { c += vec3(rand(), rand(), rand()); }
-  textureStore(accum, vec2<i32>(g.xy), vec4(floor(c * 16), 1.0));
-}`
+		src := wgslCornellBoxStyleAccumulation
 		k := rwKernel(t, d, src, "main", nil)
 		tex, err := s.NewTexture(recorder.TextureDesc{Width: 4, Height: 4, Format: "rgba32float"})
 		if err != nil {
@@ -1297,13 +893,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantSame(t, "accumulated", want, got)
 	}},
 	{"a 3D dispatch over a texture_3d with textureLoad", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
-		src := `@group(0) @binding(0) var vol: texture_3d<u32>;
-@group(0) @binding(1) var<storage, read_write> out: array<u32>;
-@compute @workgroup_size(2, 2, 2)
-fn main(@builtin(global_invocation_id) g: vec3u) {
-  let d = textureDimensions(vol);
-  out[(g.z * d.y + g.y) * d.x + g.x] = textureLoad(vol, g, 0).x + 1;
-}`
+		src := wgslTexture3dLoad
 		k := rwKernel(t, d, src, "main", nil)
 		vals := seq(4*4*2, func(i int) uint32 { return lcg(i) >> 16 })
 		tex, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 4, Depth: 2, Format: "r32uint"}, asBytesU(vals))
