@@ -14,7 +14,7 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// Probe round 5: WGSL's builtin functions, operators and conversions, in
+// WGSL's builtin functions, operators and conversions, in
 // the style of the WebGPU CTS's shader execution tests
 // (webgpu:shader,execution,expression,...). Each probe is one expression
 // over arguments a, b, c, ... and a table of edge-case inputs (zero, -0,
@@ -879,7 +879,42 @@ func iBits(xs []int32) []uint32 {
 	return r
 }
 
+// sampledCases is how many of a probe's cases the default run keeps. The
+// case's four lanes read four consecutive table entries, so vector widths
+// still see about 4 × sampledCases inputs of every table; only the scalar
+// slots and the constant evaluator see fewer. SOFTGRAPH_LONG=1 runs every
+// case (the ...OnEveryInput tests).
+const sampledCases = 8
+
+// sampled is p with sampledCases of its cases, spread evenly over its
+// table (the first, zero or its first edge, always among them).
+func (p *probe) sampled() *probe {
+	if len(p.cases) <= sampledCases {
+		return p
+	}
+	q := *p
+	q.cases = make([][][4]uint32, sampledCases)
+	for i := range q.cases {
+		q.cases[i] = p.cases[i*len(p.cases)/sampledCases]
+	}
+	return &q
+}
+
+// runProbes runs every probe on a few of its cases (sampled); every case
+// of every probe is the long sweep of runAllProbes.
 func runProbes(t *testing.T, ps []*probe) {
+	d, s := openStream(t)
+	for _, p := range ps {
+		p := p.sampled()
+		t.Run(p.name, func(t *testing.T) { p.run(t, d, s) })
+	}
+}
+
+// runAllProbes runs every case of every probe, under SOFTGRAPH_LONG=1.
+func runAllProbes(t *testing.T, ps []*probe) {
+	if !longSweep() {
+		t.Skip("long sweep: set SOFTGRAPH_LONG=1")
+	}
 	d, s := openStream(t)
 	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) { p.run(t, d, s) })
@@ -1063,6 +1098,9 @@ func reverse(x uint32) uint32  { return bits.Reverse32(x) }
 // i32 and u32 scalars and vectors of every width, with scalar-vector
 // mixes, at run time and as constant expressions, bit for bit.
 func TestIntegerBuiltinsFollowWGSL(t *testing.T) { runProbes(t, integerProbes()) }
+
+// TestIntegerBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestIntegerBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, integerProbes()) }
 
 // ---- float builtins and operators ----
 
@@ -1318,6 +1356,9 @@ func f16Neighbours(x float64) ivl {
 // expressions and with abstract arguments.
 func TestFloatBuiltinsFollowWGSL(t *testing.T) { runProbes(t, floatProbes()) }
 
+// TestFloatBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestFloatBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, floatProbes()) }
+
 // ---- conversions and bitcasts ----
 
 func conversionProbes() []*probe {
@@ -1375,6 +1416,9 @@ func conversionProbes() []*probe {
 // TestConversionsFollowWGSL: value conversions between f32, i32, u32 and
 // bool (saturating float-to-integer) and bitcasts, at every width.
 func TestConversionsFollowWGSL(t *testing.T) { runProbes(t, conversionProbes()) }
+
+// TestConversionsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestConversionsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, conversionProbes()) }
 
 // ---- vector, matrix and packing builtins ----
 
@@ -1604,6 +1648,9 @@ func b2u(b bool) int {
 // reflect, refract, faceForward, all and any, at every width they take.
 func TestVectorBuiltinsFollowWGSL(t *testing.T) { runProbes(t, vectorProbes()) }
 
+// TestVectorBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestVectorBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, vectorProbes()) }
+
 // ---- packing and matrices ----
 
 func packProbes() []*probe {
@@ -1740,6 +1787,9 @@ func halfValue(h uint32) float64 {
 // 4x8 and 2x16 snorm, unorm and float forms.
 func TestPackingBuiltinsFollowWGSL(t *testing.T) { runProbes(t, packProbes()) }
 
+// TestPackingBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestPackingBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, packProbes()) }
+
 func matrixProbes() []*probe {
 	fv := func(n int) tyw { return tyw{"f32", n} }
 	cols := [][]float64{{1, 2, 3, 4}, {-0.5, 0.25, 8, -2}, {3, 4, 0, 1}, {0.125, -1, 2, 0.5}, {2, 0, 1, -3}, {1, 1, 1, 1}, {-2, 5, 0.75, 6}, {0, 3, -1, 2}}
@@ -1855,3 +1905,6 @@ func det(m [][]float64) float64 {
 // TestMatrixBuiltinsFollowWGSL: determinant, transpose and the matrix
 // products, of every square size and one non-square product.
 func TestMatrixBuiltinsFollowWGSL(t *testing.T) { runProbes(t, matrixProbes()) }
+
+// TestMatrixBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestMatrixBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, matrixProbes()) }
