@@ -633,14 +633,18 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 	case "uniform":
 		per := 65536 / (32 * nOps)
 		n := min(per, len(p.cases))
+		// The loop's count is read from base, not written as a literal: a
+		// short constant loop is unrolled by the compiler (lavapipe's LLVM),
+		// which made this way about five times slower to compile than the
+		// others while checking nothing more.
 		b.WriteString("struct Case {")
 		for k := 0; k < nOps; k++ {
 			e := storeType(p.slots[0].ops[k].t.elem)
 			b.WriteString(" @size(16) " + argNames[k] + ": vec3<" + e + ">, @size(16) " + argNames[k] + "4: " + e + ",")
 		}
-		b.WriteString(" }\nstruct Base { at: u32 }\n@group(0) @binding(0) var<uniform> cases: array<Case, " + strconv.Itoa(n) + ">;\n")
+		b.WriteString(" }\nstruct Base { at: u32, n: u32 }\n@group(0) @binding(0) var<uniform> cases: array<Case, " + strconv.Itoa(n) + ">;\n")
 		b.WriteString("@group(0) @binding(1) var<storage, read_write> out: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> base: Base;\n")
-		b.WriteString("@compute @workgroup_size(1)\nfn main() {\n  for (var i = 0u; i < " + strconv.Itoa(n) + "u; i++) {\n")
+		b.WriteString("@compute @workgroup_size(1)\nfn main() {\n  for (var i = 0u; i < base.n; i++) {\n")
 		for si, sl := range p.slots {
 			b.WriteString("  " + body(sl, func(k int, o operand) string {
 				return uniformRead(o, argNames[k])
@@ -657,7 +661,7 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 					words = append(words, a[0], a[1], a[2], 0, a[3], 0, 0, 0)
 				}
 			}
-			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words)), out, recorder.ParamsOf[uint32](uint32(start), 0, 0, 0))
+			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words)), out, recorder.ParamsOf[uint32](uint32(start), uint32(n), 0, 0))
 		}
 		return readU32(t, s, out), nil
 	}
@@ -879,23 +883,36 @@ func iBits(xs []int32) []uint32 {
 	return r
 }
 
-// sampledCases is how many of a probe's cases the default run keeps. The
-// case's four lanes read four consecutive table entries, so vector widths
-// still see about 4 × sampledCases inputs of every table; only the scalar
-// slots and the constant evaluator see fewer. SOFTGRAPH_LONG=1 runs every
-// case (the ...OnEveryInput tests).
+// sampledCases is how many of a probe's cases the default run keeps. A
+// case's four lanes read four consecutive table entries, so the vector
+// slots still see about 4 × sampledCases inputs of every table; only the
+// scalar slots and the constant evaluator see fewer. SOFTGRAPH_LONG=1 runs
+// every case at every width (the ...OnEveryInput tests).
 const sampledCases = 8
 
-// sampled is p with sampledCases of its cases, spread evenly over its
-// table (the first, zero or its first edge, always among them).
+// sampled is p as the default run checks it: sampledCases of its cases,
+// spread evenly over its table (the first, zero or its first edge, always
+// among them), at the scalar and the widest of its widths (a mixed slot,
+// a scalar operand beside vectors, at the widest). Every way (storage,
+// uniform, const, abstract) still runs: each is a different path through
+// the front end and the compiler.
 func (p *probe) sampled() *probe {
-	if len(p.cases) <= sampledCases {
-		return p
-	}
 	q := *p
-	q.cases = make([][][4]uint32, sampledCases)
-	for i := range q.cases {
-		q.cases[i] = p.cases[i*len(p.cases)/sampledCases]
+	if len(p.cases) > sampledCases {
+		q.cases = make([][][4]uint32, sampledCases)
+		for i := range q.cases {
+			q.cases[i] = p.cases[i*len(p.cases)/sampledCases]
+		}
+	}
+	widest := 0
+	for _, sl := range p.slots {
+		widest = max(widest, sl.res.n)
+	}
+	q.slots = nil
+	for _, sl := range p.slots {
+		if sl.res.n == 1 || sl.res.n == widest {
+			q.slots = append(q.slots, sl)
+		}
 	}
 	return &q
 }
