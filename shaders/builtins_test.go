@@ -661,7 +661,7 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 					words = append(words, a[0], a[1], a[2], 0, a[3], 0, 0, 0)
 				}
 			}
-			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words)), out, recorder.ParamsOf[uint32](uint32(start), uint32(n), 0, 0))
+			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words...)), out, recorder.ParamsOf[uint32](uint32(start), uint32(n), 0, 0))
 		}
 		return readU32(t, s, out), nil
 	}
@@ -863,14 +863,6 @@ func cross(tables ...[]uint32) [][]uint32 {
 			}
 		}
 		r = next
-	}
-	return r
-}
-
-func fBits(xs []float32) []uint32 {
-	r := make([]uint32, len(xs))
-	for i, x := range xs {
-		r[i] = bitsF(x)
 	}
 	return r
 }
@@ -1149,8 +1141,8 @@ func unF(name, expr string, xs []float32, ref func(x []uint32) accept) cw {
 func fractRef(x []float64) float64 { return x[0] - math.Floor(x[0]) }
 
 func floatProbes() []*probe {
-	ff := cross(fBits([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), fBits([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
-	small := fBits(f32Small)
+	ff := cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
+	small := bitsOf(f32Small)
 
 	return probes(
 		// abs, floor, ceil, trunc, round, sign, saturate and the unary
@@ -1279,7 +1271,7 @@ func floatProbes() []*probe {
 		cw{name: "max f32", expr: "max(a, b)", args: []string{"f32", "f32"}, res: "f32", cases: ff, abstract: true,
 			ref: fExact(func(x []float64) float64 { return math.Max(x[0], x[1]) })},
 		cw{name: "clamp f32", expr: "clamp(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, negZero, 1, -1, 0.5, 7, -1e30}), fBits([]float32{0, -1, 0.5, 2}), fBits([]float32{1, 0, -2, 0.25})),
+			cases: cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, 7, -1e30}), bitsOf([]float32{0, -1, 0.5, 2}), bitsOf([]float32{1, 0, -2, 0.25})),
 			ref: func(x []uint32) accept {
 				e, lo, hi := f32of(x[0]), f32of(x[1]), f32of(x[2])
 				med := math.Max(math.Min(e, math.Max(lo, hi)), math.Min(lo, hi))
@@ -1295,11 +1287,11 @@ func floatProbes() []*probe {
 			})},
 		// fma inherited from a * b + c: the fused or the unfused result.
 		cw{name: "fma", expr: "fma(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 1 + 0x1p-23, 3, 0.1, -1e10}), fBits([]float32{1, -1, 1 - 0x1p-23, 0.5, 1e10}), fBits([]float32{0, -1, 1, 0.1, -1e20})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 1 + 0x1p-23, 3, 0.1, -1e10}), bitsOf([]float32{1, -1, 1 - 0x1p-23, 0.5, 1e10}), bitsOf([]float32{0, -1, 1, 0.1, -1e20})),
 			ref:   fIvl(func(x []float64) ivl { return addI(mulI(pt(x[0]), pt(x[1])), pt(x[2])) })},
 		// mix inherited from e1 * (1 - e3) + e2 * e3 (or e1 + (e2 - e1) * e3).
 		cw{name: "mix", expr: "mix(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", mixed: []int{2}, abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 10, 1e10, -0.5}), fBits([]float32{0, 2, -3, 1e-3, 1e10}), fBits([]float32{0, 1, 0.5, 0.25, -1, 2})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 10, 1e10, -0.5}), bitsOf([]float32{0, 2, -3, 1e-3, 1e10}), bitsOf([]float32{0, 1, 0.5, 0.25, -1, 2})),
 			ref: fIvl(func(x []float64) ivl {
 				a, b, t := pt(x[0]), pt(x[1]), pt(x[2])
 				return addI(mulI(a, subI(pt(1), t)), mulI(b, t)).union(addI(a, mulI(subI(b, a), t)))
@@ -1307,7 +1299,7 @@ func floatProbes() []*probe {
 		// smoothstep inherited from t * t * (3 - 2 * t), t = clamp((x -
 		// low) / (high - low), 0, 1).
 		cw{name: "smoothstep", expr: "smoothstep(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, -1, 2}), fBits([]float32{1, 3, 10}), fBits([]float32{0, 0.5, 1, -1, 2.5, 5, 11})),
+			cases: cross(bitsOf([]float32{0, -1, 2}), bitsOf([]float32{1, 3, 10}), bitsOf([]float32{0, 0.5, 1, -1, 2.5, 5, 11})),
 			ref: fIvl(func(x []float64) ivl {
 				lo, hi, v := pt(x[0]), pt(x[1]), pt(x[2])
 				t := divI(subI(v, lo), subI(hi, lo))
@@ -1316,12 +1308,12 @@ func floatProbes() []*probe {
 			})},
 		// pow inherited from exp2(y * log2(x)).
 		cw{name: "pow", expr: "pow(a, b)", args: []string{"f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{1, 2, 0.5, 10, 3.5, 1e-5}), fBits([]float32{0, 1, -1, 2, 0.5, 10, -3})),
+			cases: cross(bitsOf([]float32{1, 2, 0.5, 10, 3.5, 1e-5}), bitsOf([]float32{0, 1, -1, 2, 0.5, 10, -3})),
 			ref:   fIvl(func(x []float64) ivl { return expI(math.Exp2, mulI(pt(x[1]), logI(math.Log2, pt(x[0])))) })},
 		// ldexp: e1 * 2^e2, exact; zero allowed where e2 + 127 <= 0;
 		// indeterminate where e2 > 128.
 		cw{name: "ldexp", expr: "ldexp(a, b)", args: []string{"f32", "i32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 0.5, 1.5, 0x1p127, minNormal, 3}), iBits([]int32{0, 1, -1, 10, 127, 128, -126, -127, -149, -150, 200, -200})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 0.5, 1.5, 0x1p127, minNormal, 3}), iBits([]int32{0, 1, -1, 10, 127, 128, -126, -127, -149, -150, 200, -200})),
 			ref: func(x []uint32) accept {
 				e1, e2 := f32of(x[0]), int32(x[1])
 				if e2 > 128 {

@@ -181,19 +181,13 @@ func lattice(seed uint64, n int, lim, q float64) []float32 {
 	return v
 }
 
+// texelsU32 reads tex back as little-endian words.
 func texelsU32(t *testing.T, s *recorder.Stream, tex *recorder.Texture) []uint32 {
 	t.Helper()
-	raw, err := s.ReadTexture(tex)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v := make([]uint32, len(raw)/4)
-	for i := range v {
-		v[i] = binary.LittleEndian.Uint32(raw[4*i:])
-	}
-	return v
+	return wordsOf(readTex(t, s, tex))
 }
 
+// bitsOf is the bits of each f32.
 func bitsOf(v []float32) []uint32 {
 	u := make([]uint32, len(v))
 	for i, x := range v {
@@ -201,16 +195,6 @@ func bitsOf(v []float32) []uint32 {
 	}
 	return u
 }
-
-func f32s(u ...uint32) []byte {
-	b := make([]byte, 0, 4*len(u))
-	for _, x := range u {
-		b = binary.LittleEndian.AppendUint32(b, x)
-	}
-	return b
-}
-
-func fb(x float32) uint32 { return math.Float32bits(x) }
 
 // rwKernel compiles entry of src with constants, failing the test with the
 // compiler's diagnostic.
@@ -300,6 +284,7 @@ type rwCase struct {
 	run  func(t *testing.T, d *wgpu.Device, s *recorder.Stream)
 }
 
+// asBytesF encodes f32s little-endian.
 func asBytesF(v []float32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
@@ -308,7 +293,8 @@ func asBytesF(v []float32) []byte {
 	return b
 }
 
-func asBytesU(v []uint32) []byte {
+// asBytesU encodes words little-endian (uniforms and texture uploads).
+func asBytesU(v ...uint32) []byte {
 	b := make([]byte, 4*len(v))
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], x)

@@ -208,7 +208,7 @@ var imageSampleCases = []rwCase{
 		src := wgslTexture3dLoad
 		k := rwKernel(t, d, src, "main", nil)
 		vals := seq(4*4*2, func(i int) uint32 { return lcg(i) >> 16 })
-		tex, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 4, Depth: 2, Format: "r32uint"}, asBytesU(vals))
+		tex, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 4, Depth: 2, Format: "r32uint"}, asBytesU(vals...))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +489,7 @@ func TestLabelPropagationOverAReadWriteTextureComputesLikeItsReference(t *testin
 			init[i] = 0xffffffff
 		}
 	}
-	tex := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(init))
+	tex := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(init...))
 	flag := upU32(t, s, []uint32{0})
 	passes := 0
 	for ; passes < w*h; passes++ {

@@ -38,7 +38,7 @@ var languageSampleCases = []rwCase{
 		k := rwKernel(t, d, src, "main", nil)
 		data := seqF(64, func(i int) float32 { return float32(i)*0.25 - 3 })
 		buf, ints := upload(t, s, data), empty(t, s, 64)
-		launch(t, s, k, recorder.Groups(1, 1, 1), buf, recorder.Params(f32s(50, math.Float32bits(1.5))), ints)
+		launch(t, s, k, recorder.Groups(1, 1, 1), buf, recorder.Params(asBytesU(50, math.Float32bits(1.5))), ints)
 		wantD, wantI := append([]float32(nil), data...), make([]int32, 64)
 		for i := 0; i < 50; i++ {
 			x := data[i]
@@ -87,7 +87,7 @@ var languageSampleCases = []rwCase{
 		pos := seqF(4*n, func(i int) float32 { return float32(int(lcg(i)>>27)-16) * 0.125 })
 		vel := seqF(4*n, func(i int) float32 { return float32(int(lcg(i+999)>>28)-8) * 0.25 })
 		// array<vec3<f32>> has a 16-byte stride: the fourth float pads.
-		par := f32s(math.Float32bits(0.5), 0, 0, 0, math.Float32bits(0.25), math.Float32bits(-1), math.Float32bits(2), 0)
+		par := asBytesU(math.Float32bits(0.5), 0, 0, 0, math.Float32bits(0.25), math.Float32bits(-1), math.Float32bits(2), 0)
 		pb, vb := upload(t, s, pos), upload(t, s, vel)
 		launch(t, s, k, recorder.Groups(2, 1, 1), pb, vb, recorder.Params(par))
 		wantP, wantV := append([]float32(nil), pos...), append([]float32(nil), vel...)
@@ -176,7 +176,7 @@ var languageSampleCases = []rwCase{
 		words = append(words, inner...)
 		words = append(words, 7, 0, 0, 0)
 		o := empty(t, s, 12)
-		launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(f32s(words...)), o)
+		launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words...)), o)
 		want := make([]float32, 12)
 		for i := 0; i < 3; i++ {
 			l := lights[i]
@@ -339,7 +339,7 @@ var languageSampleCases = []rwCase{
 			read(t, s, b))
 		unorm := func(x float64) uint32 { return uint32(math.Floor(0.5 + 255*min(1, max(0, x)))) }
 		snorm := func(x float64) uint32 { return uint32(int8(math.Floor(0.5+127*min(1, max(-1, x))))) & 0xff }
-		wantSame(t, "bitcast and packs", []uint32{fb(-1.25), fb(-1.5), fb(2.5), fb(-3.5),
+		wantSame(t, "bitcast and packs", []uint32{bitsF(-1.25), bitsF(-1.5), bitsF(2.5), bitsF(-3.5),
 			unorm(0.25) | unorm(1.5)<<8 | unorm(-1)<<16 | unorm(0.75)<<24,
 			snorm(-0.25) | snorm(0.5)<<8 | snorm(1)<<16 | snorm(-2)<<24,
 			uint32(math.Floor(0.5+65535*0.5)) | uint32(math.Floor(0.5+65535*0.125))<<16,
@@ -372,11 +372,11 @@ var languageSampleCases = []rwCase{
 		u := make([]uint32, 40)
 		u[0] = 3
 		for i := 0; i < 3; i++ {
-			copy(u[4+8*i:], []uint32{fb(9), fb(float32(i) + 0.5), fb(9), 0, fb(float32(2 * (i + 1)))})
+			copy(u[4+8*i:], []uint32{bitsF(9), bitsF(float32(i) + 0.5), bitsF(9), 0, bitsF(float32(2 * (i + 1)))})
 		}
 		u[28], u[29], u[36] = 7, 40, 2
 		o := empty(t, s, 4)
-		launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(f32s(u...)), o)
+		launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(u...)), o)
 		wantSame(t, "lights", []float32{0.5 * 2, 1.5 * 4, 2.5 * 6, 42}, read(t, s, o))
 	}},
 	{"an array of structs in storage laid out by @size and @align, one nested in another", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
@@ -436,7 +436,7 @@ var languageSampleCases = []rwCase{
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslArrayLengthInStruct
 		k := rwKernel(t, d, src, "main", nil)
-		b := upU32(t, s, append(make([]uint32, 4), seq(13, func(i int) uint32 { return fb(float32(i)) })...))
+		b := upU32(t, s, append(make([]uint32, 4), seq(13, func(i int) uint32 { return bitsF(float32(i)) })...))
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "header", []uint32{13, 13, 12, 0}, readU32(t, s, b)[:4])
 	}},

@@ -36,7 +36,7 @@ var mlSampleCases = []rwCase{
 		a := seqF(512, func(i int) float32 { return float32(int(lcg(i)>>28) - 8) })
 		bv := seq(128, func(i int) uint32 { return math.Float32bits(float32(i%7) * 0.25) })
 		for _, n := range []int32{5, -3} {
-			par := f32s(uint32(n), 3, math.Float32bits(0.5), 2)
+			par := asBytesU(uint32(n), 3, math.Float32bits(0.5), 2)
 			out := upload(t, s, make([]float32, 3*64))
 			launch(t, s, k, recorder.Groups(3, 1, 1), out, upload(t, s, a), upU32(t, s, bv), recorder.Params(par))
 			want := make([]float32, 3*64)
@@ -82,7 +82,7 @@ var mlSampleCases = []rwCase{
 		x := random(41, 4*150, 6)
 		x[0], x[1] = 12, -15
 		y := empty(t, s, 4*150)
-		launch(t, s, k, recorder.Groups(2, 2, 1), upload(t, s, x), y, recorder.Params(f32s(4*150, math.Float32bits(2))))
+		launch(t, s, k, recorder.Groups(2, 2, 1), upload(t, s, x), y, recorder.Params(asBytesU(4*150, math.Float32bits(2))))
 		want := make([]float32, len(x))
 		for i, v := range x {
 			v64 := float64(v)
@@ -136,7 +136,7 @@ var mlSampleCases = []rwCase{
 			if v != v {
 				v = math.Float32frombits(0x7fc00000)
 			}
-			want[o] = fb(v)
+			want[o] = bitsF(v)
 		}
 		wantSame(t, "result bits", want, bitsOf(read(t, s, out)))
 	}},
@@ -420,7 +420,7 @@ func TestORTGatherWithInt64IndicesComputesLikeItsReference(t *testing.T) {
 		[2]uint32{uint32(len(idx)), cols}, [2]uint32{cols, 1}}
 	par := paramsOf(t, u)
 	// offsets 0, 4, 8, then 16 (vec2 align 8), 24, 32, 36, 40, 48; size 64.
-	hand := f32s(uint32(n), rows, 0, 0, rows, cols, cols, 1, uint32(len(idx)), 1, uint32(len(idx)), cols, cols, 1, 0, 0)
+	hand := asBytesU(uint32(n), rows, 0, 0, rows, cols, cols, 1, uint32(len(idx)), 1, uint32(len(idx)), cols, cols, 1, 0, 0)
 	wantSame(t, "uniform layout", []byte(hand), []byte(par))
 	out := empty(t, s, n)
 	launch(t, s, k, recorder.Groups(2, 1, 1), upload(t, s, data), upU32(t, s, raw), out, par)

@@ -545,7 +545,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 }`, "main", nil)
 	out := empty(t, s, n)
 	launch(t, s, k, recorder.Groups(1, 1, 1), tex, out)
-	return asBytesU(readU32(t, s, out))
+	return asBytesU(readU32(t, s, out)...)
 }
 
 // TestTextureOutOfBoundsNeverCrashes: textureLoad at coordinates and
@@ -557,7 +557,7 @@ func TestTextureOutOfBoundsNeverCrashes(t *testing.T) {
 		d, s := openStream(t)
 		const w, h = 4, 3
 		vals := seq(w*h, func(i int) uint32 { return uint32(100 + i) })
-		tex := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(vals))
+		tex := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(vals...))
 		src := `@group(0) @binding(0) var tex: texture_2d<u32>;
 @group(0) @binding(1) var st: texture_storage_2d<r32uint, read_write>;
 @group(0) @binding(2) var vol: texture_3d<f32>;
@@ -581,7 +581,7 @@ fn main() {
   }
 }`
 		k := rwKernel(t, d, src, "main", nil)
-		st := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(vals))
+		st := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"}, asBytesU(vals...))
 		fv := make([]float32, 2*2*2)
 		for i := range fv {
 			fv[i] = float32(50 + i)
