@@ -74,6 +74,24 @@ func TestCorpusRewriteAndLayoutMatchGolden(t *testing.T) {
 			}
 		})
 	}
+	// A golden file whose WGSL file went away would pass unnoticed forever.
+	goldens, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range goldens {
+		name := strings.TrimSuffix(filepath.Base(g), ".golden")
+		if _, ok := names[name]; ok {
+			continue
+		}
+		if *update {
+			if err := os.Remove(g); err != nil {
+				t.Error(err)
+			}
+			continue
+		}
+		t.Errorf("%s has no WGSL file %s.wgsl in %v; remove it (or rerun with -update)", g, name, corpusGlobs)
+	}
 }
 
 // describeCorpusFile is the golden text of one WGSL module: each compute
