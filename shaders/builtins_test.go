@@ -40,6 +40,11 @@ import (
 // next to vectors (vec3 * f32, select over a bool, extractBits' offset),
 // with that operand scalar.
 //
+// The default run checks each probe on a sample of its table at the scalar
+// and the widest width (probe.sampled); SOFTGRAPH_LONG=1 adds the
+// ...OnEveryInput tests, every case at every width, which take about ten
+// minutes with -race on a two-core machine.
+//
 // Subnormal f32 inputs and outputs may be flushed to zero (WGSL §
 // "Floating Point Accuracy"), so a result is accepted when it fits the
 // inputs as given or with subnormal inputs flushed, and a range that
