@@ -917,6 +917,7 @@ func (p *probe) sampled() *probe {
 // runProbes runs every probe on a few of its cases (sampled); every case
 // of every probe is the long sweep of runAllProbes.
 func runProbes(t *testing.T, ps []*probe) {
+	skipIfShort(t)
 	d, s := openStream(t)
 	for _, p := range ps {
 		p := p.sampled()

@@ -602,6 +602,7 @@ var dawnMetaballIsosurface string
 // vertex ranges tile [0, total) without overlap, and each vertex's
 // position and normal equal the reference's within 1e-5.
 func TestMetaballIsosurfaceComputesLikeItsReference(t *testing.T) {
+	skipIfShort(t)
 	d, s := openStream(t)
 	_, err := d.Kernel(dawnMetaballIsosurface, "computeMain")
 	var ce *wgpu.CompileError

@@ -26,6 +26,7 @@ import (
 // names the construct the front-end or the compiler could not read; a
 // difference is a mis-specialisation.
 func TestLanguageSamplesComputeLikeTheirReference(t *testing.T) {
+	skipIfShort(t)
 	d, s := openStream(t)
 	for _, tc := range languageSampleCases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, d, s) })
@@ -756,6 +757,7 @@ var wgslUniformNestedStructArrays string
 // does not know, are each refused by Kernel with a *CompileError naming the
 // problem, never by aborting the process. Run in a fresh process.
 func TestInvalidGeneratedWGSLIsRefused(t *testing.T) {
+	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
 		d, s := openStream(t)
 		const head = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"

@@ -24,6 +24,7 @@ import (
 // names the construct the front-end or the compiler could not read; a
 // difference is a mis-specialisation.
 func TestParallelSamplesComputeLikeTheirReference(t *testing.T) {
+	skipIfShort(t)
 	d, s := openStream(t)
 	for _, tc := range parallelSampleCases {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, d, s) })
