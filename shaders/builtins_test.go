@@ -42,8 +42,8 @@ import (
 //
 // The default run checks each probe on a sample of its table at the scalar
 // and the widest width (probe.sampled); SOFTGRAPH_LONG=1 adds the
-// ...OnEveryInput tests, every case at every width, which take about ten
-// minutes with -race on a two-core machine.
+// ...OnEveryInput tests, every case at every width (about two more minutes
+// with -race on a two-core machine and lavapipe).
 //
 // Subnormal f32 inputs and outputs may be flushed to zero (WGSL §
 // "Floating Point Accuracy"), so a result is accepted when it fits the
