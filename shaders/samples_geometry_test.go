@@ -39,8 +39,8 @@ func expandBits(v uint32) uint32 {
 // and [0, 4], corners on multiples of 1/512, so every step is exact).
 func TestLBVHMortonCodesComputeLikeTheirReference(t *testing.T) {
 	d, s := openStream(t)
-	kb := rwKernel(t, d, lbvhMorton, "compute_bounds", nil)
-	km := rwKernel(t, d, lbvhMorton, "compute_morton", nil)
+	kb := mustKernel(t, d, lbvhMorton, "compute_bounds", nil)
+	km := mustKernel(t, d, lbvhMorton, "compute_morton", nil)
 	const n = 150
 	scale := [3]float32{1, 2, 4}
 	boxes := make([]float32, 0, 8*n)
@@ -101,7 +101,7 @@ var marchingCubesClassify string
 // the table).
 func TestMarchingCubesClassifyComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, marchingCubesClassify, "classify", nil)
+	k := mustKernel(t, d, marchingCubesClassify, "classify", nil)
 	const w, h, dd = 7, 6, 5
 	field := make([]float32, w*h*dd)
 	for z := 0; z < dd; z++ {
@@ -170,8 +170,8 @@ var computeRasterizer string
 // they are not compared.
 func TestComputeRasterizerComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	clear := rwKernel(t, d, computeRasterizer, "clear", nil)
-	raster := rwKernel(t, d, computeRasterizer, "main", nil)
+	clear := mustKernel(t, d, computeRasterizer, "clear", nil)
+	raster := mustKernel(t, d, computeRasterizer, "main", nil)
 	const w, h = 32, 16 // powers of two: vertex coordinates × size are exact
 	const tris = 40
 	type v3 = [3]float64
@@ -285,7 +285,7 @@ var mollerTrumbore string
 // reference's closest triangle exactly, and its t, u and v within 1e-5.
 func TestMollerTrumboreComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, mollerTrumbore, "trace", nil)
+	k := mustKernel(t, d, mollerTrumbore, "trace", nil)
 	const nTri, nRay = 12, 90
 	type vec = [3]float64
 	tris := make([][3]vec, nTri)
@@ -373,7 +373,7 @@ var icosphereSubdivide string
 // of the radius (normalize's inverse square root).
 func TestIcosphereSubdivideComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, icosphereSubdivide, "subdivide", nil)
+	k := mustKernel(t, d, icosphereSubdivide, "subdivide", nil)
 	phi := (1 + math.Sqrt(5)) / 2
 	verts := [12][3]float64{{-1, phi, 0}, {1, phi, 0}, {-1, -phi, 0}, {1, -phi, 0}, {0, -1, phi}, {0, 1, phi},
 		{0, -1, -phi}, {0, 1, -phi}, {phi, 0, -1}, {phi, 0, 1}, {-phi, 0, -1}, {-phi, 0, 1}}

@@ -97,14 +97,14 @@ func (w layoutWords) f(i int) float32 { return math.Float32frombits(w[i]) }
 // fixedRand is a fixed-seed source, so a failure reproduces.
 func fixedRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
 
-// sampleKernel is rwKernel, logging first the construct the module exercises
+// sampleKernel is mustKernel, logging first the construct the module exercises
 // (why), which a failure then shows beside the compiler's diagnostic.
 func sampleKernel(t *testing.T, d *wgpu.Device, src, entry string, constants map[string]float64, why string) *wgpu.Kernel {
 	t.Helper()
 	if why != "" {
 		t.Logf("the construct this module exercises: %s", why)
 	}
-	return rwKernel(t, d, src, entry, constants)
+	return mustKernel(t, d, src, entry, constants)
 }
 
 func uploadWords(t *testing.T, s *recorder.Stream, w layoutWords) *recorder.Buffer {
@@ -196,9 +196,9 @@ func bitsOf(v []float32) []uint32 {
 	return u
 }
 
-// rwKernel compiles entry of src with constants, failing the test with the
+// mustKernel compiles entry of src with constants, failing the test with the
 // compiler's diagnostic.
-func rwKernel(t *testing.T, d *wgpu.Device, src, entry string, constants map[string]float64) *wgpu.Kernel {
+func mustKernel(t *testing.T, d *wgpu.Device, src, entry string, constants map[string]float64) *wgpu.Kernel {
 	t.Helper()
 	var opts []wgpu.KernelOption
 	if constants != nil {
@@ -279,7 +279,7 @@ func seqF(n int, f func(i int) float32) []float32 {
 
 func lcg(i int) uint32 { return uint32(i)*2654435761 + 12345 }
 
-type rwCase struct {
+type sampleCase struct {
 	name string
 	run  func(t *testing.T, d *wgpu.Device, s *recorder.Stream)
 }

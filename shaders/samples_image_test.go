@@ -29,10 +29,10 @@ func TestImageSamplesComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
-var imageSampleCases = []rwCase{
+var imageSampleCases = []sampleCase{
 	{"webgpu-samples image blur: a tile of array<array<vec3f, 128>, 4>, textureSampleLevel through a nearest sampler, vec2(4, 1) against vec2<u32>, a flip uniform in @group(1); within one 8-bit step", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWebgpuSamplesImageBlur
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const w = 8
 		texels := make([]byte, 4*w*w)
 		for i := range texels {
@@ -82,7 +82,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"box blur over a texture_2d<f32> with textureLoad and clamped coordinates", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBoxBlurTexture
-		k := rwKernel(t, d, src, "blur", nil)
+		k := mustKernel(t, d, src, "blur", nil)
 		const w, h = 8, 6
 		pix := seqF(w*h, func(i int) float32 { return float32(lcg(i) >> 28) })
 		tex, err := s.UploadTexture(recorder.TextureDesc{Width: w, Height: h, Format: "r32float"}, asBytesF(pix))
@@ -105,7 +105,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"texture_storage_2d write of a gradient, read back as texels", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslStorageTextureGradient
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		tex, err := s.NewTexture(recorder.TextureDesc{Width: 12, Height: 9, Format: "r32uint"})
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"textureSampleLevel with a nearest sampler at texel centres", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTextureSampleLevelNearest
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		texels := make([]byte, 4*4*4)
 		for i := range texels {
 			texels[i] = byte(lcg(i) >> 24)
@@ -142,7 +142,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"radix-2 FFT of 16 points with complex vec2 and a ptr<function> array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslRadix2Fft16
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seqF(32, func(i int) float32 {
 			if i%2 == 1 {
 				return 0
@@ -167,7 +167,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"cornell-box-style accumulation: hash-based random numbers in u32, written into a storage texture", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslCornellBoxStyleAccumulation
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		tex, err := s.NewTexture(recorder.TextureDesc{Width: 4, Height: 4, Format: "rgba32float"})
 		if err != nil {
 			t.Fatal(err)
@@ -207,7 +207,7 @@ var imageSampleCases = []rwCase{
 	}},
 	{"a 3D dispatch over a texture_3d with textureLoad", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTexture3dLoad
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		vals := seq(4*4*2, func(i int) uint32 { return lcg(i) >> 16 })
 		tex, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 4, Depth: 2, Format: "r32uint"}, asBytesU(vals...))
 		if err != nil {
@@ -264,7 +264,7 @@ func mandelIters(cx, cy float32, fused, wide bool) uint32 {
 // step, and alpha 255; at least four pixels in five are such pixels.
 func TestMandelbrotStorageTextureComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, wgpuStorageTextureMandelbrot, "main", nil)
+	k := mustKernel(t, d, wgpuStorageTextureMandelbrot, "main", nil)
 	const w, h = 64, 48
 	tex := newTex(t, s, recorder.TextureDesc{Width: w, Height: h, Format: "rgba8unorm"}, nil)
 	launch(t, s, k, recorder.Groups(w/16, h/16, 1), tex)
@@ -318,8 +318,8 @@ var webgpuSamplesProbabilityMap string
 // rgba8unorm texels (within one 8-bit step).
 func TestProbabilityMapComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	imp := rwKernel(t, d, webgpuSamplesProbabilityMap, "import_level", nil)
-	exp := rwKernel(t, d, webgpuSamplesProbabilityMap, "export_level", nil)
+	imp := mustKernel(t, d, webgpuSamplesProbabilityMap, "import_level", nil)
+	exp := mustKernel(t, d, webgpuSamplesProbabilityMap, "export_level", nil)
 	const w, h = 64, 4
 	img := make([]byte, 4*w*h)
 	for i := range img {
@@ -378,7 +378,7 @@ var sobelFilter string
 // luminances and a square root).
 func TestSobelEdgeMagnitudeComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, sobelFilter, "main", nil)
+	k := mustKernel(t, d, sobelFilter, "main", nil)
 	const w, h = 13, 10
 	img := make([]byte, 4*w*h)
 	for i := range img {
@@ -431,7 +431,7 @@ var oceanButterfly string
 // sin and cos by 2^-11 on [-π, π]; the angle reaches 2π).
 func TestOceanFFTButterflyTextureComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, oceanButterfly, "precompute_butterfly", nil)
+	k := mustKernel(t, d, oceanButterfly, "precompute_butterfly", nil)
 	const n, log2n = 32, 5
 	tex := newTex(t, s, recorder.TextureDesc{Width: log2n, Height: n, Format: "rgba32float"}, nil)
 	launch(t, s, k, recorder.Groups(log2n, n/16, 1), tex, recorder.ParamsOf[uint32](n, log2n))
@@ -481,7 +481,7 @@ var labelPropagation string
 // itself (fewer passes than pixels).
 func TestLabelPropagationOverAReadWriteTextureComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, labelPropagation, "propagate", nil)
+	k := mustKernel(t, d, labelPropagation, "propagate", nil)
 	const w, h = 19, 14
 	init := make([]uint32, w*h)
 	for i := range init {

@@ -33,10 +33,10 @@ func TestLanguageSamplesComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
-var languageSampleCases = []rwCase{
+var languageSampleCases = []sampleCase{
 	{"Tint's SPIR-V reader: alias of a runtime array in a wrapper struct, /* @offset */ comments, var<private> builtin, main_1, ptr<function> parameter, @workgroup_size(64i, 1i, 1i), loop { if c {} else { break; } continuing {} }, break if", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTintSpirvReader
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		data := seqF(64, func(i int) float32 { return float32(i)*0.25 - 3 })
 		buf, ints := upload(t, s, data), empty(t, s, 64)
 		launch(t, s, k, recorder.Groups(1, 1, 1), buf, recorder.Params(asBytesU(50, math.Float32bits(1.5))), ints)
@@ -59,7 +59,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"naga's WGSL backend from GLSL: var<private> gl_GlobalInvocationID_1, main_1, _eN lets, nested blocks, a struct of an atomic and a runtime array, atomicAdd((&global.counter), 1u), arrayLength((&global.values))", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNagaWgslBackendFromGlsl
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := append([]uint32{0}, seq(20, func(i int) uint32 { return uint32(i*7 + 1) })...)
 		b := upU32(t, s, in)
 		launch(t, s, k, recorder.Groups(3, 1, 1), b)
@@ -73,7 +73,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"Skia's SkSL: diagnostic directives, a struct of builtins as the entry's parameter, { return ...; } blocks, unreachable code after a return (naga v22 alone refuses it), a function ending in a loop that returns (naga v22 alone refuses it)", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSkiaSksl
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 32)
 		launch(t, s, k, recorder.Groups(2, 1, 1), out)
 		wantSame(t, "outputBuffer", seq(32, func(i int) uint32 {
@@ -83,7 +83,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"three.js TSL: spaced template lists (array< vec3<f32> >), @binding( 0 ) @group( 0 ), struct declarations ending in };, var<private> instanceIndex, u32( 64 ), a tsl_ helper", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslThreeJsTsl
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const n = 128
 		pos := seqF(4*n, func(i int) float32 { return float32(int(lcg(i)>>27)-16) * 0.125 })
 		vel := seqF(4*n, func(i int) float32 { return float32(int(lcg(i+999)>>28)-8) * 0.25 })
@@ -110,7 +110,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"unusual spellings: nested block comments, a unicode identifier, hex floats, vec3f/vec4u/mat2x2f aliases, locals named max, min and dot, phony _ =, array(1, 2, 3) indexed at run time (naga v22 alone refuses it), loop { continuing { break if } }, switch with default first and case 2, default", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslUnusualSpellings
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		f, u := empty(t, s, 16), empty(t, s, 16)
 		launch(t, s, k, recorder.Groups(1, 1, 1), f, u)
 		a := []float32{1.5, 2.5, 3.5, 4.5}
@@ -133,7 +133,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"forms naga v22 alone refuses, rewritten by the front end: a function-scope const array indexed in a loop, an array parameter indexed at run time, an indexed call result, var<private> without a type, abstract vector consts where vec2<u32> and vec2<f32> are needed, ldexp with an abstract exponent, quantizeToF16, countOneBits(7) into a u32, a function-scope vector const and a const array's element where u32 and f32 are needed", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNagaRefusedFormsRewritten
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		o, fo := empty(t, s, 32), empty(t, s, 16)
 		launch(t, s, k, recorder.Groups(1, 1, 1), o, fo)
 		wo, wf := make([]uint32, 32), make([]float32, 16)
@@ -152,7 +152,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"a uniform of arrays of structs with explicit padding members, a mat4x4f and a struct nested three deep, indexed at run time", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslUniformNestedStructArrays
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		var words []uint32
 		fw := func(v ...float32) {
 			for _, x := range v {
@@ -199,7 +199,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"wgpu hello-compute: Collatz steps with loop, break, % and an early return", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWgpuHelloCompute
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		// wgpu's repeated-compute: the same pipeline over fresh inputs, read back each time.
 		for round := 0; round < 3; round++ {
 			in := seq(40, func(i int) uint32 { return uint32(i + 1) })
@@ -211,7 +211,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"naga's precedence for operators WGSL wants parenthesised", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNagaOperatorPrecedence
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		ins := []uint32{0, 1, 3, 5, 8, 9, 0xF0, 0xDEADBEEF}
 		buf := make([]uint32, 8*len(ins))
 		want := make([]uint32, 8*len(ins))
@@ -232,7 +232,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"packed 4x8 integer builtins: dot4U8Packed, dot4I8Packed, pack4xI8 and friends, with abstract arguments", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslPacked4x8IntegerBuiltins
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		a, b := uint32(0x80FF7F05), uint32(0xFE017F90)
 		bytesOf := func(x uint32) [4]uint32 { return [4]uint32{x & 255, x >> 8 & 255, x >> 16 & 255, x >> 24} }
 		ab, bb := bytesOf(a), bytesOf(b)
@@ -255,14 +255,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"let, var and const shadowing across nested scopes and a module const", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNestedScopeShadowing
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, make([]uint32, 7))
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "values", []uint32{3, 5, 12, 200, 5, 12, 11}, readU32(t, s, b))
 	}},
 	{"switch with default inside a case list, a colon-less case and case lists", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSwitchDefaultInCaseList
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		vs := seq(9, func(i int) uint32 { return uint32(i) })
 		ws := []int32{-3, -2, -1, 0, 4, 5, 4, -1, 9}
 		vb, wb := upU32(t, s, vs), upI32(t, s, ws)
@@ -272,7 +272,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"overrides: one derived by division, used in a workgroup array size expression and the workgroup size", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslOverrides
-		k := rwKernel(t, d, src, "main", map[string]float64{"WG": 32, "SCALE": 0.5})
+		k := mustKernel(t, d, src, "main", map[string]float64{"WG": 32, "SCALE": 0.5})
 		if k.WorkgroupSize() != [3]uint32{32, 1, 1} {
 			t.Errorf("WorkgroupSize = %v; want [32 1 1]", k.WorkgroupSize())
 		}
@@ -287,7 +287,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"aliases of arrays, nested arrays, structs and runtime arrays", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslArrayAliases
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seqF(16, func(i int) float32 { return float32(i) + 0.5 })
 		want := append([]float32(nil), in...)
 		for y := 0; y < 4; y++ {
@@ -300,7 +300,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"i32 bit builtins: firstLeadingBit of negatives, sign-extending extractBits, insertBits with -1", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslI32BitBuiltins
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		xs := []int32{0, -1, 1, -2, 0x12345670, -0x1234568, math.MinInt32, math.MaxInt32, 0x800}
 		buf := make([]int32, 8*len(xs))
 		want := make([]int32, 8*len(xs))
@@ -330,7 +330,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"float builtins at run time: fract, floor, round half to even, trunc, sign, saturate, fma, bitcast of a vec4", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslFloatBuiltinsAtRunTime
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := []float32{-1.25, -1.5, 2.5, -3.5, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0}
 		b := upload(t, s, in)
 		u := empty(t, s, 8)
@@ -348,7 +348,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"loop whose continuing reads the body's let, and break if", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslContinuingReadsBodyLet
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, []uint32{50, 0, 0})
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		acc, i := uint32(0), uint32(0)
@@ -368,7 +368,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"@group(2) only: a uniform of nested struct arrays with explicit @align and @size", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslGroup
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		// count @0; lights @16, stride 32 (color @0 sized 16, intensity @16); tail @112 sized 32; extra @144; size 160.
 		u := make([]uint32, 40)
 		u[0] = 3
@@ -382,7 +382,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"an array of structs in storage laid out by @size and @align, one nested in another", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslStorageStructSizeAlign
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		// Inner: a @0, b @4, c @32, size 48. Outer: x @0, inner @32, tail @80, size 96.
 		in := seq(48, func(i int) uint32 { return uint32(1000 + i) })
 		want := append([]uint32(nil), in...)
@@ -397,7 +397,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"pointer composite access: p.member and p[i] through let pointers and pointer parameters, inside a division", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslPointerCompositeAccess
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		data := []int32{3, -4, 5, 6, -2, -7, 0, 9}
 		buf := upI32(t, s, append([]int32{0, 0, 0, 0}, data...))
 		launch(t, s, k, recorder.Groups(1, 1, 1), buf)
@@ -406,7 +406,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"WGSL's edge rules: saturating float-to-int conversions, shifts modulo 32, clamped extractBits/insertBits, atomics in a struct", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWgslEdgeRules
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		fs := upload(t, s, []float32{-1.5, 3e9, 5e9, -3e9, 7.9})
 		o := upU32(t, s, append(make([]uint32, 14), 33, 4))
 		cb := upU32(t, s, []uint32{10, 1, 100, 200})
@@ -420,7 +420,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"a module const array indexed at run time, a bool override gate, while over workgroupUniformLoad, select over vec3<bool>", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslRuntimeIndexedConstArray
-		k := rwKernel(t, d, src, "main", map[string]float64{"GATE": 1})
+		k := mustKernel(t, d, src, "main", map[string]float64{"GATE": 1})
 		o := upU32(t, s, []uint32{3, 6, 0, 0, 0, 0, 0, 0})
 		launch(t, s, k, recorder.Groups(1, 1, 1), o)
 		// select picks (7, 2, 9); LUT[2] twice and LUT[1]; 1 + 3 + 14; i = 0, 3, 9 and n = 3;
@@ -429,21 +429,21 @@ var languageSampleCases = []rwCase{
 	}},
 	{"a let's array indexed at run time, a struct with an array returned by a helper, abs of MinInt32, workgroup vec3 array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslRuntimeIndexedLetArray
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		o := upI32(t, s, []int32{5, 3, 0, 0, math.MinInt32, 0, 0})
 		launch(t, s, k, recorder.Groups(1, 1, 1), o)
 		wantSame(t, "o", []int32{5, 3, 5*3 + 4 + 5*2, math.MinInt32, math.MinInt32, 3 + 2, 59}, readI32(t, s, o))
 	}},
 	{"arrayLength of a runtime array inside a struct, directly and through a let pointer", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslArrayLengthInStruct
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, append(make([]uint32, 4), seq(13, func(i int) uint32 { return bitsF(float32(i)) })...))
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "header", []uint32{13, 13, 12, 0}, readU32(t, s, b)[:4])
 	}},
 	{"add one, attributes reordered with trailing commas and comments everywhere", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslAddOneReorderedAttributes
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seqF(200, func(i int) float32 { return float32(i) * 0.5 })
 		a, b := upload(t, s, in), empty(t, s, 200)
 		launch(t, s, k, recorder.Groups(4, 1, 1), a, b)
@@ -451,7 +451,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"saxpy with an aliased uniform struct and an untyped override", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSaxpyAliasedUniform
-		k := rwKernel(t, d, src, "saxpy", map[string]float64{"WG": 16})
+		k := mustKernel(t, d, src, "saxpy", map[string]float64{"WG": 16})
 		if k.WorkgroupSize() != [3]uint32{16, 1, 1} {
 			t.Errorf("WorkgroupSize = %v; want [16 1 1] from the constant", k.WorkgroupSize())
 		}
@@ -464,9 +464,9 @@ var languageSampleCases = []rwCase{
 	}},
 	{"one module, three entry points with different bindings, each picked", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslThreeEntryPoints
-		fa := rwKernel(t, d, src, "fillA", nil)
-		sb := rwKernel(t, d, src, "scaleB", nil)
-		ab := rwKernel(t, d, src, "addAB", nil)
+		fa := mustKernel(t, d, src, "fillA", nil)
+		sb := mustKernel(t, d, src, "scaleB", nil)
+		ab := mustKernel(t, d, src, "addAB", nil)
 		wantSame(t, "fillA bindings", 1, len(fa.Bindings()))
 		wantSame(t, "scaleB bindings", 2, len(sb.Bindings()))
 		wantSame(t, "addAB bindings", 3, len(ab.Bindings()))
@@ -479,14 +479,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"only @group(1) bindings", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslOnlyGroup
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, seq(8, func(i int) uint32 { return uint32(i) }))
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "squares", seq(8, func(i int) uint32 { return uint32(i * i) }), readU32(t, s, b))
 	}},
 	{"sparse bindings across groups 0 and 2, and an unused declared binding", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSparseBindings
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		var names []string
 		for _, b := range k.Bindings() {
 			names = append(names, b.Name)
@@ -505,7 +505,7 @@ var languageSampleCases = []rwCase{
 			{map[string]float64{"12": 3}, func(x float32) float32 { return x*2 + 7 }},
 			{map[string]float64{"0": 1, "offset": -1, "scale": 0.5}, func(x float32) float32 { return x*x*0.5 - 1 }},
 		} {
-			k := rwKernel(t, d, src, "main", tc.c)
+			k := mustKernel(t, d, src, "main", tc.c)
 			in := []float32{1, 2, 3, 4}
 			b := upload(t, s, in)
 			launch(t, s, k, recorder.Groups(1, 1, 1), b)
@@ -514,7 +514,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"pointer parameters: ptr<function> and ptr<private>", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslPointerParameters
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		total := uint32(13 + 14 + 15 + 16)
@@ -522,7 +522,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"const expressions: sizes, masks and shifts written as expressions", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslConstExpressions
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		wantSame(t, "workgroup size", [3]uint32{8, 1, 1}, k.WorkgroupSize())
 		out := empty(t, s, 17)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
@@ -535,7 +535,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"abstract literals in select, min, max, clamp, vector constructors, returns and arguments", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslAbstractLiteralOperands
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		ub := upU32(t, s, []uint32{9, 7, 1, 0, 0, 0})
 		fb := upload(t, s, []float32{-2, 0.25, 4, -1})
 		launch(t, s, k, recorder.Groups(1, 1, 1), ub, fb)
@@ -544,14 +544,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"switch with case lists, trailing commas, default in the middle, and a const selector", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSwitchCaseLists
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, []uint32{0, 1, 2, 3, 4, 5, 2, 9})
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "v", []uint32{100, 100, 200, 300, 300, 999, 200, 1000}, readU32(t, s, b))
 	}},
 	{"loop with continuing and break if, while, and a labelled-like nested exit", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslLoopContinuingNestedExit
-		k := rwKernel(t, d, src, "collatz", nil)
+		k := mustKernel(t, d, src, "collatz", nil)
 		in := seq(16, func(i int) uint32 { return uint32(i + 1) })
 		want := make([]uint32, 16)
 		for i, n := range in {
@@ -572,14 +572,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"let shadowing in nested blocks and of a module-scope name", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslLetShadowing
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 5)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "out", []uint32{100, 1, 11, 23, 1}, readU32(t, s, out))
 	}},
 	{"builtins gathered in an input struct, 2D dispatch and num_workgroups", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBuiltinsInputStruct
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4*6*4)
 		launch(t, s, k, recorder.Groups(3, 2, 1), out)
 		want := make([]uint32, 4*6*4)
@@ -593,7 +593,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"bit builtins with abstract offsets and counts", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBitBuiltinsAbstractOffsets
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		x := uint32(0x12345670)
 		b := upU32(t, s, []uint32{x, 0, 0, 0, 0, 0, 0})
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
@@ -603,14 +603,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"directives, const_assert, @must_use, @diagnostic and function-scope const", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslDirectivesAndLocalConst
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 8)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "out", seq(8, func(i int) uint32 { return uint32(i*i + 7) }), readU32(t, s, out))
 	}},
 	{"matrices: mat4x4 times vec4 and mat2x3 built from abstract literals", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslMatrices
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		ms := seqF(64, func(i int) float32 { return float32(i%9) - 4 })
 		vs := seqF(16, func(i int) float32 { return float32(i%4) + 1 })
 		want := make([]float32, 16)
@@ -631,14 +631,14 @@ var languageSampleCases = []rwCase{
 	}},
 	{"pack and unpack builtins", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslPackAndUnpackBuiltins
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		b := upU32(t, s, []uint32{0x11223344, 0, 0x3c004000, 0}) // halves 2.0 (low) and 1.0 (high)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "packed", []uint32{0x11223344, 0x44332211, 0x3c004000, 0x40004400}, readU32(t, s, b))
 	}},
 	{"i32 division, remainder and arithmetic shift follow WGSL", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslI32DivisionAndShift
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := []int32{-7, -6, -1, 0, 1, 5, 7, -100}
 		b := upI32(t, s, in)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
@@ -652,7 +652,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"transcendentals within WGSL's accuracy", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTranscendentals
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seqF(16, func(i int) float32 { return float32(i)/4 - 2 })
 		want := seqF(16, func(i int) float32 {
 			x := float64(in[i])
@@ -664,7 +664,7 @@ var languageSampleCases = []rwCase{
 	}},
 	{"var<private> lookup table initialised with an array constructor, module const array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslPrivateLookupTable
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		out := empty(t, s, 4)
 		launch(t, s, k, recorder.Groups(1, 1, 1), out)
 		wantSame(t, "v", []uint32{40, 60, 80, 80}, readU32(t, s, out))
@@ -776,7 +776,7 @@ func TestInvalidGeneratedWGSLIsRefused(t *testing.T) {
 				t.Errorf("%s: Kernel = %v; want a *CompileError mentioning %q", tc.name, err, tc.want)
 			}
 		}
-		k := rwKernel(t, d, head+"@compute @workgroup_size(1) fn main() { o[0] = 7u; }", "main", nil)
+		k := mustKernel(t, d, head+"@compute @workgroup_size(1) fn main() { o[0] = 7u; }", "main", nil)
 		b := empty(t, s, 1)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
 		wantSame(t, "a kernel compiled after the refusals", []uint32{7}, readU32(t, s, b))
@@ -828,7 +828,7 @@ func TestUnsupportedOrOutdatedSampleWGSLIsRefused(t *testing.T) {
 			}
 		})
 	}
-	k := rwKernel(t, d, out+"@compute @workgroup_size(1) fn main() { o[0] = 7u; }", "main", nil)
+	k := mustKernel(t, d, out+"@compute @workgroup_size(1) fn main() { o[0] = 7u; }", "main", nil)
 	b := empty(t, s, 1)
 	launch(t, s, k, recorder.Groups(1, 1, 1), b)
 	wantSame(t, "a kernel compiled after the refusals", []uint32{7}, readU32(t, s, b))
@@ -1407,7 +1407,7 @@ fn main() {
 				t.Errorf("Kernel(setf(%s)) = %v; want a *CompileError saying the argument points into part of a variable", arg, err)
 			}
 		}
-		k := rwKernel(t, d, "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"+
+		k := mustKernel(t, d, "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"+
 			"fn setu(p: ptr<function, u32>) { *p = 7u; }\n@compute @workgroup_size(1) fn main() { var x = 0u; setu(&x); o[0] = x; }", "main", nil)
 		b := empty(t, s, 1)
 		launch(t, s, k, recorder.Groups(1, 1, 1), b)
@@ -1570,7 +1570,7 @@ func TestInvalidSampleWGSLIsRefusedWithADiagnostic(t *testing.T) {
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("the diagnostic does not mention %q:\n%v", tc.want, err)
 			}
-			k := rwKernel(t, d, "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = 7; }", "main", nil)
+			k := mustKernel(t, d, "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n@compute @workgroup_size(1) fn main() { o[0] = 7; }", "main", nil)
 			b := empty(t, s, 1)
 			launch(t, s, k, recorder.Groups(1, 1, 1), b)
 			wantSame(t, "a kernel compiled after the refusal", []uint32{7}, readU32(t, s, b))

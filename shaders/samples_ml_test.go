@@ -29,10 +29,10 @@ func TestMLSamplesComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
-var mlSampleCases = []rwCase{
+var mlSampleCases = []sampleCase{
 	{"TVM/web-llm: PODArgs uniform, blockIdx/gridDim/threadIdx, one-element arrays, k++ loop, floor division by select, workgroup tree sum, bitcast", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTvmWebLlm
-		k := rwKernel(t, d, src, "default_function_kernel", nil)
+		k := mustKernel(t, d, src, "default_function_kernel", nil)
 		a := seqF(512, func(i int) float32 { return float32(int(lcg(i)>>28) - 8) })
 		bv := seq(128, func(i int) uint32 { return math.Float32bits(float32(i%7) * 0.25) })
 		for _, n := range []int32{5, -3} {
@@ -57,7 +57,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"cubecl/burn: info array of strides and shapes, broadcasting index loop, arrayLength bound, l_N_M locals, loop { if ... { break; } }, helper after the entry point", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslCubeclBurn
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		// out[4][6] = in0[4][6] + in1[1][6] broadcast over the rows.
 		info := []uint32{2, 6, 1, 0, 1, 6, 1, 4, 6, 1, 6}
 		in0 := seqF(24, func(i int) float32 { return float32(int(lcg(i)>>27) - 16) })
@@ -78,7 +78,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"ratchet/candle: vec4 GELU with tanh, a Meta uniform in @group(1), select(tanh(x), sign(x), abs(x) >= vec4(10.0)), 2D workgroup indexing; within 1e-5 for tanh", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslRatchetCandle
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		x := random(41, 4*150, 6)
 		x[0], x[1] = 12, -15
 		y := empty(t, s, 4*150)
@@ -97,7 +97,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"wonnx: struct Array/ArrayVector wrappers, leaky ReLU over vec4 with a guarded gidx", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWonnx
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		x := seqF(40, func(i int) float32 { return float32(int(lcg(i)>>27)-16) * 0.5 })
 		o0, o1 := empty(t, s, 40), empty(t, s, 10)
 		launch(t, s, k, recorder.Groups(1, 1, 1), upload(t, s, x), o0, o1)
@@ -111,7 +111,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"tfjs-webgpu transpose: getCoordsFromIndex by uniform strides, dot of vec4<i32>, isnan by bits", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTfjsWebgpuTranspose
-		k := rwKernel(t, d, src, "_start", nil)
+		k := mustKernel(t, d, src, "_start", nil)
 		xs := [4]int32{2, 3, 4, 5} // out = transpose(x, [0, 3, 1, 2])
 		os := [4]int32{2, 5, 3, 4}
 		n := 2 * 3 * 4 * 5
@@ -142,7 +142,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"onnxruntime-web transpose: shapes in a uniform array<vec4<u32>> indexed [i / 4][i % 4], global_idx from num_workgroups, ptr<function, array> helper", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslOnnxruntimeWebTranspose
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := [5]uint32{2, 3, 4, 2, 3}    // input shape
 		perm := [5]int{4, 0, 2, 1, 3}     // output axis k is input axis perm[k]
 		var ins, outShape, outs [5]uint32 // input strides, output shape and strides
@@ -189,7 +189,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"tfjs-style tiled matmul over vec4<f32> storage, local_invocation_index loads, select-guarded edges", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTfjsTiledMatmulVec4
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const m, kk, n = 20, 10, 16 // every product and sum an exact small integer: bit for bit whatever the order or fusing
 		a := seqF(m*kk, func(i int) float32 { return float32(int(lcg(i)>>28) - 8) })
 		b := seqF(kk*n, func(i int) float32 { return float32(int(lcg(i+500)>>29) - 4) })
@@ -207,7 +207,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"naive matmul with dimensions in a uniform and vec3u builtins", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNaiveMatmulUniformDims
-		k := rwKernel(t, d, src, "matmul", nil)
+		k := mustKernel(t, d, src, "matmul", nil)
 		const m, n, kk = 12, 10, 7
 		a := seqF(m*kk, func(i int) float32 { return float32(i%5) - 2 })
 		b := seqF(kk*n, func(i int) float32 { return float32(i%3) + 1 })
@@ -226,7 +226,7 @@ var mlSampleCases = []rwCase{
 	{"workgroup-tiled matmul: override TILE in workgroup_size and tile array sizes", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWorkgroupTiledMatmul
 		for _, tile := range []float64{4, 8, 16} {
-			k := rwKernel(t, d, src, "main", map[string]float64{"TILE": tile})
+			k := mustKernel(t, d, src, "main", map[string]float64{"TILE": tile})
 			const dim = 32
 			a := seqF(dim*dim, func(i int) float32 { return float32(i%7) - 3 })
 			b := seqF(dim*dim, func(i int) float32 { return float32(i%5) - 1 })
@@ -246,7 +246,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"transpose through a 2D workgroup tile array", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWorkgroupTileTranspose
-		k := rwKernel(t, d, src, "transpose", nil)
+		k := mustKernel(t, d, src, "transpose", nil)
 		in := seqF(24*16, func(i int) float32 { return float32(i) })
 		want := make([]float32, 24*16)
 		for y := 0; y < 16; y++ {
@@ -260,7 +260,7 @@ var mlSampleCases = []rwCase{
 	}},
 	{"onnx-style elementwise kernel with vec4 loads, a uniform of i32 and u32, and for-loop strides", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslOnnxElementwiseVec4
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := make([]int32, 4*40)
 		for i := range in {
 			in[i] = int32(i%13) - 6
@@ -291,7 +291,7 @@ var ortLayerNorm string
 // quarters, divided).
 func TestORTLayerNormComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, ortLayerNorm, "main", nil)
+	k := mustKernel(t, d, ortLayerNorm, "main", nil)
 	const rows, cols = 70, 24
 	x := seqF(rows*cols, func(i int) float32 { return float32(int(lcg(i)>>27)-16) / 4 })
 	sc := seqF(cols, func(i int) float32 { return 0.5 + float32(i)/8 })
@@ -337,9 +337,9 @@ var ortWhereGreater string
 // of 0 or 1 (NaN compares false).
 func TestORTWhereAndGreaterComputeLikeTheirReference(t *testing.T) {
 	d, s := openStream(t)
-	where := rwKernel(t, d, ortWhereGreater, "where_main", nil)
-	bcast := rwKernel(t, d, ortWhereGreater, "where_broadcast", nil)
-	greater := rwKernel(t, d, ortWhereGreater, "greater_main", nil)
+	where := mustKernel(t, d, ortWhereGreater, "where_main", nil)
+	bcast := mustKernel(t, d, ortWhereGreater, "where_broadcast", nil)
+	greater := mustKernel(t, d, ortWhereGreater, "greater_main", nil)
 	const vecs = 75 // 300 elements
 	a := seqF(4*vecs, func(i int) float32 { return float32(int(lcg(i)>>28) - 8) })
 	b := seqF(4*vecs, func(i int) float32 { return float32(int(lcg(i+999)>>28) - 8) })
@@ -407,7 +407,7 @@ type ortGatherUniforms struct {
 // uniform, hand-packed at WGSL's offsets, equals ParamsFrom's packing.
 func TestORTGatherWithInt64IndicesComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, ortGather, "main", nil)
+	k := mustKernel(t, d, ortGather, "main", nil)
 	const rows, cols = 9, 7
 	idx := []int64{0, 8, -1, -9, 3, 3, -4, 5, 1, 7, -2, 2, 6}
 	data := seqF(rows*cols, func(i int) float32 { return float32(i)*1.5 - 20 })
@@ -508,7 +508,7 @@ func TestORTCumSumComputesLikeItsReference(t *testing.T) {
 	inb := upI32(t, s, ins)
 	for _, exclusive := range []bool{false, true} {
 		for _, reverse := range []bool{false, true} {
-			k := rwKernel(t, d, ortCumSum(exclusive, reverse), "main", nil)
+			k := mustKernel(t, d, ortCumSum(exclusive, reverse), "main", nil)
 			for axis := uint32(0); axis < 2; axis++ {
 				par := paramsOf(t, struct {
 					Size, Axis                               uint32
@@ -572,7 +572,7 @@ type tfjsArgMaxUniforms struct {
 // (37), with ties and NaNs placed to catch a wrong tie-break.
 func TestTFJSArgMaxComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, tfjsArgMax, "_start", nil)
+	k := mustKernel(t, d, tfjsArgMax, "_start", nil)
 	nan := float32(math.NaN())
 	for _, cols := range []int{100, 37} {
 		const rows = 5
@@ -629,7 +629,7 @@ type tfjsConvUniforms struct {
 // after a vec3 sits at byte 76 of a 160-byte struct.
 func TestTFJSNaiveConv2DComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, tfjsConv2DNaive, "_start", nil)
+	k := mustKernel(t, d, tfjsConv2DNaive, "_start", nil)
 	const n, h, w, ci, kh, kw, co = 2, 7, 6, 3, 3, 2, 4
 	x := seqF(n*h*w*ci, func(i int) float32 { return float32(int(lcg(i)>>29) - 3) })
 	wt := seqF(kh*kw*ci*co, func(i int) float32 { return float32(int(lcg(i+500)>>30) - 2) })
@@ -727,7 +727,7 @@ func TestORTMatMulNBitsComputesLikeItsReference(t *testing.T) {
 		if withZP {
 			consts["HAS_ZERO_POINTS"] = 1
 		}
-		k := rwKernel(t, d, ortMatMulNBits, "main", consts)
+		k := mustKernel(t, d, ortMatMulNBits, "main", consts)
 		out := empty(t, s, m*n)
 		launch(t, s, k, recorder.Groups(2, 1, 1), upload(t, s, a), upU32(t, s, q), upload(t, s, scales), upU32(t, s, zps), out,
 			recorder.ParamsOf[uint32](m, n, kk, blocks))
@@ -764,8 +764,8 @@ var csrSpMV string
 // integers: every sum exact).
 func TestCSRSpMVComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	scalar := rwKernel(t, d, csrSpMV, "spmv_scalar", nil)
-	vector := rwKernel(t, d, csrSpMV, "spmv_vector", nil)
+	scalar := mustKernel(t, d, csrSpMV, "spmv_scalar", nil)
+	vector := mustKernel(t, d, csrSpMV, "spmv_vector", nil)
 	const rows, cols = 50, 40
 	rowPtr := []uint32{0}
 	var colIdx []uint32
@@ -816,8 +816,8 @@ var uberElementwise string
 // equals the reference bit for bit.
 func TestUberElementwiseComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	scalar := rwKernel(t, d, uberElementwise, "main", nil)
-	vec4 := rwKernel(t, d, uberElementwise, "main_vec4", nil)
+	scalar := mustKernel(t, d, uberElementwise, "main", nil)
+	vec4 := mustKernel(t, d, uberElementwise, "main_vec4", nil)
 	const n = 100
 	a := seqF(n, func(i int) float32 { return float32(int(lcg(i)>>28) - 8) })
 	b := seqF(n, func(i int) float32 { return float32(lcg(i+300) >> 30) })

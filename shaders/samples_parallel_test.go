@@ -31,10 +31,10 @@ func TestParallelSamplesComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
-var parallelSampleCases = []rwCase{
+var parallelSampleCases = []sampleCase{
 	{"tinygrad: a scalar f32 uniform, nan()/is_nan helpers, attributes glued to var<storage,read_write>, workgroup temp, ridx0++, byte stores with atomicAnd/atomicOr into array<atomic<u32>>, select(..., (v != 7) != true)", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTinygrad
-		k := rwKernel(t, d, src, "r_2_16", nil)
+		k := mustKernel(t, d, src, "r_2_16", nil)
 		vals := make([]int32, 32)
 		for i := range vals {
 			vals[i] = int32(lcg(i)>>26) - 20
@@ -64,7 +64,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"WebGPU Fundamentals histogram: luminance of texels, bins = arrayLength of array<atomic<u32>>", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWebgpuFundamentalsHistogram
-		k := rwKernel(t, d, src, "cs", nil)
+		k := mustKernel(t, d, src, "cs", nil)
 		const w, h, nb = 7, 5, 16
 		px := make([]float32, 4*w*h)
 		want := make([]uint32, nb)
@@ -84,8 +84,8 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"WebGPU Fundamentals chunked histogram: workgroup atomics, atomicStore/atomicLoad, array<array<u32, N>>, then a strided reduce over array<array<vec4u, 4>>", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWebgpuFundamentalsChunkedHistogram
-		cs := rwKernel(t, d, src, "cs", nil)
-		reduce := rwKernel(t, d, src, "reduce", nil)
+		cs := mustKernel(t, d, src, "cs", nil)
+		reduce := mustKernel(t, d, src, "reduce", nil)
 		const w, h = 8, 8 // four chunks of 4×4
 		px := make([]float32, 4*w*h)
 		want := make([]uint32, 16)
@@ -106,7 +106,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"Blelloch exclusive scan in workgroup memory with workgroupUniformLoad of the total", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBlellochExclusiveScan
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seq(65, func(i int) uint32 { return lcg(i) >> 20 })
 		want := make([]uint32, 65)
 		for i := 1; i <= 64; i++ {
@@ -118,7 +118,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"histogram: workgroup atomics sized by an override, then global atomicAdd", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslHistogram
-		k := rwKernel(t, d, src, "main", map[string]float64{"7": 64, "BINS": 32})
+		k := mustKernel(t, d, src, "main", map[string]float64{"7": 64, "BINS": 32})
 		vals := seq(1000, func(i int) uint32 { return lcg(i) >> 7 })
 		want := make([]uint32, 32)
 		for _, v := range vals {
@@ -130,7 +130,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"tree reduction with an override workgroup size and shift-assign", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslTreeReductionOverride
-		k := rwKernel(t, d, src, "reduce", map[string]float64{"BLOCK": 64})
+		k := mustKernel(t, d, src, "reduce", map[string]float64{"BLOCK": 64})
 		in := seq(64*8, func(i int) uint32 { return lcg(i) >> 12 })
 		want := make([]uint32, 8)
 		for i, v := range in {
@@ -142,7 +142,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"inclusive prefix scan (Hillis-Steele) with double buffering in workgroup memory", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslInclusivePrefixScan
-		k := rwKernel(t, d, src, "scan", nil)
+		k := mustKernel(t, d, src, "scan", nil)
 		in := seq(256, func(i int) uint32 { return lcg(i) >> 20 })
 		want := slices.Clone(in)
 		for i := 1; i < len(want); i++ {
@@ -154,7 +154,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"bitonic sort of one workgroup with a helper over workgroup memory", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWorkgroupBitonicSort
-		k := rwKernel(t, d, src, "sort", nil)
+		k := mustKernel(t, d, src, "sort", nil)
 		in := seq(128, func(i int) uint32 { return lcg(i*7) >> 8 })
 		want := slices.Clone(in)
 		slices.Sort(want)
@@ -164,7 +164,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"radix sort digit pass: count, scan and scatter in one workgroup", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslRadixSortDigitPass
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seq(64, func(i int) uint32 { return lcg(i) })
 		want := slices.Clone(in)
 		sort.SliceStable(want, func(a, b int) bool { return (want[a]>>4)&15 < (want[b]>>4)&15 })
@@ -184,7 +184,7 @@ var parallelSampleCases = []rwCase{
 				t.Skipf("OpenGL: naga v22 cannot write atomicCompareExchangeWeak's result struct in GLSL (%.80s...)", err)
 			}
 		}
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		xs := seqF(300, func(i int) float32 { return float32(lcg(i)>>8) / 1000 })
 		best := upU32(t, s, []uint32{0})
 		launch(t, s, k, recorder.Groups(5, 1, 1), upload(t, s, xs), best)
@@ -195,7 +195,7 @@ var parallelSampleCases = []rwCase{
 		// exchange stores one value every invocation agrees on (an exchange
 		// of a loaded value would race with the other invocations' ors).
 		src := wgslAtomicI32NegativeOperands
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		xs := make([]int32, 64)
 		for i := range xs {
 			xs[i] = int32(lcg(i)) >> 4
@@ -206,7 +206,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"workgroupUniformLoad broadcasts a value chosen by one invocation", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWorkgroupUniformLoadBroadcast
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		in := seq(96, func(i int) uint32 { return uint32(i) })
 		want := seq(96, func(i int) uint32 { return uint32(i) + uint32(i/32*32)*2 })
 		b := upU32(t, s, in)
@@ -215,7 +215,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"stream compaction with a workgroup atomic counter and vec4<bool> any/all", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslStreamCompaction
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		xs := make([]int32, 256)
 		for i := range xs {
 			xs[i] = int32(lcg(i)>>29) - 5
@@ -235,7 +235,7 @@ var parallelSampleCases = []rwCase{
 	}},
 	{"softmax of a row: workgroup max and sum reductions, exp within tolerance", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslSoftmaxOfARow
-		k := rwKernel(t, d, src, "softmax", nil)
+		k := mustKernel(t, d, src, "softmax", nil)
 		in := seqF(64, func(i int) float32 { return float32(lcg(i)>>26) / 8 })
 		m := slices.Max(in)
 		var sum float64
@@ -261,8 +261,8 @@ var wgpuHelloSynchronization string
 // dispatch).
 func TestHelloSynchronizationComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	patient := rwKernel(t, d, wgpuHelloSynchronization, "patient_main", nil)
-	hasty := rwKernel(t, d, wgpuHelloSynchronization, "hasty_main", nil)
+	patient := mustKernel(t, d, wgpuHelloSynchronization, "patient_main", nil)
+	hasty := mustKernel(t, d, wgpuHelloSynchronization, "hasty_main", nil)
 	for round := 0; round < 3; round++ {
 		out := upU32(t, s, []uint32{0xdead})
 		launch(t, s, patient, recorder.Groups(1, 1, 1), out)
@@ -292,7 +292,7 @@ type bitonicUniforms struct {
 // equals the reference's count of local swaps.
 func TestWebGPUSamplesBitonicSortComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, webgpuSamplesBitonic, "computeMain", nil)
+	k := mustKernel(t, d, webgpuSamplesBitonic, "computeMain", nil)
 	const n, span = 64, 16 // elements; elements one workgroup holds
 	keys := seq(n, func(i int) uint32 { return lcg(i*7+3) >> 26 })
 	ref := append([]uint32(nil), keys...)
@@ -366,12 +366,12 @@ func TestOverrideSizedPrefixSumComputesLikeItsReference(t *testing.T) {
 	}
 	const n = 1000
 	const blocks = (n + 127) / 128
-	scan := rwKernel(t, d, kishimisuPrefixSum, "reduce_downsweep", consts(n))
+	scan := mustKernel(t, d, kishimisuPrefixSum, "reduce_downsweep", consts(n))
 	if got := scan.WorkgroupSize(); got != [3]uint32{8, 8, 1} {
 		t.Errorf("WorkgroupSize() = %v, want [8 8 1]", got)
 	}
-	scanSums := rwKernel(t, d, kishimisuPrefixSum, "reduce_downsweep", consts(blocks))
-	add := rwKernel(t, d, kishimisuPrefixSum, "add_block_sums", consts(n))
+	scanSums := mustKernel(t, d, kishimisuPrefixSum, "reduce_downsweep", consts(blocks))
+	add := mustKernel(t, d, kishimisuPrefixSum, "add_block_sums", consts(n))
 	in := seq(n, func(i int) uint32 { return lcg(i) >> 4 })
 	items := upU32(t, s, in)
 	sums := empty(t, s, blocks)
@@ -408,7 +408,7 @@ var persistentQueue string
 // ends past the queue by one per workgroup.
 func TestPersistentWorkQueueDrainsEveryItem(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, persistentQueue, "persistent", nil)
+	k := mustKernel(t, d, persistentQueue, "persistent", nil)
 	const rowsN, itemsN = 16, 11
 	data := seq(rowsN*64, func(i int) uint32 { return lcg(i) >> 8 })
 	items := seq(itemsN, func(i int) uint32 { return uint32(i*5+3) % rowsN })
@@ -441,7 +441,7 @@ var atomicUniformLoadForms string
 // loop 1 + workgroup times and the while loop 5 times.
 func TestAtomicUniformLoadFormsReadEveryCounter(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, atomicUniformLoadForms, "main", nil)
+	k := mustKernel(t, d, atomicUniformLoadForms, "main", nil)
 	const groups = 2
 	out := empty(t, s, groups*64*6)
 	launch(t, s, k, recorder.Groups(groups, 1, 1), upU32(t, s, []uint32{2, 1}), out)

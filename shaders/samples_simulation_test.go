@@ -26,10 +26,10 @@ func TestSimulationSamplesComputeLikeTheirReference(t *testing.T) {
 	}
 }
 
-var simulationSampleCases = []rwCase{
+var simulationSampleCases = []sampleCase{
 	{"webgpu-samples N-body: override without a default in a division, an abstract const in @workgroup_size and a workgroup array, u32(kWorkgroupSize), vec3(0.0), a struct constructor store; within 1e-5 for inverseSqrt", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWebgpuSamplesNBody
-		k := rwKernel(t, d, src, "cs_main", map[string]float64{"kNumBodies": 128})
+		k := mustKernel(t, d, src, "cs_main", map[string]float64{"kNumBodies": 128})
 		const n = 128
 		ps := random(7, 8*n, 1)
 		for i := 0; i < n; i++ {
@@ -65,7 +65,7 @@ var simulationSampleCases = []rwCase{
 	{"Bevy game of life: hash with naga's precedence (state ^ state >> 16u), num_workgroups, two entry points over textures", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBevyGameOfLife
 		const w, h = 16, 8
-		initK := rwKernel(t, d, src, "init", nil)
+		initK := mustKernel(t, d, src, "init", nil)
 		seeded, err := s.NewTexture(recorder.TextureDesc{Width: w, Height: h, Format: "r32uint"})
 		if err != nil {
 			t.Fatal(err)
@@ -97,7 +97,7 @@ var simulationSampleCases = []rwCase{
 		if err != nil {
 			t.Fatal(err)
 		}
-		launch(t, s, rwKernel(t, d, src, "update", nil), recorder.Groups(w/8, h/8, 1), in, out)
+		launch(t, s, mustKernel(t, d, src, "update", nil), recorder.Groups(w/8, h/8, 1), in, out)
 		want := make([]uint32, w*h)
 		for y := 0; y < h; y++ {
 			for x := 0; x < w; x++ {
@@ -118,7 +118,7 @@ var simulationSampleCases = []rwCase{
 	}},
 	{"three.js-style particles in @group(1) only: vec3 + f32 packing, @size padding, @align(16) colour, struct constructor reset", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslThreeJsStyleParticlesInGroup
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const n = 70 // 48 bytes each; dyadic values keep every step exact
 		data := make([]float32, 12*n)
 		for i := 0; i < n; i++ {
@@ -146,7 +146,7 @@ var simulationSampleCases = []rwCase{
 	}},
 	{"wgpu boids: struct arrays, loop with continue and continuing, distance, normalize; tolerance for the square roots", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslWgpuBoids
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const n = 96
 		par := []float32{0.04, 0.1, 0.025, 0.025, 0.02, 0.05, 0.005}
 		ps := make([]float32, 4*n)
@@ -215,7 +215,7 @@ var simulationSampleCases = []rwCase{
 	}},
 	{"game of life with select, abstract literals and let shadowing", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslGameOfLifeSelect
-		k := rwKernel(t, d, src, "life", nil)
+		k := mustKernel(t, d, src, "life", nil)
 		const w = 16
 		grid := seq(w*w, func(i int) uint32 { return lcg(i) >> 31 })
 		want := make([]uint32, w*w)
@@ -240,7 +240,7 @@ var simulationSampleCases = []rwCase{
 	}},
 	{"boids-like particles: struct with a runtime-sized array last, uniform dt", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslBoidsLikeParticles
-		k := rwKernel(t, d, src, "step", nil)
+		k := mustKernel(t, d, src, "step", nil)
 		const n = 50
 		data := make([]float32, 4+4*n) // count (and padding to 8), then 50 × {pos, vel}
 		data[0] = math.Float32frombits(n)
@@ -264,7 +264,7 @@ var simulationSampleCases = []rwCase{
 	}},
 	{"N-body step: inverseSqrt with a softening override, tolerance for the transcendental", func(t *testing.T, d *wgpu.Device, s *recorder.Stream) {
 		src := wgslNBodyStep
-		k := rwKernel(t, d, src, "main", nil)
+		k := mustKernel(t, d, src, "main", nil)
 		const n = 40
 		bs := make([]float32, 8*n)
 		for i := 0; i < n; i++ {
@@ -321,7 +321,7 @@ func toFloat01(u uint32) float32 { return math.Float32frombits(u&0x007fffff|0x3f
 // on the sphere within 5e-4 (acos, and sin and cos of up to 2π).
 func TestHanabiParticleInitComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, hanabiInit, "main", nil)
+	k := mustKernel(t, d, hanabiInit, "main", nil)
 	const capacity, dead, alive, spawn, spawnerSeed = 128, 100, 10, 40, 0x1234567
 	indices := make([]uint32, 3*capacity)
 	for i := range indices {
@@ -396,7 +396,7 @@ var jacobiHalo string
 // multiple of 4^-6 well inside f32's precision, so the sums are exact.
 func TestJacobiSharedTileComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, jacobiHalo, "jacobi", nil)
+	k := mustKernel(t, d, jacobiHalo, "jacobi", nil)
 	const w, h = 20, 13
 	rhs := make([]float32, w*h)
 	for i := range rhs {
@@ -453,9 +453,9 @@ func teschnerHash(c [3]int32, table uint32) uint32 {
 // particles (in any order); the cursors end at the counts.
 func TestSpatialHashBinningComputesLikeItsReference(t *testing.T) {
 	d, s := openStream(t)
-	kc := rwKernel(t, d, spatialHashBinning, "count", nil)
-	kp := rwKernel(t, d, spatialHashBinning, "prefix", nil)
-	ks := rwKernel(t, d, spatialHashBinning, "scatter", nil)
+	kc := mustKernel(t, d, spatialHashBinning, "count", nil)
+	kp := mustKernel(t, d, spatialHashBinning, "prefix", nil)
+	ks := mustKernel(t, d, spatialHashBinning, "scatter", nil)
 	const n, table, cellSize = 300, 61, 0.25
 	parts := make([]float32, 0, 4*n)
 	cells := make([]uint32, n)
