@@ -946,8 +946,6 @@ func probes(cs ...cw) []*probe {
 
 // ---- integer builtins and operators ----
 
-func i32s(x []uint32, k int) int32 { return int32(x[k]) }
-
 // fitsI32 reports whether v is an i32: a constant expression whose value
 // is not is a shader-creation error, a run-time one wraps.
 func fitsI32(v int64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
@@ -1118,8 +1116,6 @@ func TestIntegerBuiltinsFollowWGSL(t *testing.T) { runProbes(t, integerProbes())
 func TestIntegerBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, integerProbes()) }
 
 // ---- float builtins and operators ----
-
-func fArg(x []uint32, k int) float64 { return f32of(x[k]) }
 
 // fIvl is the accepted range of a float result from its interval.
 func fIvl(f func(x []float64) ivl) func(x []uint32) accept {

@@ -122,7 +122,6 @@ type v3 [3]float64
 
 func (a v3) add(b v3) v3        { return v3{a[0] + b[0], a[1] + b[1], a[2] + b[2]} }
 func (a v3) sub(b v3) v3        { return v3{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func (a v3) mul(b v3) v3        { return v3{a[0] * b[0], a[1] * b[1], a[2] * b[2]} }
 func (a v3) scale(s float64) v3 { return v3{a[0] * s, a[1] * s, a[2] * s} }
 func (a v3) dot(b v3) float64   { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 

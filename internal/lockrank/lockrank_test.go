@@ -10,12 +10,18 @@ import (
 func TestLocksInRankOrderAreAllowed(t *testing.T) {
 	a := &lockrank.Mutex{Rank: lockrank.Stream}
 	b := &lockrank.Mutex{Rank: lockrank.Pool}
+	held := 0
 	a.Lock()
 	b.Lock()
+	held++ // both held: the order is allowed
 	b.Unlock()
 	a.Unlock()
 	b.Lock() // a lower rank after the higher one was let go
+	held++
 	b.Unlock()
+	if held != 2 {
+		t.Fatalf("held %d times, want 2", held)
+	}
 }
 
 func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
@@ -43,7 +49,7 @@ func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
 				}
 			}()
 			inner.Lock()
-			inner.Unlock()
+			defer inner.Unlock()
 			t.Fatalf("no panic")
 		})
 	}
