@@ -190,7 +190,7 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 		if r.err == nil && (b.size == 0 || b.size%4 != 0) {
 			r.fail("size %d (a positive multiple of 4)", b.size)
 		}
-		if r.err == nil && (b.role > roleEnable || b.role == roleEnable && f.version < 2) {
+		if r.err == nil && (b.role > roleVar || b.role == roleEnable && f.version < 2 || b.role == roleVar && f.version < 3) {
 			r.fail("unknown role %d in a version-%d file", b.role, f.version)
 		}
 		if r.u8() != 0 {
@@ -434,6 +434,16 @@ func (l *loader) build() (*Graph, error) {
 	}
 	for i, b := range f.buffers {
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
+		if b.role == roleVar {
+			// A Var of the value's size (its memory padded to 16).
+			v, err := s.newVar(lifecycle.Load, b.size, b.data)
+			if err != nil {
+				return nil, l.fail(where, err)
+			}
+			l.buffers = append(l.buffers, v.b)
+			v.b.SetLabel(b.label)
+			continue
+		}
 		nb, err := s.newBuffer(lifecycle.Load, b.size)
 		if err != nil {
 			return nil, l.fail(where, err)
@@ -537,7 +547,7 @@ func (l *loader) build() (*Graph, error) {
 	// The gate buffer and table are the graph's own: nobody else gets a
 	// handle on them.
 	for i, b := range f.buffers {
-		if b.role != roleData {
+		if b.role != roleData && b.role != roleVar {
 			l.buffers[i].Release() // takes no stream lock
 		}
 	}
