@@ -197,7 +197,7 @@ func (n *node) name() string {
 	case nodeClear:
 		return "clear"
 	}
-	return n.k.Entry()
+	return kernelName(n.k)
 }
 
 // recording is a capture in progress: mutable, owned by its stream while

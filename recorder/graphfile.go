@@ -237,6 +237,7 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 			w.str(name)
 			w.f64(c[name])
 		}
+		w.str(k.Label()) // version 3
 	}
 	w.u32(uint32(len(t.pages)))
 	for _, pg := range t.pages {

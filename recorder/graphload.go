@@ -29,6 +29,7 @@ type graphFile struct {
 type fileKernel struct {
 	source, entry string
 	constants     map[string]float64
+	label         string // version 3
 }
 
 type fileBuffer struct {
@@ -179,6 +180,9 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 		for range n {
 			name := r.str()
 			k.constants[name] = r.f64()
+		}
+		if f.version >= 3 {
+			k.label = r.str()
 		}
 	}
 	r.where = "buffers"
@@ -426,7 +430,7 @@ func (l *loader) build() (*Graph, error) {
 		return nil, overLimit("buffers")
 	}
 	for i, k := range f.kernels {
-		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants))
+		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants), wgpu.WithLabel(k.label))
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.entry), err)
 		}

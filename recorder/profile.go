@@ -429,7 +429,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 		if e > b {
 			d = time.Duration(float64(e-b) * period)
 		}
-		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d})
+		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: kernelName(nd.k), Dispatch: nd.d.label(), GPU: d})
 		out.Total += d
 	}
 	return out, nil

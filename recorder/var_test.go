@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
@@ -129,8 +130,15 @@ func TestSetVarIsOrderedBetweenQueuedReplays(t *testing.T) {
 			}
 			for round := range rounds {
 				// The same run twice in a row so the second meets the
-				// ramp the first planned at its sync point.
-				runs := []int{1 + rng.IntN(6), 1 + rng.IntN(6)}
+				// ramp the first planned at its sync point. A ramp's
+				// first step holds 8 dispatches' worth of replays: a
+				// first segment at least that long is served from it,
+				// and the SetVar after it must follow that command
+				// buffer (the first round always has one).
+				runs := []int{1 + rng.IntN(12), 1 + rng.IntN(12)}
+				if round == 0 {
+					runs[0] = 8
+				}
 				for rep := range 2 {
 					for _, reps := range runs {
 						f.set(t, 1+2*rng.Uint32N(8), rng.Uint32N(1000))
@@ -139,6 +147,13 @@ func TestSetVarIsOrderedBetweenQueuedReplays(t *testing.T) {
 						}
 					}
 					f.check(t, fmt.Sprintf("round %d pass %d (runs %v): each replay uses the value set last before it", round, rep, runs))
+					if c.ramps && rep == 0 {
+						// Let the ramp worker finish the steps planned at
+						// that sync point, so the next pass meets them.
+						for deadline := time.Now().Add(2 * time.Second); f.s.MemoryStats().RampBuffers == 0 && time.Now().Before(deadline); {
+							time.Sleep(time.Millisecond)
+						}
+					}
 				}
 			}
 			if st := f.s.MemoryStats(); c.ramps && st.RampReplays == 0 {

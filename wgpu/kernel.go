@@ -85,7 +85,19 @@ func (b Binding) String() string {
 // KernelOption configures Device.Kernel.
 type KernelOption func(*kernelOptions)
 
-type kernelOptions struct{ constants map[string]float64 }
+type kernelOptions struct {
+	constants map[string]float64
+	label     string
+}
+
+// WithLabel names the kernel: graphs show the label in place of the entry
+// point (Graph.String, WriteDOT, ReplayProfile), so kernels whose entry
+// points are all "main" can be told apart. The label is part of the
+// kernel's identity in the Device's cache: the same source and entry with
+// two labels are two Kernels (each compiled once).
+func WithLabel(name string) KernelOption {
+	return func(o *kernelOptions) { o.label = name }
+}
 
 // WithConstants gives pipeline-overridable constants: values for the WGSL
 // module's `override` declarations, keyed by the override's name or by its
@@ -117,6 +129,7 @@ type Kernel struct {
 	dev       *Device
 	key       kernelKey
 	entry     string
+	label     string // WithLabel's name, or ""
 	source    string
 	constants map[string]float64 // every override's value
 	resources []driver.Resource  // launch-argument order
@@ -141,7 +154,7 @@ type Kernel struct {
 	view     *kernelView
 }
 
-type kernelKey struct{ source, entry, constants string }
+type kernelKey struct{ source, entry, constants, label string }
 
 // The getters answer a nil *Kernel with zero values, like Release.
 
@@ -149,6 +162,25 @@ type kernelKey struct{ source, entry, constants string }
 func (k *Kernel) Entry() string {
 	if k == nil {
 		return ""
+	}
+	return k.entry
+}
+
+// Label is the name given with WithLabel ("" if none).
+func (k *Kernel) Label() string {
+	if k == nil {
+		return ""
+	}
+	return k.label
+}
+
+// Name is the label, or the entry point when the kernel has no label.
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	if k.label != "" {
+		return k.label
 	}
 	return k.entry
 }
@@ -294,7 +326,10 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	if !utf8.ValidString(entry) || strings.IndexByte(entry, 0) >= 0 {
 		return nil, opError(op, ErrInvalidArgument, "entry=%q is not valid UTF-8 text without NUL bytes", entry)
 	}
-	key := kernelKey{source, entry, constantsKey(o.constants)}
+	if !utf8.ValidString(o.label) {
+		return nil, opError(op, ErrInvalidArgument, "label %q is not valid UTF-8", o.label)
+	}
+	key := kernelKey{source, entry, constantsKey(o.constants), o.label}
 	d.kernelsMu.Lock()
 	defer d.kernelsMu.Unlock()
 	if k, ok := d.kernels[key]; ok {
@@ -304,7 +339,7 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	if err != nil {
 		return nil, err
 	}
-	k.key = key
+	k.key, k.label = key, o.label
 	d.kernels[key] = k
 	d.live.kernels.Add(1)
 	d.log.Debug().Str("entry", entry).Int("bindings", len(k.bindings)).Msg("kernel compiled")
@@ -685,6 +720,7 @@ type kernelView struct{ k *Kernel }
 func (v *kernelView) Release()                      { v.k.Release() }
 func (v *kernelView) Released() bool                { return v.k.Released() }
 func (v *kernelView) Entry() string                 { return v.k.entry }
+func (v *kernelView) Label() string                 { return v.k.label }
 func (v *kernelView) Source() string                { return v.k.source }
 func (v *kernelView) Constants() map[string]float64 { return maps.Clone(v.k.constants) }
 func (v *kernelView) Resources() []driver.Resource  { return v.k.resources }
