@@ -21,9 +21,16 @@
 //	g, err := s.EndCapture() // Capture → NoCapture: lowered, validated, sealed
 //	g.Replay()         // joins the batch: re-encodes the prebuilt program
 //
-// s.Capture(step) does all of it; s.AbortCapture abandons a capture.
-// While recording, writes are rejected lazily (EndCapture fails) and
-// reads, syncs and profiles are refused on the spot.
+// s.Capture(step) does all of it (WithoutWarmup records step without the
+// warmup run); s.AbortCapture abandons a capture. While recording, writes
+// are rejected lazily (EndCapture fails), reads, syncs, profiles and SetVar
+// are refused on the spot, and any refused call makes EndCapture fail with
+// a *CaptureError naming it.
+//
+// Between replays a graph is changed through memory it reads when it
+// replays: Vars (NewVar, SetVar: params bound by reference, IndirectVar
+// counts, CopyIndirect offsets), rewritten buffers, or a Rebind (see
+// docs/graph-updates.md).
 //
 // Graphs are immutable: Rebind returns a new graph and leaves the old one
 // valid. A graph keeps alive everything it uses; its program (the native
