@@ -2,7 +2,7 @@ package recorder
 
 import (
 	_ "embed"
-	"encoding/binary"
+	"math"
 
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -14,19 +14,21 @@ var copyIndirectWGSL string
 // over the words, so more workgroups only add idle ones.
 const copyIndirectMaxGroups = 1024
 
-// CopyOffsets packs the offsets of a CopyIndirect as the 16-byte Params a
-// Var holds: size bytes from srcOffset of the source to dstOffset of the
-// destination (all multiples of 4; stored as 32-bit word counts).
-func CopyOffsets(srcOffset, dstOffset, size uint64) Params {
-	p := make(Params, 16)
-	binary.LittleEndian.PutUint32(p[0:], uint32(srcOffset/4))
-	binary.LittleEndian.PutUint32(p[4:], uint32(dstOffset/4))
-	binary.LittleEndian.PutUint32(p[8:], uint32(size/4))
-	return p
+// CopyOffsets packs the range of a CopyIndirect as the Params its Var
+// holds: three little-endian u32, srcOffset, dstOffset and size, in bytes
+// (multiples of 4) — ParamsOf[uint32](srcOffset, dstOffset, size) with
+// the arguments checked to fit a u32 (ErrInvalidArgument otherwise).
+func CopyOffsets(srcOffset, dstOffset, size uint64) (Params, error) {
+	if srcOffset > math.MaxUint32 || dstOffset > math.MaxUint32 || size > math.MaxUint32 || (srcOffset|dstOffset|size)%4 != 0 {
+		return nil, argError(lifecycle.SetVar, ErrInvalidArgument, "CopyOffsets(%d, %d, %d): multiples of 4 below 4 GiB", srcOffset, dstOffset, size)
+	}
+	return ParamsOf(uint32(srcOffset), uint32(dstOffset), uint32(size)), nil
 }
 
 // CopyIndirect copies between two buffers with offsets and size read from
-// the Var offsets (16 bytes, as CopyOffsets packs them) when the copy runs,
+// the Var offsets when the copy runs: three u32 at its start, srcOffset,
+// dstOffset and size in bytes (CopyOffsets packs them; a Var of 12 or 16
+// bytes),
 // so a copy whose offsets change every step (a KV-cache append at the
 // current position, a row of an embedding table picked per token) is part
 // of a graph: SetVar the offsets between replays. dst and src must be
@@ -46,8 +48,8 @@ func (s *Stream) CopyIndirect(dst, src *Buffer, offsets *Var) (err error) {
 		return err
 	}
 	defer s.noteRefusal(&err)
-	if offsets != nil && offsets.n != 16 {
-		return argError(op, ErrInvalidArgument, "CopyIndirect: offsets Var of %d bytes (16: CopyOffsets)", offsets.n)
+	if offsets != nil && offsets.n != 12 && offsets.n != 16 {
+		return argError(op, ErrInvalidArgument, "CopyIndirect: offsets Var of %d bytes (12 or 16: srcOffset, dstOffset, size as u32, see CopyOffsets)", offsets.n)
 	}
 	if dst == nil || src == nil {
 		return argError(op, ErrInvalidArgument, "CopyIndirect: nil buffer")

@@ -18,7 +18,7 @@ func TestCopyIndirectTakesItsOffsetsFromAVar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	off, err := s.NewVar(recorder.CopyOffsets(0, 0, 8))
+	off, err := s.NewVar(offsets(t, 0, 0, 8))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestCopyIndirectTakesItsOffsetsFromAVar(t *testing.T) {
 		if err := recorder.WriteSlice(s, row, 0, []uint32{uint32(10 * pos), uint32(10*pos + 1)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.SetVar(off, recorder.CopyOffsets(0, 8*pos, 8)); err != nil {
+		if err := s.SetVar(off, offsets(t, 0, 8*pos, 8)); err != nil {
 			t.Fatal(err)
 		}
 		if err := g.Replay(); err != nil {
@@ -41,7 +41,7 @@ func TestCopyIndirectTakesItsOffsetsFromAVar(t *testing.T) {
 	}
 	gputest.WantEqual(t, "three rows appended at the positions set before each replay", []uint32{0, 1, 10, 11, 20, 21, 0, 0}, gputest.ReadU32(t, s, cache))
 	// Past the end: slot 3 holds one word of the two.
-	if err := s.SetVar(off, recorder.CopyOffsets(0, 28, 8)); err != nil {
+	if err := s.SetVar(off, offsets(t, 0, 28, 8)); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Replay(); err != nil {
@@ -53,6 +53,17 @@ func TestCopyIndirectTakesItsOffsetsFromAVar(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer small.Release()
-	gputest.WantErr(t, "offsets of 4 bytes", s.CopyIndirect(cache, row, small), []error{recorder.ErrInvalidArgument}, "16")
+	gputest.WantErr(t, "offsets of 4 bytes", s.CopyIndirect(cache, row, small), []error{recorder.ErrInvalidArgument}, "12 or 16")
+	_, err = recorder.CopyOffsets(2, 0, 4)
+	gputest.WantErr(t, "a misaligned offset", err, []error{recorder.ErrInvalidArgument}, "multiples of 4")
 	gputest.WantErr(t, "a copy onto itself", s.CopyIndirect(cache, cache, off), []error{recorder.ErrInvalidArgument}, "same resource")
+}
+
+func offsets(t *testing.T, src, dst, size uint64) recorder.Params {
+	t.Helper()
+	p, err := recorder.CopyOffsets(src, dst, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -247,3 +247,18 @@ func (b *Buffer) kindName() string {
 	}
 	return "buffer"
 }
+
+// RebindVar returns a new graph that binds new wherever g binds old, as
+// Rebind does for buffers: old must be a Var g was captured with (or
+// loaded with), new a live Var of the same size on g's device. g is
+// unchanged and stays valid.
+func (g *Graph) RebindVar(old, new *Var) (*Graph, error) {
+	const op = lifecycle.Rebind
+	if old == nil || new == nil {
+		return nil, argError(op, ErrInvalidArgument, "RebindVar: nil Var")
+	}
+	if old.n != new.n {
+		return nil, argError(op, ErrInvalidArgument, "RebindVar: new Var is %d bytes, old is %d; a rebinding keeps sizes", new.n, old.n)
+	}
+	return g.Rebind(old.b, new.b)
+}

@@ -444,3 +444,35 @@ func TestNewVarAndSetVarAreRefusedWhileRecording(t *testing.T) {
 	f.replay(t, g2)
 	f.check(t, "the stream and the Var work after the failed capture")
 }
+
+// TestRebindVarSwapsTheVarAGraphReads: RebindVar gives a graph reading
+// another Var of the same size, the original still reading its own; a Var
+// of another size is refused.
+func TestRebindVarSwapsTheVarAGraphReads(t *testing.T) {
+	f := newVarFixture(t)
+	g := f.captureSteps(t, 1)
+	other, err := f.s.NewVar(recorder.ParamsOf[uint32](1, 100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	g2, err := g.RebindVar(f.p, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g2.Release()
+	f.set(t, 1, 1)
+	f.replay(t, g)
+	if err := g2.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	f.model += 100
+	f.check(t, "the original adds 1 (its Var), the rebound graph 100 (the other)")
+	wrong, err := f.s.NewVar(recorder.ParamsOf[uint32](1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wrong.Release()
+	_, err = g.RebindVar(f.p, wrong)
+	gputest.WantErr(t, "RebindVar to a Var of another size", err, []error{recorder.ErrInvalidArgument}, "keeps sizes")
+}
