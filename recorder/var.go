@@ -30,14 +30,16 @@ func (*Var) isArg() {}
 // device's maxUniformBufferBindingSize). Setting the initial value is a
 // SetVar: ordered like a Write, and refused with lifecycle.ErrGraphState
 // inside a capture window (make Vars before GraphPrepare or Capture).
-// Errors are returned on the spot: ErrInvalidArgument for a bad size,
+// Errors are returned on the spot (inside a capture window the refusal
+// also makes EndCapture fail): ErrInvalidArgument for a bad size,
 // ErrClosed after Close, the allocation's error when the pool is out of
 // memory.
-func (s *Stream) NewVar(p Params) (*Var, error) {
+func (s *Stream) NewVar(p Params) (_ *Var, err error) {
 	const op = lifecycle.SetVar
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
+	defer s.noteRefusal(&err)
 	if err := s.checkVarParams(op, "NewVar: ", p); err != nil {
 		return nil, err
 	}
