@@ -228,7 +228,7 @@ func (s *Stream) resolveTimestamps(set driver.QuerySet, count uint32) ([]byte, e
 // DispatchTime is one dispatch of a profiled replay.
 type DispatchTime struct {
 	Index    int           // position in the graph
-	Kernel   string        // entry point
+	Kernel   string        // the kernel's label (wgpu.WithLabel), or its entry point
 	Dispatch string        // "groups 4×1×1" or "indirect @0"
 	GPU      time.Duration // GPU time between the dispatch's pass timestamps
 }
