@@ -27,7 +27,7 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// p8File is a graph file (docs/graph-format.md, version 2) built field by
+// p8File is a graph file (docs/graph-format.md, version 3 unless set) built field by
 // field, so a test can forge any count, size or index and still reach the
 // decoder (encode appends the right CRC-32C).
 type p8File struct {
@@ -44,6 +44,7 @@ type p8File struct {
 type p8Kernel struct {
 	source, entry string
 	constants     []p8Const // written in this order (Save sorts them)
+	label         string    // version 3
 }
 
 type p8Const struct {
@@ -104,7 +105,7 @@ func (f *p8File) encode() []byte {
 	w.b = append(w.b, "SGRAPH\r\n"...)
 	v := f.version
 	if v == 0 {
-		v = 2
+		v = recorder.GraphFileVersion
 	}
 	w.u32(v)
 	w.u32(f.flags)
@@ -116,6 +117,9 @@ func (f *p8File) encode() []byte {
 		for _, c := range k.constants {
 			w.str(c.name)
 			w.f64(c.value)
+		}
+		if v >= 3 {
+			w.str(k.label)
 		}
 	}
 	w.u32(uint32(len(f.buffers)))
@@ -479,7 +483,9 @@ func p8Forgeries() []p8Forgery {
 		{name: "node in region 1 of 0", edit: func(f *p8File) { f.nodes[0].region = 1 }, wantErr: true},
 		{name: "buffer size 2", edit: func(f *p8File) { f.buffers[0].size, f.buffers[0].contents = 2, nil }, wantErr: true},
 		{name: "buffer size over maxBufferSize", edit: func(f *p8File) { f.buffers[0].size, f.buffers[0].contents = 1<<40, nil }, wantErr: true},
-		{name: "buffer role 4", edit: func(f *p8File) { f.buffers[0].role = 4 }, wantErr: true},
+		{name: "buffer role 5", edit: func(f *p8File) { f.buffers[0].role = 5 }, wantErr: true},
+		// Role 4 (a Var) is version 3's: a version-2 file with it is refused.
+		{name: "buffer role 4 in a version-2 file", edit: func(f *p8File) { f.version, f.buffers[0].role = 2, 4 }, wantErr: true},
 		{name: "enable buffer in a version-1 file", edit: func(f *p8File) {
 			f.version = 1
 			f.buffers = append(f.buffers, p8Buf{size: 4, role: 3})
