@@ -28,6 +28,7 @@
 //	Branch     execute    execute   record (If, While)
 //	Load       execute    refuse    refuse
 //	Save       execute    execute   refuse
+//	SetVar     execute    execute   refuse
 //
 // The transitions are Prepare, Begin, End and Abort; each refuses an
 // out-of-order call and changes nothing. PoolMode and CacheMode give the

@@ -31,6 +31,10 @@ type Buffer struct {
 	mu       sync.Mutex
 	released bool
 	label    string
+
+	// v is the Var this buffer holds, nil for a plain Buffer; set once by
+	// NewVar (or LoadGraph) before the Buffer is shared.
+	v *Var
 }
 
 // Size is the buffer's size in bytes (0 for a nil Buffer).

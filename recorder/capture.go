@@ -198,7 +198,7 @@ func (n *node) name() string {
 	case nodeClear:
 		return "clear"
 	}
-	return n.k.Entry()
+	return kernelName(n.k)
 }
 
 // recording is a capture in progress: mutable, owned by its stream while
@@ -465,13 +465,23 @@ func (s *Stream) abortLocked() error {
 
 // Capture records step into a Graph in one call: GraphPrepare, step once
 // as the warmup (executed), BeginCapture, step again (recorded), EndCapture.
+// The warmup is the default: step runs once, for real, before it is
+// recorded (so the pool and params cache hold its working set when the
+// recording starts). WithoutWarmup records step without running it: then
+// nothing executes until the first Replay.
 // Any failure aborts cleanly: the stream is back in NoCapture, usable and
 // re-capturable, and nothing the attempt recorded is kept — even when step
 // itself misuses the lifecycle (calls BeginCapture, say). An error step
 // returns comes back as a *StepError wrapping it. A step that panics
 // aborts the capture the same way before the panic continues to the
 // caller, so a recovered panic leaves the stream usable.
-func (s *Stream) Capture(step func() error) (*Graph, error) {
+func (s *Stream) Capture(step func() error, opts ...CaptureOption) (*Graph, error) {
+	var cfg captureConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
 	if step == nil {
 		return nil, argError(lifecycle.GraphPrepare, ErrInvalidArgument, "Capture: step is nil")
 	}
@@ -497,8 +507,10 @@ func (s *Stream) Capture(step func() error) (*Graph, error) {
 			abort()
 		}
 	}()
-	if err := step(); err != nil {
-		return fail(&StepError{Run: "warmup", Err: err})
+	if !cfg.noWarmup {
+		if err := step(); err != nil {
+			return fail(&StepError{Run: "warmup", Err: err})
+		}
 	}
 	if err := s.BeginCapture(); err != nil {
 		return fail(err)

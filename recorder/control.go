@@ -52,7 +52,8 @@ const maxLowered = 1 << 20
 // goroutines at once interleave (one returns while another opened inside
 // it is still running), the returning If fails with ErrInvalidArgument and
 // so does EndCapture.
-func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
+func (s *Stream) If(cond *Buffer, offset uint64, body func() error) (err error) {
+	defer s.noteRefusal(&err)
 	return s.branch(regionIf, cond, offset, 1, body)
 }
 
@@ -71,7 +72,8 @@ func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
 // condition still non-zero, the loop stops and the condition stays as the
 // last iteration left it: a caller that reads it can tell the loop did not
 // finish.
-func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) error {
+func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) (err error) {
+	defer s.noteRefusal(&err)
 	if maxIterations < 1 || maxIterations > MaxWhileIterations {
 		return argError(lifecycle.Branch, ErrInvalidArgument, "While: maxIterations=%d (1..%d: a While is unrolled in the graph)", maxIterations, MaxWhileIterations)
 	}

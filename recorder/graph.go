@@ -237,12 +237,19 @@ func (g *Graph) Stream() *Stream {
 // Buffers lists the Buffers the graph binds, copies or reads indirect counts
 // from, in order of first use: for a loaded graph, the buffers it made; for
 // a captured one, the caller's (some may be released: the graph keeps their
-// memory). Write inputs, Read outputs or Rebind them.
+// memory). Write inputs, Read outputs or Rebind them. The Vars it binds
+// are not Buffers: Vars lists them.
 func (g *Graph) Buffers() []*Buffer {
 	if g == nil {
 		return nil
 	}
-	return append([]*Buffer(nil), g.buffers...)
+	out := make([]*Buffer, 0, len(g.buffers))
+	for _, b := range g.buffers {
+		if b.v == nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // preEncodeMin is the shortest graph worth encoding ahead of time: for a
@@ -283,12 +290,13 @@ const preEncodeMin = 64
 // graph with If or While cannot be included (its regions are stored
 // lowered): that Replay fails with ErrInvalidArgument. It fails with
 // ErrReleased after Release and ErrClosed after the stream's Close.
-func (g *Graph) Replay() error {
+func (g *Graph) Replay() (err error) {
 	const op = lifecycle.Replay
 	if g == nil {
 		return argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
+	defer s.noteRefusal(&err)
 	v, err := s.admit(op)
 	if err != nil {
 		return err

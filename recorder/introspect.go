@@ -101,7 +101,7 @@ func (g *Graph) String() string {
 	seen := map[string]int{}
 	var ks []string
 	for _, k := range order {
-		name := k.Entry()
+		name := kernelName(k)
 		if k.Guarded() {
 			// The guarded variant of a body kernel (WithPredication).
 			name += " (predicated)"

@@ -183,11 +183,12 @@ func (l *launch) release() {
 // While recording (State() == lifecycle.Capture) the launch is resolved
 // (bindings, params uniform, bind groups) and appended to the recording
 // instead of executing.
-func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
+func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) (err error) {
 	const op = lifecycle.Launch
 	if err := s.check(op); err != nil {
 		return err
 	}
+	defer s.noteRefusal(&err) // runs after the deferred unlock below
 	if err := s.lock(op); err != nil {
 		return err
 	}
@@ -356,6 +357,14 @@ func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg
 			}
 			ac.kind, ac.params = accessParams, a
 			l.acc = append(l.acc, ac)
+		case *Var:
+			err := s.resolveVar(op, a, r.Kind == driver.ResourceUniform, r.Kind == driver.ResourceReadOnlyStorage, &ac, where)
+			if ac.pg != nil {
+				l.acc = append(l.acc, ac)
+			}
+			if err != nil {
+				return err
+			}
 		case *Texture:
 			if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
 				return argError(op, ErrInvalidArgument, "%s is a texture", where())
@@ -397,8 +406,8 @@ func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg
 			return err
 		}
 		l.ind = pg
-		if d.offset%4 != 0 || d.offset > b.size || b.size-d.offset < 12 {
-			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte buffer (a multiple of 4 with 12 bytes after it)", d.offset, b.size)
+		if size := b.valueSize(); d.offset%4 != 0 || d.offset > size || size-d.offset < 12 {
+			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte %s (a multiple of 4 with 12 bytes after it)", d.offset, size, b.kindName())
 		}
 		if err := conflict(l.acc, pg); err != nil {
 			return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)

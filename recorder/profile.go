@@ -230,7 +230,7 @@ func (s *Stream) resolveTimestamps(set driver.QuerySet, count uint32) ([]byte, e
 // DispatchTime is one dispatch of a profiled replay.
 type DispatchTime struct {
 	Index    int           // position in the graph
-	Kernel   string        // entry point
+	Kernel   string        // the kernel's label (wgpu.WithLabel), or its entry point
 	Dispatch string        // "groups 4×1×1" or "indirect @0"
 	GPU      time.Duration // GPU time between the dispatch's pass timestamps
 }
@@ -431,7 +431,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 		if e > b {
 			d = time.Duration(float64(e-b) * period)
 		}
-		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d})
+		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: kernelName(nd.k), Dispatch: nd.d.label(), GPU: d})
 		out.Total += d
 	}
 	return out, nil
