@@ -7,10 +7,10 @@
 // it is the same for every stream: the recorder asks State.Admit at the start
 // of every operation (allocation, Save and Load included), under the
 // stream's lock, and acts on that verdict until the operation commits; pool
-// and cache modes come from the same state under the same hold. The
-// recorder still keeps two things beside it that this type does not model:
-// the recording in progress (set exactly while the state is Capture) and a
-// running profile (StartProfile…EndProfile).
+// and cache modes come from the same state under the same hold. A stream
+// keeps its state in a Session, which also owns the recording in progress
+// (held exactly while the state is Capture, by construction) and the
+// running profile (one at a time, refused while recording).
 //
 //	op         NoCapture  Prepare   Capture
 //	Launch     execute    execute   record
@@ -28,6 +28,7 @@
 //	Branch     execute    execute   record (If, While)
 //	Load       execute    refuse    refuse
 //	Save       execute    execute   refuse
+//	SetVar     execute    execute   refuse
 //
 // The transitions are Prepare, Begin, End and Abort; each refuses an
 // out-of-order call and changes nothing. PoolMode and CacheMode give the

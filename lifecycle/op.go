@@ -40,6 +40,10 @@ const (
 	Load
 	// Save writes a graph with the current contents of its buffers.
 	Save
+	// SetVar changes a Var's value (Stream.SetVar, and the initial value
+	// of Stream.NewVar): ordered like a Write, but refused on the spot
+	// while recording, since a graph reads a Var's value at replay.
+	SetVar
 
 	// The transitions. They are moved by Prepare, Begin, End and Abort, not
 	// admitted; they are Ops so that their refusals share the vocabulary.
@@ -57,7 +61,7 @@ const (
 var opNames = [...]string{
 	Launch: "Launch", Write: "Write", Read: "Read", Sync: "Sync", Profile: "Profile",
 	Replay: "Replay", Rebind: "Rebind", Copy: "Copy", Clear: "Clear", Alloc: "Alloc",
-	Trim: "Trim", Flush: "Flush", Branch: "Branch", Load: "Load", Save: "Save",
+	Trim: "Trim", Flush: "Flush", Branch: "Branch", Load: "Load", Save: "Save", SetVar: "SetVar",
 	GraphPrepare: "GraphPrepare", BeginCapture: "BeginCapture", EndCapture: "EndCapture",
 	AbortCapture: "AbortCapture",
 }
@@ -73,7 +77,7 @@ func (o Op) String() string {
 // Ops lists every stream operation Admit decides (the transitions excluded),
 // for tests and tables.
 func Ops() []Op {
-	return []Op{Launch, Write, Read, Sync, Profile, Replay, Rebind, Copy, Clear, Alloc, Trim, Flush, Branch, Load, Save}
+	return []Op{Launch, Write, Read, Sync, Profile, Replay, Rebind, Copy, Clear, Alloc, Trim, Flush, Branch, Load, Save, SetVar}
 }
 
 // Verdict is what the lifecycle allows an operation to do in a state.
@@ -136,7 +140,8 @@ var table = [...][3]rule{
 	Load: {{Execute, ""},
 		{Refuse, "loading a graph is refused while a capture is prepared; it writes buffers, which the warmup would not repeat"},
 		{Refuse, "loading a graph is refused while recording; it writes buffers, which a graph cannot record"}},
-	Save: {{Execute, ""}, {Execute, ""}, {Refuse, "saving buffer contents is refused while recording; it reads the GPU"}},
+	Save:   {{Execute, ""}, {Execute, ""}, {Refuse, "saving buffer contents is refused while recording; it reads the GPU"}},
+	SetVar: {{Execute, ""}, {Execute, ""}, {Refuse, "a Var is set between replays, not while recording; a graph reads the Var's value when it replays (set it before GraphPrepare or between replays)"}},
 }
 
 // Admit decides what op may do in state s: Execute, Record, DeferError or

@@ -174,6 +174,7 @@ func TestAdmitIsTheDocumentedTable(t *testing.T) {
 		lifecycle.Branch:  {E, E, R},
 		lifecycle.Load:    {E, X, X},
 		lifecycle.Save:    {E, E, X},
+		lifecycle.SetVar:  {E, E, X},
 	}
 	got := map[lifecycle.Op][3]lifecycle.Verdict{}
 	for _, op := range lifecycle.Ops() {

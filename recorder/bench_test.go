@@ -2,11 +2,13 @@ package recorder_test
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
 )
 
 // BenchmarkEagerLaunch is one eager launch of a tiny kernel (add-one over 64
@@ -138,4 +140,116 @@ func BenchmarkShortGraphs(b *testing.B) {
 			b.ReportMetric(float64(enqueue.Nanoseconds())/float64(b.N*reps), "ns/replay-call")
 		})
 	}
+}
+
+// BenchmarkReplayAfterSetVar compares changing a graph's params between
+// replays through a Var (SetVar) with the buffer pattern it replaces (a
+// caller-made uniform Buffer rewritten with Write): the decode-loop step
+// "set this token's params, replay". Each path runs on a stream of its own
+// (one device), so each finds its own previous replay unsubmitted, as a
+// loop does: SetVar+Replay of a graph reading a Var, Write+Replay of the
+// same graph captured over a 16-byte uniform Buffer, the same 8 bytes
+// each; the control is a Replay alone of the same graph with constant
+// params on a third stream (nothing to order, nothing submitted). The
+// three are interleaved in one loop, so drift of the machine hits each
+// alike; a sync of every stream each 64 iterations keeps the GPU close. It
+// reports each path's median and interquartile spread, and setvar/write,
+// whose contract is ≤ 1 (plus noise): SetVar is a Write of the Var's bytes.
+func BenchmarkReplayAfterSetVar(b *testing.B) {
+	d := gputest.Open(b, wgpu.Options{})
+	info := d.Info()
+	b.Logf("adapter: %s (%s)", info.Name, info.Backend)
+	k := gputest.Kernel(b, d, mulAddWGSL)
+	const dispatches = 8
+	path := func(p func(s *recorder.Stream) recorder.Arg) (*recorder.Stream, *recorder.Graph, recorder.Arg) {
+		s := gputest.Stream(b, d, recorder.WithPreEncode(true))
+		x, err := recorder.UploadSlice(s, make([]uint32, 64))
+		if err != nil {
+			b.Fatal(err)
+		}
+		arg := p(s)
+		g, err := s.Capture(func() error {
+			for range dispatches {
+				if err := s.Launch(k, recorder.Groups(1, 1, 1), x, arg); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, recorder.WithoutWarmup())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(g.Release)
+		return s, g, arg
+	}
+	sv, gv, av := path(func(s *recorder.Stream) recorder.Arg {
+		v, err := s.NewVar(recorder.ParamsOf[uint32](1, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(v.Release)
+		return v
+	})
+	sw, gw, aw := path(func(s *recorder.Stream) recorder.Arg { return gputest.UploadU32(b, s, 1, 0, 0, 0) })
+	sc, gc, _ := path(func(*recorder.Stream) recorder.Arg { return recorder.ParamsOf[uint32](1, 1) })
+	v, u := av.(*recorder.Var), aw.(*recorder.Buffer)
+	var tv, tw, tc []time.Duration
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		p := recorder.ParamsOf(1, uint32(i))
+		t0 := time.Now()
+		if err := sv.SetVar(v, p); err != nil {
+			b.Fatal(err)
+		}
+		if err := gv.Replay(); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := sw.Write(u, 0, p); err != nil {
+			b.Fatal(err)
+		}
+		if err := gw.Replay(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if err := gc.Replay(); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		tv, tw, tc = append(tv, t1.Sub(t0)), append(tw, t2.Sub(t1)), append(tc, t3.Sub(t2))
+		if i%64 == 63 {
+			for _, s := range []*recorder.Stream{sv, sw, sc} {
+				if err := s.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	b.StopTimer()
+	for _, s := range []*recorder.Stream{sv, sw, sc} {
+		if err := s.Sync(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	mv, qv := medianSpread(tv)
+	mw, qw := medianSpread(tw)
+	mc, qc := medianSpread(tc)
+	b.ReportMetric(float64(mv.Nanoseconds()), "setvar+replay-ns")
+	b.ReportMetric(float64(mw.Nanoseconds()), "write+replay-ns")
+	b.ReportMetric(float64(mc.Nanoseconds()), "replay-ns")
+	if mw > 0 {
+		b.ReportMetric(float64(mv)/float64(mw), "setvar/write")
+	}
+	b.Logf("median (IQR) over %d: SetVar+Replay %v (%v), Write+Replay %v (%v), Replay alone %v (%v)", len(tv), mv, qv, mw, qw, mc, qc)
+}
+
+// medianSpread is the median of ds and its interquartile range.
+func medianSpread(ds []time.Duration) (median, iqr time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	slices.Sort(s)
+	return s[len(s)/2], s[len(s)*3/4] - s[len(s)/4]
 }

@@ -31,6 +31,10 @@ type Buffer struct {
 	mu       sync.Mutex
 	released bool
 	label    string
+
+	// v is the Var this buffer holds, nil for a plain Buffer; set once by
+	// NewVar (or LoadGraph) before the Buffer is shared.
+	v *Var
 }
 
 // Size is the buffer's size in bytes (0 for a nil Buffer).
@@ -147,20 +151,21 @@ func (b *Buffer) take(s *Stream) (*page, string, error) {
 	return b.pg, "", nil
 }
 
-// newBuffer makes a Buffer for op. The pool's mode comes from the
-// lifecycle state read under the stream's lock, and the allocation happens
-// under that same hold, so a capture that begins or ends meanwhile cannot
-// leave a buffer allocated in the other state's mode (a priming hold that
-// BeginCapture never drops, or a normal page recycled under a graph). The
-// caller holds s.mu.
-func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64) (*Buffer, error) {
+// newBufferLocked makes a Buffer for op in the pool mode of the verdict op
+// was admitted with: read from the lifecycle state under the stream's lock
+// and used under that same hold (or, for an operation of several steps,
+// read when it was admitted), so a capture that begins or ends meanwhile
+// cannot leave a buffer allocated in another state's mode (a priming hold
+// that BeginCapture never drops, or a normal page recycled under a graph).
+// The caller holds s.mu.
+func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64, mode lifecycle.PoolMode) (*Buffer, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, argError(op, ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
 	}
 	if max := s.limits.MaxBufferSize; size > max {
 		return nil, argError(op, ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, max)
 	}
-	pg, err := s.mem.alloc(size, s.state.PoolMode())
+	pg, err := s.mem.alloc(size, mode)
 	if err != nil {
 		return nil, s.allocError(op, size, err)
 	}
@@ -178,7 +183,7 @@ func (s *Stream) Empty(size uint64) (*Buffer, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	return s.newBufferLocked(lifecycle.Alloc, size)
+	return s.newBufferLocked(lifecycle.Alloc, size, s.life.State().PoolMode())
 }
 
 // Upload returns a pooled buffer holding a copy of data (length a positive

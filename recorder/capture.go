@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -21,14 +22,14 @@ type pinSet struct {
 	refs   int
 	pages  map[*page]struct{}
 	list   []*page // pages in first-pinned order
-	metas  map[*metaEntry]struct{}
+	metas  map[*paramcache.Entry]struct{}
 	texs   map[*texHandle]struct{}
 	smps   map[*samplerHandle]struct{}
 	groups map[*bindGroup]struct{}
 }
 
 func newPinSet(s *Stream) *pinSet {
-	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*metaEntry]struct{}{},
+	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*paramcache.Entry]struct{}{},
 		texs: map[*texHandle]struct{}{}, smps: map[*samplerHandle]struct{}{}, groups: map[*bindGroup]struct{}{}}
 }
 
@@ -44,7 +45,7 @@ func (p *pinSet) unref() {
 		pg.unref()
 	}
 	for e := range p.metas {
-		p.s.meta.unpin(e)
+		p.s.meta.Unpin(e)
 	}
 	for h := range p.texs {
 		h.unref()
@@ -75,10 +76,10 @@ func (p *pinSet) addPage(pg *page) {
 	p.list = append(p.list, pg)
 }
 
-func (p *pinSet) addMeta(e *metaEntry) {
+func (p *pinSet) addMeta(e *paramcache.Entry) {
 	if _, ok := p.metas[e]; !ok {
 		p.metas[e] = struct{}{}
-		e.pins++
+		p.s.meta.Pin(e)
 	}
 }
 
@@ -152,7 +153,7 @@ func (p *pinSet) bytes() (pages, params uint64) {
 		pages += pg.cap
 	}
 	for e := range p.metas {
-		params += e.pg.class
+		params += e.Reserved()
 	}
 	return pages, params
 }
@@ -197,7 +198,7 @@ func (n *node) name() string {
 	case nodeClear:
 		return "clear"
 	}
-	return n.k.Entry()
+	return kernelName(n.k)
 }
 
 // recording is a capture in progress: mutable, owned by its stream while
@@ -325,11 +326,11 @@ func (s *Stream) GraphPrepare() error {
 	}
 	defer s.mu.Unlock()
 	// The state moves first, so a refused call runs none of the work.
-	if err := s.state.Prepare(); err != nil {
+	if err := s.life.Prepare(); err != nil {
 		return err
 	}
 	s.flushLocked() // the warmup starts on a batch of its own
-	s.log.Debug().Stringer("state", s.state).Msg("graph prepare")
+	s.log.Debug().Stringer("state", s.life.State()).Msg("graph prepare")
 	return nil
 }
 
@@ -353,18 +354,19 @@ func (s *Stream) BeginCapture() error {
 	defer s.mu.Unlock()
 	// The state moves before the work (the seed's order): a rejected call on
 	// a recording stream must not flush into the live capture.
-	if err := s.state.Begin(); err != nil {
+	if err := s.life.Begin(newRecording(s)); err != nil {
 		return err
 	}
 	s.flushLocked()
 	s.mem.endPriming()
 	if err := s.takeErrors(); err != nil {
-		s.state.Abort()
+		if rec, ok := s.life.Abort(); ok {
+			rec.discard(s)
+		}
 		s.log.Debug().Err(err).Msg("capture aborted: warmup failed")
 		return &CaptureError{Op: op.String(), Causes: []error{err}}
 	}
-	s.rec = newRecording(s)
-	s.log.Debug().Stringer("state", s.state).Msg("begin capture")
+	s.log.Debug().Stringer("state", s.life.State()).Msg("begin capture")
 	return nil
 }
 
@@ -390,11 +392,10 @@ func (s *Stream) EndCapture() (*Graph, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
-	if err := s.state.End(); err != nil {
+	rec, err := s.life.End()
+	if err != nil {
 		return nil, err
 	}
-	rec := s.rec
-	s.rec = nil
 	if err := s.takeErrors(); err != nil {
 		rec.discard(s)
 		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
@@ -421,7 +422,7 @@ func (s *Stream) EndCapture() (*Graph, error) {
 		return nil, &CaptureError{Op: op.String(), Causes: []error{&DeferredError{Op: op.String(), Err: err}}}
 	}
 	s.graphs[g] = true
-	s.log.Debug().Stringer("state", s.state).Int("dispatches", g.stats.Dispatches).
+	s.log.Debug().Stringer("state", s.life.State()).Int("dispatches", g.stats.Dispatches).
 		Uint64("retained_bytes", g.stats.RetainedBytes).Dur("capture", g.stats.CaptureTime).Msg("end capture")
 	return g, nil
 }
@@ -449,15 +450,12 @@ func (s *Stream) AbortCapture() error {
 // and Capture's failure paths, which ignore the refusal from NoCapture:
 // there is nothing to abandon). The caller holds s.mu.
 func (s *Stream) abortLocked() error {
-	recording := s.state == lifecycle.Capture
-	if err := s.state.Cancel(); err != nil {
+	rec, recording, err := s.life.Cancel()
+	if err != nil {
 		return err
 	}
-	if s.rec != nil {
-		s.rec.discard(s)
-		s.rec = nil
-	}
 	if recording {
+		rec.discard(s)
 		s.errs = nil // refusals for a graph that will not exist
 	}
 	s.mem.endPriming()
@@ -467,13 +465,23 @@ func (s *Stream) abortLocked() error {
 
 // Capture records step into a Graph in one call: GraphPrepare, step once
 // as the warmup (executed), BeginCapture, step again (recorded), EndCapture.
+// The warmup is the default: step runs once, for real, before it is
+// recorded (so the pool and params cache hold its working set when the
+// recording starts). WithoutWarmup records step without running it: then
+// nothing executes until the first Replay.
 // Any failure aborts cleanly: the stream is back in NoCapture, usable and
 // re-capturable, and nothing the attempt recorded is kept — even when step
 // itself misuses the lifecycle (calls BeginCapture, say). An error step
 // returns comes back as a *StepError wrapping it. A step that panics
 // aborts the capture the same way before the panic continues to the
 // caller, so a recovered panic leaves the stream usable.
-func (s *Stream) Capture(step func() error) (*Graph, error) {
+func (s *Stream) Capture(step func() error, opts ...CaptureOption) (*Graph, error) {
+	var cfg captureConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&cfg)
+		}
+	}
 	if step == nil {
 		return nil, argError(lifecycle.GraphPrepare, ErrInvalidArgument, "Capture: step is nil")
 	}
@@ -499,8 +507,10 @@ func (s *Stream) Capture(step func() error) (*Graph, error) {
 			abort()
 		}
 	}()
-	if err := step(); err != nil {
-		return fail(&StepError{Run: "warmup", Err: err})
+	if !cfg.noWarmup {
+		if err := step(); err != nil {
+			return fail(&StepError{Run: "warmup", Err: err})
+		}
 	}
 	if err := s.BeginCapture(); err != nil {
 		return fail(err)

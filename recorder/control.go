@@ -52,7 +52,8 @@ const maxLowered = 1 << 20
 // goroutines at once interleave (one returns while another opened inside
 // it is still running), the returning If fails with ErrInvalidArgument and
 // so does EndCapture.
-func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
+func (s *Stream) If(cond *Buffer, offset uint64, body func() error) (err error) {
+	defer s.noteRefusal(&err)
 	return s.branch(regionIf, cond, offset, 1, body)
 }
 
@@ -71,7 +72,8 @@ func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
 // condition still non-zero, the loop stops and the condition stays as the
 // last iteration left it: a caller that reads it can tell the loop did not
 // finish.
-func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) error {
+func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) (err error) {
+	defer s.noteRefusal(&err)
 	if maxIterations < 1 || maxIterations > MaxWhileIterations {
 		return argError(lifecycle.Branch, ErrInvalidArgument, "While: maxIterations=%d (1..%d: a While is unrolled in the graph)", maxIterations, MaxWhileIterations)
 	}
@@ -110,7 +112,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		pg.unref()
 		return err
 	}
-	rec := s.rec
+	rec := s.capturing()
 	parent := rec.cur
 	rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
 		maxIter: maxIter, start: len(rec.nodes)})
@@ -122,7 +124,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	berr := body()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.rec != rec {
+	if s.capturing() != rec {
 		// The body ended or abandoned the capture itself.
 		if berr != nil {
 			return &StepError{Run: name + " body", Err: berr}
@@ -164,7 +166,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 // would fail at a bind group the caller never asked for. The caller holds
 // s.mu and is recording.
 func (s *Stream) bodyBinds(op lifecycle.Op, b *Buffer, what string, cond bool) error {
-	if b == nil || (s.rec.cur == 0 && !cond) {
+	if b == nil || (s.capturing().cur == 0 && !cond) {
 		return nil
 	}
 	if max := s.limits.MaxStorageBufferBindingSize; b.size > max {
@@ -648,11 +650,11 @@ func (l *lowering) materialize() error {
 		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
 	}
 	params := func(binding uint32, words ...uint32) (access, error) {
-		e, err := s.meta.lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
+		e, err := s.meta.Lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
 		if err != nil {
 			return access{}, err
 		}
-		return access{kind: accessParams, meta: e, size: e.size, binding: binding}, nil
+		return access{kind: accessParams, meta: e, size: e.Size, binding: binding}, nil
 	}
 	for _, f := range l.fixups {
 		n := &l.out[f.at]

@@ -246,13 +246,20 @@ func TestBranchArgumentsAreChecked(t *testing.T) {
 	if !errors.Is(err, boom) {
 		t.Fatalf("the body's error comes back wrapped, got %v", err)
 	}
+	// A failed If is a refused call inside the window: a caller that
+	// ignored its error would otherwise seal a graph without the If.
 	g, err := s.EndCapture()
-	if err != nil {
-		t.Fatal(err)
+	var ce *recorder.CaptureError
+	if g != nil || !errors.As(err, &ce) || !errors.Is(err, boom) {
+		t.Fatalf("EndCapture after a failed If body = %v, %v; want no graph and a *CaptureError wrapping the body's error", g, err)
 	}
-	defer g.Release()
+	g = gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), st); err != nil {
+			t.Fatal(err)
+		}
+	})
 	if g.Len() != 1 {
-		t.Fatalf("a failed body leaves nothing in the capture: %d dispatches, want 1", g.Len())
+		t.Fatalf("a capture after the failed one records its own launch only: %d dispatches, want 1", g.Len())
 	}
 }
 

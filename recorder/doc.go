@@ -26,9 +26,16 @@
 //	g.Replay()               // joins the batch: re-encodes the prebuilt program
 //
 // [Stream.Capture] does all of it, so its step runs once for real before it
-// is recorded; [Stream.AbortCapture] abandons a capture. While recording,
-// writes are rejected lazily ([Stream.EndCapture] fails) and reads, syncs and
-// profiles are refused on the spot.
+// is recorded ([WithoutWarmup] records step without that run);
+// [Stream.AbortCapture] abandons a capture. While recording, writes are
+// rejected lazily ([Stream.EndCapture] fails), reads, syncs, profiles and
+// [Stream.SetVar] are refused on the spot, and any refused call makes
+// EndCapture fail with a [*CaptureError] naming it.
+//
+// Between replays a graph is changed through memory it reads when it
+// replays: Vars ([Stream.NewVar], [Stream.SetVar]: params bound by
+// reference, [IndirectVar] counts, [Stream.CopyIndirect] offsets),
+// rewritten buffers, or a Rebind (see docs/graph-updates.md).
 //
 // A [Graph] is immutable: [Graph.Rebind] returns a new graph and leaves the
 // old one valid. A graph keeps alive everything it uses; its program (the

@@ -237,12 +237,19 @@ func (g *Graph) Stream() *Stream {
 // Buffers lists the Buffers the graph binds, copies or reads indirect counts
 // from, in order of first use: for a loaded graph, the buffers it made; for
 // a captured one, the caller's (some may be released: the graph keeps their
-// memory). Write inputs, Read outputs or Rebind them.
+// memory). Write inputs, Read outputs or Rebind them. The Vars it binds
+// are not Buffers: Vars lists them.
 func (g *Graph) Buffers() []*Buffer {
 	if g == nil {
 		return nil
 	}
-	return append([]*Buffer(nil), g.buffers...)
+	out := make([]*Buffer, 0, len(g.buffers))
+	for _, b := range g.buffers {
+		if b.v == nil {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // preEncodeMin is the shortest graph worth encoding ahead of time: for a
@@ -283,12 +290,13 @@ const preEncodeMin = 64
 // graph with If or While cannot be included (its regions are stored
 // lowered): that Replay fails with ErrInvalidArgument. It fails with
 // ErrReleased after Release and ErrClosed after the stream's Close.
-func (g *Graph) Replay() error {
+func (g *Graph) Replay() (err error) {
 	const op = lifecycle.Replay
 	if g == nil {
 		return argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
+	defer s.noteRefusal(&err)
 	v, err := s.admit(op)
 	if err != nil {
 		return err
@@ -298,7 +306,7 @@ func (g *Graph) Replay() error {
 		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
 	if v == lifecycle.Record {
-		return s.rec.include(g)
+		return s.capturing().include(g)
 	}
 	return s.replayLocked(g)
 }
@@ -312,7 +320,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 	if s.rampReplay(g) {
 		return nil
 	}
-	if g.pre != nil && s.prof == nil {
+	if g.pre != nil && s.profiling() == nil {
 		if r, ok := g.pre.take(); ok {
 			if r.err == nil && !r.cb.Empty() {
 				s.joinCommandBuffer(r.cb)
@@ -333,7 +341,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 	if err := s.encodeProgram(g.prog, g.pins); err != nil {
 		return err
 	}
-	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.prof == nil {
+	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.profiling() == nil {
 		var err error
 		if g.pre, err = startPreencoder(s.drv, g.prog); err != nil {
 			// Pre-encoding is an optimisation; the replay itself is enqueued.
@@ -363,7 +371,7 @@ func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 	n := p.Len()
 	for i := 0; i < n; {
 		end := min(n, i+max(s.nextSubmit-s.enc.Dispatches(), 1))
-		if s.prof != nil && !s.enc.PassOpen() {
+		if s.profiling() != nil && !s.enc.PassOpen() {
 			if err := s.beginProfiledPass(); err != nil {
 				return &Error{Op: "Replay", Err: err}
 			}

@@ -11,6 +11,7 @@ import (
 	"math"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -45,7 +46,7 @@ var graphMagic = [8]byte{'S', 'G', 'R', 'A', 'P', 'H', '\r', '\n'}
 
 // GraphFileVersion is the version of the graph file format this package
 // writes, and the newest it reads (see docs/graph-format.md).
-const GraphFileVersion = 2
+const GraphFileVersion = 3
 
 const flagContents = 1
 
@@ -55,6 +56,7 @@ const (
 	roleScratch  = 1 // the gate buffer of If and While: rewritten by every replay
 	roleConstant = 2 // the gates' table: its contents are part of the graph
 	roleEnable   = 3 // the enable words of If and While (version 2): rewritten by every replay
+	roleVar      = 4 // a Var (version 3): its size is the value's, LoadGraph makes a Var of it
 )
 
 // Node kinds and argument kinds in a graph file.
@@ -101,17 +103,18 @@ type graphTables struct {
 	pages    []*page
 	pageAt   map[*page]uint32
 	labels   map[*page]string
+	vars     map[*page]*Var // the pages that hold a Var
 	texs     []*texHandle
 	texAt    map[*texHandle]uint32
 	smps     []*samplerHandle
 	smpAt    map[*samplerHandle]uint32
-	params   []*metaEntry
-	paramAt  map[*metaEntry]uint32
+	params   []*paramcache.Entry
+	paramAt  map[*paramcache.Entry]uint32
 }
 
 func (g *Graph) tables() *graphTables {
-	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*page]uint32{}, labels: map[*page]string{},
-		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*metaEntry]uint32{}}
+	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*page]uint32{}, labels: map[*page]string{}, vars: map[*page]*Var{},
+		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*paramcache.Entry]uint32{}}
 	addPage := func(pg *page, b *Buffer) {
 		if pg == nil {
 			return
@@ -122,6 +125,9 @@ func (g *Graph) tables() *graphTables {
 		}
 		if b != nil && t.labels[pg] == "" {
 			t.labels[pg] = b.Label()
+		}
+		if b != nil && b.v != nil {
+			t.vars[pg] = b.v
 		}
 	}
 	for i := range g.nodes {
@@ -233,6 +239,7 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 			w.str(name)
 			w.f64(c[name])
 		}
+		w.str(k.Label()) // version 3
 	}
 	w.u32(uint32(len(t.pages)))
 	for _, pg := range t.pages {
@@ -246,6 +253,9 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		case g.tablePage:
 			role = roleConstant
 		}
+		if v := t.vars[pg]; v != nil && role == roleData {
+			role, size = roleVar, v.n
+		}
 		w.u64(size)
 		w.u8(role)
 		w.str(t.labels[pg])
@@ -255,7 +265,7 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 			c := make([]byte, size)
 			copy(c, g.table)
 			w.b.Write(c)
-		case o.Contents && role == roleData:
+		case o.Contents && (role == roleData || role == roleVar):
 			data, err := s.readPage(pg, size)
 			if err != nil {
 				return 0, err
@@ -302,7 +312,7 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	}
 	w.u32(uint32(len(t.params)))
 	for _, e := range t.params {
-		w.str(e.key)
+		w.str(e.Key())
 	}
 	w.u32(uint32(len(g.nodes)))
 	for i := range g.nodes {

@@ -30,6 +30,7 @@ type graphFile struct {
 type fileKernel struct {
 	source, entry string
 	constants     map[string]float64
+	label         string // version 3
 }
 
 type fileBuffer struct {
@@ -181,6 +182,9 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 			name := r.str()
 			k.constants[name] = r.f64()
 		}
+		if f.version >= 3 {
+			k.label = r.str()
+		}
 	}
 	r.where = "buffers"
 	f.buffers = make([]fileBuffer, r.count("buffers", 14))
@@ -191,7 +195,7 @@ func decodeGraphFile(data []byte) (*graphFile, error) {
 		if r.err == nil && (b.size == 0 || b.size%4 != 0) {
 			r.fail("size %d (a positive multiple of 4)", b.size)
 		}
-		if r.err == nil && (b.role > roleEnable || b.role == roleEnable && f.version < 2) {
+		if r.err == nil && (b.role > roleVar || b.role == roleEnable && f.version < 2 || b.role == roleVar && f.version < 3) {
 			r.fail("unknown role %d in a version-%d file", b.role, f.version)
 		}
 		if r.u8() != 0 {
@@ -352,6 +356,9 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	if _, err := s.admit(op); err != nil {
 		return nil, err
 	}
+	// The load holds its verdict to the end: it allocates in the pool mode
+	// of the state it was admitted in, whatever the stream does meanwhile.
+	mode := s.life.State().PoolMode()
 	s.mu.Unlock()
 	if r == nil {
 		return nil, argError(op, ErrInvalidArgument, "reader is nil")
@@ -364,7 +371,7 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &loader{s: s, f: f}
+	l := &loader{s: s, f: f, mode: mode}
 	g, err := l.build()
 	if err != nil {
 		l.undo()
@@ -378,6 +385,7 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 type loader struct {
 	s        *Stream
 	f        *graphFile
+	mode     lifecycle.PoolMode // the pool mode of the verdict the load was admitted with
 	kernels  []*wgpu.Kernel
 	buffers  []*Buffer
 	textures []*Texture
@@ -432,7 +440,7 @@ func (l *loader) build() (*Graph, error) {
 	for i, k := range f.kernels {
 		// Compiled for this graph alone: the graph releases them, and a
 		// refused load leaves none behind in the device's cache.
-		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants), wgpu.Private())
+		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants), wgpu.WithLabel(k.label), wgpu.Private())
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.entry), err)
 		}
@@ -441,7 +449,18 @@ func (l *loader) build() (*Graph, error) {
 	for i, b := range f.buffers {
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
 		s.mu.Lock()
-		nb, err := s.newBufferLocked(lifecycle.Load, b.size)
+		var nb *Buffer
+		var err error
+		if b.role == roleVar {
+			// A Var of the value's size (its memory padded to 16); fill
+			// writes its value and padding.
+			var v *Var
+			if v, err = s.newVarLocked(lifecycle.Load, b.size, l.mode); err == nil {
+				nb = v.b
+			}
+		} else {
+			nb, err = s.newBufferLocked(lifecycle.Load, b.size, l.mode)
+		}
 		s.mu.Unlock()
 		if err != nil {
 			return nil, l.fail(where, err)
@@ -541,7 +560,7 @@ func (l *loader) build() (*Graph, error) {
 	// The gate buffer and table are the graph's own: nobody else gets a
 	// handle on them.
 	for i, b := range f.buffers {
-		if b.role != roleData {
+		if b.role != roleData && b.role != roleVar {
 			l.buffers[i].Release() // takes no stream lock
 		}
 	}
@@ -566,8 +585,12 @@ func (l *loader) fill() error {
 	for i, b := range l.f.buffers {
 		nb := l.buffers[i]
 		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
-		if b.data != nil {
-			if err := s.drv.WriteBuffer(nb.pg.buf, 0, b.data); err != nil {
+		data := b.data
+		if nb.v != nil {
+			data = nb.v.padded(b.data) // a Var: its value and zero padding
+		}
+		if data != nil {
+			if err := s.drv.WriteBuffer(nb.pg.buf, 0, data); err != nil {
 				return l.fail(where, err)
 			}
 			continue

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -16,13 +17,13 @@ import (
 // t0, ....
 type graphNames struct {
 	pages map[*page]string
-	metas map[*metaEntry]string
+	metas map[*paramcache.Entry]string
 	texs  map[*texHandle]string
 	order []*page
 }
 
 func (g *Graph) names() graphNames {
-	n := graphNames{pages: map[*page]string{}, metas: map[*metaEntry]string{}, texs: map[*texHandle]string{}}
+	n := graphNames{pages: map[*page]string{}, metas: map[*paramcache.Entry]string{}, texs: map[*texHandle]string{}}
 	addPage := func(pg *page, b *Buffer) {
 		if pg == nil {
 			return
@@ -100,7 +101,7 @@ func (g *Graph) String() string {
 	seen := map[string]int{}
 	var ks []string
 	for _, k := range order {
-		name := k.Entry()
+		name := kernelName(k)
 		if k.Guarded() {
 			// The guarded variant of a body kernel (WithPredication).
 			name += " (predicated)"
@@ -118,7 +119,7 @@ func (g *Graph) String() string {
 	}
 	var pbytes uint64
 	for e := range names.metas {
-		pbytes += e.size
+		pbytes += e.Size
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "graph: %d dispatches; kernels: %s", g.stats.Dispatches, strings.Join(ks, ", "))

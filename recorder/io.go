@@ -22,7 +22,12 @@ import (
 // error (wrapping lifecycle.ErrGraphState) that makes EndCapture fail, since
 // a graph missing an operation is worse than a late diagnostic.
 func (s *Stream) Write(b *Buffer, offset uint64, data []byte) error {
-	const op = lifecycle.Write
+	return s.write(lifecycle.Write, b, offset, data)
+}
+
+// write is Write admitted as op: lifecycle.Write, or lifecycle.SetVar
+// (refused on the spot while recording instead of deferred).
+func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) error {
 	if err := s.check(op); err != nil {
 		return err
 	}
@@ -69,11 +74,12 @@ func (s *Stream) Write(b *Buffer, offset uint64, data []byte) error {
 // an If or While body, where it runs as a kernel binding both whole
 // buffers, so there each must fit maxStorageBufferBindingSize (refused on
 // the spot otherwise).
-func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) error {
+func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) (err error) {
 	const op = lifecycle.Copy
 	if err := s.check(op); err != nil {
 		return err
 	}
+	defer s.noteRefusal(&err)
 	var c transfer
 	if err := s.resolveCopy(op, dst, dstOffset, src, srcOffset, size, &c); err != nil {
 		c.release()
@@ -85,11 +91,12 @@ func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, siz
 // Clear zeroes size bytes of b from offset (multiples of 4, in range) on
 // the GPU, in stream order; recorded while recording. A native clear
 // command, not a kernel.
-func (s *Stream) Clear(b *Buffer, offset, size uint64) error {
+func (s *Stream) Clear(b *Buffer, offset, size uint64) (err error) {
 	const op = lifecycle.Clear
 	if err := s.check(op); err != nil {
 		return err
 	}
+	defer s.noteRefusal(&err)
 	c := transfer{clear: true, dstOff: offset, size: size}
 	if b != nil && (offset%4 != 0 || size%4 != 0 || offset > b.size || size > b.size-offset) {
 		return argError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (multiples of 4, in range)", offset, size, b.size)
@@ -166,7 +173,7 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 			c.release()
 			return err
 		}
-		s.rec.addTransfer(c)
+		s.capturing().addTransfer(c)
 		return nil
 	}
 	if c.clear {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -94,7 +95,7 @@ type access struct {
 	buf            *Buffer // the Buffer argument: Rebind matches on it
 	params         Params  // the Params argument, until the cache resolves it
 	pg             *page
-	meta           *metaEntry
+	meta           *paramcache.Entry
 	tex            *Texture
 	smp            *Sampler
 	size           uint64
@@ -109,7 +110,7 @@ func (a *access) entry() driver.Entry {
 	case accessBuffer:
 		e.Buffer, e.Size = a.pg.buf, a.size
 	case accessParams:
-		e.Buffer, e.Offset, e.Size = a.meta.pg.buf, a.meta.off, a.meta.size
+		e.Buffer, e.Offset, e.Size = a.meta.Page.Buf, a.meta.Off, a.meta.Size
 	case accessTexture:
 		e.Texture = a.tex.h.t
 	case accessSampler:
@@ -182,11 +183,12 @@ func (l *launch) release() {
 // While recording (State() == lifecycle.Capture) the launch is resolved
 // (bindings, params uniform, bind groups) and appended to the recording
 // instead of executing.
-func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
+func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) (err error) {
 	const op = lifecycle.Launch
 	if err := s.check(op); err != nil {
 		return err
 	}
+	defer s.noteRefusal(&err) // runs after the deferred unlock below
 	if err := s.lock(op); err != nil {
 		return err
 	}
@@ -212,7 +214,7 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 				return err
 			}
 		}
-		s.rec.addLaunch(s, l)
+		s.capturing().addLaunch(s, l)
 		return nil
 	}
 	return s.encodeLaunch(op, l)
@@ -236,7 +238,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	var err error
-	if s.prof != nil && !s.enc.PassOpen() {
+	if s.profiling() != nil && !s.enc.PassOpen() {
 		err = s.beginProfiledPass()
 	}
 	if err != nil {
@@ -255,7 +257,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		case accessBuffer:
 			s.hold(a.pg)
 		case accessParams:
-			a.meta.lastGen = s.gen
+			a.meta.LastGen = s.gen
 		default:
 			a.drop() // the bind group keeps the native object alive
 		}
@@ -355,6 +357,14 @@ func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg
 			}
 			ac.kind, ac.params = accessParams, a
 			l.acc = append(l.acc, ac)
+		case *Var:
+			err := s.resolveVar(op, a, r.Kind == driver.ResourceUniform, r.Kind == driver.ResourceReadOnlyStorage, &ac, where)
+			if ac.pg != nil {
+				l.acc = append(l.acc, ac)
+			}
+			if err != nil {
+				return err
+			}
 		case *Texture:
 			if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
 				return argError(op, ErrInvalidArgument, "%s is a texture", where())
@@ -396,8 +406,8 @@ func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg
 			return err
 		}
 		l.ind = pg
-		if d.offset%4 != 0 || d.offset > b.size || b.size-d.offset < 12 {
-			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte buffer (a multiple of 4 with 12 bytes after it)", d.offset, b.size)
+		if size := b.valueSize(); d.offset%4 != 0 || d.offset > size || size-d.offset < 12 {
+			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte %s (a multiple of 4 with 12 bytes after it)", d.offset, size, b.kindName())
 		}
 		if err := conflict(l.acc, pg); err != nil {
 			return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)
@@ -445,11 +455,11 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if a.kind != accessParams {
 			continue
 		}
-		e, err := s.meta.lookup(a.params, s.gen, s.submittedGen, s.state.CacheMode(), &s.batch.slots)
+		e, err := s.meta.Lookup(a.params, s.gen, s.submittedGen, s.life.State().CacheMode(), &s.batch.slots)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}
-		a.meta, a.size, a.params = e, e.size, nil
+		a.meta, a.size, a.params = e, e.Size, nil
 	}
 	return s.bindGroups(op, l.k, l.acc, &l.groups)
 }

@@ -2,10 +2,10 @@ package recorder
 
 import (
 	"math/bits"
-	"sync"
 	"sync/atomic"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -67,7 +67,7 @@ type pool struct {
 	// by any stream of the device may hold them (deviceStreams.groupsGone).
 	freed func()
 
-	mu     sync.Mutex
+	mu     lockrank.Mutex // lockrank.Pool
 	closed bool
 	free   map[uint64][]*page // normal pool, by size class
 	pfree  map[uint64][]*page // persistent pool, by exact size
@@ -80,7 +80,7 @@ type pool struct {
 }
 
 func newPool(drv driver.Device, max uint64, log func(string, *pool), freed func()) *pool {
-	return &pool{drv: drv, max: max, log: log, freed: freed, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
+	return &pool{mu: lockrank.Mutex{Rank: lockrank.Pool}, drv: drv, max: max, log: log, freed: freed, free: map[uint64][]*page{}, pfree: map[uint64][]*page{}, all: map[*page]struct{}{}}
 }
 
 // sizeClass rounds a normal allocation up: powers of two up to 1 MiB (at

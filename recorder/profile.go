@@ -94,8 +94,8 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 		return ProfileToken{}, err
 	}
 	defer s.mu.Unlock()
-	if s.prof != nil {
-		return ProfileToken{}, argError(op, ErrInvalidArgument, "profile %d is still running on this stream; end it first", s.prof.id)
+	if running := s.profiling(); running != nil {
+		return ProfileToken{}, argError(op, ErrInvalidArgument, "profile %d is still running on this stream; end it first", running.id)
 	}
 	// The profile covers only work enqueued after it starts.
 	s.flushLocked()
@@ -115,14 +115,17 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 		}
 	}
 	p.start = time.Now()
-	s.prof = p
+	if err := s.life.StartProfile(p); err != nil { // admitted above: cannot fail
+		p.release()
+		return ProfileToken{}, &Error{Op: op.String(), Err: err}
+	}
 	return ProfileToken{s: s, id: p.id}, nil
 }
 
 // beginPass opens a compute pass on the stream's encoder when a profile
 // needs timestamps on it; otherwise dispatches open their own.
 func (s *Stream) beginProfiledPass() error {
-	if ts := s.prof.nextPass(); ts != nil {
+	if ts := s.profiling().nextPass(); ts != nil {
 		return s.enc.BeginPass(ts)
 	}
 	return nil
@@ -137,12 +140,11 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	if _, err := s.admit(op); err != nil {
 		return Profile{}, err
 	}
-	if tok.s != s || s.prof == nil || s.prof.id != tok.id {
+	if running := s.profiling(); tok.s != s || running == nil || running.id != tok.id {
 		s.mu.Unlock()
 		return Profile{}, argError(op, ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
 	}
-	p := s.prof
-	s.prof = nil
+	p, _, _ := s.life.EndProfile() // admitted above, and running
 	s.flushLocked()
 	if p.set == nil {
 		sub, any := s.lastSub, s.submitted
@@ -228,7 +230,7 @@ func (s *Stream) resolveTimestamps(set driver.QuerySet, count uint32) ([]byte, e
 // DispatchTime is one dispatch of a profiled replay.
 type DispatchTime struct {
 	Index    int           // position in the graph
-	Kernel   string        // entry point
+	Kernel   string        // the kernel's label (wgpu.WithLabel), or its entry point
 	Dispatch string        // "groups 4×1×1" or "indirect @0"
 	GPU      time.Duration // GPU time between the dispatch's pass timestamps
 }
@@ -307,8 +309,8 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 		s.mu.Unlock()
 		return ReplayProfile{}, argError(op, ErrReleased, "ProfileReplay: graph of %d dispatches was released", g.stats.Dispatches)
 	}
-	if s.prof != nil {
-		id := s.prof.id
+	if running := s.profiling(); running != nil {
+		id := running.id
 		s.mu.Unlock()
 		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: profile %d is running on this stream; end it first", id)
 	}
@@ -429,7 +431,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 		if e > b {
 			d = time.Duration(float64(e-b) * period)
 		}
-		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: nd.k.Entry(), Dispatch: nd.d.label(), GPU: d})
+		out.Dispatches = append(out.Dispatches, DispatchTime{Index: i, Kernel: kernelName(nd.k), Dispatch: nd.d.label(), GPU: d})
 		out.Total += d
 	}
 	return out, nil

@@ -292,7 +292,7 @@ func (s *Stream) rampReplay(g *Graph) bool {
 		return true
 	}
 	r := g.ramp
-	if r == nil || s.prof != nil || r.pos >= rampSteps || !s.enc.Empty() {
+	if r == nil || s.profiling() != nil || r.pos >= rampSteps || !s.enc.Empty() {
 		// With work encoded live in the open batch (replays past the
 		// ramp, launches or other graphs between this graph's replays),
 		// a step would first hand that work off as a batch of its own, to

@@ -68,8 +68,9 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 		BindGroups: len(s.groups.m),
 	}
 	if s.meta != nil {
-		m.Params, m.ParamsEntries = s.meta.bytes, len(s.meta.entries)
-		m.ParamsHits, m.ParamsMisses = s.meta.hits, s.meta.misses
+		ps := s.meta.Stats()
+		m.Params, m.ParamsEntries = ps.Bytes, ps.Entries
+		m.ParamsHits, m.ParamsMisses = ps.Hits, ps.Misses
 	}
 	seen := map[*page]bool{}
 	for g := range s.graphs {
@@ -114,7 +115,7 @@ func (s *Stream) Trim() (uint64, error) {
 	// an entry last used by one of them can go. (The newest submitted
 	// batch number is not that bound: the batch a capture recorded in is
 	// never submitted, and its entries would stay for good.)
-	freed += s.meta.trim(s.gen - 1)
+	freed += s.meta.Trim(s.gen - 1)
 	s.logPool("pool trimmed", s.mem)
 	s.mu.Unlock()
 	// The other streams' caches may bind pages just given back.

@@ -11,6 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
+	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -62,9 +64,12 @@ type Stream struct {
 	// still references it): MemoryStats.Textures.
 	liveTextures atomic.Int64
 
-	mu    sync.Mutex
-	state lifecycle.State // the capture rule: every operation asks state.Admit
-	errs  []error         // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
+	mu lockrank.Mutex // lockrank.Stream: one stream's lock at a time
+	// life is the capture rule and what it owns: the lifecycle state every
+	// operation asks for its verdict, the recording that exists exactly
+	// while the state is Capture, and the running profile.
+	life lifecycle.Session[*recording, *profile]
+	errs []error // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
 	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
 	gen        uint64         // number of the open batch; bumped by every flush
@@ -87,14 +92,12 @@ type Stream struct {
 	reaping      []*flushJob // reap's scratch
 
 	mem    *pool
-	meta   *metaCache
+	meta   *paramcache.Cache
 	groups groupCache
 	// groupsSeen is the device's groupsEpoch the cache was last checked
 	// against (syncGroups).
 	groupsSeen uint64
-	rec        *recording      // the capture in progress; set exactly while state is Capture
 	graphs     map[*Graph]bool // live graphs made on this stream
-	prof       *profile        // the running profile, if any
 	stage      []driver.Buffer // map-read staging buffers not in use
 
 	// Ramps of short graphs (ramp.go): the replays deferred against a
@@ -125,7 +128,7 @@ type batch struct {
 	cbs        []driver.CommandBuffer // finished command buffers that go first, in order (pre-encoded replays and what was encoded before them)
 	pages      []*page                // a reference each
 	pins       []*pinSet              // graphs replayed in the batch: a reference each
-	slots      []metaSlot             // evicted params slots waiting for submission
+	slots      []paramcache.Slot      // evicted params slots waiting for submission
 }
 
 type config struct {
@@ -306,6 +309,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		return nil, &Error{Op: op, Err: err}
 	}
 	s := &Stream{
+		mu:     lockrank.Mutex{Rank: lockrank.Stream},
 		dev:    dev,
 		drv:    drv,
 		shared: streamsOf(drv),
@@ -324,8 +328,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	// Params are bound as uniforms, and on OpenGL some as read-only storage
 	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
 	// both offset alignments, and their buffers have both usages.
-	s.meta = newMetaCache(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment))
-	s.meta.limit = cfg.metaLimit
+	s.meta = paramcache.New(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment), cfg.metaLimit)
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
 	if !s.shared.add(s) {
 		enc.Release()
@@ -350,7 +353,7 @@ func (s *Stream) State() lifecycle.State {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.state
+	return s.life.State()
 }
 
 // check is the first step of every operation: the stream and its device
@@ -405,18 +408,30 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 // admitLocked is admit's verdict for a caller already holding s.mu; on
 // DeferError and Refuse the mutex is released.
 func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
-	v := s.state.Admit(op)
+	v := s.life.Admit(op)
 	switch v {
 	case lifecycle.DeferError:
-		s.errs = append(s.errs, s.state.Refusal(op))
+		s.errs = append(s.errs, s.life.Refusal(op))
 		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
-		err := s.state.Refusal(op)
+		err := s.life.Refusal(op)
 		s.mu.Unlock()
 		return v, err
 	}
 	return v, nil
+}
+
+// capturing is the recording in progress, nil unless the state is Capture.
+func (s *Stream) capturing() *recording {
+	r, _ := s.life.Recording()
+	return r
+}
+
+// profiling is the running profile, nil when none runs.
+func (s *Stream) profiling() *profile {
+	p, _ := s.life.Profile()
+	return p
 }
 
 // token identifies the open batch in pages' touch fields: stream id and
@@ -632,11 +647,9 @@ func (s *Stream) teardown() (err error) {
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	if s.rec != nil {
-		s.rec.discard(s)
-		s.rec = nil
+	if rec, ok := s.life.Abort(); ok {
+		rec.discard(s)
 	}
-	s.state.Abort()
 	s.flushLocked()
 	sub, any := s.lastSub, s.submitted
 	s.mu.Unlock()
@@ -654,13 +667,14 @@ func (s *Stream) teardown() (err error) {
 	}
 	s.stopSubmitter()
 	s.groups.clear()
-	s.prof.release()
-	s.prof = nil
+	if p, ok := s.life.DropProfile(); ok {
+		p.release()
+	}
 	for _, b := range s.stage {
 		b.Release()
 	}
 	s.stage = nil
-	s.meta.close()
+	s.meta.Close()
 	s.dropOwned()
 	s.mem.close()
 	s.enc.Release()
@@ -685,7 +699,7 @@ func (s *Stream) teardown() (err error) {
 // enqueued before it. The device keeps it (driver.Device.Local) without
 // knowing what it is: package wgpu knows no streams.
 type deviceStreams struct {
-	mu      sync.Mutex
+	mu      lockrank.Mutex // lockrank.Streams
 	streams map[*Stream]struct{}
 	// groupsEpoch counts the releases of native resources (a texture, a
 	// sampler, pool pages) that a bind group cached by any stream of the
@@ -737,7 +751,9 @@ func (s *Stream) syncGroups() {
 }
 
 func streamsOf(drv driver.Device) *deviceStreams {
-	return drv.Local(func() any { return &deviceStreams{streams: map[*Stream]struct{}{}} }).(*deviceStreams)
+	return drv.Local(func() any {
+		return &deviceStreams{mu: lockrank.Mutex{Rank: lockrank.Streams}, streams: map[*Stream]struct{}{}}
+	}).(*deviceStreams)
 }
 
 func (d *deviceStreams) add(s *Stream) bool {

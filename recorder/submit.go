@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // maxInflight is how many batches may wait for the submitter before a full
@@ -70,14 +71,14 @@ func (j *flushJob) holds(pg *page) bool {
 // retire under its own lock. It never takes the stream's lock, so the
 // stream may wait for it while holding that lock.
 type submitter struct {
-	mu      sync.Mutex
-	cond    *sync.Cond    // signalled when a job is queued, done, or the submitter stops
-	queue   []*flushJob   // handed off, not yet processed, oldest first
-	stop    bool          // no more jobs: exit once the queue is empty
-	done    []*flushJob   // processed, not yet reaped
-	queued  uint64        // jobs ever queued
-	handled uint64        // jobs processed so far (in queue order)
-	changed chan struct{} // made by a wait that honours a context, closed by the next job done
+	mu      lockrank.Mutex // lockrank.Submitter
+	cond    *sync.Cond     // signalled when a job is queued, done, or the submitter stops
+	queue   []*flushJob    // handed off, not yet processed, oldest first
+	stop    bool           // no more jobs: exit once the queue is empty
+	done    []*flushJob    // processed, not yet reaped
+	queued  uint64         // jobs ever queued
+	handled uint64         // jobs processed so far (in queue order)
+	changed chan struct{}  // made by a wait that honours a context, closed by the next job done
 	exited  chan struct{}
 }
 
@@ -117,7 +118,7 @@ func (s *Stream) process(j *flushJob) {
 }
 
 func (s *Stream) startSubmitter() {
-	sub := &submitter{exited: make(chan struct{})}
+	sub := &submitter{mu: lockrank.Mutex{Rank: lockrank.Submitter}, exited: make(chan struct{})}
 	sub.cond = sync.NewCond(&sub.mu)
 	s.sub = sub
 	go func() {
@@ -455,7 +456,7 @@ func (s *Stream) retireJob(j *flushJob) {
 	}
 	clear(b.pins)
 	if len(b.slots) > 0 {
-		s.meta.release(b.slots)
+		s.meta.Release(b.slots)
 	}
 	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
 	b.dispatches = 0

@@ -14,7 +14,7 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// Probe round 5: WGSL's builtin functions, operators and conversions, in
+// WGSL's builtin functions, operators and conversions, in
 // the style of the WebGPU CTS's shader execution tests
 // (webgpu:shader,execution,expression,...). Each probe is one expression
 // over arguments a, b, c, ... and a table of edge-case inputs (zero, -0,
@@ -39,6 +39,11 @@ import (
 // four consecutive cases of the table) and, where WGSL allows a scalar
 // next to vectors (vec3 * f32, select over a bool, extractBits' offset),
 // with that operand scalar.
+//
+// The default run checks each probe on a sample of its table at the scalar
+// and the widest width (probe.sampled); SOFTGRAPH_LONG=1 adds the
+// ...OnEveryInput tests, every case at every width (about two more minutes
+// with -race on a two-core machine and lavapipe).
 //
 // Subnormal f32 inputs and outputs may be flushed to zero (WGSL §
 // "Floating Point Accuracy"), so a result is accepted when it fits the
@@ -633,14 +638,18 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 	case "uniform":
 		per := 65536 / (32 * nOps)
 		n := min(per, len(p.cases))
+		// The loop's count is read from base, not written as a literal: a
+		// short constant loop is unrolled by the compiler (lavapipe's LLVM),
+		// which made this way about five times slower to compile than the
+		// others while checking nothing more.
 		b.WriteString("struct Case {")
 		for k := 0; k < nOps; k++ {
 			e := storeType(p.slots[0].ops[k].t.elem)
 			b.WriteString(" @size(16) " + argNames[k] + ": vec3<" + e + ">, @size(16) " + argNames[k] + "4: " + e + ",")
 		}
-		b.WriteString(" }\nstruct Base { at: u32 }\n@group(0) @binding(0) var<uniform> cases: array<Case, " + strconv.Itoa(n) + ">;\n")
+		b.WriteString(" }\nstruct Base { at: u32, n: u32 }\n@group(0) @binding(0) var<uniform> cases: array<Case, " + strconv.Itoa(n) + ">;\n")
 		b.WriteString("@group(0) @binding(1) var<storage, read_write> out: array<vec4<u32>>;\n@group(0) @binding(2) var<uniform> base: Base;\n")
-		b.WriteString("@compute @workgroup_size(1)\nfn main() {\n  for (var i = 0u; i < " + strconv.Itoa(n) + "u; i++) {\n")
+		b.WriteString("@compute @workgroup_size(1)\nfn main() {\n  for (var i = 0u; i < base.n; i++) {\n")
 		for si, sl := range p.slots {
 			b.WriteString("  " + body(sl, func(k int, o operand) string {
 				return uniformRead(o, argNames[k])
@@ -657,7 +666,7 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 					words = append(words, a[0], a[1], a[2], 0, a[3], 0, 0, 0)
 				}
 			}
-			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words)), out, recorder.ParamsOf[uint32](uint32(start), 0, 0, 0))
+			launch(t, s, k, recorder.Groups(1, 1, 1), recorder.Params(asBytesU(words...)), out, recorder.ParamsOf[uint32](uint32(start), uint32(n), 0, 0))
 		}
 		return readU32(t, s, out), nil
 	}
@@ -863,14 +872,6 @@ func cross(tables ...[]uint32) [][]uint32 {
 	return r
 }
 
-func fBits(xs []float32) []uint32 {
-	r := make([]uint32, len(xs))
-	for i, x := range xs {
-		r[i] = bitsF(x)
-	}
-	return r
-}
-
 func iBits(xs []int32) []uint32 {
 	r := make([]uint32, len(xs))
 	for i, x := range xs {
@@ -879,7 +880,56 @@ func iBits(xs []int32) []uint32 {
 	return r
 }
 
+// sampledCases is how many of a probe's cases the default run keeps. A
+// case's four lanes read four consecutive table entries, so the vector
+// slots still see about 4 × sampledCases inputs of every table; only the
+// scalar slots and the constant evaluator see fewer. SOFTGRAPH_LONG=1 runs
+// every case at every width (the ...OnEveryInput tests).
+const sampledCases = 8
+
+// sampled is p as the default run checks it: sampledCases of its cases,
+// spread evenly over its table (the first, zero or its first edge, always
+// among them), at the scalar and the widest of its widths (a mixed slot,
+// a scalar operand beside vectors, at the widest). Every way (storage,
+// uniform, const, abstract) still runs: each is a different path through
+// the front end and the compiler.
+func (p *probe) sampled() *probe {
+	q := *p
+	if len(p.cases) > sampledCases {
+		q.cases = make([][][4]uint32, sampledCases)
+		for i := range q.cases {
+			q.cases[i] = p.cases[i*len(p.cases)/sampledCases]
+		}
+	}
+	widest := 0
+	for _, sl := range p.slots {
+		widest = max(widest, sl.res.n)
+	}
+	q.slots = nil
+	for _, sl := range p.slots {
+		if sl.res.n == 1 || sl.res.n == widest {
+			q.slots = append(q.slots, sl)
+		}
+	}
+	return &q
+}
+
+// runProbes runs every probe on a few of its cases (sampled); every case
+// of every probe is the long sweep of runAllProbes.
 func runProbes(t *testing.T, ps []*probe) {
+	skipIfShort(t)
+	d, s := openStream(t)
+	for _, p := range ps {
+		p := p.sampled()
+		t.Run(p.name, func(t *testing.T) { p.run(t, d, s) })
+	}
+}
+
+// runAllProbes runs every case of every probe, under SOFTGRAPH_LONG=1.
+func runAllProbes(t *testing.T, ps []*probe) {
+	if !longSweep() {
+		t.Skip("long sweep: set SOFTGRAPH_LONG=1")
+	}
 	d, s := openStream(t)
 	for _, p := range ps {
 		t.Run(p.name, func(t *testing.T) { p.run(t, d, s) })
@@ -895,8 +945,6 @@ func probes(cs ...cw) []*probe {
 }
 
 // ---- integer builtins and operators ----
-
-func i32s(x []uint32, k int) int32 { return int32(x[k]) }
 
 // fitsI32 reports whether v is an i32: a constant expression whose value
 // is not is a shader-creation error, a run-time one wraps.
@@ -1064,9 +1112,10 @@ func reverse(x uint32) uint32  { return bits.Reverse32(x) }
 // mixes, at run time and as constant expressions, bit for bit.
 func TestIntegerBuiltinsFollowWGSL(t *testing.T) { runProbes(t, integerProbes()) }
 
-// ---- float builtins and operators ----
+// TestIntegerBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestIntegerBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, integerProbes()) }
 
-func fArg(x []uint32, k int) float64 { return f32of(x[k]) }
+// ---- float builtins and operators ----
 
 // fIvl is the accepted range of a float result from its interval.
 func fIvl(f func(x []float64) ivl) func(x []uint32) accept {
@@ -1094,8 +1143,8 @@ func unF(name, expr string, xs []float32, ref func(x []uint32) accept) cw {
 func fractRef(x []float64) float64 { return x[0] - math.Floor(x[0]) }
 
 func floatProbes() []*probe {
-	ff := cross(fBits([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), fBits([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
-	small := fBits(f32Small)
+	ff := cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
+	small := bitsOf(f32Small)
 
 	return probes(
 		// abs, floor, ceil, trunc, round, sign, saturate and the unary
@@ -1224,7 +1273,7 @@ func floatProbes() []*probe {
 		cw{name: "max f32", expr: "max(a, b)", args: []string{"f32", "f32"}, res: "f32", cases: ff, abstract: true,
 			ref: fExact(func(x []float64) float64 { return math.Max(x[0], x[1]) })},
 		cw{name: "clamp f32", expr: "clamp(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, negZero, 1, -1, 0.5, 7, -1e30}), fBits([]float32{0, -1, 0.5, 2}), fBits([]float32{1, 0, -2, 0.25})),
+			cases: cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, 7, -1e30}), bitsOf([]float32{0, -1, 0.5, 2}), bitsOf([]float32{1, 0, -2, 0.25})),
 			ref: func(x []uint32) accept {
 				e, lo, hi := f32of(x[0]), f32of(x[1]), f32of(x[2])
 				med := math.Max(math.Min(e, math.Max(lo, hi)), math.Min(lo, hi))
@@ -1240,11 +1289,11 @@ func floatProbes() []*probe {
 			})},
 		// fma inherited from a * b + c: the fused or the unfused result.
 		cw{name: "fma", expr: "fma(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 1 + 0x1p-23, 3, 0.1, -1e10}), fBits([]float32{1, -1, 1 - 0x1p-23, 0.5, 1e10}), fBits([]float32{0, -1, 1, 0.1, -1e20})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 1 + 0x1p-23, 3, 0.1, -1e10}), bitsOf([]float32{1, -1, 1 - 0x1p-23, 0.5, 1e10}), bitsOf([]float32{0, -1, 1, 0.1, -1e20})),
 			ref:   fIvl(func(x []float64) ivl { return addI(mulI(pt(x[0]), pt(x[1])), pt(x[2])) })},
 		// mix inherited from e1 * (1 - e3) + e2 * e3 (or e1 + (e2 - e1) * e3).
 		cw{name: "mix", expr: "mix(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", mixed: []int{2}, abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 10, 1e10, -0.5}), fBits([]float32{0, 2, -3, 1e-3, 1e10}), fBits([]float32{0, 1, 0.5, 0.25, -1, 2})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 10, 1e10, -0.5}), bitsOf([]float32{0, 2, -3, 1e-3, 1e10}), bitsOf([]float32{0, 1, 0.5, 0.25, -1, 2})),
 			ref: fIvl(func(x []float64) ivl {
 				a, b, t := pt(x[0]), pt(x[1]), pt(x[2])
 				return addI(mulI(a, subI(pt(1), t)), mulI(b, t)).union(addI(a, mulI(subI(b, a), t)))
@@ -1252,7 +1301,7 @@ func floatProbes() []*probe {
 		// smoothstep inherited from t * t * (3 - 2 * t), t = clamp((x -
 		// low) / (high - low), 0, 1).
 		cw{name: "smoothstep", expr: "smoothstep(a, b, c)", args: []string{"f32", "f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, -1, 2}), fBits([]float32{1, 3, 10}), fBits([]float32{0, 0.5, 1, -1, 2.5, 5, 11})),
+			cases: cross(bitsOf([]float32{0, -1, 2}), bitsOf([]float32{1, 3, 10}), bitsOf([]float32{0, 0.5, 1, -1, 2.5, 5, 11})),
 			ref: fIvl(func(x []float64) ivl {
 				lo, hi, v := pt(x[0]), pt(x[1]), pt(x[2])
 				t := divI(subI(v, lo), subI(hi, lo))
@@ -1261,12 +1310,12 @@ func floatProbes() []*probe {
 			})},
 		// pow inherited from exp2(y * log2(x)).
 		cw{name: "pow", expr: "pow(a, b)", args: []string{"f32", "f32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{1, 2, 0.5, 10, 3.5, 1e-5}), fBits([]float32{0, 1, -1, 2, 0.5, 10, -3})),
+			cases: cross(bitsOf([]float32{1, 2, 0.5, 10, 3.5, 1e-5}), bitsOf([]float32{0, 1, -1, 2, 0.5, 10, -3})),
 			ref:   fIvl(func(x []float64) ivl { return expI(math.Exp2, mulI(pt(x[1]), logI(math.Log2, pt(x[0])))) })},
 		// ldexp: e1 * 2^e2, exact; zero allowed where e2 + 127 <= 0;
 		// indeterminate where e2 > 128.
 		cw{name: "ldexp", expr: "ldexp(a, b)", args: []string{"f32", "i32"}, res: "f32", abstract: true,
-			cases: cross(fBits([]float32{0, 1, -1, 0.5, 1.5, 0x1p127, minNormal, 3}), iBits([]int32{0, 1, -1, 10, 127, 128, -126, -127, -149, -150, 200, -200})),
+			cases: cross(bitsOf([]float32{0, 1, -1, 0.5, 1.5, 0x1p127, minNormal, 3}), iBits([]int32{0, 1, -1, 10, 127, 128, -126, -127, -149, -150, 200, -200})),
 			ref: func(x []uint32) accept {
 				e1, e2 := f32of(x[0]), int32(x[1])
 				if e2 > 128 {
@@ -1317,6 +1366,9 @@ func f16Neighbours(x float64) ivl {
 // the accuracy WGSL's table grants each, at every width, as constant
 // expressions and with abstract arguments.
 func TestFloatBuiltinsFollowWGSL(t *testing.T) { runProbes(t, floatProbes()) }
+
+// TestFloatBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestFloatBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, floatProbes()) }
 
 // ---- conversions and bitcasts ----
 
@@ -1375,6 +1427,9 @@ func conversionProbes() []*probe {
 // TestConversionsFollowWGSL: value conversions between f32, i32, u32 and
 // bool (saturating float-to-integer) and bitcasts, at every width.
 func TestConversionsFollowWGSL(t *testing.T) { runProbes(t, conversionProbes()) }
+
+// TestConversionsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestConversionsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, conversionProbes()) }
 
 // ---- vector, matrix and packing builtins ----
 
@@ -1604,11 +1659,14 @@ func b2u(b bool) int {
 // reflect, refract, faceForward, all and any, at every width they take.
 func TestVectorBuiltinsFollowWGSL(t *testing.T) { runProbes(t, vectorProbes()) }
 
+// TestVectorBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestVectorBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, vectorProbes()) }
+
 // ---- packing and matrices ----
 
 func packProbes() []*probe {
 	f4, f2, u := tyw{"f32", 4}, tyw{"f32", 2}, tyw{"u32", 1}
-	comps := []float64{0, -0.0, 1, -1, 0.5, -0.5, 2, -2, 0.25, 1.0 / 255, 0.1, 1e-3, -1e-3, 0.996, 0.00196}
+	comps := []float64{0, math.Copysign(0, -1), 1, -1, 0.5, -0.5, 2, -2, 0.25, 1.0 / 255, 0.1, 1e-3, -1e-3, 0.996, 0.00196}
 	var c4, c2 [][][]float64
 	for i := range comps {
 		var v []float64
@@ -1740,6 +1798,9 @@ func halfValue(h uint32) float64 {
 // 4x8 and 2x16 snorm, unorm and float forms.
 func TestPackingBuiltinsFollowWGSL(t *testing.T) { runProbes(t, packProbes()) }
 
+// TestPackingBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestPackingBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, packProbes()) }
+
 func matrixProbes() []*probe {
 	fv := func(n int) tyw { return tyw{"f32", n} }
 	cols := [][]float64{{1, 2, 3, 4}, {-0.5, 0.25, 8, -2}, {3, 4, 0, 1}, {0.125, -1, 2, 0.5}, {2, 0, 1, -3}, {1, 1, 1, 1}, {-2, 5, 0.75, 6}, {0, 3, -1, 2}}
@@ -1855,3 +1916,6 @@ func det(m [][]float64) float64 {
 // TestMatrixBuiltinsFollowWGSL: determinant, transpose and the matrix
 // products, of every square size and one non-square product.
 func TestMatrixBuiltinsFollowWGSL(t *testing.T) { runProbes(t, matrixProbes()) }
+
+// TestMatrixBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
+func TestMatrixBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, matrixProbes()) }

@@ -56,7 +56,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   o[base + 22u] = bitcast<u32>(dot(vec2(x, y), vec2(y, x)));
   o[base + 23u] = reverseBits(ux) ^ bitcast<u32>(min(x, y)) ^ max(ux, uy);
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs := []int32{0, 1, -1, 7, -7, 8, -8, 100, -100, 12345, -12345, math.MaxInt32, math.MinInt32, 0x55555555, -0x2AAAAAAB, 3}
 	ys := []int32{0, 31, 32, 33, 63, 64, 100, -1, 5, -5, 1, 2, 35, 36, 39, 1 << 20}
 	const K = 24
@@ -117,7 +117,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   atomicStore(&words[8u + g.x / 32u], 5u);
   seen[g.x] += atomicLoad(&words[8u + g.x / 32u]) * 2u;
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	const n = 256
 	words := upU32(t, s, make([]uint32, 16))
 	seenB := upU32(t, s, make([]uint32, n))
@@ -220,7 +220,7 @@ func insertBitsU32(e, n, offset, count uint32) uint32 {
 // still see zeros.
 func TestUninitialisedVariablesStartAtZero(t *testing.T) {
 	d, s := openStream(t)
-	dirty := rwKernel(t, d, `var<workgroup> tile: array<u32, 256>;
+	dirty := mustKernel(t, d, `var<workgroup> tile: array<u32, 256>;
 @group(0) @binding(0) var<storage, read_write> o: array<u32>;
 @compute @workgroup_size(256)
 fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec3u) {
@@ -228,7 +228,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
   workgroupBarrier();
   o[wg.x * 256u + li] = tile[255u - li];
 }`, "main", nil)
-	clean := rwKernel(t, d, `var<workgroup> tile: array<u32, 256>;
+	clean := mustKernel(t, d, `var<workgroup> tile: array<u32, 256>;
 var<workgroup> count: atomic<u32>;
 var<private> pv: vec2<u32>;
 @group(0) @binding(0) var<storage, read_write> o: array<u32>;
@@ -266,7 +266,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
 // included.
 func TestNamesOnlyTheBundledCompilerReservesCompile(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, `struct Slot { handle: u32, signed: i32 }
+	k := mustKernel(t, d, `struct Slot { handle: u32, signed: i32 }
 @group(0) @binding(0) var<storage, read_write> inout: array<Slot>;
 fn ComputeShader(s: Slot) -> u32 { return s.handle * 2u + u32(s.signed); }
 @compute @workgroup_size(4)
@@ -285,7 +285,7 @@ fn handle(@builtin(global_invocation_id) g: vec3u) {
 // unpack2x16float(pack2x16float(e)) pair it first used into e.
 func TestQuantizeToF16RoundsAsBinary16(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
+	k := mustKernel(t, d, `@group(0) @binding(0) var<storage, read_write> v: array<f32>;
 @group(0) @binding(1) var<storage, read_write> w: array<vec2<f32>>;
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) g: vec3u) {
@@ -332,7 +332,7 @@ func f16Reference(x float32) float32 {
 // bind to it.
 func TestTwoRowMatricesInAUniformReadWGSLsLayout(t *testing.T) {
 	d, s := openStream(t)
-	k := rwKernel(t, d, `struct M {
+	k := mustKernel(t, d, `struct M {
   a: mat2x2<f32>,
   s: f32,
   b: mat3x2<f32>,

@@ -44,7 +44,7 @@ var (
 //	2  params  uniform              AddOneParams
 //
 // Dispatch ElementwiseGroups(n).
-var AddOne = Shader{Name: "add_one", Source: addOneWGSL, Entry: "add_one"}
+var AddOne = AddOneShader{Shader{Name: "add_one", Source: addOneWGSL, Entry: "add_one"}}
 
 // AddOneParams is AddOne's uniform: bytes 0-3 n (u32), 4-15 zero.
 func AddOneParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) }
@@ -62,7 +62,7 @@ func AddOneParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0
 //
 // Dispatch ElementwiseGroups(n). Offsets and n count words, not bytes; src
 // and dst must be different buffers.
-var Copy = Shader{Name: "copy", Source: copyWGSL, Entry: "copy"}
+var Copy = CopyShader{Shader{Name: "copy", Source: copyWGSL, Entry: "copy"}}
 
 // CopyParams is Copy's uniform: bytes 0-3 n, 4-7 srcOffset, 8-11 dstOffset
 // (all u32, in words), 12-15 zero.
@@ -79,7 +79,7 @@ func CopyParams(n, srcOffset, dstOffset uint32) recorder.Params {
 //	2  params  uniform              ScaleParams
 //
 // Dispatch ElementwiseGroups(n).
-var Scale = Shader{Name: "scale", Source: scaleWGSL, Entry: "scale"}
+var Scale = ScaleShader{Shader{Name: "scale", Source: scaleWGSL, Entry: "scale"}}
 
 // ScaleParams is Scale's uniform: bytes 0-3 n (u32), 4-7 a (f32), 8-15 zero.
 func ScaleParams(n uint32, a float32) recorder.Params {
@@ -97,7 +97,7 @@ func ScaleParams(n uint32, a float32) recorder.Params {
 //
 // Dispatch ElementwiseGroups(n). x and y must be different buffers: a launch
 // refuses one buffer bound both read-only and read-write.
-var Axpy = Shader{Name: "axpy", Source: axpyWGSL, Entry: "axpy"}
+var Axpy = AxpyShader{Shader{Name: "axpy", Source: axpyWGSL, Entry: "axpy"}}
 
 // AxpyParams is Axpy's uniform: bytes 0-3 n (u32), 4-7 a (f32), 8-15 zero.
 func AxpyParams(n uint32, a float32) recorder.Params {
@@ -114,7 +114,7 @@ func AxpyParams(n uint32, a float32) recorder.Params {
 //	3  params  uniform              AddParams
 //
 // Dispatch ElementwiseGroups(n).
-var Add = Shader{Name: "add", Source: addWGSL, Entry: "add"}
+var Add = AddShader{Shader{Name: "add", Source: addWGSL, Entry: "add"}}
 
 // AddParams is Add's uniform: bytes 0-3 n (u32), 4-15 zero.
 func AddParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) }
@@ -129,7 +129,7 @@ func AddParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) 
 //	3  params  uniform              MulParams
 //
 // Dispatch ElementwiseGroups(n).
-var Mul = Shader{Name: "mul", Source: mulWGSL, Entry: "mul"}
+var Mul = MulShader{Shader{Name: "mul", Source: mulWGSL, Entry: "mul"}}
 
 // MulParams is Mul's uniform: bytes 0-3 n (u32), 4-15 zero.
 func MulParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) }
@@ -152,7 +152,7 @@ func MulParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) 
 // until one is left finishes the reduction (100000 elements: 391 partial
 // sums, then 2, then the total). The tree adds in a different order than a
 // sequential loop, so f32 results differ from one in the last bits.
-var Sum = Shader{Name: "sum", Source: sumWGSL, Entry: "sum"}
+var Sum = SumShader{Shader{Name: "sum", Source: sumWGSL, Entry: "sum"}}
 
 // SumParams is Sum's uniform: bytes 0-3 n (u32), 4-15 zero.
 func SumParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) }
@@ -173,7 +173,7 @@ func SumParams(n uint32) recorder.Params { return params([4]uint32{n, 0, 0, 0}) 
 //	3  params  uniform              MatMulParams
 //
 // Dispatch MatMulGroups(m, n).
-var MatMul = Shader{Name: "matmul", Source: matMulWGSL, Entry: "matmul"}
+var MatMul = MatMulShader{Shader{Name: "matmul", Source: matMulWGSL, Entry: "matmul"}}
 
 // MatMulParams is MatMul's uniform: bytes 0-3 m, 4-7 n, 8-11 k (u32 each),
 // 12-15 zero.
@@ -195,7 +195,7 @@ func MatMulParams(m, n, k uint32) recorder.Params { return params([4]uint32{m, n
 //	2  params  uniform              SoftmaxParams
 //
 // Dispatch RowGroups(rows).
-var Softmax = Shader{Name: "softmax", Source: softmaxWGSL, Entry: "softmax"}
+var Softmax = SoftmaxShader{Shader{Name: "softmax", Source: softmaxWGSL, Entry: "softmax"}}
 
 // SoftmaxParams is Softmax's uniform: bytes 0-3 rows, 4-7 cols (u32 each),
 // 8-15 zero.
@@ -220,7 +220,7 @@ func SoftmaxParams(rows, cols uint32) recorder.Params {
 //	3  params  uniform              RMSNormParams
 //
 // Dispatch RowGroups(rows).
-var RMSNorm = Shader{Name: "rms_norm", Source: rmsNormWGSL, Entry: "rms_norm"}
+var RMSNorm = RMSNormShader{Shader{Name: "rms_norm", Source: rmsNormWGSL, Entry: "rms_norm"}}
 
 // RMSNormParams is RMSNorm's uniform: bytes 0-3 rows, 4-7 cols (u32 each),
 // 8-11 eps (f32), 12-15 zero.
@@ -240,7 +240,7 @@ func RMSNormParams(rows, cols uint32, eps float32) recorder.Params {
 //	3  params  uniform              BiasReLUParams
 //
 // Dispatch ElementwiseGroups(rows*cols).
-var BiasReLU = Shader{Name: "bias_relu", Source: biasReLUWGSL, Entry: "bias_relu"}
+var BiasReLU = BiasReLUShader{Shader{Name: "bias_relu", Source: biasReLUWGSL, Entry: "bias_relu"}}
 
 // BiasReLUParams is BiasReLU's uniform: bytes 0-3 rows, 4-7 cols (u32 each),
 // 8-15 zero.
@@ -266,7 +266,7 @@ func BiasReLUParams(rows, cols uint32) recorder.Params {
 //	3  params  uniform              BiasGELUParams
 //
 // Dispatch ElementwiseGroups(rows*cols).
-var BiasGELU = Shader{Name: "bias_gelu", Source: biasGELUWGSL, Entry: "bias_gelu"}
+var BiasGELU = BiasGELUShader{Shader{Name: "bias_gelu", Source: biasGELUWGSL, Entry: "bias_gelu"}}
 
 // BiasGELUParams is BiasGELU's uniform: bytes 0-3 rows, 4-7 cols (u32 each),
 // 8-15 zero.

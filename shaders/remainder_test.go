@@ -116,7 +116,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   out[o + 10u] = bitcast<i32>(bitcast<u32>(x) % bitcast<u32>(y));
   out[o + 11u] = 7 % y;
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs, ys := remainderPairs()
 	const stride = 12
 	out := empty(t, s, stride*len(xs))
@@ -216,7 +216,7 @@ fn main(@builtin(global_invocation_id) g: vec3u, @builtin(local_invocation_index
   out[o + 18u] = fc[1];
   out[o + 19u] = trace;
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs, ys := remainderPairs()
 	const stride = 20
 	out := empty(t, s, stride*len(xs))
@@ -296,7 +296,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   out[o + 12u] = bitcast<i32>(us);
   out[o + 13u] = bitcast<i32>(ux % 0u);
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs := []int32{-7, 7, 0, -1, math.MinInt32, math.MaxInt32, 1, -2}
 	const stride = 14
 	out := empty(t, s, stride*len(xs))
@@ -353,7 +353,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   out[o + 8u] = x % N;
   out[o + 9u] = (vec2<u32>(x) % y).y;
 }`
-	k := rwKernel(t, d, src, "main", map[string]float64{"N": 3})
+	k := mustKernel(t, d, src, "main", map[string]float64{"N": 3})
 	xs := []uint32{0, 1, 7, 64, 100, math.MaxUint32, math.MaxUint32, 5, 0, 12345}
 	ys := []uint32{0, 0, 3, 64, 7, 0, math.MaxUint32, 9, 3, 1}
 	for i := range 14 {
@@ -404,7 +404,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   out[o + 6u] = (vec2<i32>(x, -x) % 5).y;
   out[o + 7u] = KI / -2 + M / 2;
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs := []int32{-7, 7, 0, -1, math.MinInt32, math.MaxInt32, 1, -2, -3, 3, -4, 4, -5, 5, 11, -11}
 	const stride = 8
 	out := empty(t, s, stride*len(xs))
@@ -442,7 +442,7 @@ func TestFloatRemainderTruncatesOnEveryBackend(t *testing.T) {
 fn main(@builtin(global_invocation_id) g: vec3u) {
   if g.x < arrayLength(&xs) { out[g.x] = xs[g.x] % ys[g.x]; }
 }`
-	k := rwKernel(t, d, src, "main", nil)
+	k := mustKernel(t, d, src, "main", nil)
 	xs := []float32{5.5, -5.5, 5.5, -5.5, 7, -7, 0.75, -0.75}
 	ys := []float32{2, 2, -2, -2, 3, 3, 0.5, -0.5}
 	out := empty(t, s, len(xs))

@@ -35,7 +35,12 @@ func openStream(t testing.TB) (*wgpu.Device, *recorder.Stream) {
 	return d, s
 }
 
-func compile(t testing.TB, d *wgpu.Device, sh shaders.Shader) *wgpu.Kernel {
+// compiler is a Shader or one of the kernel types embedding it.
+type compiler interface {
+	Compile(*wgpu.Device) (*wgpu.Kernel, error)
+}
+
+func compile(t testing.TB, d *wgpu.Device, sh compiler) *wgpu.Kernel {
 	t.Helper()
 	k, err := sh.Compile(d)
 	if err != nil {
@@ -119,18 +124,18 @@ func TestShadersDeclareTheDocumentedBindings(t *testing.T) {
 		bindings []wgpu.BindingKind
 		wg       [3]uint32
 	}{
-		{shaders.AddOne, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.Copy, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.Scale, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.Axpy, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.Add, []wgpu.BindingKind{r, r, rw, u}, row},
-		{shaders.Mul, []wgpu.BindingKind{r, r, rw, u}, row},
-		{shaders.Sum, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.MatMul, []wgpu.BindingKind{r, r, rw, u}, [3]uint32{16, 16, 1}},
-		{shaders.Softmax, []wgpu.BindingKind{r, rw, u}, row},
-		{shaders.RMSNorm, []wgpu.BindingKind{r, r, rw, u}, row},
-		{shaders.BiasReLU, []wgpu.BindingKind{r, r, rw, u}, row},
-		{shaders.BiasGELU, []wgpu.BindingKind{r, r, rw, u}, row},
+		{shaders.AddOne.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.Copy.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.Scale.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.Axpy.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.Add.Shader, []wgpu.BindingKind{r, r, rw, u}, row},
+		{shaders.Mul.Shader, []wgpu.BindingKind{r, r, rw, u}, row},
+		{shaders.Sum.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.MatMul.Shader, []wgpu.BindingKind{r, r, rw, u}, [3]uint32{16, 16, 1}},
+		{shaders.Softmax.Shader, []wgpu.BindingKind{r, rw, u}, row},
+		{shaders.RMSNorm.Shader, []wgpu.BindingKind{r, r, rw, u}, row},
+		{shaders.BiasReLU.Shader, []wgpu.BindingKind{r, r, rw, u}, row},
+		{shaders.BiasGELU.Shader, []wgpu.BindingKind{r, r, rw, u}, row},
 	} {
 		t.Run(c.sh.Name, func(t *testing.T) {
 			k := compile(t, d, c.sh)

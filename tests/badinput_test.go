@@ -159,7 +159,7 @@ func newMatrixRig(t *testing.T) *matrixRig {
 	// The stream has submitted work before the first case, so a cancelled
 	// context meets a real wait.
 	r.enter(t, lifecycle.NoCapture, 0)
-	r.prove(t, lifecycle.NoCapture, 0, false)
+	r.prove(t, lifecycle.NoCapture, 0, false, "")
 	return r
 }
 
@@ -191,7 +191,23 @@ func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
 // and a capture of it is sealed and replayed; in Capture the window records
 // the chain, seals (or, poisoned by a write inside the window, fails to
 // seal) and replays. The chain adds 2 per run, so a reads base+2 or base+4.
-func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poisoned bool) {
+// refusedFailsCapture names the entry points whose refusal inside the
+// capture window makes EndCapture fail with a *recorder.CaptureError (a
+// caller ignoring the error would otherwise get a graph without the work),
+// and the operation the error names.
+var refusedFailsCapture = map[string]string{
+	"Stream.Launch": "Launch", "Stream.Copy": "Copy", "Stream.Clear": "Clear",
+	"Graph.Replay": "Replay", "Stream.If": "Branch", "Stream.While": "Branch",
+}
+
+// notOnTheRigStream names the cases whose call is not made on the rig's
+// stream (a nil or closed stream, a graph of none or of a closed one):
+// their refusal cannot touch the rig's capture.
+var notOnTheRigStream = map[string]bool{
+	"nil stream": true, "closed stream": true, "nil graph": true, "graph of a closed stream": true,
+}
+
+func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poisoned bool, refused string) {
 	t.Helper()
 	runs := float32(1)
 	if st == lifecycle.Prepare {
@@ -212,6 +228,13 @@ func (r *matrixRig) prove(t *testing.T, st lifecycle.State, base float32, poison
 			if g != nil {
 				t.Fatalf("a failed EndCapture must return no graph")
 			}
+		} else if refused != "" && st == lifecycle.Capture {
+			var ce *recorder.CaptureError
+			if g != nil || !errors.As(err, &ce) {
+				g.Release()
+				t.Fatalf("a call refused inside the window makes EndCapture fail with a *CaptureError and no graph: got %v, %v", g, err)
+			}
+			gputest.WantErr(t, "the CaptureError names the refused call", err, []error{lifecycle.ErrGraphState}, refused+":")
 		} else {
 			if err != nil {
 				t.Fatalf("a refused call must not poison the capture: EndCapture: %v", err)
@@ -933,7 +956,11 @@ func TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes(t *testing.T)
 					t.Fatalf("%s (%s): the error must be a %s, got %T: %v", c.entry, c.name, w.asName, err, err)
 				}
 				wantState(t, "a refused call leaves the lifecycle state unchanged", r.s, st)
-				r.prove(t, st, base, w.poisons)
+				refused := ""
+				if err != nil && !notOnTheRigStream[c.name] {
+					refused = refusedFailsCapture[c.entry]
+				}
+				r.prove(t, st, base, w.poisons, refused)
 				if c.after != nil {
 					c.after(t, r)
 				}

@@ -22,6 +22,7 @@
 //   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
 //   - graph_calls_test.go: graphs without dispatches work through every Graph call, and Rebind keeps its identity rules, chains and the conditions a saved graph reads.
 //   - graph_files_test.go: Save and LoadGraph keep child graphs with control flow, textures and samplers; a hand-built file replays; a loaded graph saves a file it can load; resealed garbage never crashes LoadGraph (FuzzLoadGraphResealed).
+//   - graph_on_several_devices_test.go: a graph captured on one device and loaded from its file on another replays on both at once, with the same results.
 //   - harness_test.go: shared helpers (no tests): waits with time limits, error collection, live-object counts, memory and the SOFTGRAPH_LONG and -short switches.
 //   - latched_graphs_test.go: graphs whose loops are latched keep their results through replay, ProfileReplay, Save and LoadGraph, Rebind and use as a child, and back-to-back replays read no stale enable word.
 //   - latching_races_test.go: latched loops captured and replayed on concurrent streams, with kernels released and the device closed under them, fail cleanly or match the model.

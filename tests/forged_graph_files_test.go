@@ -213,7 +213,9 @@ func forgeries() []forgery {
 		{name: "node in region 1 of 0", edit: func(f *fileSpec) { f.nodes[0].region = 1 }, wantErr: true},
 		{name: "buffer size 2", edit: func(f *fileSpec) { f.buffers[0].size, f.buffers[0].contents = 2, nil }, wantErr: true},
 		{name: "buffer size over maxBufferSize", edit: func(f *fileSpec) { f.buffers[0].size, f.buffers[0].contents = 1<<40, nil }, wantErr: true},
-		{name: "buffer role 4", edit: func(f *fileSpec) { f.buffers[0].role = 4 }, wantErr: true},
+		{name: "buffer role 5", edit: func(f *fileSpec) { f.buffers[0].role = 5 }, wantErr: true},
+		// Role 4 (a Var) is version 3's: a version-2 file with it is refused.
+		{name: "buffer role 4 in a version-2 file", edit: func(f *fileSpec) { f.version, f.buffers[0].role = 2, 4 }, wantErr: true},
 		{name: "enable buffer in a version-1 file", edit: func(f *fileSpec) {
 			f.version = 1
 			f.buffers = append(f.buffers, fileBuf{size: 4, role: 3})

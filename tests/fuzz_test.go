@@ -175,7 +175,8 @@ type fuzzStream struct {
 	ind      *recorder.Buffer // its indirect counts (1,1,1)
 	state    lifecycle.State
 	rec      []effect
-	poisoned bool // a write was issued inside the window
+	poisoned bool // a write was issued, or a call refused, inside the window
+	refused  bool // a call was refused inside the window (its error is queued too)
 	closed   bool
 }
 
@@ -287,6 +288,9 @@ func (m *streamModel) enqueue(name string, e effect, argErr error, do func() err
 	want := argErr
 	switch {
 	case want != nil:
+		if fs.state == lifecycle.Capture {
+			fs.poisoned, fs.refused = true, true // a refused call inside the window fails EndCapture
+		}
 	case fs.state == lifecycle.Capture:
 		fs.rec = append(fs.rec, e)
 	default:
@@ -409,7 +413,7 @@ func (m *streamModel) step(op int, arg []byte) {
 		if fs.state != lifecycle.Prepare {
 			want = lifecycle.ErrGraphState
 		} else {
-			fs.state, fs.rec, fs.poisoned = lifecycle.Capture, nil, false
+			fs.state, fs.rec, fs.poisoned, fs.refused = lifecycle.Capture, nil, false, false
 		}
 		m.expectErr("begin", fs.s.BeginCapture(), want)
 	case opEnd:
@@ -421,7 +425,7 @@ func (m *streamModel) step(op int, arg []byte) {
 			m.log[len(m.log)-1] += "(skipped: nothing to abort)"
 			return
 		}
-		fs.state, fs.rec, fs.poisoned = lifecycle.NoCapture, nil, false
+		fs.state, fs.rec, fs.poisoned, fs.refused = lifecycle.NoCapture, nil, false, false
 		m.expectErr("abort", fs.s.AbortCapture(), nil)
 	case opReplay:
 		fg := m.graph(arg[0])
@@ -446,6 +450,9 @@ func (m *streamModel) step(op int, arg []byte) {
 			want = wgpu.ErrClosed
 		case fg.released:
 			want = wgpu.ErrReleased
+			if fg.owner.state == lifecycle.Capture {
+				fg.owner.poisoned, fg.owner.refused = true, true // a refused call inside the window fails EndCapture
+			}
 		case fg.owner.state == lifecycle.Capture: // a child graph: the replay is appended to the recording
 			fg.owner.rec = append(fg.owner.rec, fg.effects...)
 		default:
@@ -496,7 +503,12 @@ func (m *streamModel) step(op int, arg []byte) {
 		if fs.state == lifecycle.Capture && fs.poisoned {
 			want = lifecycle.ErrGraphState
 		}
-		m.expectErr("close", fs.s.Close(), want)
+		if err := fs.s.Close(); !(fs.state == lifecycle.Capture && fs.refused) {
+			// (A refusal queued inside the window comes back with its own
+			// sentinel, or not at all where it wraps ErrClosed: Close
+			// answers nil then, so the model checks only the rest.)
+			m.expectErr("close", err, want)
+		}
 		fs.closed, fs.state, fs.rec = true, lifecycle.NoCapture, nil
 		m.streams[m.act] = m.open()
 	}
@@ -565,7 +577,8 @@ func (m *streamModel) rebind(arg []byte) {
 }
 
 // end is EndCapture as the model predicts it: refused outside the window,
-// failed (recording discarded) after a write inside it, else a graph of
+// failed (recording discarded) after a write or a refused call inside it,
+// else a graph of
 // exactly the recorded dispatches, child replays included.
 func (m *streamModel) end() {
 	m.t.Helper()
@@ -575,7 +588,7 @@ func (m *streamModel) end() {
 	case fs.state != lifecycle.Capture:
 		m.expectErr("end", err, lifecycle.ErrGraphState)
 	case fs.poisoned:
-		m.expectErr("end after a write inside the window", err, lifecycle.ErrGraphState)
+		m.expectErr("end after a write or a refused call inside the window", err, lifecycle.ErrGraphState)
 		fs.state = lifecycle.NoCapture
 	default:
 		m.expectErr("end", err, nil)
@@ -594,7 +607,7 @@ func (m *streamModel) end() {
 	if g != nil && (err != nil || fs.state == lifecycle.Capture) {
 		m.failf("end: a refused or failed EndCapture must return no graph")
 	}
-	fs.rec, fs.poisoned = nil, false
+	fs.rec, fs.poisoned, fs.refused = nil, false, false
 }
 
 // checkStreams compares every open stream's lifecycle state and live

@@ -259,7 +259,7 @@ func TestSavedGraphsKeepTexturesAndSamplers(t *testing.T) {
 	}
 }
 
-// fileSpec is a graph file (docs/graph-format.md, version 2) built field by
+// fileSpec is a graph file (docs/graph-format.md, version 3 unless set) built field by
 // field, so a test can forge any count, size or index and still reach the
 // decoder (encode appends the right CRC-32C).
 type fileSpec struct {
@@ -276,6 +276,7 @@ type fileSpec struct {
 type fileKernel struct {
 	source, entry string
 	constants     []fileConst // written in this order (Save sorts them)
+	label         string      // version 3
 }
 
 type fileConst struct {
@@ -342,7 +343,7 @@ func (f *fileSpec) encode() []byte {
 	w.b = append(w.b, "SGRAPH\r\n"...)
 	v := f.version
 	if v == 0 {
-		v = 2
+		v = recorder.GraphFileVersion
 	}
 	w.u32(v)
 	w.u32(f.flags)
@@ -354,6 +355,9 @@ func (f *fileSpec) encode() []byte {
 		for _, c := range k.constants {
 			w.str(c.name)
 			w.f64(c.value)
+		}
+		if v >= 3 {
+			w.str(k.label)
 		}
 	}
 	w.u32(uint32(len(f.buffers)))

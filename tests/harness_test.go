@@ -199,15 +199,6 @@ func callLoop(wg *sync.WaitGroup, errs *collect, ready chan<- struct{}, stop <-c
 // runs a shorter representative form that asserts the same rules.
 func longRun() bool { return !testing.Short() && os.Getenv("SOFTGRAPH_LONG") == "1" }
 
-// skipUnlessLong skips t, a long form whose shorter form runs by default,
-// unless longRun.
-func skipUnlessLong(t testing.TB) {
-	t.Helper()
-	if !longRun() {
-		t.Skip("long sweep: set SOFTGRAPH_LONG=1")
-	}
-}
-
 // skipIfShort skips t under -short: it takes more than about 2 s of GPU
 // work on lavapipe.
 func skipIfShort(t testing.TB) {

@@ -255,14 +255,32 @@ func TestBuffersOverTheStorageBindingLimitAreRefusedWhereAControlFlowKernelBinds
 	if err := s.Copy(big, max, small, 0, 64); err != nil { // top level: a native copy
 		t.Fatal(err)
 	}
-	g, err := s.EndCapture()
-	if err != nil {
-		t.Fatalf("EndCapture must seal what was accepted: %v", err)
+	// The refused calls make EndCapture fail (a caller that ignored
+	// their errors would otherwise get a graph without that work); the
+	// same step with the refused calls left out seals and replays.
+	if g, err := s.EndCapture(); g != nil || !errors.Is(err, wgpu.ErrInvalidArgument) || !strings.Contains(err.Error(), "maxStorageBufferBindingSize") {
+		t.Fatalf("EndCapture after calls refused inside the window must fail naming them, got %v, %v", g, err)
 	}
-	defer g.Release()
 	if ifErr != nil {
 		t.Fatal(ifErr)
 	}
+	if err := s.GraphPrepare(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.If(cond, 0, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Copy(big, max, small, 0, 64); err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.EndCapture()
+	if err != nil {
+		t.Fatalf("EndCapture must seal the accepted step: %v", err)
+	}
+	defer g.Release()
 	gputest.WantErr(t, "a copy from a big buffer inside an If", copyErr, []error{wgpu.ErrInvalidArgument}, "maxStorageBufferBindingSize")
 	gputest.WantErr(t, "an indirect dispatch from a big buffer inside an If", indErr, []error{wgpu.ErrInvalidArgument}, "maxStorageBufferBindingSize")
 	gputest.WantErr(t, "an If on a big condition buffer", condErr, []error{wgpu.ErrInvalidArgument}, "maxStorageBufferBindingSize")

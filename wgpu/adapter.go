@@ -205,6 +205,7 @@ var instances struct {
 
 func primaryInstance() *wgpu.Instance {
 	instances.primaryOnce.Do(func() {
+		ensureRuntimeDir()
 		instances.primary = createInstance(wgpu.InstanceBackendVulkan | wgpu.InstanceBackendMetal | wgpu.InstanceBackendDX12)
 	})
 	return instances.primary
@@ -212,6 +213,7 @@ func primaryInstance() *wgpu.Instance {
 
 func glInstance() *wgpu.Instance {
 	instances.glOnce.Do(func() {
+		ensureRuntimeDir()
 		instances.gl = createInstance(wgpu.InstanceBackendGL)
 	})
 	return instances.gl

@@ -118,6 +118,7 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 		done:    C.sg_done_new(),
 		kernels: map[kernelKey]*Kernel{},
 		cbs:     map[uintptr]*cbRecord{},
+		glMu:    glLock(info.Backend),
 	}
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}

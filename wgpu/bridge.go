@@ -90,7 +90,7 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32
 	if err != nil {
 		return nil, 0, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
 	}
-	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants))
+	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants), WithLabel(kv.k.label))
 	if err != nil {
 		return nil, 0, err
 	}

@@ -116,9 +116,13 @@ type Device struct {
 	// goroutine's submit ran seconds of GPU work did; and it makes a
 	// pipeline under a try_lock of its program cache and panics if that is
 	// taken ("Couldn't acquire program_cache lock"). Waiting here instead
-	// waits as long as the work, never aborts. Order: scopeMu, then glMu;
-	// nothing else is taken while it is held.
-	glMu sync.Mutex
+	// waits as long as the work, never aborts. It points to the
+	// process-wide glContext, not a lock of the device's own: every GL
+	// adapter of the process shares one EGL context (see OpenAll), so two
+	// GL Devices taking it at once would collide just as two goroutines of
+	// one would. Order: scopeMu, then glMu; nothing else is taken while it
+	// is held. Set once by Open or Adopt; nil on the other backends.
+	glMu *sync.Mutex
 
 	errMu      sync.Mutex
 	uncaptured []error // device errors no scope caught, oldest first; drained by TakeErrors
@@ -275,6 +279,7 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 		done:    C.sg_done_new(),
 		kernels: map[kernelKey]*Kernel{},
 		cbs:     map[uintptr]*cbRecord{},
+		glMu:    glLock(c.info.Backend),
 	}
 	d.raw = rawDevice(dev)
 	d.rawQ = rawQueue(d.queue)
@@ -457,15 +462,24 @@ func (d *Device) pollOnce() {
 
 // lockGL and unlockGL hold glMu on OpenGL (see glMu).
 func (d *Device) lockGL() {
-	if d.info.Backend == BackendGL {
+	if d.glMu != nil {
 		d.glMu.Lock()
 	}
 }
 
 func (d *Device) unlockGL() {
-	if d.info.Backend == BackendGL {
+	if d.glMu != nil {
 		d.glMu.Unlock()
 	}
+}
+
+// glLock is the lock a Device on backend b holds around GL context use
+// (glMu): the process's glContext on OpenGL, none elsewhere.
+func glLock(b Backend) *sync.Mutex {
+	if b == BackendGL {
+		return &glContext
+	}
+	return nil
 }
 
 // poll polls once for a wait bounded by ctx (nil: unbounded). On OpenGL a
@@ -556,8 +570,9 @@ func (d *Device) waitFor(ctx context.Context, s uint64, closingIsOurs bool) erro
 	}
 }
 
-// waitIdle waits for submission s during Close (which owns the closing).
-func (d *Device) waitIdle(s uint64) { _ = d.waitFor(nil, s, true) }
+// waitIdle waits for submission s during Close (which owns the closing),
+// unbounded: waitFor polls inline under a context that never ends.
+func (d *Device) waitIdle(s uint64) { _ = d.waitFor(context.Background(), s, true) }
 
 // backoff paces a polling wait: it polls back to back (yielding the
 // processor between polls) for a spin budget — most waits on a fast GPU end

@@ -3,7 +3,8 @@
 // file for what that binding does not wrap).
 //
 // Its public surface is small on purpose: [Open] (with [Options]) picks and
-// opens an adapter; a [Device] compiles a [Kernel] ([Device.Kernel], with
+// opens an adapter, [OpenAll] and [OpenN] open one independent Device per
+// GPU (or n of them) for work spread over several; a [Device] compiles a [Kernel] ([Device.Kernel], with
 // pipeline-overridable constants set through [WithConstants]) and reports its
 // adapter ([Device.Info]); and the errors say what went wrong. Everything else
 // (buffers, textures, bind groups, encoders, prebuilt programs, queries,

@@ -88,6 +88,7 @@ type KernelOption func(*kernelOptions)
 type kernelOptions struct {
 	constants map[string]float64
 	private   bool
+	label     string
 }
 
 // Private compiles a kernel of the caller's own: it is neither taken from
@@ -96,6 +97,15 @@ type kernelOptions struct {
 // recorder compiles a graph file's kernels this way, so that releasing the
 // loaded graph, or a refused load, frees them.
 func Private() KernelOption { return func(o *kernelOptions) { o.private = true } }
+
+// WithLabel names the kernel: graphs show the label in place of the entry
+// point (Graph.String, WriteDOT, ReplayProfile), so kernels whose entry
+// points are all "main" can be told apart. The label is part of the
+// kernel's identity in the Device's cache: the same source and entry with
+// two labels are two Kernels (each compiled once).
+func WithLabel(name string) KernelOption {
+	return func(o *kernelOptions) { o.label = name }
+}
 
 // WithConstants gives pipeline-overridable constants: values for the WGSL
 // module's `override` declarations, keyed by the override's name or by its
@@ -127,6 +137,7 @@ type Kernel struct {
 	dev       *Device
 	key       kernelKey
 	entry     string
+	label     string // WithLabel's name, or ""
 	source    string
 	constants map[string]float64 // every override's value
 	resources []driver.Resource  // launch-argument order
@@ -151,7 +162,7 @@ type Kernel struct {
 	view     *kernelView
 }
 
-type kernelKey struct{ source, entry, constants string }
+type kernelKey struct{ source, entry, constants, label string }
 
 // The getters answer a nil *Kernel with zero values, like Release.
 
@@ -159,6 +170,25 @@ type kernelKey struct{ source, entry, constants string }
 func (k *Kernel) Entry() string {
 	if k == nil {
 		return ""
+	}
+	return k.entry
+}
+
+// Label is the name given with WithLabel ("" if none).
+func (k *Kernel) Label() string {
+	if k == nil {
+		return ""
+	}
+	return k.label
+}
+
+// Name is the label, or the entry point when the kernel has no label.
+func (k *Kernel) Name() string {
+	if k == nil {
+		return ""
+	}
+	if k.label != "" {
+		return k.label
 	}
 	return k.entry
 }
@@ -304,7 +334,10 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	if !utf8.ValidString(entry) || strings.IndexByte(entry, 0) >= 0 {
 		return nil, opError(op, ErrInvalidArgument, "entry=%q is not valid UTF-8 text without NUL bytes", entry)
 	}
-	key := kernelKey{source, entry, constantsKey(o.constants)}
+	if !utf8.ValidString(o.label) {
+		return nil, opError(op, ErrInvalidArgument, "label %q is not valid UTF-8", o.label)
+	}
+	key := kernelKey{source, entry, constantsKey(o.constants), o.label}
 	d.kernelsMu.Lock()
 	defer d.kernelsMu.Unlock()
 	if k, ok := d.kernels[key]; ok && !o.private {
@@ -314,7 +347,7 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 	if err != nil {
 		return nil, err
 	}
-	k.key = key // Release drops the cache entry only if it is this kernel
+	k.key, k.label = key, o.label // Release drops the cache entry only if it is this kernel
 	if !o.private {
 		d.kernels[key] = k
 	}
@@ -701,6 +734,7 @@ type kernelView struct{ k *Kernel }
 func (v *kernelView) Release()                      { v.k.Release() }
 func (v *kernelView) Released() bool                { return v.k.Released() }
 func (v *kernelView) Entry() string                 { return v.k.entry }
+func (v *kernelView) Label() string                 { return v.k.label }
 func (v *kernelView) Source() string                { return v.k.source }
 func (v *kernelView) Constants() map[string]float64 { return maps.Clone(v.k.constants) }
 func (v *kernelView) Resources() []driver.Resource  { return v.k.resources }

@@ -21,11 +21,13 @@
 // replays the graph and reads. Both start from the same token and draws.
 //
 //	go run ./examples/decode                              # 64 steps, hidden 256, vocab 1024
+//	go run ./examples/decode -quick                       # 64 steps, hidden 64, vocab 256: seconds on lavapipe
 //	go run ./examples/decode -steps 256 -hidden 512 -vocab 4096 -seed 7
 //
 // It prints the adapter, the model's shape, the graph's stats (dispatches,
 // retained bytes, capture time), tokens/s for eager and replay side by side,
-// and how many steps it verified. It exits with status 1, naming the first
+// and how many steps it verified; on stderr, while a path decodes, a
+// progress line every few seconds. It exits with status 1, naming the first
 // step and element that differ, unless every replayed step equals the eager
 // one exactly: same kernels, same order, same inputs must give the same bits.
 //
@@ -34,7 +36,8 @@
 // resolving arguments, params and bind groups, wins little here. At the
 // default sizes a software rasteriser such as lavapipe is busy with the
 // matrix products and both rates are the same; shrink the model (-hidden 16
-// -vocab 16) to see the host's share.
+// -vocab 16) to see the host's share. On such an adapter (type CPU) it says
+// so after the adapter line: the CPU is the GPU there.
 package main
 
 import (
@@ -47,12 +50,14 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/examples/internal/progress"
+	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "decode:", err)
 		os.Exit(1)
 	}
@@ -66,14 +71,30 @@ type trace struct {
 	elapsed time.Duration
 }
 
-func run(args []string, stdout io.Writer) (err error) {
+// progressEvery is how often a path that is still decoding says so.
+const progressEvery = 3 * time.Second
+
+// run decodes as the command line args say, writing the report to stdout
+// and progress lines to stderr.
+func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("decode", flag.ExitOnError)
 	steps := fs.Int("steps", 64, "tokens to decode on each path")
 	hidden := fs.Uint("hidden", 256, "model width (the MLP's inner width is 4× this)")
 	vocab := fs.Uint("vocab", 1024, "vocabulary size (softmax width)")
 	seed := fs.Uint64("seed", 1, "seed for the weights, embeddings and sampling draws")
+	quick := fs.Bool("quick", false, "a small model, a few seconds on lavapipe: -hidden 64 -vocab 256 unless given")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *quick {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["hidden"] {
+			*hidden = 64
+		}
+		if !given["vocab"] {
+			*vocab = 256
+		}
 	}
 	if *steps < 1 || *hidden < 1 || *vocab < 1 || *hidden > 1<<16 || *vocab > 1<<20 {
 		return fmt.Errorf("want -steps ≥ 1, 1 ≤ -hidden ≤ 65536, 1 ≤ -vocab ≤ 1048576")
@@ -108,6 +129,9 @@ func run(args []string, stdout io.Writer) (err error) {
 		draws[i] = rng.Float64()
 	}
 	fmt.Fprintf(stdout, "adapter:  %s\n", dev.Info())
+	if note := softadapter.Note(dev.Info()); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
 	fmt.Fprintf(stdout, "model:    hidden %d, ffn %d, vocab %d; %d launches per token; seed %d\n",
 		b.hidden, b.ffn, b.vocab, len(b.launches), *seed)
 
@@ -122,7 +146,7 @@ func run(args []string, stdout io.Writer) (err error) {
 	if err := s.Sync(); err != nil {
 		return fmt.Errorf("eager warm-up: %w", err)
 	}
-	eager, err := decode(s, b, draws, func() error { return b.step(s) })
+	eager, err := decode(s, b, draws, func() error { return b.step(s) }, progress.New(stderr, progressEvery), "eager")
 	if err != nil {
 		return fmt.Errorf("eager: %w", err)
 	}
@@ -135,7 +159,7 @@ func run(args []string, stdout io.Writer) (err error) {
 	st := g.Stats()
 	fmt.Fprintf(stdout, "graph:    %d dispatches, %d kernels, %d buffers, %.2f MiB retained, captured in %v\n",
 		st.Dispatches, st.Kernels, st.Buffers, float64(st.RetainedBytes)/(1<<20), st.CaptureTime.Round(time.Microsecond))
-	replay, err := decode(s, b, draws, g.Replay)
+	replay, err := decode(s, b, draws, g.Replay, progress.New(stderr, progressEvery), "replay")
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
@@ -186,8 +210,8 @@ func capture(s *recorder.Stream, b *block) (*recorder.Graph, error) {
 
 // decode runs len(draws) steps from token 0: feed the token, run the block
 // (eager launches or a replay), read the probabilities, sample the next
-// token from them.
-func decode(s *recorder.Stream, b *block, draws []float64, runStep func() error) (trace, error) {
+// token from them. It reports on m how far the path named path has got.
+func decode(s *recorder.Stream, b *block, draws []float64, runStep func() error, m *progress.Meter, path string) (trace, error) {
 	t := trace{probs: make([][]float32, 0, len(draws)), tokens: make([]int, 0, len(draws))}
 	token := 0
 	start := clock.Now()
@@ -205,6 +229,7 @@ func decode(s *recorder.Stream, b *block, draws []float64, runStep func() error)
 		token = sample(p, u)
 		t.probs = append(t.probs, p)
 		t.tokens = append(t.tokens, token)
+		m.Printf("decode: %s path, %d/%d tokens", path, i+1, len(draws))
 	}
 	t.elapsed = clock.Since(start)
 	return t, nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -14,12 +15,32 @@ import (
 func TestSmallRunVerifiesEveryStep(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	var out bytes.Buffer
-	if err := run([]string{"-steps", "8", "-hidden", "16", "-vocab", "40", "-seed", "3"}, &out); err != nil {
+	if err := run([]string{"-steps", "8", "-hidden", "16", "-vocab", "40", "-seed", "3"}, &out, io.Discard); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	for _, want := range []string{"adapter: ", "graph:    6 dispatches", "eager:", "replay:", "verified: 8/8 steps"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestQuickShrinksTheModelUnlessSizesAreGiven: -quick picks a small model
+// (hidden 64, vocab 256) but a size given on the command line wins, and on
+// a software adapter the run says that the CPU is the GPU there.
+func TestQuickShrinksTheModelUnlessSizesAreGiven(t *testing.T) {
+	dev := gputest.Open(t, wgpu.Options{})
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-steps", "2", "-hidden", "16"}, &out, io.Discard); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	want := []string{"model:    hidden 16, ffn 64, vocab 256;", "verified: 2/2 steps"}
+	if dev.Info().Type == wgpu.AdapterCPU {
+		want = append(want, "the CPU is the GPU here")
+	}
+	for _, w := range want {
+		if !strings.Contains(out.String(), w) {
+			t.Errorf("output lacks %q:\n%s", w, out.String())
 		}
 	}
 }
@@ -52,7 +73,7 @@ func TestSampleWalksTheCDF(t *testing.T) {
 }
 
 func TestBadSizesAreRefused(t *testing.T) {
-	if err := run([]string{"-steps", "0"}, &bytes.Buffer{}); err == nil {
+	if err := run([]string{"-steps", "0"}, &bytes.Buffer{}, io.Discard); err == nil {
 		t.Fatal("-steps 0 must be refused")
 	}
 }

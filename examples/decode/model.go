@@ -58,7 +58,7 @@ func newBlock(dev *wgpu.Device, s *recorder.Stream, hidden, vocab uint32, rng *r
 	for _, c := range []struct {
 		k  **wgpu.Kernel
 		sh shaders.Shader
-	}{{&b.matmul, shaders.MatMul}, {&b.biasGELU, shaders.BiasGELU}, {&b.rmsNorm, shaders.RMSNorm}, {&b.softmax, shaders.Softmax}} {
+	}{{&b.matmul, shaders.MatMul.Shader}, {&b.biasGELU, shaders.BiasGELU.Shader}, {&b.rmsNorm, shaders.RMSNorm.Shader}, {&b.softmax, shaders.Softmax.Shader}} {
 		if *c.k, err = c.sh.Compile(dev); err != nil {
 			return nil, err
 		}

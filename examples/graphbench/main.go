@@ -74,7 +74,10 @@
 // back (a Life soup settles into blinkers, hiding a pass that ran an even
 // number of generations too few; a fresh one does not). The paths computed,
 // they were not just timed. The 1m rows are a GPU-bound control: there
-// replay cannot win and eager/replay must sit near 1.
+// replay cannot win and eager/replay must sit near 1. On a software adapter
+// (type CPU, such as lavapipe) the report says so under the adapter line:
+// the CPU is the GPU there, and its kernels compete with the launch path
+// for the same cores, so replay cannot win as it does on a hardware GPU.
 //
 //	go run ./examples/graphbench                 # full sweep
 //	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life; few rounds (under a minute on lavapipe)
@@ -83,6 +86,20 @@
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
 //	go run ./examples/graphbench -configs life64_g2_x200 -save graphs  # also write each config's graph file
 //	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
+//
+// -devices all|N runs the eager and replay paths on several devices at once
+// instead of the six paths on one (see devices.go for the method): the graph
+// is captured on device 0 and loaded from its graph file on the others, each
+// device runs from a goroutine of its own, and the report gives per config
+// and path one device's throughput, the aggregate and per-device throughput
+// of all devices at once, and their scaling (aggregate / one device), in the
+// same run; JSON "devices" and "scaling". all opens one device per adapter
+// (wgpu.OpenAll); N opens N (wgpu.OpenN), several on one adapter where the
+// machine has fewer, as a test stands in for a second GPU with a second
+// lavapipe device:
+//
+//	go run ./examples/graphbench -devices all -configs tiny_x1000,1m_x2000,life512_g2_x200 -json scaling.json
+//	go run ./examples/graphbench -devices 2 -quick
 //
 // -save DIR writes each config's replay graph before the rounds: CONFIG.sgraph
 // with the workload's initial contents and CONFIG.expected.sgraph with the
@@ -102,6 +119,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -177,6 +195,7 @@ type options struct {
 	preEncode  string
 	merge      string
 	saveDir    string
+	devices    string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -194,8 +213,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
+	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.devices != "" {
+		if _, _, err := parseDevices(o.devices); err != nil {
+			return err
+		}
+		if o.svgPath != "" || o.saveDir != "" || o.merge != "" {
+			return fmt.Errorf("-devices measures scaling only: -svg, -save and -merge are for the one-device run")
+		}
 	}
 	if o.saveDir != "" {
 		if err := os.MkdirAll(o.saveDir, 0o755); err != nil {
@@ -257,6 +285,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("-preencode %q: want auto, on or off", o.preEncode)
 	}
 
+	if o.devices != "" {
+		return runDevices(cfgs, ropts, o, stdout, stderr)
+	}
 	dev, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
 		return err
@@ -271,7 +302,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		Method: "interleaved rounds eager,replay,replay_inline,raw,raw_chunked,gpu (start rotated each round); raw_chunked's chunk swept first; " +
 			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
 	}
-	fmt.Fprintf(stdout, "adapter: %s\ngo: %s %s, %d CPUs\n\n", rep.Adapter, rep.Go, rep.OS, rep.CPUs)
+	fmt.Fprintf(stdout, "adapter: %s\n", rep.Adapter)
+	if note := softadapter.Note(dev.Info()); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	fmt.Fprintf(stdout, "go: %s %s, %d CPUs\n\n", rep.Go, rep.OS, rep.CPUs)
 	for _, c := range cfgs {
 		fmt.Fprintf(stderr, "graphbench: %s (%s, %d elems × %d dispatches, graphs of %d)...\n", c.Name, c.Workload, c.Elems, c.Kernels, c.GraphLen)
 		row, err := measure(dev, ropts, c, o)

@@ -30,6 +30,9 @@ type sgTarget interface {
 	launch(n int) error
 	read() ([]uint32, error) // the current state, after the GPU finished
 	reset() error            // the initial state written back, in stream order
+	// state is the buffer holding the current state between passes: what
+	// a graph file's loader finds among the loaded graph's Buffers.
+	state() *recorder.Buffer
 }
 
 // bufTarget runs an add-one kernel on buffers of its own: A and B for the
@@ -88,6 +91,7 @@ func (t *bufTarget) launch(n int) error {
 
 func (t *bufTarget) read() ([]uint32, error) { return recorder.ReadSlice[uint32](t.s, t.bufs[0]) }
 func (t *bufTarget) reset() error            { return recorder.WriteSlice(t.s, t.bufs[0], 0, t.w.init) }
+func (t *bufTarget) state() *recorder.Buffer { return t.bufs[0] }
 
 // lifeTarget is examples/workloads' Life on the stream: Steps(n) is n
 // dispatches ping-ponging between its two buffers (n is even here, so no
@@ -113,6 +117,7 @@ func newLifeTarget(s *recorder.Stream, w *workload, side int) (*lifeTarget, erro
 func (t *lifeTarget) launch(n int) error      { return t.l.Steps(n) }
 func (t *lifeTarget) read() ([]uint32, error) { return t.l.Read() }
 func (t *lifeTarget) reset() error            { return t.l.Write(t.init) }
+func (t *lifeTarget) state() *recorder.Buffer { return t.l.Cells() }
 
 // sgPath is one recorder path's target and the dispatches run on it since
 // its initial state.

@@ -18,6 +18,10 @@ type report struct {
 	Date    string `json:"date"`
 	Method  string `json:"method"`
 	Rows    []row  `json:"rows"`
+	// DeviceList and Scaling are a -devices run's: every device's adapter
+	// (Adapter is device 0's) and one row per config.
+	DeviceList []string     `json:"devices,omitempty"`
+	Scaling    []scalingRow `json:"scaling,omitempty"`
 }
 
 type row struct {
@@ -159,7 +163,11 @@ func (r report) writeTable(w io.Writer) {
 
 // write prints the table and writes the JSON and SVG files o asks for.
 func (r report) write(stdout io.Writer, o options) error {
-	r.writeTable(stdout)
+	if len(r.Scaling) > 0 {
+		r.writeScaling(stdout)
+	} else {
+		r.writeTable(stdout)
+	}
 	if o.jsonPath != "" {
 		if err := r.writeJSON(o.jsonPath); err != nil {
 			return err

@@ -209,7 +209,7 @@ func checkMatMul(s *recorder.Stream, m, n, k uint32) error {
 	}
 	for i := range want {
 		if got[i] != want[i] {
-			return fmt.Errorf("C[%d][%d]: got %v, want %v", uint32(i)/n, uint32(i)%n, got[i], want[i])
+			return fmt.Errorf("element C[%d][%d]: got %v, want %v", uint32(i)/n, uint32(i)%n, got[i], want[i])
 		}
 	}
 	return nil

@@ -1,9 +1,13 @@
 // Command image blurs an image on the GPU with the separable binomial blur
 // of examples/workloads, through a captured graph, and writes a PNG.
 //
-//	go run ./examples/image                          # a generated 512×384 test card → blurred.png
+//	go run ./examples/image                          # a generated 512×384 test card → $TMPDIR/softgraph-blurred.png
 //	go run ./examples/image -o out.png -radius 8     # the widest exact blur
 //	go run ./examples/image -in photo.png -o soft.png
+//
+// It writes the PNG where -o says, by default to softgraph-blurred.png in
+// the system's temporary directory (os.TempDir), never into the current
+// directory unasked, and prints the path it wrote.
 //
 // Without -in it generates its own image (a test card of sharp edges,
 // stripes and gradients), so it runs from a fresh clone with no assets.
@@ -28,6 +32,7 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -43,6 +48,9 @@ func main() {
 	}
 }
 
+// defaultOutput is the name of the PNG written, in os.TempDir, without -o.
+const defaultOutput = "softgraph-blurred.png"
+
 // generatedWidth and generatedHeight are the size of the generated test card.
 const generatedWidth, generatedHeight = 512, 384
 
@@ -50,7 +58,7 @@ func run(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	in := fs.String("in", "", "read this image (PNG, JPEG or GIF) instead of generating a test card")
-	out := fs.String("o", "blurred.png", "write the blurred image here, as PNG")
+	out := fs.String("o", filepath.Join(os.TempDir(), defaultOutput), "write the blurred image here, as PNG")
 	radius := fs.Int("radius", 4, fmt.Sprintf("blur radius in texels, 0 to %d", workloads.MaxBlurRadius))
 	replays := fs.Int("replays", 10, "replays of the graph to time (at least 1)")
 	if err := fs.Parse(args); err != nil {

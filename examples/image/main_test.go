@@ -16,18 +16,24 @@ import (
 )
 
 // TestRunWritesTheBlurredTestCardAsPNG runs the command as a user would,
-// into a temporary directory, and decodes what it wrote: a PNG of the test
-// card's size whose pixels are the reference blur of the test card, so a
-// pixel on a checkerboard edge, black in the card, is now grey.
+// without -o, and decodes what it wrote: a PNG in the temporary directory
+// (here a test's own, through the variables os.TempDir reads), named in the
+// output, of the test card's size, whose pixels are the reference blur of
+// the test card, so a pixel on a checkerboard edge, black in the card, is
+// now grey.
 func TestRunWritesTheBlurredTestCardAsPNG(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	const radius = 4
-	path := filepath.Join(gputest.TempDir(t), "out.png")
+	dir := gputest.TempDir(t)
+	for _, v := range []string{"TMPDIR", "TMP", "TEMP"} { // Unix's, then Windows'
+		t.Setenv(v, dir)
+	}
+	path := filepath.Join(dir, defaultOutput)
 	var out bytes.Buffer
-	if err := run([]string{"-o", path, "-radius", strconv.Itoa(radius), "-replays", "3"}, &out); err != nil {
+	if err := run([]string{"-radius", strconv.Itoa(radius), "-replays", "3"}, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"adapter: ", "eager:", "capture:", "replay:   median", "verified: replay is byte-identical to eager", "wrote:"} {
+	for _, want := range []string{"adapter: ", "eager:", "capture:", "replay:   median", "verified: replay is byte-identical to eager", "wrote:    " + path} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -1,10 +1,21 @@
 // Command replay loads a softgraph graph file and replays it: the graph,
-// recorded once inside an application (Graph.Save or WriteTo), timed or
-// checked anywhere, without the application.
+// recorded once inside an application, timed or checked anywhere, without
+// the application.
 //
 //	go run ./examples/replay graph.sgraph                  # describe, replay, time
+//	go run ./examples/replay -quick graph.sgraph           # 5 rounds after 1 warm-up
 //	go run ./examples/replay -rounds 200 -json out.json graph.sgraph
 //	go run ./examples/replay -check expected.sgraph graph.sgraph
+//
+// A graph file comes from recorder's Graph.Save (with
+// SaveOptions{Contents: true} it carries the contents of the graph's
+// buffers and textures; -check needs them) or Graph.WriteTo (no contents:
+// they load zeroed), called in the application on a graph from EndCapture
+// or Capture; docs/graph-format.md describes the format. To have files at
+// hand, examples/graphbench writes one pair per config it runs:
+//
+//	go run ./examples/graphbench -configs life64_g2_x200 -save graphs
+//	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
 //
 // It prints the adapter and Graph.String, then replays the graph in rounds
 // (each round: Replay then Sync) after uncounted warm-up rounds, and reports
@@ -17,11 +28,16 @@
 // same buffer of the expected file (a Save with contents made after one
 // replay from the same inputs), byte for byte; it exits non-zero on the
 // first difference.
+//
+// While the rounds run, it prints a progress line to stderr every few
+// seconds. On a software adapter (type CPU, such as lavapipe) it says so
+// after the adapter line: the CPU is the GPU there.
 package main
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,12 +46,17 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/examples/internal/progress"
+	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return // -h: the usage is printed
+		}
 		fmt.Fprintln(os.Stderr, "replay:", err)
 		os.Exit(1)
 	}
@@ -57,17 +78,53 @@ type Result struct {
 	Checked    bool    `json:"checked,omitempty"`
 }
 
-func run(args []string, stdout io.Writer) error {
+// usage is the command line, and where its graph file comes from.
+const usage = `usage: replay [-quick] [-rounds N] [-warmup N] [-json out.json] [-check expected.sgraph] graph.sgraph
+
+graph.sgraph is a graph file written by recorder's Graph.Save (with
+SaveOptions{Contents: true}: the buffers' contents too, which -check needs)
+or Graph.WriteTo (no contents), in the application that captured the graph;
+docs/graph-format.md describes the format. For files to try, run
+	go run ./examples/graphbench -configs life64_g2_x200 -save graphs
+which writes graphs/life64_g2_x200.sgraph (the inputs) and
+graphs/life64_g2_x200.expected.sgraph (after one replay, for -check).
+
+flags:
+`
+
+// progressEvery is how often a run that is still timing says so.
+const progressEvery = 3 * time.Second
+
+// run replays the file the command line args name, writing the report to
+// stdout and usage and progress lines to stderr.
+func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
 	rounds := fs.Int("rounds", 50, "timed rounds (each a Replay then a Sync)")
 	warmup := fs.Int("warmup", 3, "uncounted warm-up rounds")
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
 	check := fs.String("check", "", "compare the outputs of one replay with this expected graph file")
+	quick := fs.Bool("quick", false, "few rounds, a few seconds on lavapipe: -rounds 5 -warmup 1 unless given, and one round of the floor")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if *quick {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["rounds"] {
+			*rounds = 5
+		}
+		if !given["warmup"] {
+			*warmup = 1
+		}
+	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: replay [-rounds N] [-json out.json] [-check expected.sgraph] graph.sgraph")
+		fs.Usage()
+		return fmt.Errorf("want one graph file, got %d arguments", fs.NArg())
 	}
 	path := fs.Arg(0)
 	data, err := os.ReadFile(path)
@@ -90,7 +147,11 @@ func run(args []string, stdout io.Writer) error {
 	}
 	defer g.Release()
 	res := Result{File: path, Adapter: dev.Info().String(), Graph: g.String(), Dispatches: g.Len()}
-	fmt.Fprintf(stdout, "adapter: %s\n%s\n", res.Adapter, res.Graph)
+	fmt.Fprintf(stdout, "adapter: %s\n", res.Adapter)
+	if note := softadapter.Note(dev.Info()); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	fmt.Fprintln(stdout, res.Graph)
 
 	if *check != "" {
 		if err := compare(s, g, *check); err != nil {
@@ -102,7 +163,11 @@ func run(args []string, stdout io.Writer) error {
 	}
 
 	var times []time.Duration
+	m := progress.New(stderr, progressEvery)
 	for r := -*warmup; r < *rounds; r++ {
+		if r >= 0 {
+			m.Printf("replay: round %d of %d", r+1, *rounds)
+		}
 		start := clock.Now()
 		if err := g.Replay(); err != nil {
 			return err
@@ -122,7 +187,12 @@ func run(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "replay: median %.1f µs per round [%.1f–%.1f] over %d rounds\n", res.MedianUS, res.MinUS, res.MaxUS, res.Rounds)
 	}
 	if dev.Info().Timestamps {
-		p, err := s.ProfileReplay(g, recorder.WithFloor(5))
+		floorRounds := 5
+		if *quick {
+			floorRounds = 1
+		}
+		fmt.Fprintf(stderr, "replay: profiling one replay, then the floor over %d submit-and-wait rounds\n", floorRounds)
+		p, err := s.ProfileReplay(g, recorder.WithFloor(floorRounds))
 		if err != nil {
 			return err
 		}

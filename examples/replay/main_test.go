@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -44,14 +45,15 @@ func writeSample(t *testing.T, dir string) (input, expected string) {
 }
 
 // TestReplayToolTimesAndChecksAFile: the tool loads a file written by
-// another stream, times its replays into JSON, and -check finds one replay
-// equal to the expected file, and a different file not equal.
+// another stream, times its replays into JSON (-quick: 5 rounds), and
+// -check finds one replay equal to the expected file, and a different file
+// not equal.
 func TestReplayToolTimesAndChecksAFile(t *testing.T) {
 	dir := gputest.TempDir(t)
 	in, expected := writeSample(t, dir)
 	var out bytes.Buffer
 	js := filepath.Join(dir, "r.json")
-	if err := run([]string{"-rounds", "5", "-json", js, in}, &out); err != nil {
+	if err := run([]string{"-quick", "-json", js, in}, &out, io.Discard); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	var r Result
@@ -66,10 +68,24 @@ func TestReplayToolTimesAndChecksAFile(t *testing.T) {
 		t.Fatalf("the JSON must describe 5 rounds of a 10-dispatch graph: %+v", r)
 	}
 	out.Reset()
-	if err := run([]string{"-check", expected, in}, &out); err != nil {
+	if err := run([]string{"-check", expected, in}, &out, io.Discard); err != nil {
 		t.Fatalf("one replay of the input must match the expected file: %v\n%s", err, out.String())
 	}
-	if err := run([]string{"-check", in, in}, &out); err == nil || !strings.Contains(err.Error(), "differs") {
+	if err := run([]string{"-check", in, in}, &out, io.Discard); err == nil || !strings.Contains(err.Error(), "differs") {
 		t.Fatalf("the unreplayed input is not the result of a replay; -check must say where it differs, got %v", err)
+	}
+}
+
+// TestUsageSaysWhereGraphFilesComeFrom: run without a file prints a usage
+// that names the APIs writing graph files and the example that writes some.
+func TestUsageSaysWhereGraphFilesComeFrom(t *testing.T) {
+	var stderr bytes.Buffer
+	if err := run(nil, io.Discard, &stderr); err == nil {
+		t.Fatal("run with no graph file must fail")
+	}
+	for _, want := range []string{"usage: replay", "Graph.Save", "Graph.WriteTo", "examples/graphbench", "-save graphs", "-quick"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("the usage lacks %q:\n%s", want, stderr.String())
+		}
 	}
 }

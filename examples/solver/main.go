@@ -24,8 +24,14 @@
 // docs/benchmarks/solver-h200*.json also has 2 and 8 sweeps.
 //
 //	go run ./examples/solver                   # 64×64, about 200 iterations
+//	go run ./examples/solver -quick            # 32×32, 3 rounds: seconds on lavapipe
 //	go run ./examples/solver -sweeps 8 -tol 1.1e-3 -json out.json
 //	go run ./examples/solver -predication=false   # body dispatches gated indirectly
+//
+// While the solves run, it prints a progress line to stderr every few
+// seconds. On a software adapter (type CPU, such as lavapipe) it says so
+// after the adapter line: the CPU is the GPU there, so replay saves less
+// than on a hardware GPU.
 package main
 
 import (
@@ -41,6 +47,8 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
+	"github.com/softgraph/softgraph/examples/internal/progress"
+	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -53,7 +61,7 @@ var (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "solver:", err)
 		os.Exit(1)
 	}
@@ -208,7 +216,12 @@ func (sv *Solver) While(max int) (*recorder.Graph, error) {
 // Grid reads the solution.
 func (sv *Solver) Grid() ([]float32, error) { return recorder.ReadSlice[float32](sv.s, sv.u) }
 
-func run(args []string, stdout io.Writer) error {
+// progressEvery is how often a run that is still timing says so.
+const progressEvery = 3 * time.Second
+
+// run solves as the command line args say, writing the report to stdout and
+// progress lines to stderr.
+func run(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("solver", flag.ContinueOnError)
 	n := fs.Int("n", 64, "grid side")
 	sweeps := fs.Int("sweeps", 4, "Jacobi sweeps per iteration (even)")
@@ -218,8 +231,22 @@ func run(args []string, stdout io.Writer) error {
 	seed := fs.Uint64("seed", 1, "seed of the initial grid")
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
 	predication := fs.Bool("predication", true, "skip While's body dispatches through guarded kernel variants (recorder.WithPredication); false: indirect dispatches")
+	quick := fs.Bool("quick", false, "a small grid and few rounds, a few seconds on lavapipe: -n 32 -rounds 3 unless given")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *quick {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["n"] {
+			*n = 32
+		}
+		if !given["rounds"] {
+			*rounds = 3
+		}
+	}
+	if *rounds < 1 {
+		return fmt.Errorf("-rounds %d: want at least 1", *rounds)
 	}
 	dev, err := wgpu.Open(wgpu.Options{})
 	if err != nil {
@@ -235,7 +262,11 @@ func run(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "adapter: %s\ngrid %d×%d, %d sweeps per iteration, tolerance %g, predication %v\n", dev.Info(), *n, *n, *sweeps, *tol, *predication)
+	fmt.Fprintf(stdout, "adapter: %s\n", dev.Info())
+	if note := softadapter.Note(dev.Info()); note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	fmt.Fprintf(stdout, "grid %d×%d, %d sweeps per iteration, tolerance %g, predication %v\n", *n, *n, *sweeps, *tol, *predication)
 
 	// A first host solve says how many iterations the solve needs.
 	const cap = recorder.MaxWhileIterations
@@ -286,7 +317,11 @@ func run(args []string, stdout io.Writer) error {
 	times := map[string][]time.Duration{}
 	r := Result{Adapter: dev.Info().String(), N: *n, Sweeps: *sweeps, Predication: *predication, Tolerance: float32(*tol), Iterations: iters,
 		MaxIterations: max, Identical: true, MedianUS: map[string]float64{}, MinUS: map[string]float64{}, MaxUS: map[string]float64{}, Ratios: map[string]float64{}}
+	m := progress.New(stderr, progressEvery)
 	for round := -1; round < *rounds; round++ {
+		if round >= 0 {
+			m.Printf("solver: round %d of %d of the three ways", round+1, *rounds)
+		}
 		for _, w := range order {
 			if err := sv.Reset(); err != nil {
 				return err
@@ -330,6 +365,7 @@ func run(args []string, stdout io.Writer) error {
 
 	// The cost of skipped iterations: the while graph with the condition
 	// false at entry, against a graph of as many empty dispatches.
+	fmt.Fprintln(stderr, "solver: timing skipped iterations against empty dispatches")
 	if r.SkippedUS, r.EmptyDispatchUS, err = skipCost(dev, s, sv, loop, max, *rounds); err != nil {
 		return err
 	}

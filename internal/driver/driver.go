@@ -210,6 +210,8 @@ type Resource struct {
 type Kernel interface {
 	Object
 	Entry() string
+	// Label is the name the kernel was given (wgpu.WithLabel), or "".
+	Label() string
 	// Source, Constants: what it was compiled from (for graph files).
 	Source() string
 	Constants() map[string]float64

@@ -1,0 +1,42 @@
+// Package lockrank gives the recorder's mutexes a rank, so that the lock
+// order written in docs/design.md ("Lock order") is checked, not only
+// stated.
+//
+// The rule: a goroutine may take a lock only while every lock it already
+// holds has a lower rank. Two locks of one rank are never held together
+// (two streams' locks, say): work that spans streams takes their locks one
+// at a time. wgpu-core's lock/rank.rs is the model.
+//
+// In ordinary builds a [Mutex] is a sync.Mutex with a rank beside it and
+// costs nothing more. Built with the lockrank tag (`go test -tags lockrank`,
+// which CI runs), every Lock checks the rule against the locks the calling
+// goroutine holds and panics with both ranks' names when it is broken, so a
+// test that exercises an out-of-order path fails where it happens.
+package lockrank
+
+// Rank orders locks: lower ranks are taken first.
+type Rank uint8
+
+// The recorder's ranks, outermost first.
+const (
+	// Stream is a stream's lock (Stream.mu).
+	Stream Rank = iota + 1
+	// Streams is the device's list of streams (deviceStreams.mu).
+	Streams
+	// Handle is a Buffer's, Texture's or Sampler's release flag, and a
+	// stream's set of caller handles.
+	Handle
+	// Pool is a stream's memory pool.
+	Pool
+	// Submitter is a stream's submitter queue.
+	Submitter
+)
+
+var rankNames = [...]string{Stream: "Stream", Streams: "Streams", Handle: "Handle", Pool: "Pool", Submitter: "Submitter"}
+
+func (r Rank) String() string {
+	if int(r) < len(rankNames) && rankNames[r] != "" {
+		return rankNames[r]
+	}
+	return "Rank(?)"
+}

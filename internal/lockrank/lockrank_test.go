@@ -1,0 +1,56 @@
+package lockrank_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
+)
+
+func TestLocksInRankOrderAreAllowed(t *testing.T) {
+	a := &lockrank.Mutex{Rank: lockrank.Stream}
+	b := &lockrank.Mutex{Rank: lockrank.Pool}
+	held := 0
+	a.Lock()
+	b.Lock()
+	held++ // both held: the order is allowed
+	b.Unlock()
+	a.Unlock()
+	b.Lock() // a lower rank after the higher one was let go
+	held++
+	b.Unlock()
+	if held != 2 {
+		t.Fatalf("held %d times, want 2", held)
+	}
+}
+
+func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
+	if !lockrank.Checked {
+		t.Skip("ranks are checked only with -tags lockrank")
+	}
+	cases := []struct {
+		name        string
+		first, then lockrank.Rank
+		want        string
+	}{
+		{"a stream lock under a pool lock", lockrank.Pool, lockrank.Stream, "taking a Stream lock while holding a Pool lock"},
+		{"two stream locks", lockrank.Stream, lockrank.Stream, "taking a Stream lock while holding a Stream lock"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outer := &lockrank.Mutex{Rank: c.first}
+			inner := &lockrank.Mutex{Rank: c.then}
+			outer.Lock()
+			defer outer.Unlock()
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, c.want) {
+					t.Fatalf("panic %q, want one containing %q", msg, c.want)
+				}
+			}()
+			inner.Lock()
+			defer inner.Unlock()
+			t.Fatalf("no panic")
+		})
+	}
+}

@@ -1,0 +1,280 @@
+package recorder
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// Var is a params slot the stream owns: a small uniform whose value a graph
+// reads when it replays, not when it was captured. Pass it to Launch
+// wherever Params go (a var<uniform>, or a var<storage, read>); it is bound
+// by reference, so SetVar between replays changes what the next replay
+// sees, with no recapture and no Rebind. It can also hold indirect
+// dispatch counts (IndirectVar).
+//
+// A Var is memory from its stream's pool (Size rounded up to 16 bytes, the
+// uniform binding granule, with zeros after the value); graphs that bind it
+// keep that memory until they are released, as for a Buffer. A Var may be
+// used from any goroutine. Release is idempotent; a released Var answers
+// every call with an error wrapping ErrReleased.
+type Var struct {
+	b *Buffer // owned: released by Release; b.v points back here
+	n uint64  // the value's size in bytes (a positive multiple of 4)
+}
+
+func (*Var) isArg() {}
+
+// NewVar makes a Var holding p (a positive multiple of 4 bytes, at most the
+// device's maxUniformBufferBindingSize). Setting the initial value is a
+// SetVar: ordered like a Write, and refused with lifecycle.ErrGraphState
+// inside a capture window (make Vars before GraphPrepare or Capture).
+// Errors are returned on the spot (inside a capture window the refusal
+// also makes EndCapture fail): ErrInvalidArgument for a bad size,
+// ErrClosed after Close, the allocation's error when the pool is out of
+// memory.
+func (s *Stream) NewVar(p Params) (_ *Var, err error) {
+	const op = lifecycle.SetVar
+	if err := s.check(op); err != nil {
+		return nil, err
+	}
+	defer s.noteRefusal(&err)
+	if err := s.checkVarParams(op, "NewVar: ", p); err != nil {
+		return nil, err
+	}
+	return s.newVar(op, uint64(len(p)), p)
+}
+
+// newVar makes a Var of n bytes holding p (zeros if p is nil), its
+// initial value written as op (SetVar). LoadGraph makes its Vars with
+// newVarLocked and fills them privately.
+func (s *Stream) newVar(op lifecycle.Op, n uint64, p []byte) (*Var, error) {
+	s.mu.Lock()
+	v, err := s.newVarLocked(lifecycle.Alloc, n, s.life.State().PoolMode())
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.write(op, v.b, 0, v.padded(p)); err != nil {
+		v.b.Release()
+		return nil, err
+	}
+	return v, nil
+}
+
+// newVarLocked makes a Var of n bytes without writing it, allocating in
+// mode (see newBufferLocked). The caller holds s.mu.
+func (s *Stream) newVarLocked(op lifecycle.Op, n uint64, mode lifecycle.PoolMode) (*Var, error) {
+	b, err := s.newBufferLocked(op, (n+15)&^15, mode)
+	if err != nil {
+		return nil, err
+	}
+	v := &Var{b: b, n: n}
+	b.v = v
+	return v, nil
+}
+
+// padded is p over v's whole memory: the padding is written too, since a
+// pooled page holds what its last user left and a kernel's struct may read
+// past the value's end.
+func (v *Var) padded(p []byte) []byte {
+	data := make([]byte, v.b.size)
+	copy(data, p)
+	return data
+}
+
+func (s *Stream) checkVarParams(op lifecycle.Op, call string, p Params) error {
+	if len(p) == 0 || len(p)%4 != 0 || uint64(len(p)) > s.limits.MaxUniformBufferBindingSize {
+		return argError(op, ErrInvalidArgument, "%sparams of %d bytes (a positive multiple of 4, at most maxUniformBufferBindingSize %d)", call, len(p), s.limits.MaxUniformBufferBindingSize)
+	}
+	return nil
+}
+
+// SetVar gives v the value p, in stream order exactly like a Write of the
+// same bytes: every launch and replay enqueued on this stream before it
+// sees the old value, every one after it the new value — also when the
+// earlier replays were encoded ahead of time (WithPreEncode, ramps), since
+// those read the Var when they execute and the stream submits what uses v
+// before the new value lands. Its cost is a Write's.
+//
+// p must have v's size (ErrInvalidArgument otherwise); a nil or released
+// Var, or one of another device, is refused on the spot, as is a SetVar
+// while the stream is recording (lifecycle.ErrGraphState: a graph reads
+// the Var at replay, so there is nothing to record) — and that refusal also
+// makes EndCapture fail with a *CaptureError.
+func (s *Stream) SetVar(v *Var, p Params) (err error) {
+	const op = lifecycle.SetVar
+	if err := s.check(op); err != nil {
+		return err
+	}
+	defer s.noteRefusal(&err)
+	if v == nil {
+		return argError(op, ErrInvalidArgument, "var is nil")
+	}
+	if uint64(len(p)) != v.n {
+		return argError(op, ErrInvalidArgument, "params of %d bytes for a Var of %d (a Var keeps its size)", len(p), v.n)
+	}
+	return s.write(op, v.b, 0, p)
+}
+
+// Size is the size in bytes of the Var's value (0 for a nil Var).
+func (v *Var) Size() uint64 {
+	if v == nil {
+		return 0
+	}
+	return v.n
+}
+
+// Stream is the stream that owns the Var (nil for a nil Var).
+func (v *Var) Stream() *Stream {
+	if v == nil {
+		return nil
+	}
+	return v.b.s
+}
+
+// Label is the Var's name (empty unless set, or loaded from a graph file).
+func (v *Var) Label() string {
+	if v == nil {
+		return ""
+	}
+	return v.b.Label()
+}
+
+// SetLabel names the Var; graph files and Graph.String carry the name.
+func (v *Var) SetLabel(label string) {
+	if v != nil {
+		v.b.SetLabel(label)
+	}
+}
+
+// Release drops the caller's reference: graphs that bind the Var keep its
+// memory (and replay its last value) until they are released. Asynchronous,
+// idempotent, safe to defer.
+func (v *Var) Release() {
+	if v != nil {
+		v.b.Release()
+	}
+}
+
+// Released reports whether Release was called (true for a nil Var).
+func (v *Var) Released() bool {
+	if v == nil {
+		return true
+	}
+	return v.b.Released()
+}
+
+func (v *Var) String() string {
+	if v == nil {
+		return "<nil var>"
+	}
+	if l := v.b.Label(); l != "" {
+		return fmt.Sprintf("var %q (%d bytes)", l, v.n)
+	}
+	return fmt.Sprintf("var(%d bytes)", v.n)
+}
+
+// IndirectVar dispatches the three little-endian u32 counts v holds at
+// offset (a multiple of 4, with 12 bytes after it), read when the dispatch
+// executes: a graph captured with it runs the counts of the latest SetVar
+// before each replay. As with Indirect, keeping the counts within
+// maxComputeWorkgroupsPerDimension is the caller's job.
+func IndirectVar(v *Var, offset uint64) Dispatch {
+	var b *Buffer
+	if v != nil {
+		b = v.b
+	}
+	return Dispatch{isIndirect: true, indirect: b, offset: offset}
+}
+
+// Vars lists the Vars the graph binds, in order of first use: for a
+// captured graph the caller's own (some may be released: the graph keeps
+// their memory), for a loaded one the Vars LoadGraph made, with the labels
+// they were saved with. SetVar them between replays.
+func (g *Graph) Vars() []*Var {
+	if g == nil {
+		return nil
+	}
+	var out []*Var
+	for _, b := range g.buffers {
+		if b.v != nil {
+			out = append(out, b.v)
+		}
+	}
+	return out
+}
+
+// resolveVar resolves a *Var launch argument as the buffer it holds, bound
+// whole. It fills ac (whose reference the caller's launch drops on error).
+func (s *Stream) resolveVar(op lifecycle.Op, v *Var, uniform, readOnly bool, ac *access, where func() string) error {
+	if v == nil {
+		return argError(op, ErrInvalidArgument, "%s is a nil Var", where())
+	}
+	if !uniform && !readOnly {
+		return argError(op, ErrInvalidArgument, "%s is a Var; bind a Var to a var<uniform> or var<storage, read> (the kernel cannot write it)", where())
+	}
+	pg, why, sentinel := v.b.take(s)
+	if sentinel != nil {
+		return argError(op, sentinel, "%s: var %s", where(), why)
+	}
+	ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, v.b, pg, v.b.size, false
+	return nil
+}
+
+// noteRefusal makes EndCapture fail when a call the recorder refused (err
+// non-nil) was made while the stream records: a caller that ignores the
+// error would otherwise seal a graph without that work. A refusal already
+// queued (a body's launch that its If returns again) is queued once. It
+// takes s.mu, so the caller must not hold it; it runs deferred, after the
+// call has released the lock.
+func (s *Stream) noteRefusal(errp *error) {
+	err := *errp
+	if err == nil || s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() || s.life.State() != lifecycle.Capture {
+		return
+	}
+	for _, e := range s.errs {
+		if errors.Is(err, e) {
+			return
+		}
+	}
+	s.errs = append(s.errs, err)
+}
+
+// valueSize is the bytes of b a reader may use: a Var's value size (its
+// memory is padded past it), else the Buffer's size.
+func (b *Buffer) valueSize() uint64 {
+	if b.v != nil {
+		return b.v.n
+	}
+	return b.size
+}
+
+// kindName says what b is, for messages.
+func (b *Buffer) kindName() string {
+	if b.v != nil {
+		return "Var"
+	}
+	return "buffer"
+}
+
+// RebindVar returns a new graph that binds new wherever g binds old, as
+// Rebind does for buffers: old must be a Var g was captured with (or
+// loaded with), new a live Var of the same size on g's device. g is
+// unchanged and stays valid.
+func (g *Graph) RebindVar(old, new *Var) (*Graph, error) {
+	const op = lifecycle.Rebind
+	if old == nil || new == nil {
+		return nil, argError(op, ErrInvalidArgument, "RebindVar: nil Var")
+	}
+	if old.n != new.n {
+		return nil, argError(op, ErrInvalidArgument, "RebindVar: new Var is %d bytes, old is %d; a rebinding keeps sizes", new.n, old.n)
+	}
+	return g.Rebind(old.b, new.b)
+}

@@ -1,0 +1,60 @@
+@compute @workgroup_size(1)
+fn f() {
+  var clamp_aiaiai: i32 = clamp(1, 1, 1);
+  var clamp_aiaiaf: f32 = clamp(1, 1, 1.0);
+  var clamp_aiaii: i32 = clamp(1, 1, 1i);
+  var clamp_aiaif: f32 = clamp(1, 1, 1f);
+  var clamp_aiafai: f32 = clamp(1, 1.0, 1);
+  var clamp_aiafaf: f32 = clamp(1, 1.0, 1.0);
+  var clamp_aiaff: f32 = clamp(1, 1.0, 1f);
+  var clamp_aiiai: i32 = clamp(1, 1i, 1);
+  var clamp_aiii: i32 = clamp(1, 1i, 1i);
+  var clamp_aifai: f32 = clamp(1, 1f, 1);
+  var clamp_aifaf: f32 = clamp(1, 1f, 1.0);
+  var clamp_aiff: f32 = clamp(1, 1f, 1f);
+  var clamp_afaiai: f32 = clamp(1.0, 1, 1);
+  var clamp_afaiaf: f32 = clamp(1.0, 1, 1.0);
+  var clamp_afaif: f32 = clamp(1.0, 1, 1f);
+  var clamp_afafai: f32 = clamp(1.0, 1.0, 1);
+  var clamp_afafaf: f32 = clamp(1.0, 1.0, 1.0);
+  var clamp_afaff: f32 = clamp(1.0, 1.0, 1f);
+  var clamp_affai: f32 = clamp(1.0, 1f, 1);
+  var clamp_affaf: f32 = clamp(1.0, 1f, 1.0);
+  var clamp_afff: f32 = clamp(1.0, 1f, 1f);
+  var clamp_iaiai: i32 = clamp(1i, 1, 1);
+  var clamp_iaii: i32 = clamp(1i, 1, 1i);
+  var clamp_iiai: i32 = clamp(1i, 1i, 1);
+  var clamp_iii: i32 = clamp(1i, 1i, 1i);
+  var clamp_faiai: f32 = clamp(1f, 1, 1);
+  var clamp_faiaf: f32 = clamp(1f, 1, 1.0);
+  var clamp_faif: f32 = clamp(1f, 1, 1f);
+  var clamp_fafai: f32 = clamp(1f, 1.0, 1);
+  var clamp_fafaf: f32 = clamp(1f, 1.0, 1.0);
+  var clamp_faff: f32 = clamp(1f, 1.0, 1f);
+  var clamp_ffai: f32 = clamp(1f, 1f, 1);
+  var clamp_ffaf: f32 = clamp(1f, 1f, 1.0);
+  var clamp_fff: f32 = clamp(1f, 1f, 1f);
+
+  var min_aiai: i32 = min(1,   1);
+  var min_aiaf: f32 = min(1,   1.0);
+  var min_aii:  i32 = min(1,   1i);
+  var min_aif:  f32 = min(1,   1f);
+  var min_afai: f32 = min(1.0, 1);
+  var min_afaf: f32 = min(1.0, 1.0);
+  var min_aff:  f32 = min(1.0, 1f);
+  var min_iai:  i32 = min(1i,  1);
+  var min_ii:   i32 = min(1i,  1i);
+  var min_fai:  f32 = min(1f,  1);
+  var min_faf:  f32 = min(1f,  1.0);
+  var min_ff:   f32 = min(1f,  1f);
+
+  var pow_aiai = pow(1, 1);
+  var pow_aiaf = pow(1, 1.0);
+  var pow_aif = pow(1, 1f);
+  var pow_afai = pow(1.0, 1);
+  var pow_afaf = pow(1.0, 1.0);
+  var pow_aff = pow(1.0, 1f);
+  var pow_fai = pow(1f, 1);
+  var pow_faf = pow(1f, 1.0);
+  var pow_ff = pow(1f, 1f);
+}
