@@ -20,8 +20,8 @@ import (
 // step of the model they compute, which is what ProfileReplay reports.
 
 // stepWGSL is the per-token uniform: the eager path passes it by value,
-// the replay path binds one small buffer (or Var) the host updates between
-// replays, the hand-written path writes one native uniform buffer.
+// the replay path binds a Var the host sets between replays, the
+// hand-written path writes one native uniform buffer.
 const stepWGSL = `
 struct Step { pos: u32, len: u32, _pad0: u32, _pad1: u32 }
 `

@@ -19,9 +19,10 @@
 //	eager   softgraph's Launch, kernel by kernel; the position and the
 //	        attention length go in by value (Params) every token
 //	replay  one token captured once (Stream.Capture) and replayed per token;
-//	        the graph reads the position and length from one 16-byte
-//	        uniform buffer the host writes before each replay (one Write),
-//	        and the KV-cache append is part of the recorded qkv kernel
+//	        the graph reads the position and length from a Var
+//	        (Stream.NewVar), bound by reference, that the host sets before
+//	        each replay (one SetVar), and the KV-cache append is part of the
+//	        recorded qkv kernel
 //	raw     a careful hand-written loop on github.com/cogentcore/webgpu on
 //	        the same device: explicit layouts, pipelines, bind groups and
 //	        uniforms made once; per token one queue write, one command
@@ -240,8 +241,7 @@ func decode(o options, stdout io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer replay.st.release()
-	defer replay.g.Release()
+	defer replay.release()
 	st := replay.g.Stats()
 	fmt.Fprintf(stdout, "graph:   %d dispatches, %d kernels, %d bind groups, %.2f MiB retained, captured in %v\n",
 		st.Dispatches, st.Kernels, st.BindGroups, float64(st.RetainedBytes)/(1<<20), st.CaptureTime.Round(time.Microsecond))

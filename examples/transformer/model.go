@@ -254,7 +254,7 @@ type state struct {
 	u      *recorder.Buffer   // MLP hidden, 4d
 	logits *recorder.Buffer   // vocab
 	tok    *recorder.Buffer   // u32: the token the next step embeds
-	step   *recorder.Buffer   // Step: pos, len, 0, 0
+	step   *recorder.Buffer   // Step: pos, len, 0, 0 (the hand-written path's uniform)
 	kc, vc []*recorder.Buffer // per layer, ctx×d
 }
 

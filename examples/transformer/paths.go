@@ -78,16 +78,17 @@ func (p *eagerPath) step(pos int) error {
 }
 
 // replayPath captures one token once and replays it for every token. The
-// graph binds the Step uniform by reference: a small buffer the kernels
-// read when the graph runs, so the position and the attention length
-// change between replays with no recapture, and the KV-cache append (in
-// qkv) lands at the current position. Per token the host does one write of
-// those 16 bytes and one Replay.
+// graph binds the Step uniform by reference, as a Var: the kernels read
+// its current value when the graph runs, so the position and the attention
+// length change between replays with no recapture, and the KV-cache append
+// (in qkv) lands at the current position. Per token the host does one
+// SetVar of those 16 bytes and one Replay.
 type replayPath struct {
 	recorderState
+	pos      *recorder.Var // the Step uniform the graph reads; released by release
 	g        *recorder.Graph
-	launches []launch // as captured, for the profile
-	buf      [16]byte
+	launches []launch        // as captured, for the profile
+	params   recorder.Params // the next Step value, rewritten in place per token
 }
 
 func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*replayPath, error) {
@@ -95,13 +96,16 @@ func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*r
 	if err != nil {
 		return nil, err
 	}
-	p := &replayPath{recorderState: recorderState{s, st}, launches: forward(c, ks, w, st, st.step)}
+	p := &replayPath{recorderState: recorderState{s, st}, params: stepParams(0)}
+	// The Var is made before the capture (SetVar and NewVar are refused
+	// inside one).
+	if p.pos, err = s.NewVar(p.params); err != nil {
+		st.release()
+		return nil, fmt.Errorf("the Step Var: %w", err)
+	}
+	p.launches = forward(c, ks, w, st, p.pos)
 	// Capture runs the token once for real (the warmup) and then records
 	// it; the warmup's writes are undone by the first reset.
-	if err := p.setStep(0); err != nil {
-		st.release()
-		return nil, err
-	}
 	if p.g, err = s.Capture(func() error {
 		for _, l := range p.launches {
 			if err := s.Launch(l.k.k, recorder.Groups(l.groups[0], l.groups[1], l.groups[2]), l.args...); err != nil {
@@ -110,18 +114,26 @@ func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*r
 		}
 		return nil
 	}); err != nil {
+		p.pos.Release()
 		st.release()
 		return nil, fmt.Errorf("capture a token: %w", err)
 	}
 	return p, nil
 }
 
+// release drops the graph, the Var and the state.
+func (p *replayPath) release() {
+	p.g.Release()
+	p.pos.Release()
+	p.st.release()
+}
+
 func (p *replayPath) name() string { return "replay" }
 
 func (p *replayPath) setStep(pos int) error {
-	binary.LittleEndian.PutUint32(p.buf[0:], uint32(pos))
-	binary.LittleEndian.PutUint32(p.buf[4:], uint32(pos+1))
-	return p.s.Write(p.st.step, 0, p.buf[:])
+	binary.LittleEndian.PutUint32(p.params[0:], uint32(pos))
+	binary.LittleEndian.PutUint32(p.params[4:], uint32(pos+1))
+	return p.s.SetVar(p.pos, p.params)
 }
 
 func (p *replayPath) step(pos int) error {
