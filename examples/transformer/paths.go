@@ -85,7 +85,7 @@ func (p *eagerPath) step(pos int) error {
 // SetVar of those 16 bytes and one Replay.
 type replayPath struct {
 	recorderState
-	pos      *recorder.Var // the Step uniform the graph reads; released by release
+	stepVar  *recorder.Var // the Step uniform the graph reads; released by release
 	g        *recorder.Graph
 	launches []launch        // as captured, for the profile
 	params   recorder.Params // the next Step value, rewritten in place per token
@@ -99,11 +99,12 @@ func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*r
 	p := &replayPath{recorderState: recorderState{s, st}, params: stepParams(0)}
 	// The Var is made before the capture (SetVar and NewVar are refused
 	// inside one).
-	if p.pos, err = s.NewVar(p.params); err != nil {
+	if p.stepVar, err = s.NewVar(p.params); err != nil {
 		st.release()
 		return nil, fmt.Errorf("the Step Var: %w", err)
 	}
-	p.launches = forward(c, ks, w, st, p.pos)
+	p.stepVar.SetLabel("step") // how graph dumps and files name it
+	p.launches = forward(c, ks, w, st, p.stepVar)
 	// Capture runs the token once for real (the warmup) and then records
 	// it; the warmup's writes are undone by the first reset.
 	if p.g, err = s.Capture(func() error {
@@ -114,7 +115,7 @@ func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*r
 		}
 		return nil
 	}); err != nil {
-		p.pos.Release()
+		p.stepVar.Release()
 		st.release()
 		return nil, fmt.Errorf("capture a token: %w", err)
 	}
@@ -124,7 +125,7 @@ func newReplayPath(s *recorder.Stream, c config, ks *kernels, w *gpuWeights) (*r
 // release drops the graph, the Var and the state.
 func (p *replayPath) release() {
 	p.g.Release()
-	p.pos.Release()
+	p.stepVar.Release()
 	p.st.release()
 }
 
@@ -133,7 +134,7 @@ func (p *replayPath) name() string { return "replay" }
 func (p *replayPath) setStep(pos int) error {
 	binary.LittleEndian.PutUint32(p.params[0:], uint32(pos))
 	binary.LittleEndian.PutUint32(p.params[4:], uint32(pos+1))
-	return p.s.SetVar(p.pos, p.params)
+	return p.s.SetVar(p.stepVar, p.params)
 }
 
 func (p *replayPath) step(pos int) error {
