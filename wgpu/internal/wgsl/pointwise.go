@@ -125,7 +125,8 @@ type pointwiseAnalysis struct {
 	builtins     []string
 	storage      map[string]int // storage variable name → resource index
 	gathered     []bool
-	index        string // the canonical index; "" until the first access
+	index        string // the canonical index
+	accesses     []storageAccess
 	reason       string // the first reason found
 }
 
@@ -282,10 +283,75 @@ func (a *pointwiseAnalysis) run() string {
 			a.access(s.cond)
 		}
 	})
-	if a.reason == "" && a.index == "" && len(a.storage) > 0 {
-		a.fail("it accesses no storage at an index")
+	if a.reason != "" {
+		return a.reason
 	}
-	return a.reason
+	return a.decideIndex()
+}
+
+// storageAccess is one NAME[index] of a storage variable: canon is the
+// index's canonical spelling, "" when it is not an invocation expression.
+type storageAccess struct {
+	res         int
+	name, canon string
+	text        string
+}
+
+// decideIndex finds the invocation's index: the one index every access to
+// read_write storage uses (or, without any, the first invocation index of a
+// read), which must be one the analysis knows to be one-to-one; reads of
+// read-only storage elsewhere are gathered.
+func (a *pointwiseAnalysis) decideIndex() string {
+	for _, ac := range a.accesses {
+		if a.k.Resources[ac.res].Kind != ResourceStorage {
+			continue
+		}
+		switch {
+		case ac.canon == "":
+			return fmt.Sprintf("read_write storage %s is indexed at %s, not at the invocation's index", ac.name, ac.text)
+		case a.index != "" && a.index != ac.canon:
+			return fmt.Sprintf("%s is indexed at %s and at %s", ac.name, a.index, ac.canon)
+		}
+		a.index = ac.canon
+	}
+	for _, ac := range a.accesses {
+		if a.index == "" && ac.canon != "" {
+			a.index = ac.canon
+		}
+	}
+	if a.index == "" {
+		return "it accesses no storage at an invocation index"
+	}
+	if !injective(a.index, a.k.WorkgroupSize[0]) {
+		return fmt.Sprintf("its index %s is not one the analysis knows to differ between invocations", a.index)
+	}
+	for _, ac := range a.accesses {
+		if ac.canon != a.index {
+			a.gathered[ac.res] = true
+		}
+	}
+	return ""
+}
+
+// injective reports whether index, in canonical spelling, is one of the
+// forms known to give every invocation of a dispatch a different value:
+// the global x id, and the x id folded with y over num_workgroups.x times
+// the workgroup size (what ElementwiseGroups dispatches), or the
+// workgroup id times the size plus the local id.
+func injective(index string, w uint32) bool {
+	for _, lit := range []string{fmt.Sprint(w), fmt.Sprint(w) + "u"} {
+		switch index {
+		case "global_invocation_id.x",
+			"global_invocation_id.y * num_workgroups.x * " + lit + " + global_invocation_id.x",
+			"global_invocation_id.x + global_invocation_id.y * num_workgroups.x * " + lit,
+			"global_invocation_id.y * (num_workgroups.x * " + lit + ") + global_invocation_id.x",
+			"global_invocation_id.x + global_invocation_id.y * (num_workgroups.x * " + lit + ")",
+			"workgroup_id.x * " + lit + " + local_invocation_id.x",
+			"workgroup_id.x * " + lit + " + local_invocation_index":
+			return true
+		}
+	}
+	return false
 }
 
 // invocation spells e canonically if it is an expression of the builtin
@@ -341,16 +407,10 @@ func (a *pointwiseAnalysis) access(e expr) {
 				if l, ok := e.index.(*identExpr); ok && a.lets[l.name] != "" {
 					c = a.lets[l.name] // i, not (i)
 				}
-				switch {
-				case inv && (a.index == "" || a.index == c):
-					a.index = c
-				case a.k.Resources[r].Kind == ResourceReadOnlyStorage:
-					a.gathered[r] = true
-				case inv:
-					a.fail("%s is indexed at %s and at %s", id.name, a.index, c)
-				default:
-					a.fail("read_write storage %s is indexed at %s, not at the invocation's index", id.name, format(e.index))
+				if !inv {
+					c = ""
 				}
+				a.accesses = append(a.accesses, storageAccess{res: r, name: id.name, canon: c, text: format(e.index)})
 				a.access(e.index)
 				return
 			}

@@ -120,7 +120,10 @@ func TestPointwiseAnalysisExplainsEachRefusal(t *testing.T) {
 		{"local invocation builtin struct", pwDecls + "struct In { @builtin(global_invocation_id) id: vec3<u32> }\n@compute @workgroup_size(64)\nfn main(in: In) { y[in.id.x] = x[in.id.x]; }\n", "parameter in is not a builtin value"},
 		{"subgroup builtin", pwDecls + "@compute @workgroup_size(64)\nfn main(@builtin(subgroup_invocation_id) s: u32) { y[s] = x[s]; }\n", "@builtin(subgroup_invocation_id)"},
 		{"shadowing let", entry("let v = x[id.x];\nlet x = 1.0;\ny[id.x] = x + v;"), "declares x twice or over a module-scope name"},
-		{"no storage index", entry("let n = arrayLength(&y) + arrayLength(&x);"), "no storage at an index"},
+		{"no storage index", entry("let n = arrayLength(&y) + arrayLength(&x);"), "no storage at an invocation index"},
+		{"index shared by two invocations", entry("y[id.x / 2u] = x[id.x];"), "index global_invocation_id.x / 2u is not one the analysis knows to differ between invocations"},
+		{"constant index", entry("y[0] = x[0];"), "index 0 is not one"},
+		{"fold by another size", pwDecls + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) { let i = gid.y * nwg.x * 256u + gid.x; y[i] = x[i]; }\n", "is not one the analysis knows"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
