@@ -141,6 +141,9 @@ func (g *Graph) String() string {
 	if cf := g.controlSummary(); cf != "" {
 		fmt.Fprintf(&b, "; %s", cf)
 	}
+	if fs := g.fusionSummary(); fs != "" {
+		fmt.Fprintf(&b, "; %s", fs)
+	}
 	fmt.Fprintf(&b, "; pinned %d B", g.stats.RetainedBytes)
 	return b.String()
 }
@@ -206,6 +209,9 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		case nodeClear:
 			label += fmt.Sprintf("\\n%d B", n.size)
 		}
+		if f := g.fusedName(j); f != "" {
+			label += "\\n= " + f
+		}
 		fmt.Fprintf(bw, "  d%d [label=\"%d: %s\"];\n", j, j, label)
 		seen := map[string]bool{}
 		edge := func(pg *page) {
@@ -240,6 +246,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 			lastWriter[pg] = j
 		}
 	}
+	g.writeFusionDOT(bw)
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
 }
