@@ -68,6 +68,11 @@ type fusion struct {
 	fused int
 }
 
+// maxFusedParts bounds the dispatches one fused kernel runs: each is a
+// function of the generated module, which the device compiles at
+// EndCapture; past a few dozen the saving per dispatch is already made.
+const maxFusedParts = 64
+
 // fusedPart is one unfused dispatch of a chain being built.
 type fusedPart struct {
 	n  *node
@@ -152,6 +157,9 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 			why = "dispatched indirectly"
 		default:
 			pw, why = analyse(n)
+			if pw != nil && !pw.OneToOne(n.d.x, n.d.y, n.d.z) {
+				pw, why = nil, fmt.Sprintf("its index %s is not one-to-one over %s", pw.Index, n.d.label())
+			}
 		}
 		part := fusedPart{n: n, pw: pw, at: i}
 		if pw != nil && len(chain) > 0 {
@@ -191,6 +199,8 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 	head := chain[0]
 	switch {
+	case len(chain) >= maxFusedParts:
+		return fmt.Sprintf("a fused kernel runs at most %d dispatches", maxFusedParts)
 	case p.pw.WorkgroupSize != head.pw.WorkgroupSize:
 		return fmt.Sprintf("workgroup size %d, not %d", p.pw.WorkgroupSize, head.pw.WorkgroupSize)
 	case p.n.d != head.n.d:
@@ -252,18 +262,24 @@ func dependence(parts []fusedPart) string {
 
 // slotKey identifies one binding of the fused kernel. A storage buffer
 // is one binding per (page, size, element type), whichever parts bind it;
-// a uniform (params or a Buffer) is one binding per part and resource,
-// never shared: each part declares its own struct type.
+// a uniform (params or a Buffer) is shared only by dispatches of the same
+// kernel binding the same range at the same resource, whose struct types
+// are the same declaration (wgsl.Fuse checks).
 type slotKey struct {
-	pg        *page
-	size      uint64
-	typ       string
-	part, res int
+	pg   *page
+	meta *metaEntry
+	size uint64
+	typ  string
+	k    driver.Kernel
+	res  int
 }
 
-func fusedSlotKey(a *access, r driver.Resource, part, res int) slotKey {
-	if r.Kind == driver.ResourceUniform {
-		return slotKey{part: part + 1, res: res}
+func fusedSlotKey(a *access, r driver.Resource, k driver.Kernel, res int) slotKey {
+	switch {
+	case a.kind == accessParams:
+		return slotKey{meta: a.meta, size: a.size, k: k, res: res}
+	case r.Kind == driver.ResourceUniform:
+		return slotKey{pg: a.pg, size: a.size, k: k, res: res}
 	}
 	return slotKey{pg: a.pg, size: a.size, typ: r.Type}
 }
@@ -271,10 +287,10 @@ func fusedSlotKey(a *access, r driver.Resource, part, res int) slotKey {
 // slotCounts counts the fused kernel's storage and uniform bindings.
 func slotCounts(parts []fusedPart) (storage, uniform int) {
 	seen := map[slotKey]bool{}
-	for k, p := range parts {
+	for _, p := range parts {
 		res := p.n.k.Resources()
 		for j := range p.n.acc {
-			key := fusedSlotKey(&p.n.acc[j], res[j], k, j)
+			key := fusedSlotKey(&p.n.acc[j], res[j], p.n.k, j)
 			if seen[key] {
 				continue
 			}
@@ -309,7 +325,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 		fp := wgpu.FusePart{Source: p.n.k.Source(), Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res))}
 		for j := range p.n.acc {
 			a := p.n.acc[j]
-			key := fusedSlotKey(&a, res[j], k, j)
+			key := fusedSlotKey(&a, res[j], p.n.k, j)
 			slot, ok := slots[key]
 			if !ok {
 				slot = uint32(len(acc))

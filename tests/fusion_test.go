@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"math/rand"
 	"strings"
 	"testing"
@@ -218,9 +219,15 @@ func replay(t *testing.T, g *recorder.Graph, times int) {
 // operation, and nothing would notice.
 func TestFusedGraphEqualsUnfusedBitForBit(t *testing.T) {
 	_, fs, ps, k := fusePair(t)
-	seeds, steps := 6, 24
+	// Twelve seeds by default: a fused kernel without the barrier between
+	// parts differed in the last bit on one of the first ten on lavapipe
+	// (a multiply of one part contracted with the next part's add).
+	seeds, steps := 12, 24
 	if testing.Short() {
 		seeds = 2
+	}
+	if os.Getenv("SOFTGRAPH_LONG") == "1" {
+		seeds = 200
 	}
 	fusedTotal, plainTotal := 0, 0
 	for seed := range seeds {

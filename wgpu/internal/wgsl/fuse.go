@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +15,9 @@ type FusePart struct {
 	// Slots gives, per resource of the entry point (in Resources order),
 	// its binding in @group(0) of the fused module. Parts may share a
 	// slot: the variable is then declared once, by the first part using it,
-	// and every sharer must declare the same store type spelled with
-	// predeclared names only (array<f32>).
+	// and every sharer must declare the same store type, spelled with
+	// predeclared names only (array<f32>) or, for parts of the same kernel
+	// (the same source and entry point), any type (a params struct).
 	Slots []uint32
 	// ReadWrite marks, per resource, a storage buffer the fused module
 	// declares read_write although this part only reads it (another part
@@ -23,6 +25,10 @@ type FusePart struct {
 	// writable in one dispatch).
 	ReadWrite []bool
 }
+
+// predeclaredArray matches a runtime-sized array of a predeclared scalar or
+// vector type: a store type two kernels can share a declaration of.
+var predeclaredArray = regexp.MustCompile(`^array<(f32|f16|i32|u32|vec[234]<(f32|f16|i32|u32)>|vec[234][fhiu])>$`)
 
 // FusedEntry is the name of the entry point Fuse writes.
 const FusedEntry = "fused"
@@ -73,8 +79,9 @@ func Fuse(parts []FusePart) (string, error) {
 				slots[p.Slots[r]] = &slotDecl{name: fmt.Sprintf("f%d_%s", k, res.Name), typ: res.Type, kind: res.Kind, rw: rw, owner: k, res: r}
 				continue
 			}
-			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) {
-				return "", fmt.Errorf("wgsl: Fuse: slot %d is %s of part %d and %s of part %d (%s): a shared binding needs one type", p.Slots[r], s.typ, s.owner, res.Type, k, p.Entry)
+			same := parts[s.owner].Source == p.Source && parts[s.owner].Entry == p.Entry
+			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) || !(same || predeclaredArray.MatchString(res.Type)) {
+				return "", fmt.Errorf("wgsl: Fuse: slot %d is %s of part %d and %s of part %d (%s): a shared binding needs one type, of predeclared names or of the same kernel", p.Slots[r], s.typ, s.owner, res.Type, k, p.Entry)
 			}
 			s.rw = s.rw || rw
 		}
@@ -110,6 +117,14 @@ func Fuse(parts []FusePart) (string, error) {
 	}
 	b.WriteString(") {\n")
 	for k, p := range parts {
+		if k > 0 {
+			// Values pass from one part to the next through memory, as
+			// between dispatches: without the barrier a compiler forwards a
+			// part's store to the next part's load and may contract the
+			// two parts' operations (a multiply of one with an add of the
+			// next into one fma), which rounds differently.
+			b.WriteString("\tstorageBarrier();\n")
+		}
 		fmt.Fprintf(&b, "\tf%d_%s(", k, p.Entry)
 		for i, bn := range infos[k].Builtins {
 			if i > 0 {

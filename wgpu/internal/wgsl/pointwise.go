@@ -3,6 +3,8 @@ package wgsl
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -37,6 +39,8 @@ type Pointwise struct {
 	// equal Index and workgroup size, dispatched over the same workgroup
 	// counts, give each invocation the same index.
 	Index string
+	// Fold says on which workgroup counts Index is one-to-one (OneToOne).
+	Fold Fold
 	// Resources are the entry point's resources, as Specialize reports
 	// them: storage and uniform buffers only.
 	Resources []Resource
@@ -112,7 +116,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Index: a.index, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins}, nil
 }
 
 type pointwiseAnalysis struct {
@@ -127,6 +131,7 @@ type pointwiseAnalysis struct {
 	gathered     []bool
 	index        string // the canonical index
 	accesses     []storageAccess
+	fold         Fold
 	reason       string // the first reason found
 }
 
@@ -322,9 +327,11 @@ func (a *pointwiseAnalysis) decideIndex() string {
 	if a.index == "" {
 		return "it accesses no storage at an invocation index"
 	}
-	if !injective(a.index, a.k.WorkgroupSize[0]) {
+	fold, ok := injective(a.index, a.k.WorkgroupSize[0])
+	if !ok {
 		return fmt.Sprintf("its index %s is not one the analysis knows to differ between invocations", a.index)
 	}
+	a.fold = fold
 	for _, ac := range a.accesses {
 		if ac.canon != a.index {
 			a.gathered[ac.res] = true
@@ -334,22 +341,79 @@ func (a *pointwiseAnalysis) decideIndex() string {
 }
 
 // injective reports whether index, in canonical spelling, is one of the
-// forms known to give every invocation of a dispatch a different value:
-// the global x id, and the x id folded with y over num_workgroups.x times
-// the workgroup size (what ElementwiseGroups dispatches), or the
-// workgroup id times the size plus the local id.
-func injective(index string, w uint32) bool {
+// forms known to give every invocation of a dispatch a different value,
+// and on which dispatches: the global x id (dispatches of one row of
+// workgroups), the x id folded with y over num_workgroups.x times the
+// workgroup size (what ElementwiseGroups dispatches; one layer in z), the
+// x id plus y times a constant K (workgroup counts in x at most K / size;
+// one layer), or the workgroup id times the size plus the local id.
+func injective(index string, w uint32) (Fold, bool) {
 	for _, lit := range []string{fmt.Sprint(w), fmt.Sprint(w) + "u"} {
 		switch index {
 		case "global_invocation_id.x",
-			"global_invocation_id.y * num_workgroups.x * " + lit + " + global_invocation_id.x",
-			"global_invocation_id.x + global_invocation_id.y * num_workgroups.x * " + lit,
-			"global_invocation_id.y * (num_workgroups.x * " + lit + ") + global_invocation_id.x",
-			"global_invocation_id.x + global_invocation_id.y * (num_workgroups.x * " + lit + ")",
 			"workgroup_id.x * " + lit + " + local_invocation_id.x",
 			"workgroup_id.x * " + lit + " + local_invocation_index":
-			return true
+			return Fold{Kind: FoldNone}, true
+		case "global_invocation_id.y * num_workgroups.x * " + lit + " + global_invocation_id.x",
+			"global_invocation_id.x + global_invocation_id.y * num_workgroups.x * " + lit,
+			"global_invocation_id.y * (num_workgroups.x * " + lit + ") + global_invocation_id.x",
+			"global_invocation_id.x + global_invocation_id.y * (num_workgroups.x * " + lit + ")":
+			return Fold{Kind: FoldGroups}, true
 		}
+	}
+	for _, re := range []*regexp.Regexp{foldConstAfter, foldConstBefore} {
+		m := re.FindStringSubmatch(index)
+		if m == nil {
+			continue
+		}
+		k := uint64(1)
+		for _, f := range strings.Split(m[1], " * ") {
+			v, err := strconv.ParseUint(strings.TrimSuffix(f, "u"), 10, 32)
+			if err != nil {
+				return Fold{}, false
+			}
+			k *= v
+			if k > 1<<40 {
+				return Fold{}, false
+			}
+		}
+		return Fold{Kind: FoldConstant, K: k}, true
+	}
+	return Fold{}, false
+}
+
+var (
+	foldConstAfter  = regexp.MustCompile(`^global_invocation_id\.x \+ global_invocation_id\.y \* ((?:\d+u? \* )*\d+u?)$`)
+	foldConstBefore = regexp.MustCompile(`^global_invocation_id\.y \* ((?:\d+u? \* )*\d+u?) \+ global_invocation_id\.x$`)
+)
+
+// FoldKind is how an index folds the workgroup grid into one dimension.
+type FoldKind uint8
+
+const (
+	FoldNone     FoldKind = iota // the x id alone: one row of workgroups
+	FoldGroups                   // y folded over num_workgroups.x: one layer
+	FoldConstant                 // y folded over a constant K: one layer, x·size ≤ K
+)
+
+// Fold is the dispatches on which a pointwise index is one-to-one.
+type Fold struct {
+	Kind FoldKind
+	K    uint64 // FoldConstant's stride
+}
+
+// OneToOne reports whether the index gives every invocation of a dispatch
+// of x×y×z workgroups a different value: what fusing dispatches of the
+// kernel needs (two invocations sharing an element would see each other's
+// stores in a fused kernel in an order the unfused graph does not have).
+func (p *Pointwise) OneToOne(x, y, z uint32) bool {
+	switch p.Fold.Kind {
+	case FoldNone:
+		return y == 1 && z == 1
+	case FoldGroups:
+		return z == 1
+	case FoldConstant:
+		return z == 1 && (y == 1 || uint64(x)*uint64(p.WorkgroupSize) <= p.Fold.K)
 	}
 	return false
 }

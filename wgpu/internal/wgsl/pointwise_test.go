@@ -200,9 +200,10 @@ func TestFuseRunsPartsInOrderUnderOneEntryPoint(t *testing.T) {
 		t.Errorf("workgroup size %v; want 256", k.WorkgroupSize)
 	}
 	call0 := strings.Index(src, "f0_add(_global_invocation_id, _num_workgroups);")
+	barrier := strings.Index(src, "storageBarrier();")
 	call1 := strings.Index(src, "f1_scale(_global_invocation_id, _num_workgroups);")
-	if call0 < 0 || call1 < call0 {
-		t.Errorf("the fused entry point does not call add, then scale:\n%s", src)
+	if call0 < 0 || barrier < call0 || call1 < barrier {
+		t.Errorf("the fused entry point does not call add, then a storage barrier (values pass through memory), then scale:\n%s", src)
 	}
 	// Scale's body now writes through add's variable a.
 	if !strings.Contains(src, "f0_a[i] = f1_p.a * f0_out[i];") {
@@ -238,6 +239,47 @@ func TestFuseRefusesMismatchedParts(t *testing.T) {
 			src, err := Fuse(c.parts)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Fuse = %v (source %d bytes); want an error containing %q", err, len(src), c.want)
+			}
+		})
+	}
+}
+
+// TestPointwiseIndexIsOneToOneOnlyOnItsDispatches: an index that folds the
+// workgroup grid is one-to-one only on the dispatches it was written for;
+// fusing dispatches where two invocations share an element would let one
+// see the other's stores in an order the unfused graph does not have.
+func TestPointwiseIndexIsOneToOneOnlyOnItsDispatches(t *testing.T) {
+	main := func(index string) string {
+		return pwDecls + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {\n\tlet i = " + index + ";\n\ty[i] = x[i];\n}\n"
+	}
+	type dispatch struct{ x, y, z uint32 }
+	cases := []struct {
+		name, index string
+		fold        Fold
+		ok, not     []dispatch
+	}{
+		{"x alone", "id.x", Fold{Kind: FoldNone}, []dispatch{{70000, 1, 1}}, []dispatch{{4, 2, 1}, {4, 1, 2}}},
+		{"folded over num_workgroups", "id.y * nwg.x * 64u + id.x", Fold{Kind: FoldGroups}, []dispatch{{65535, 65535, 1}}, []dispatch{{4, 1, 2}}},
+		{"folded over a constant", "id.x + id.y * 65535u * 64u", Fold{Kind: FoldConstant, K: 65535 * 64}, []dispatch{{65535, 3, 1}, {70000, 1, 1}}, []dispatch{{65536, 2, 1}, {1, 1, 2}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			pw, err := AnalyzePointwise(main(c.index), "main")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pw.Fold != c.fold {
+				t.Errorf("fold %+v; want %+v", pw.Fold, c.fold)
+			}
+			for _, d := range c.ok {
+				if !pw.OneToOne(d.x, d.y, d.z) {
+					t.Errorf("OneToOne(%v) = false; the index %s differs between all its invocations", d, pw.Index)
+				}
+			}
+			for _, d := range c.not {
+				if pw.OneToOne(d.x, d.y, d.z) {
+					t.Errorf("OneToOne(%v) = true; two invocations share index %s there", d, pw.Index)
+				}
 			}
 		})
 	}
