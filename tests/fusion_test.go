@@ -3,8 +3,8 @@ package tests
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
 
