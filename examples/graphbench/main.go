@@ -22,11 +22,20 @@
 //	                 life512_g200_x200: 200 generations per pass, from graphs
 //	                 of 2 generations (A→B, B→A; replayed 100 times) and of
 //	                 200 (replayed once).
+//	mlp              an MLP tail on rows×cols f32 activations with the
+//	                 shipped kernels, three dispatches per layer: h =
+//	                 bias_gelu(x, bias), r = add(h, x) (the residual), x =
+//	                 scale(r, 0.5). Configs mlp_4k_x999, mlp_64k_x999 and
+//	                 mlp_1m_x300 (a GPU-bound control), graphs of the whole
+//	                 pass. Recorder paths only (the hand-written ones run one
+//	                 kernel); checked bit for bit against the same chain
+//	                 launched eagerly, unfused, on a stream of its own.
 //
-// Each config runs six paths on one device, with the same WGSL and params,
-// each path on buffers of its own, in interleaved rounds (eager, replay,
-// replay_inline, raw, raw_chunked, gpu, with the starting path rotated by one
-// each round), never all of one path then the next:
+// Each config runs seven paths on one device (four for mlp), with the same
+// WGSL and params, each path on buffers of its own, in interleaved rounds
+// (eager, replay, replay_inline, fused, raw, raw_chunked, gpu, with the
+// starting path rotated by one each round), never all of one path then the
+// next:
 //
 //	eager          the recorder's Launch, K times, then Sync
 //	replay         a graph of G dispatches captured from the same launches:
@@ -36,6 +45,10 @@
 //	               on a background goroutine, on hardware adapters)
 //	replay_inline  the same with recorder.WithPreEncode(false): every dispatch
 //	               is encoded on the caller's goroutine, in submission chunks
+//	fused          the replay path on a stream with recorder.WithFusion(true):
+//	               the graph's chains of pointwise dispatches are fused into
+//	               generated kernels at EndCapture (JSON
+//	               fused_graph_dispatches: how many it keeps)
 //	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
 //	               and bind groups made once, the K dispatches in one compute
 //	               pass, one submit, wait
@@ -63,6 +76,12 @@
 //	                 replay costs over the best hand-written loop (< 1:
 //	                 replay is faster)
 //	replay/floor     replay / gpu: how far replay is from the floor
+//
+// and two for fusion: fused/replay, and fused/floor_unfused, the fused
+// replay against floor_unfused, the GPU's own time for the unfused command
+// buffer (the gpu path; for mlp, which has none, the library's floor of the
+// unfused replay graph, ProfileReplay WithFloor). Below 1, fusion beat what
+// any launching of the unfused dispatches can reach.
 //
 // After the rounds, the library's own view of the replay graph is taken
 // with ProfileReplay(graph, WithFloor(3)) on the replay path (per-kernel GPU
@@ -282,7 +301,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		OS:      runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:    runtime.NumCPU(),
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Method: "interleaved rounds eager,replay,replay_inline,raw,raw_chunked,gpu (start rotated each round); raw_chunked's chunk swept first; " +
+		Method: "interleaved rounds eager,replay,replay_inline,fused,raw,raw_chunked,gpu (start rotated each round; mlp: the first four); raw_chunked's chunk swept first; " +
 			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
 	}
 	fmt.Fprintf(stdout, "adapter: %s\ngo: %s %s, %d CPUs\n\n", rep.Adapter, rep.Go, rep.OS, rep.CPUs)
