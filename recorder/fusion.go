@@ -406,3 +406,32 @@ func (g *Graph) recorded() []node {
 	}
 	return g.nodes
 }
+
+// fusedAliasing refuses a rebinding that makes one buffer two bindings of
+// different element types in a fused kernel's dispatch (only a loaded graph
+// rebinds fused dispatches directly: a captured one re-fuses from its
+// recorded dispatches): its parts would then meet at different bytes for
+// one index, which the fusion's proof excludes. Two read_write bindings of
+// one type stay correct (every access is at the invocation's index, in
+// order), and a read-only one with a read_write one is refused by conflict.
+func fusedAliasing(nodes []node) error {
+	for i := range nodes {
+		n := &nodes[i]
+		if n.kind != nodeDispatch || n.k == nil || n.k.Entry() != wgpu.FusedEntry || !strings.HasPrefix(n.k.Source(), wgpu.FusedHeader) {
+			continue
+		}
+		res := n.k.Resources()
+		types := map[*page]string{}
+		for j := range n.acc {
+			a := &n.acc[j]
+			if a.kind != accessBuffer || res[j].Kind == driver.ResourceUniform {
+				continue
+			}
+			if t, ok := types[a.pg]; ok && t != res[j].Type {
+				return argError(lifecycle.Rebind, ErrInvalidArgument, "command %d (a fused kernel) would bind one buffer as %s and as %s; its parts would meet at different bytes for one index", i, t, res[j].Type)
+			}
+			types[a.pg] = res[j].Type
+		}
+	}
+	return nil
+}

@@ -120,6 +120,9 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 		}
 		enablePage, gatePage, tablePage, table = rec.enablePage, rec.gatePage, rec.tablePage, rec.table
 	}
+	if err := fusedAliasing(nodes); err != nil {
+		return fail(err)
+	}
 	// A fused graph fuses its rebound nodes again: what fuses depends on
 	// which buffers alias (fusion.go).
 	var fz *fusion

@@ -536,3 +536,41 @@ func TestFusedGraphSavesAndLoads(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadingIntoAFusingStreamFuses: a graph file saved unfused, loaded by a
+// stream WithFusion(true), is fused as a capture would be, and replays to
+// the same bits as the same file loaded by a plain stream.
+func TestLoadingIntoAFusingStreamFuses(t *testing.T) {
+	_, fs, ps, k := fusePair(t)
+	rng := rand.New(rand.NewSource(13))
+	init, bias := fuseInit(rng, 4)
+	chain := randomChain(rng, 4, 20)
+	pg := captureSteps(t, newFuseWorld(t, ps, k, init, bias), chain)
+	var file bytes.Buffer
+	if _, err := pg.Save(&file, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatalf("Save: %v", err)
+	}
+	load := func(s *recorder.Stream) *recorder.Graph {
+		g, err := s.LoadGraph(bytes.NewReader(file.Bytes()))
+		if err != nil {
+			t.Fatalf("LoadGraph: %v", err)
+		}
+		t.Cleanup(g.Release)
+		replay(t, g, 2)
+		return g
+	}
+	fl, pl := load(fs), load(ps)
+	if f, p := fl.Stats().Dispatches, pl.Stats().Dispatches; f >= p {
+		t.Errorf("loaded by a fusing stream the graph has %d dispatches, by a plain one %d; want fewer: %v", f, p, fl)
+	}
+	read := func(s *recorder.Stream, g *recorder.Graph) [][]uint32 {
+		var out [][]uint32
+		for _, b := range g.Buffers() {
+			out = append(out, gputest.ReadU32(t, s, b))
+		}
+		return out
+	}
+	if diff := cmp.Diff(read(ps, pl), read(fs, fl)); diff != "" {
+		t.Fatalf("the file loaded by a fusing stream computes differently (-plain +fusing):\n%s", diff)
+	}
+}

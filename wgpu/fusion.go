@@ -15,6 +15,14 @@ type PointwiseError = wgsl.PointwiseError
 // resources it reads at other indices (read-only ones only).
 type Pointwise = wgsl.Pointwise
 
+// FusedEntry is the entry point of every module FuseSource writes, and
+// FusedHeader the comment it begins with: together they mark a fused
+// kernel (a loaded graph's, say).
+const (
+	FusedEntry  = wgsl.FusedEntry
+	FusedHeader = wgsl.FusedHeader
+)
+
 // FusePart is one kernel of a chain FuseSource fuses: its source, entry
 // point, and per resource the binding it gets in the fused module and
 // whether it is declared read_write there.
@@ -47,5 +55,5 @@ func FuseSource(parts []FusePart) (source, entry string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	return src, wgsl.FusedEntry, nil
+	return src, FusedEntry, nil
 }
