@@ -116,6 +116,9 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	}
 	var out []node
 	var kernels []*wgpu.Kernel
+	// Chains that fuse to the same source (a ping-pong chain split at the
+	// part limit, say) share one compiled kernel.
+	compiled := map[string]*wgpu.Kernel{}
 	var chain []fusedPart
 	flush := func() error {
 		if len(chain) == 0 {
@@ -124,11 +127,13 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		if len(chain) == 1 {
 			out = append(out, *chain[0].n)
 		} else {
-			n, k, err := s.fusedNode(op, chain, pins)
+			n, k, err := s.fusedNode(op, chain, pins, compiled)
 			if err != nil {
 				return err
 			}
-			kernels = append(kernels, k)
+			if k != nil {
+				kernels = append(kernels, k)
+			}
 			out = append(out, n)
 			fz.fused++
 		}
@@ -307,7 +312,9 @@ func slotCounts(parts []fusedPart) (storage, uniform int) {
 
 // fusedNode compiles chain's fused kernel and makes its node: one binding
 // per slot, in slot order, read_write wherever any part writes the buffer.
-func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (node, *wgpu.Kernel, error) {
+// The kernel is returned when it was compiled here, nil when compiled
+// holds it already.
+func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet, compiled map[string]*wgpu.Kernel) (node, *wgpu.Kernel, error) {
 	slots := map[slotKey]uint32{}
 	var acc []access
 	written := map[*page]bool{}
@@ -344,25 +351,37 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	if err != nil {
 		return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
 	}
-	k, err := s.dev.Kernel(src, entry, wgpu.Private())
-	if err != nil {
-		return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
+	k, fresh := compiled[src], false
+	if k == nil {
+		if k, err = s.dev.Kernel(src, entry, wgpu.Private()); err != nil {
+			return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
+		}
+		compiled[src], fresh = k, true
+	}
+	release := func() {
+		if fresh {
+			delete(compiled, src)
+			k.Release()
+		}
 	}
 	kd, err := s.drv.Kernel(k)
 	if err != nil {
-		k.Release()
+		release()
 		return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
 	}
 	head := chain[0].n
 	n := node{kind: nodeDispatch, k: kd, d: head.d, acc: acc, region: head.region}
 	if err := s.bindGroups(op, kd, n.acc, &n.groups); err != nil {
-		k.Release()
+		release()
 		return node{}, nil, err
 	}
 	for _, g := range n.groups {
 		if g != nil {
 			pins.addGroup(g)
 		}
+	}
+	if !fresh {
+		k = nil
 	}
 	return n, k, nil
 }

@@ -64,10 +64,17 @@ func Fuse(parts []FusePart) (string, error) {
 	}
 	slots := map[uint32]*slotDecl{}
 	infos := make([]*Pointwise, len(parts))
+	// A chain repeats its kernels: each is analysed and parsed once.
+	analysed := map[[2]string]*Pointwise{}
+	parsed := map[string]*parsedPart{}
 	for k, p := range parts {
-		pw, err := AnalyzePointwise(p.Source, p.Entry)
-		if err != nil {
-			return "", err
+		pw := analysed[[2]string{p.Source, p.Entry}]
+		if pw == nil {
+			var err error
+			if pw, err = AnalyzePointwise(p.Source, p.Entry); err != nil {
+				return "", err
+			}
+			analysed[[2]string{p.Source, p.Entry}] = pw
 		}
 		if len(p.Slots) != len(pw.Resources) || len(p.ReadWrite) != len(pw.Resources) {
 			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) has %d resources, %d slots and %d access flags", k, p.Entry, len(pw.Resources), len(p.Slots), len(p.ReadWrite))
@@ -94,7 +101,20 @@ func Fuse(parts []FusePart) (string, error) {
 	b.WriteString(FusedHeader)
 	builtins := map[string]bool{}
 	for k, p := range parts {
-		text, err := fusePart(k, p, infos[k], func(r int) (string, bool, bool) {
+		pp := parsed[p.Source]
+		if pp == nil {
+			m, err := parse(p.Source)
+			if err != nil {
+				return "", err
+			}
+			lex, err := scan(p.Source)
+			if err != nil {
+				return "", err
+			}
+			pp = &parsedPart{m: m, lex: lex, members: structMembers(m)}
+			parsed[p.Source] = pp
+		}
+		text, err := fusePart(k, p, pp, infos[k], func(r int) (string, bool, bool) {
 			s := slots[p.Slots[r]]
 			return s.name, s.owner == k && s.res == r, s.rw
 		})
@@ -142,18 +162,18 @@ func Fuse(parts []FusePart) (string, error) {
 	return b.String(), nil
 }
 
+// parsedPart is a part's module as fusePart reads it.
+type parsedPart struct {
+	m       *module
+	lex     []lexeme
+	members map[int]bool
+}
+
 // fusePart rewrites part k's module: names prefixed, resources re-bound
 // (a resource whose slot another part declares loses its declaration and
 // takes that part's name), the entry point's header replaced.
-func fusePart(k int, p FusePart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
-	m, err := parse(p.Source)
-	if err != nil {
-		return "", err
-	}
-	lex, err := scan(p.Source)
-	if err != nil {
-		return "", err
-	}
+func fusePart(k int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
+	m, lex := pp.m, pp.lex
 	src := p.Source
 	prefix := "f" + strconv.Itoa(k) + "_"
 	rename := map[string]string{}
@@ -226,7 +246,7 @@ func fusePart(k int, p FusePart, pw *Pointwise, slot func(r int) (name string, o
 		}
 		return false
 	}
-	members := structMembers(m)
+	members := pp.members
 	for i, l := range lex {
 		if l.kind != tokIdent || inSpan(l.pos) {
 			continue
