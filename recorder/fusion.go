@@ -41,10 +41,20 @@ import (
 // and buffers nobody in the chain writes read the same everywhere. Each
 // body runs the float operations it ran before, in the same order, and
 // keeps every store (a return in a body ends that body only: each body is
-// a function of its own). A compiler may still contract across bodies
-// what it could contract within one (a store forwarded to a load, then a
-// multiply and an add fused); the tests check results bit for bit on
+// a function of its own). Between bodies the fused kernel has a storage
+// barrier, so values pass from one body to the next through memory as they
+// did between dispatches: without it a compiler forwards one body's store
+// to the next body's load and contracts a multiply of one with an add of
+// the other into an fma, which rounds differently (lavapipe did, in the
+// last bit). The tests compare fused and unfused graphs bit for bit on
 // lavapipe and OpenGL.
+//
+// Which index is the invocation's, and that it differs between the
+// invocations of a dispatch, is decided from the WGSL (wgpu.Pointwise:
+// the forms it knows, and the workgroup counts they hold for); a kernel
+// that writes out of its buffer's bounds is the one thing the analysis
+// cannot see (robust buffer access may clamp the write to another
+// invocation's element), as it is for the unfused graph a race.
 //
 // Costs: EndCapture analyses each distinct kernel once and compiles one
 // kernel per fused chain (wgpu.Private: released with the graph); Rebind
