@@ -574,3 +574,57 @@ func TestLoadingIntoAFusingStreamFuses(t *testing.T) {
 		t.Fatalf("the file loaded by a fusing stream computes differently (-plain +fusing):\n%s", diff)
 	}
 }
+
+// TestFusedBodiesReturnOnlyFromThemselves: a kernel that returns early
+// (past its buffer's end, or on odd elements) ends only its own body in
+// the fused kernel: the next kernel still runs for that element, as its
+// own dispatch did. Three such kernels fuse into one dispatch and compute
+// what they computed apart.
+func TestFusedBodiesReturnOnlyFromThemselves(t *testing.T) {
+	d, fs, ps, _ := fusePair(t)
+	const decls = "@group(0) @binding(0) var<storage, read> x: array<f32>;\n@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
+	double := gputest.Kernel(t, d, decls+`
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&y)) { return; }
+	y[i] = x[i] * 2.0;
+}`)
+	odd := gputest.Kernel(t, d, decls+`
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	if (gid.x >= arrayLength(&y) || gid.x % 2u == 0u) { return; }
+	y[gid.x] = x[gid.x] + 0.5;
+}`)
+	const n = 100 // two workgroups of 64: 28 invocations past the end
+	var worlds [2][]*recorder.Buffer
+	var graphs [2]*recorder.Graph
+	for i, s := range []*recorder.Stream{fs, ps} {
+		a := gputest.Upload(t, s, gputest.Ramp(n, 1))
+		b := gputest.Empty(t, s, 4*n)
+		c := gputest.Empty(t, s, 4*n)
+		g, err := s.Capture(func() error {
+			if err := s.Launch(double, recorder.Groups(2, 1, 1), a, b); err != nil {
+				return err
+			}
+			if err := s.Launch(odd, recorder.Groups(2, 1, 1), b, c); err != nil {
+				return err
+			}
+			return s.Launch(double, recorder.Groups(2, 1, 1), b, a)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(g.Release)
+		replay(t, g, 2)
+		worlds[i], graphs[i] = []*recorder.Buffer{a, b, c}, g
+	}
+	if got := graphs[0].Stats().Dispatches; got != 1 {
+		t.Errorf("three pointwise dispatches fused to %d; want 1: %v", got, graphs[0])
+	}
+	for j := range worlds[0] {
+		if diff := cmp.Diff(gputest.ReadU32(t, ps, worlds[1][j]), gputest.ReadU32(t, fs, worlds[0][j])); diff != "" {
+			t.Errorf("buffer %d differs (-unfused +fused): an early return must end only its own body\n%s", j, diff)
+		}
+	}
+}
