@@ -282,7 +282,7 @@ func dependence(parts []fusedPart) string {
 // are the same declaration (wgsl.Fuse checks).
 type slotKey struct {
 	pg   *page
-	meta *metaEntry
+	meta any // the params entry, compared by identity
 	size uint64
 	typ  string
 	k    driver.Kernel

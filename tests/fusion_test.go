@@ -33,14 +33,15 @@ type fuseKernels struct {
 
 func compileFuseKernels(t *testing.T, d *wgpu.Device) *fuseKernels {
 	t.Helper()
-	k := func(sh shaders.Shader) *wgpu.Kernel {
-		kk, err := sh.Compile(d)
+	k := func(compile func(*wgpu.Device) (*wgpu.Kernel, error)) *wgpu.Kernel {
+		kk, err := compile(d)
 		if err != nil {
-			t.Fatalf("compile %s: %v", sh.Name, err)
+			t.Fatalf("compile: %v", err)
 		}
 		return kk
 	}
-	return &fuseKernels{k(shaders.Add), k(shaders.Mul), k(shaders.Scale), k(shaders.Axpy), k(shaders.AddOne), k(shaders.BiasGELU), k(shaders.BiasReLU), k(shaders.Copy)}
+	return &fuseKernels{k(shaders.Add.Compile), k(shaders.Mul.Compile), k(shaders.Scale.Compile), k(shaders.Axpy.Compile),
+		k(shaders.AddOne.Compile), k(shaders.BiasGELU.Compile), k(shaders.BiasReLU.Compile), k(shaders.Copy.Compile)}
 }
 
 // fuseStep is one launch of a chain: a kernel by name, buffer indices into

@@ -46,8 +46,8 @@ type mlpTarget struct {
 func newMLPTarget(s *recorder.Stream, w *workload) (*mlpTarget, error) {
 	t := &mlpTarget{s: s, init: w.mlpInit, rows: w.mlpRows, cols: w.mlpCols}
 	n := t.rows * t.cols
-	for i, sh := range []shaders.Shader{shaders.BiasGELU, shaders.Add, shaders.Scale} {
-		k, err := sh.Compile(s.Device())
+	for i, compile := range []func(*wgpu.Device) (*wgpu.Kernel, error){shaders.BiasGELU.Compile, shaders.Add.Compile, shaders.Scale.Compile} {
+		k, err := compile(s.Device())
 		if err != nil {
 			return nil, err
 		}
@@ -93,6 +93,9 @@ func (t *mlpTarget) launch(n int) error {
 
 func (t *mlpTarget) read() ([]uint32, error) { return recorder.ReadSlice[uint32](t.s, t.x) }
 func (t *mlpTarget) reset() error            { return recorder.WriteSlice(t.s, t.x, 0, t.init) }
+
+// state is the buffer holding the activations between passes.
+func (t *mlpTarget) state() *recorder.Buffer { return t.x }
 
 // mlpReference is the unfused chain launched eagerly on a stream of its
 // own, advanced only forward (restarting from init when asked for an
