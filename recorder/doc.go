@@ -103,5 +103,8 @@
 // its next replay encoded ahead on a background goroutine, and a shorter one
 // has the first replays of its next run encoded ahead at each sync point (a
 // ramp). Where the GPU, not the launch path, is the bottleneck, replay
-// cannot help.
+// cannot help. What replay cannot remove, the GPU's own time per dispatch,
+// [WithFusion] can: it fuses chains of pointwise dispatches into one
+// generated kernel each at EndCapture (compiling them there), with results
+// equal bit for bit.
 package recorder

@@ -60,6 +60,8 @@ type Graph struct {
 	// wgpu.Private): released with it. Its program keeps their pipelines
 	// alive for replays already encoded.
 	kernels []*wgpu.Kernel
+	// fusion is what WithFusion fused, nil when nothing was (fusion.go).
+	fusion *fusion
 
 	// Guarded by s.mu.
 	released bool
@@ -103,11 +105,18 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 	if len(regions) > 1 && !rec.lowered {
 		g.raw = rec.nodes
 	}
-	if g.prog, err = buildProgram(s.drv, nodes); err != nil {
+	if s.cfg.fusion {
+		if err := s.fuseGraph(g); err != nil {
+			return nil, err
+		}
+	}
+	if g.prog, err = buildProgram(s.drv, g.nodes); err != nil {
+		releaseKernels(g.kernels)
 		return nil, err
 	}
 	if err := s.validateProgram(g.prog); err != nil {
 		g.prog.Release()
+		releaseKernels(g.kernels)
 		return nil, err
 	}
 	g.stats.CaptureTime = time.Since(rec.start)

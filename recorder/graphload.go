@@ -555,7 +555,7 @@ func (l *loader) build() (*Graph, error) {
 		return nil, l.fail("validation", err)
 	}
 	l.rec = nil
-	g.kernels, l.kernels = l.kernels, nil
+	g.kernels, l.kernels = append(g.kernels, l.kernels...), nil // g's own are what fusion compiled
 	s.graphs[g] = true
 	// The gate buffer and table are the graph's own: nobody else gets a
 	// handle on them.

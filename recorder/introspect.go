@@ -142,6 +142,9 @@ func (g *Graph) String() string {
 	if cf := g.controlSummary(); cf != "" {
 		fmt.Fprintf(&b, "; %s", cf)
 	}
+	if fs := g.fusionSummary(); fs != "" {
+		fmt.Fprintf(&b, "; %s", fs)
+	}
 	fmt.Fprintf(&b, "; pinned %d B", g.stats.RetainedBytes)
 	return b.String()
 }
@@ -207,6 +210,9 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		case nodeClear:
 			label += fmt.Sprintf("\\n%d B", n.size)
 		}
+		if f := g.fusedName(j); f != "" {
+			label += "\\n= " + f
+		}
 		fmt.Fprintf(bw, "  d%d [label=\"%d: %s\"];\n", j, j, label)
 		seen := map[string]bool{}
 		edge := func(pg *page) {
@@ -241,6 +247,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 			lastWriter[pg] = j
 		}
 	}
+	g.writeFusionDOT(bw)
 	fmt.Fprintln(bw, "}")
 	return bw.Flush()
 }

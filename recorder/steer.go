@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"github.com/softgraph/softgraph/lifecycle"
+	"github.com/softgraph/softgraph/wgpu"
 )
 
 // Rebind returns a new graph that binds new wherever g binds old (as a
@@ -76,7 +77,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 	hit := false
 	var err error
 	if !relower {
-		if nodes, hit, err = s.rebindNodes(g.nodes, old, new, npg, pins); err != nil {
+		if nodes, hit, err = s.rebindNodes(g.recorded(), old, new, npg, pins); err != nil {
 			return fail(err)
 		}
 	}
@@ -119,6 +120,20 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 		}
 		enablePage, gatePage, tablePage, table = rec.enablePage, rec.gatePage, rec.tablePage, rec.table
 	}
+	if err := fusedAliasing(nodes); err != nil {
+		return fail(err)
+	}
+	// A fused graph fuses its rebound nodes again: what fuses depends on
+	// which buffers alias (fusion.go).
+	var fz *fusion
+	var kernels []*wgpu.Kernel
+	if g.fusion != nil {
+		unfused := nodes
+		if nodes, fz, kernels, err = s.fuseNodes(op, nodes, pins); err != nil {
+			return fail(err)
+		}
+		pinUnfused(pins, unfused)
+	}
 	// Pin what the new nodes use: fresh references on everything.
 	for i := range nodes {
 		n := &nodes[i]
@@ -146,8 +161,9 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 			}
 		}
 	}
-	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table}
+	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table, fusion: fz, kernels: kernels}
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
+		releaseKernels(kernels)
 		return fail(&Error{Op: op.String(), Err: err})
 	}
 	ng.stats.CaptureTime = g.stats.CaptureTime

@@ -142,6 +142,7 @@ type config struct {
 	async       bool
 	noPredicate bool
 	loadLimit   uint64
+	fusion      bool // WithFusion (fusion.go)
 }
 
 // Option configures New.

@@ -22,11 +22,20 @@
 //	                 life512_g200_x200: 200 generations per pass, from graphs
 //	                 of 2 generations (A→B, B→A; replayed 100 times) and of
 //	                 200 (replayed once).
+//	mlp              an MLP tail on rows×cols f32 activations with the
+//	                 shipped kernels, three dispatches per layer: h =
+//	                 bias_gelu(x, bias), r = add(h, x) (the residual), x =
+//	                 scale(r, 0.5). Configs mlp_4k_x999, mlp_64k_x999 and
+//	                 mlp_1m_x300 (a GPU-bound control), graphs of the whole
+//	                 pass. Recorder paths only (the hand-written ones run one
+//	                 kernel); checked bit for bit against the same chain
+//	                 launched eagerly, unfused, on a stream of its own.
 //
-// Each config runs six paths on one device, with the same WGSL and params,
-// each path on buffers of its own, in interleaved rounds (eager, replay,
-// replay_inline, raw, raw_chunked, gpu, with the starting path rotated by one
-// each round), never all of one path then the next:
+// Each config runs seven paths on one device (four for mlp), with the same
+// WGSL and params, each path on buffers of its own, in interleaved rounds
+// (eager, replay, replay_inline, fused, raw, raw_chunked, gpu, with the
+// starting path rotated by one each round), never all of one path then the
+// next:
 //
 //	eager          the recorder's Launch, K times, then Sync
 //	replay         a graph of G dispatches captured from the same launches:
@@ -36,6 +45,10 @@
 //	               on a background goroutine, on hardware adapters)
 //	replay_inline  the same with recorder.WithPreEncode(false): every dispatch
 //	               is encoded on the caller's goroutine, in submission chunks
+//	fused          the replay path on a stream with recorder.WithFusion(true):
+//	               the graph's chains of pointwise dispatches are fused into
+//	               generated kernels at EndCapture (JSON
+//	               fused_graph_dispatches: how many it keeps)
 //	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
 //	               and bind groups made once, the K dispatches in one compute
 //	               pass, one submit, wait
@@ -63,6 +76,12 @@
 //	                 replay costs over the best hand-written loop (< 1:
 //	                 replay is faster)
 //	replay/floor     replay / gpu: how far replay is from the floor
+//
+// and two for fusion: fused/replay, and fused/floor_unfused, the fused
+// replay against floor_unfused, the GPU's own time for the unfused command
+// buffer (the gpu path; for mlp, which has none, the library's floor of the
+// unfused replay graph, ProfileReplay WithFloor). Below 1, fusion beat what
+// any launching of the unfused dispatches can reach.
 //
 // After the rounds, the library's own view of the replay graph is taken
 // with ProfileReplay(graph, WithFloor(3)) on the replay path (per-kernel GPU
@@ -130,6 +149,7 @@ type config struct {
 	Workload string // see newWorkload
 	Elems    uint32 // floats per buffer, or cells (Side²) for life
 	Side     uint32 // life's grid side
+	Cols     uint32 // mlp's columns (the bias length); rows = Elems / Cols
 	Kernels  int    // dispatches per pass
 	GraphLen int    // dispatches per graph; the pass replays it Kernels/GraphLen times
 }
@@ -140,6 +160,10 @@ func chain(name string, elems uint32, kernels int) config {
 
 func short(name string, graphLen int) config {
 	return config{Name: name, Workload: "add_one_inplace", Elems: 64, Kernels: 1000, GraphLen: graphLen}
+}
+
+func mlp(name string, elems, cols uint32, kernels int) config {
+	return config{Name: name, Workload: "mlp", Elems: elems, Cols: cols, Kernels: kernels, GraphLen: kernels}
 }
 
 func life(name string, side uint32, graphLen int) config {
@@ -161,15 +185,24 @@ var sweep = []config{
 	life("life64_g200_x200", 64, 200),
 	life("life512_g2_x200", 512, 2),
 	life("life512_g200_x200", 512, 200),
+	mlp("mlp_4k_x999", 4096, 256, 999),
+	mlp("mlp_64k_x999", 64<<10, 1024, 999),
+	mlp("mlp_1m_x300", 1<<20, 4096, 300),
 }
 
-var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000", "tiny_g1_x1000", "tiny_g8_x1000", "life64_g2_x200", "life64_g200_x200"}
+var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000", "tiny_g1_x1000", "tiny_g8_x1000", "life64_g2_x200", "life64_g200_x200", "mlp_4k_x999"}
 
 // validate checks what the paths rely on: whole replays per pass, and
 // ping-pong graphs and passes that end back on A.
 func (c config) validate() error {
 	if c.GraphLen <= 0 || c.Kernels%c.GraphLen != 0 {
 		return fmt.Errorf("%s: a graph of %d dispatches does not divide a pass of %d", c.Name, c.GraphLen, c.Kernels)
+	}
+	if c.Workload == "mlp" {
+		if c.GraphLen%3 != 0 || c.Cols == 0 || c.Elems%c.Cols != 0 {
+			return fmt.Errorf("%s: an mlp graph needs whole layers (a multiple of 3 dispatches, not %d) and rows of %d columns", c.Name, c.GraphLen, c.Cols)
+		}
+		return nil
 	}
 	if c.Workload != "add_one_inplace" && c.GraphLen%2 != 0 {
 		return fmt.Errorf("%s: a ping-pong graph needs an even length, not %d", c.Name, c.GraphLen)
@@ -299,7 +332,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 		OS:      runtime.GOOS + "/" + runtime.GOARCH,
 		CPUs:    runtime.NumCPU(),
 		Date:    time.Now().UTC().Format(time.RFC3339),
-		Method: "interleaved rounds eager,replay,replay_inline,raw,raw_chunked,gpu (start rotated each round); raw_chunked's chunk swept first; " +
+		Method: "interleaved rounds eager,replay,replay_inline,fused,raw,raw_chunked,gpu (start rotated each round; mlp: the first four); raw_chunked's chunk swept first; " +
 			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
 	}
 	fmt.Fprintf(stdout, "adapter: %s\n", rep.Adapter)
@@ -320,7 +353,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range rep.Rows {
 		for _, path := range paths {
-			if !r.Verified[path] {
+			if _, ran := r.E2E[path]; ran && !r.Verified[path] {
 				return fmt.Errorf("%s: the %s path computed a wrong result: %s", r.Config, path, r.VerifyError[path])
 			}
 		}
@@ -359,6 +392,9 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	if err != nil {
 		return row{}, err
 	}
+	if w.close != nil {
+		defer w.close()
+	}
 	sg, err := newSoftgraphPaths(dev, ropts, w, c)
 	if err != nil {
 		return row{}, err
@@ -376,27 +412,36 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		return row{}, err
 	}
 	defer inline.close()
-	raw, err := newRawPaths(dev, w, c.Kernels)
+	// The same replay of a graph sealed with recorder.WithFusion(true).
+	fused, err := newSoftgraphPaths(dev, append(slices.Clone(ropts), recorder.WithFusion(true)), w, c)
 	if err != nil {
 		return row{}, err
 	}
-	defer raw.close()
-
-	reps := 3
-	if o.quick {
-		reps = 1
-	}
-	chunkSweep, err := raw.sweepChunks(reps)
-	if err != nil {
-		return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
-	}
+	defer fused.close()
 	runs := []timedPath{
 		recorderPath("eager", sg, &sg.eagerPath, sg.eager),
 		recorderPath("replay", sg, &sg.replayPath, sg.replay),
 		recorderPath("replay_inline", inline, &inline.replayPath, inline.replay),
-		handWritten("raw", raw, pathRaw, raw.raw),
-		handWritten("raw_chunked", raw, pathChunked, raw.rawChunked),
-		handWritten("gpu", raw, pathGPU, raw.gpu),
+		recorderPath("fused", fused, &fused.replayPath, fused.replay),
+	}
+	var raw *rawPaths
+	var chunkSweep map[int]float64
+	if !w.recorderOnly {
+		if raw, err = newRawPaths(dev, w, c.Kernels); err != nil {
+			return row{}, err
+		}
+		defer raw.close()
+		reps := 3
+		if o.quick {
+			reps = 1
+		}
+		if chunkSweep, err = raw.sweepChunks(reps); err != nil {
+			return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
+		}
+		runs = append(runs,
+			handWritten("raw", raw, pathRaw, raw.raw),
+			handWritten("raw_chunked", raw, pathChunked, raw.rawChunked),
+			handWritten("gpu", raw, pathGPU, raw.gpu))
 	}
 	e2e := map[string][]time.Duration{}
 	enq := map[string][]time.Duration{}
@@ -441,9 +486,13 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		Enqueue:          map[string]float64{},
 		EnqueuePerReplay: map[string]float64{},
 		CaptureMS:        float64(sg.captureTime.Microseconds()) / 1000,
-		RawChunk:         raw.chunk,
 		ChunkSweep:       chunkSweep,
 		Verified:         map[string]bool{},
+		FusedDispatches:  fused.graph.Stats().Dispatches,
+		FusedCaptureMS:   float64(fused.captureTime.Microseconds()) / 1000,
+	}
+	if raw != nil {
+		r.RawChunk = raw.chunk
 	}
 	perKernel := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 / float64(c.Kernels) }
 	for path, ds := range e2e {
@@ -458,18 +507,24 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		}
 	}
 	r.Share = r.Enqueue["eager"] / (r.E2E["eager"] * float64(c.Kernels))
-	r.RawBestPath, r.RawBestChunk = "raw", c.Kernels
-	if r.E2E["raw_chunked"] < r.E2E["raw"] {
-		r.RawBestPath, r.RawBestChunk = "raw_chunked", raw.chunk
+	if raw != nil {
+		r.RawBestPath, r.RawBestChunk = "raw", c.Kernels
+		if r.E2E["raw_chunked"] < r.E2E["raw"] {
+			r.RawBestPath, r.RawBestChunk = "raw_chunked", raw.chunk
+		}
 	}
 	if len(sg.rampLag) > 0 {
 		med, _, hi := stats(sg.rampLag)
 		r.RampLag, r.RampLagMax = float64(med.Nanoseconds())/1000, float64(hi.Nanoseconds())/1000
 	}
 	r.Ratios = map[string]float64{
-		"eager/replay":    r.E2E["eager"] / r.E2E["replay"],
-		"replay/raw_best": r.E2E["replay"] / r.E2E[r.RawBestPath],
-		"replay/floor":    r.E2E["replay"] / r.E2E["gpu"],
+		"eager/replay": r.E2E["eager"] / r.E2E["replay"],
+		"fused/replay": r.E2E["fused"] / r.E2E["replay"],
+	}
+	if raw != nil {
+		r.Ratios["replay/raw_best"] = r.E2E["replay"] / r.E2E[r.RawBestPath]
+		r.Ratios["replay/floor"] = r.E2E["replay"] / r.E2E["gpu"]
+		r.FloorUnfused = r.E2E["gpu"]
 	}
 
 	lp := &libProfile{}
@@ -482,6 +537,15 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		lp.Floor = perGraphKernel(prof.Floor(), c.GraphLen)
 	}
 	r.LibProfile = lp
+	// floor_unfused: the GPU's own time for the unfused command buffer,
+	// per kernel: the gpu path where the hand-written paths run, else the
+	// library's floor of the unfused replay graph.
+	if raw == nil && lp.Error == "" {
+		r.FloorUnfused = lp.Floor
+	}
+	if r.FloorUnfused > 0 {
+		r.Ratios["fused/floor_unfused"] = r.E2E["fused"] / r.FloorUnfused
+	}
 
 	r.VerifyError = map[string]string{}
 	for p, err := range verify(w, runs) {

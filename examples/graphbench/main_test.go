@@ -19,8 +19,9 @@ import (
 )
 
 // testedConfigs are one of each kind of config: a chain captured whole, a
-// short graph replayed many times per pass, and a Life graph.
-var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200"}
+// short graph replayed many times per pass, a Life graph and the mlp chain
+// (recorder paths only).
+var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200", "mlp_4k_x999"}
 
 // TestQuickRunWritesCompleteJSONAndEveryPathComputed runs the benchmark as
 // a user would with -quick on one config of each kind, and checks that the
@@ -61,6 +62,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 		{"tiny_x150", "add_one", 64, 150, 150, 1},
 		{"tiny_g1_x1000", "add_one_inplace", 64, 1000, 1, 1000},
 		{"life64_g2_x200", "life", 64 * 64, 200, 2, 100},
+		{"mlp_4k_x999", "mlp", 4096, 999, 999, 1},
 	}
 	for i, r := range rep.Rows {
 		t.Run(r.Config, func(t *testing.T) {
@@ -134,7 +136,12 @@ func checkRow(t *testing.T, r row) {
 		v, ok := m[p]
 		return ok && v >= 0 // false for NaN too
 	}
-	for _, p := range paths {
+	hand := r.Workload != "mlp" // the hand-written paths run one kernel: not mlp's chain
+	ran := []string{"eager", "replay", "replay_inline", "fused"}
+	if hand {
+		ran = paths
+	}
+	for _, p := range ran {
 		if !measured(r.E2E, p) || !measured(r.E2EMin, p) || !measured(r.E2EMax, p) || r.E2EMin[p] > r.E2E[p] || r.E2EMax[p] < r.E2E[p] {
 			t.Errorf("path %s: e2e median %v, min %v, max %v must be present, non-negative and ordered", p, r.E2E[p], r.E2EMin[p], r.E2EMax[p])
 		}
@@ -158,18 +165,46 @@ func checkRow(t *testing.T, r row) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	if d := cmp.Diff([]string{"eager/replay", "replay/floor", "replay/raw_best"}, keys); d != "" {
+	wantKeys := []string{"eager/replay", "fused/floor_unfused", "fused/replay"}
+	if hand {
+		wantKeys = []string{"eager/replay", "fused/floor_unfused", "fused/replay", "replay/floor", "replay/raw_best"}
+	}
+	if d := cmp.Diff(wantKeys, keys); d != "" {
 		t.Errorf("ratio keys (-want +got):\n%s", d)
 	}
-	best := math.Min(r.E2E["raw"], r.E2E["raw_chunked"])
-	for k, want := range map[string]float64{
-		"eager/replay":    r.E2E["eager"] / r.E2E["replay"],
-		"replay/raw_best": r.E2E["replay"] / best,
-		"replay/floor":    r.E2E["replay"] / r.E2E["gpu"],
-	} {
+	// floor_unfused is the gpu path's median, or without hand-written
+	// paths the library's floor of the unfused graph.
+	floor := r.E2E["gpu"]
+	if !hand && r.LibProfile != nil {
+		floor = r.LibProfile.Floor
+	}
+	if r.FloorUnfused != floor {
+		t.Errorf("floor_unfused %v, want %v", r.FloorUnfused, floor)
+	}
+	if r.FusedDispatches < 1 || r.FusedDispatches > r.GraphLen {
+		t.Errorf("the fused graph has %d dispatches, of %d", r.FusedDispatches, r.GraphLen)
+	}
+	if r.Workload != "life" && r.GraphLen >= 64 && r.FusedDispatches*2 > r.GraphLen {
+		t.Errorf("%s: a chain of %d pointwise dispatches fused only to %d", r.Config, r.GraphLen, r.FusedDispatches)
+	}
+	wantRatios := map[string]float64{
+		"eager/replay":        r.E2E["eager"] / r.E2E["replay"],
+		"fused/replay":        r.E2E["fused"] / r.E2E["replay"],
+		"fused/floor_unfused": r.E2E["fused"] / floor,
+	}
+	if hand {
+		best := math.Min(r.E2E["raw"], r.E2E["raw_chunked"])
+		wantRatios["replay/raw_best"] = r.E2E["replay"] / best
+		wantRatios["replay/floor"] = r.E2E["replay"] / r.E2E["gpu"]
+	}
+	for k, want := range wantRatios {
 		if got := r.Ratios[k]; !(math.Abs(got-want) <= 1e-9*math.Abs(want)) && !(math.IsNaN(want) && math.IsNaN(got)) {
 			t.Errorf("ratio %s is %v, want the medians' quotient %v", k, got, want)
 		}
+	}
+	if !hand {
+		checkVerified(t, r, ran)
+		return
 	}
 	// raw_chunked's chunk is the sweep's fastest candidate, and the best
 	// hand-written path is named with its chunk.
@@ -193,8 +228,14 @@ func checkRow(t *testing.T, r row) {
 	if lp := r.LibProfile; lp == nil || lp.Error != "" || lp.Method == "" || !(lp.Floor >= 0) || !(lp.GPU >= 0) {
 		t.Errorf("the library's ProfileReplay of the graph must be reported, with its method and floor: %+v", lp)
 	}
+	checkVerified(t, r, ran)
+}
+
+// checkVerified: every path that ran computed what its dispatches compute.
+func checkVerified(t *testing.T, r row, ran []string) {
+	t.Helper()
 	want := map[string]bool{}
-	for _, p := range paths {
+	for _, p := range ran {
 		want[p] = true
 	}
 	if d := cmp.Diff(want, r.Verified); d != "" {
@@ -286,7 +327,7 @@ func TestEveryConfigIsValidAndQuickCoversEachKind(t *testing.T) {
 		}
 		kinds[sweep[i].Workload] = true
 	}
-	for _, k := range []string{"add_one", "add_one_inplace", "life"} {
+	for _, k := range []string{"add_one", "add_one_inplace", "life", "mlp"} {
 		if !kinds[k] {
 			t.Errorf("-quick must run a %s config: %v", k, quick)
 		}

@@ -56,12 +56,21 @@ type row struct {
 	// RampLag is the median time the replay path's ramp worker kept
 	// encoding after a pass's Sync returned (µs; waited for outside the
 	// timing, before the next path runs), RampLagMax the longest.
-	RampLag     float64            `json:"ramp_lag_us,omitempty"`
-	RampLagMax  float64            `json:"ramp_lag_us_max,omitempty"`
-	Ratios      map[string]float64 `json:"ratios"`
-	LibProfile  *libProfile        `json:"lib_profile,omitempty"`
-	Verified    map[string]bool    `json:"verified"`
-	VerifyError map[string]string  `json:"verify_error,omitempty"`
+	RampLag    float64            `json:"ramp_lag_us,omitempty"`
+	RampLagMax float64            `json:"ramp_lag_us_max,omitempty"`
+	Ratios     map[string]float64 `json:"ratios"`
+	LibProfile *libProfile        `json:"lib_profile,omitempty"`
+	// FusedDispatches is how many dispatches the fused path's graph
+	// (recorder.WithFusion) has, of GraphLen; FusedCaptureMS its capture
+	// time, fusion and compilation included. FloorUnfused is the GPU's own
+	// time per kernel for the unfused command buffer (the gpu path, or for
+	// a recorder-only workload the library's floor of the replay graph):
+	// fused/floor_unfused compares the fused replay with it.
+	FusedDispatches int               `json:"fused_graph_dispatches,omitempty"`
+	FusedCaptureMS  float64           `json:"fused_capture_ms,omitempty"`
+	FloorUnfused    float64           `json:"floor_unfused_us_per_kernel,omitempty"`
+	Verified        map[string]bool   `json:"verified"`
+	VerifyError     map[string]string `json:"verify_error,omitempty"`
 }
 
 // libProfile is the library's own view of one replay of the replay path's
@@ -74,7 +83,7 @@ type libProfile struct {
 	Error      string  `json:"error,omitempty"`
 }
 
-var paths = []string{"eager", "replay", "replay_inline", "raw", "raw_chunked", "gpu"}
+var paths = []string{"eager", "replay", "replay_inline", "fused", "raw", "raw_chunked", "gpu"}
 
 // upgrade fills what an older run's row lacks but its own measurements
 // determine: its graph was the whole pass, replayed once, so the per-Replay
@@ -108,7 +117,7 @@ func (x *row) upgrade() {
 
 func (r report) writeTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "config\trounds\tgraph×replays\teager µs/k\treplay µs/k\tinline µs/k\traw µs/k\tchunked µs/k\tgpu µs/k\teager enq µs\treplay enq µs\tµs/Replay\tshare\tcapture ms\teager/replay\treplay/raw\traw best\treplay/floor\tverified\t")
+	fmt.Fprintln(tw, "config\trounds\tgraph×replays\teager µs/k\treplay µs/k\tinline µs/k\tfused µs/k\traw µs/k\tchunked µs/k\tgpu µs/k\tfloor_unfused µs/k\teager enq µs\treplay enq µs\tµs/Replay\tshare\tcapture ms\teager/replay\treplay/raw\traw best\treplay/floor\tfused graph\tfused/floor_unfused\tverified\t")
 	for _, x := range r.Rows {
 		cell := func(p string) string {
 			v, ok := x.E2E[p]
@@ -146,12 +155,20 @@ func (r report) writeTable(w io.Writer) {
 		case x.Ratios["replay/raw"] > 0:
 			rawRatio, best = fmt.Sprintf("%.2f", x.Ratios["replay/raw"]), "raw only" // an old run
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%s\t%s\t%s\t\n",
+		floor, fusedGraph := "–", "–"
+		if x.FloorUnfused > 0 {
+			floor = fmt.Sprintf("%.2f", x.FloorUnfused)
+		}
+		if x.FusedDispatches > 0 {
+			fusedGraph = fmt.Sprintf("%d of %d", x.FusedDispatches, x.GraphLen)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
 			x.Config, x.Rounds, x.GraphLen, x.Replays,
-			cell("eager"), cell("replay"), cell("replay_inline"), cell("raw"), cell("raw_chunked"), cell("gpu"),
+			cell("eager"), cell("replay"), cell("replay_inline"), cell("fused"), cell("raw"), cell("raw_chunked"), cell("gpu"), floor,
 			num(x.Enqueue, "eager", "%.0f"), num(x.Enqueue, "replay", "%.0f"), num(x.EnqueuePerReplay, "replay", "%.2f"),
 			x.Share, x.CaptureMS,
-			num(x.Ratios, "eager/replay", "%.2f"), rawRatio, best, num(x.Ratios, "replay/floor", "%.2f"), ok)
+			num(x.Ratios, "eager/replay", "%.2f"), rawRatio, best, num(x.Ratios, "replay/floor", "%.2f"),
+			fusedGraph, num(x.Ratios, "fused/floor_unfused", "%.2f"), ok)
 	}
 	tw.Flush()
 	for _, x := range r.Rows {
@@ -221,7 +238,7 @@ func (r report) writeJSON(path string) error {
 // measured, µs/kernel on a log scale, with min–max whiskers; under each group
 // eager/replay and replay/raw_best (replay/raw for an old run).
 func (r report) writeSVG(path string) error {
-	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "raw": "#ff7f0e", "raw_chunked": "#ffbb78", "gpu": "#2ca02c"}
+	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "fused": "#9467bd", "raw": "#ff7f0e", "raw_chunked": "#ffbb78", "gpu": "#2ca02c"}
 	const (
 		left, right, top, bottom = 70.0, 20.0, 60.0, 90.0
 		barW, gap                = 16.0, 28.0

@@ -49,6 +49,15 @@ type workload struct {
 	checkFresh func(out []uint32, steps int) error
 	// target makes one recorder path's memory and launcher on s.
 	target func(s *recorder.Stream) (sgTarget, error)
+	// recorderOnly: the workload chains several kernels, which the
+	// hand-written paths (one kernel) do not run (mlp.go).
+	recorderOnly bool
+	// close releases what the workload holds (the mlp reference stream);
+	// nil when nothing.
+	close func()
+	// The mlp workload's activations, bias and shape.
+	mlpInit, mlpBias []float32
+	mlpRows, mlpCols uint32
 }
 
 func (w *workload) pingPong() bool { return slices.Contains(w.bindings, roleSrc) }
@@ -110,6 +119,8 @@ func newWorkload(dev *wgpu.Device, c config) (*workload, error) {
 		}
 		w.target = func(s *recorder.Stream) (sgTarget, error) { return newBufTarget(s, w) }
 		return w, nil
+	case "mlp":
+		return newMLPWorkload(dev, c)
 	case "life":
 		// examples/workloads' Life: its kernel on every path (its
 		// blockSize override at its default, 8), its Life type on the

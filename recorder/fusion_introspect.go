@@ -1,0 +1,105 @@
+package recorder
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+)
+
+// members lists, per node of a fused graph, the unfused nodes it runs.
+func (fz *fusion) members(n int) [][]int {
+	out := make([][]int, n)
+	for i, j := range fz.group {
+		out[j] = append(out[j], i)
+	}
+	return out
+}
+
+// fusedName is "add+scale×2+axpy" for a fused node, "" for any other.
+func (g *Graph) fusedName(j int) string {
+	if g.fusion == nil {
+		return ""
+	}
+	m := g.fusion.members(len(g.nodes))[j]
+	if len(m) < 2 {
+		return ""
+	}
+	// Runs of one kernel are counted: add_one×15+scale.
+	var names []string
+	for k := 0; k < len(m); {
+		name, run := g.fusion.unfused[m[k]].name(), 1
+		for k+run < len(m) && g.fusion.unfused[m[k+run]].name() == name {
+			run++
+		}
+		if run > 1 {
+			name += fmt.Sprintf("×%d", run)
+		}
+		names = append(names, name)
+		k += run
+	}
+	return strings.Join(names, "+")
+}
+
+// fusionSummary is String's part on fusion: the fused chains (a name
+// repeated is counted: "fused: 2 chains of 7 dispatches (add+scale ×2)")
+// and how many adjacent dispatches were not fused with the first reason;
+// "" when the graph was not sealed WithFusion(true).
+func (g *Graph) fusionSummary() string {
+	fz := g.fusion
+	if fz == nil {
+		return ""
+	}
+	var b strings.Builder
+	counts := map[string]int{}
+	var order []string
+	parts := 0
+	members := fz.members(len(g.nodes))
+	for j := range g.nodes {
+		if len(members[j]) < 2 {
+			continue
+		}
+		parts += len(members[j])
+		name := g.fusedName(j)
+		if counts[name] == 0 {
+			order = append(order, name)
+		}
+		counts[name]++
+	}
+	var cs []string
+	for _, name := range order {
+		cs = append(cs, fmt.Sprintf("%s ×%d", name, counts[name]))
+	}
+	fmt.Fprintf(&b, "fused: %d chains of %d dispatches", fz.fused, parts)
+	if len(cs) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(cs, ", "))
+	}
+	pairs, first := 0, ""
+	for i, why := range fz.why {
+		if why == "" {
+			continue
+		}
+		if pairs == 0 {
+			first = fmt.Sprintf("%d %s, %d %s: %s", i, fz.unfused[i].name(), i+1, fz.unfused[i+1].name(), why)
+		}
+		pairs++
+	}
+	if pairs > 0 {
+		fmt.Fprintf(&b, "; not fused: %d adjacent pairs (first: %s)", pairs, first)
+	}
+	return b.String()
+}
+
+// writeFusionDOT draws, for adjacent dispatches that were not fused, a
+// dotted edge labelled with why.
+func (g *Graph) writeFusionDOT(bw *bufio.Writer) {
+	fz := g.fusion
+	if fz == nil {
+		return
+	}
+	for i, why := range fz.why {
+		if why == "" {
+			continue
+		}
+		fmt.Fprintf(bw, "  d%d -> d%d [style=dotted, arrowhead=none, label=%q];\n", fz.group[i], fz.group[i+1], "not fused: "+why)
+	}
+}

@@ -1,0 +1,59 @@
+package wgpu
+
+import "github.com/softgraph/softgraph/wgpu/internal/wgsl"
+
+// ErrNotPointwise is wrapped by the *PointwiseError AnalyzePointwise returns
+// for a kernel that cannot be fused.
+var ErrNotPointwise = wgsl.ErrNotPointwise
+
+// PointwiseError says why an entry point is not pointwise (its Reason).
+type PointwiseError = wgsl.PointwiseError
+
+// Pointwise describes an entry point whose invocations read and write
+// storage only at their own index (docs/wgsl.md, "Pointwise kernels"):
+// its workgroup size, the index in a canonical spelling, and which
+// resources it reads at other indices (read-only ones only).
+type Pointwise = wgsl.Pointwise
+
+// FusedEntry is the entry point of every module FuseSource writes, and
+// FusedHeader the comment it begins with: together they mark a fused
+// kernel (a loaded graph's, say).
+const (
+	FusedEntry  = wgsl.FusedEntry
+	FusedHeader = wgsl.FusedHeader
+)
+
+// FusePart is one kernel of a chain FuseSource fuses: its source, entry
+// point, and per resource the binding it gets in the fused module and
+// whether it is declared read_write there.
+type FusePart = wgsl.FusePart
+
+// AnalyzePointwise decides, from the WGSL alone, whether entry of source is
+// pointwise: one entry point with a 1-D workgroup size, builtin invocation
+// ids as its only parameters, no workgroup memory, barriers, atomics,
+// subgroup or derivative builtins, textures or overrides, and every storage
+// access NAME[i] for one invocation index i (reads of read-only storage at
+// other indices are allowed and reported). A source that does not
+// specialize returns that error; a kernel that is not pointwise a
+// *PointwiseError wrapping ErrNotPointwise, whose Reason names what was
+// refused. The analysis is conservative: what it does not recognise is not
+// pointwise. It compiles nothing.
+func AnalyzePointwise(source, entry string) (*Pointwise, error) {
+	return wgsl.AnalyzePointwise(source, entry)
+}
+
+// FuseSource writes one WGSL module whose entry point runs each part's
+// entry point, in order, in every invocation (each body a function of its
+// own, so a return leaves only that body), with the parts' resources
+// re-bound to @group(0) at the bindings the parts ask for. It returns the
+// module and its entry point's name; Device.Kernel compiles it. Whether the
+// fused kernel computes what the parts did as separate dispatches depends
+// on the buffers bound, which FuseSource does not see: the recorder's
+// fusion pass (recorder.WithFusion) checks that.
+func FuseSource(parts []FusePart) (source, entry string, err error) {
+	src, err := wgsl.Fuse(parts)
+	if err != nil {
+		return "", "", err
+	}
+	return src, FusedEntry, nil
+}
