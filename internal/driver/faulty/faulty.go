@@ -8,7 +8,10 @@ package faulty
 import (
 	"sync"
 
+	webgpu "github.com/cogentcore/webgpu/wgpu"
+
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -105,4 +108,32 @@ func (e *encoder) Finish() (driver.CommandBuffer, error) {
 		return driver.CommandBuffer{}, &wgpu.DeviceError{Op: "Finish", Type: wgpu.ErrorValidation, Message: "injected: the device refused a command in the command buffer"}
 	}
 	return e.Encoder.Finish()
+}
+
+// Guarded forwards to the wrapped device's guarded variants, so that a
+// fault injector changes nothing about how If and While are lowered; it
+// fails with driver.ErrInvalidArgument when the wrapped device has none.
+func (d *Device) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, error) {
+	g, ok := d.Device.(driver.Guarder)
+	if !ok {
+		return nil, 0, &wgpu.Error{Op: "Guarded", Arg: "device", Err: wgpu.ErrInvalidArgument}
+	}
+	return g.Guarded(k, latch)
+}
+
+// WrapBuffer and NativeBuffer forward to the wrapped device's interop.
+func (d *Device) WrapBuffer(nb *webgpu.Buffer, size uint64, label string) (driver.Buffer, error) {
+	i, ok := d.Device.(interop.Device)
+	if !ok {
+		return nil, &wgpu.Error{Op: "WrapBuffer", Arg: "device", Err: wgpu.ErrInvalidArgument}
+	}
+	return i.WrapBuffer(nb, size, label)
+}
+
+func (d *Device) NativeBuffer(b driver.Buffer) (*webgpu.Buffer, error) {
+	i, ok := d.Device.(interop.Device)
+	if !ok {
+		return nil, &wgpu.Error{Op: "NativeBuffer", Arg: "device", Err: wgpu.ErrInvalidArgument}
+	}
+	return i.NativeBuffer(b)
 }
