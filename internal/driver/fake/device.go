@@ -159,8 +159,8 @@ func (d *Device) run() {
 		}
 		d.mu.Lock()
 		d.queue = d.queue[1:]
+		d.log2 = append(d.log2, it.what) // before its commands, which run logs
 		it.run()
-		d.log2 = append(d.log2, it.what)
 		d.completed = it.seq
 		d.notify()
 		d.mu.Unlock()
@@ -247,9 +247,10 @@ func (d *Device) Uncaptured(err error) {
 }
 
 // Log returns what the queue executed so far, oldest first: "write <label>
-// @<offset>+<n>", "texture <label>", or one "<command>" per command of a
-// submission ("dispatch <entry> (x,y,z)", "copy <src> -> <dst>", "clear
-// <label>", ...), buffers named by their labels.
+// @<offset>+<n>", "texture <label>", or "submit" followed by one line per
+// command of the submission ("dispatch <entry> (x,y,z)", "copy <src>@<off>
+// -> <dst>@<off> +<n>", "clear <label>@<off> +<n>", ...), buffers named by
+// their labels.
 func (d *Device) Log() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
