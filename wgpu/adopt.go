@@ -81,6 +81,9 @@ import (
 // released.
 func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 	const op = "Adopt"
+	if handleLayoutErr != nil {
+		return nil, handleLayoutErr
+	}
 	if dev == nil {
 		return nil, opError(op, ErrInvalidArgument, "device is nil")
 	}

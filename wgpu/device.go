@@ -208,6 +208,9 @@ func lookupDevice(id uintptr) *Device {
 // adapters it did find when none matches or none works, and with an *Error
 // wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
 func Open(o Options) (*Device, error) {
+	if handleLayoutErr != nil {
+		return nil, handleLayoutErr
+	}
 	o, err := resolveOptions(o)
 	if err != nil {
 		return nil, err
