@@ -44,7 +44,7 @@ func (b *Buffer) Native() *webgpu.Buffer {
 	if b == nil || b.Released() {
 		return nil
 	}
-	nd, ok := b.s.drv.(interop.Device)
+	nd, ok := interop.Of(b.s.drv)
 	if !ok {
 		return nil
 	}
@@ -103,7 +103,7 @@ func (s *Stream) WrapBuffer(nb *webgpu.Buffer, size uint64) (*Buffer, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, &Error{Op: op, Arg: fmt.Sprintf("size=%d (must be a positive multiple of 4)", size), Err: ErrInvalidArgument}
 	}
-	nd, ok := s.drv.(interop.Device)
+	nd, ok := interop.Of(s.drv)
 	if !ok {
 		return nil, &Error{Op: op, Arg: "device has no native buffers", Err: ErrInvalidArgument}
 	}

@@ -8,10 +8,7 @@ package faulty
 import (
 	"sync"
 
-	webgpu "github.com/cogentcore/webgpu/wgpu"
-
 	"github.com/softgraph/softgraph/internal/driver"
-	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -121,19 +118,6 @@ func (d *Device) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, er
 	return g.Guarded(k, latch)
 }
 
-// WrapBuffer and NativeBuffer forward to the wrapped device's interop.
-func (d *Device) WrapBuffer(nb *webgpu.Buffer, size uint64, label string) (driver.Buffer, error) {
-	i, ok := d.Device.(interop.Device)
-	if !ok {
-		return nil, &wgpu.Error{Op: "WrapBuffer", Arg: "device", Err: wgpu.ErrInvalidArgument}
-	}
-	return i.WrapBuffer(nb, size, label)
-}
-
-func (d *Device) NativeBuffer(b driver.Buffer) (*webgpu.Buffer, error) {
-	i, ok := d.Device.(interop.Device)
-	if !ok {
-		return nil, &wgpu.Error{Op: "NativeBuffer", Arg: "device", Err: wgpu.ErrInvalidArgument}
-	}
-	return i.NativeBuffer(b)
-}
+// Unwrap is the wrapped device, where interop.Of finds the buffer exchange
+// a fault injector does not change.
+func (d *Device) Unwrap() driver.Device { return d.Device }

@@ -37,6 +37,22 @@ type Device interface {
 	NativeBuffer(b driver.Buffer) (*webgpu.Buffer, error)
 }
 
+// Of finds d's interop: d itself, or the device a wrapper (a fault
+// injector) wraps, found through an Unwrap() driver.Device method.
+func Of(d driver.Device) (Device, bool) {
+	for d != nil {
+		if i, ok := d.(Device); ok {
+			return i, true
+		}
+		w, ok := d.(interface{ Unwrap() driver.Device })
+		if !ok {
+			return nil, false
+		}
+		d = w.Unwrap()
+	}
+	return nil, false
+}
+
 // Bridge hands out the cogentcore device and queue behind a public device
 // handle H (a *wgpu.Device), for examples/graphbench's hand-written
 // baseline.
