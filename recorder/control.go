@@ -494,7 +494,9 @@ func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, uint32, bool) {
 	v, ok := l.variants[key]
 	if !ok {
 		var err error
-		if v.k, v.group, err = l.s.drv.Guarded(n.k, latch); err != nil {
+		if g, ok := l.s.drv.(driver.Guarder); !ok {
+			v.k = nil // a driver without variants: gated indirectly
+		} else if v.k, v.group, err = g.Guarded(n.k, latch); err != nil {
 			// Not an error of the capture: the dispatch is gated
 			// indirectly, as every dispatch was before variants.
 			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Bool("latch", latch).Msg("no guarded variant; dispatching indirectly")
@@ -585,11 +587,7 @@ var (
 // controlKernel compiles (once per device, by the device's cache) one of
 // the control-flow kernels.
 func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
-	k, err := s.dev.Kernel(src, entry)
-	if err != nil {
-		return nil, err
-	}
-	return s.drv.Kernel(k)
+	return s.drv.Compile(src, entry, nil)
 }
 
 // materialize allocates the gate buffer and the table, writes the table,

@@ -183,7 +183,16 @@ func (l *launch) release() {
 // While recording (State() == lifecycle.Capture) the launch is resolved
 // (bindings, params uniform, bind groups) and appended to the recording
 // instead of executing.
-func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) (err error) {
+func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
+	var h driver.KernelHandle
+	if k != nil { // a nil *wgpu.Kernel stays a nil handle
+		h = k
+	}
+	return s.launch(h, d, args)
+}
+
+// launch is Launch of any driver's kernel handle (tests pass the fake's).
+func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err error) {
 	const op = lifecycle.Launch
 	if err := s.check(op); err != nil {
 		return err
@@ -293,7 +302,7 @@ func signature(res []driver.Resource) string {
 
 // resolve checks everything about a launch that the host can know and
 // takes references on its resources, before the stream's lock.
-func (s *Stream) resolve(op lifecycle.Op, k *wgpu.Kernel, d Dispatch, args []Arg, l *launch) error {
+func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, args []Arg, l *launch) error {
 	if k == nil {
 		return argError(op, ErrInvalidArgument, "kernel is nil")
 	}

@@ -4,13 +4,15 @@ package recorder
 // code on the same device (wgpu.Adopt): Native hands a stream's buffer to
 // the application, WrapBuffer hands the application's buffer to a stream.
 // It imports the cogentcore bindings for their Buffer type only; every call
-// on a native object goes through package wgpu (internal/driver).
+// on a native object goes through the driver's interop extension
+// (internal/driver/interop), which package wgpu implements.
 
 import (
 	"fmt"
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
+	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -42,12 +44,15 @@ func (b *Buffer) Native() *webgpu.Buffer {
 	if b == nil || b.Released() {
 		return nil
 	}
-	nb, err := b.s.drv.NativeBuffer(b.pg.buf)
+	nd, ok := interop.Of(b.s.drv)
+	if !ok {
+		return nil
+	}
+	nb, err := nd.NativeBuffer(b.pg.buf)
 	if err != nil {
 		return nil
 	}
-	w, _ := nb.(*webgpu.Buffer)
-	return w
+	return nb
 }
 
 // WrapBuffer makes a Buffer of the application's native buffer nb, of size
@@ -98,7 +103,11 @@ func (s *Stream) WrapBuffer(nb *webgpu.Buffer, size uint64) (*Buffer, error) {
 	if size == 0 || size%4 != 0 {
 		return nil, &Error{Op: op, Arg: fmt.Sprintf("size=%d (must be a positive multiple of 4)", size), Err: ErrInvalidArgument}
 	}
-	buf, err := s.drv.WrapBuffer(nb, size, "")
+	nd, ok := interop.Of(s.drv)
+	if !ok {
+		return nil, &Error{Op: op, Arg: "device has no native buffers", Err: ErrInvalidArgument}
+	}
+	buf, err := nd.WrapBuffer(nb, size, "")
 	if err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}

@@ -100,7 +100,7 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 	// The profile covers only work enqueued after it starts.
 	s.flushLocked()
 	p := &profile{id: profileIDs.Add(1)}
-	if s.dev.Info().Timestamps {
+	if s.info.Timestamps {
 		if _, err := s.drv.TimestampPeriod(); err != nil {
 			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
@@ -326,7 +326,7 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	g.profiling++
 	var out ReplayProfile
 	var err error
-	if s.dev.Info().Timestamps {
+	if s.info.Timestamps {
 		out, err = s.profileReplayTimestamps(g) // unlocks
 	} else {
 		out, err = s.profileReplayWall(g) // unlocks

@@ -34,7 +34,8 @@ type Stream struct {
 	dev    *wgpu.Device
 	drv    driver.Device
 	shared *deviceStreams
-	limits wgpu.Limits
+	limits driver.Limits
+	info   driver.Info
 	id     uint64
 	log    zerolog.Logger
 	cfg    config
@@ -282,6 +283,14 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 	if err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}
+	return newOnDriver(dev, drv, opts...)
+}
+
+// newOnDriver is New on drv, the driver view of dev. Tests pass a nil dev
+// and a fake driver (internal/driver/fake): nothing below reaches dev but
+// Device and the foreign-object checks, which compare it.
+func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, error) {
+	const op = "New"
 	if err := drv.Err(); err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}
@@ -289,7 +298,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		flushDelay: defaultFlushDelay, loadLimit: DefaultLoadLimit,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
-		preEncode: dev.Info().Type != wgpu.AdapterCPU,
+		preEncode: !drv.Info().Software,
 		async:     true}
 	switch os.Getenv("SOFTGRAPH_PREENCODE") {
 	case "1", "true":
@@ -302,7 +311,7 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 			o(&cfg)
 		}
 	}
-	if dev.Info().Backend == wgpu.BackendGL {
+	if drv.Info().GL {
 		cfg.noPredicate = true // WithPredication says why
 	}
 	enc, err := drv.NewEncoder()
@@ -314,7 +323,8 @@ func New(dev *wgpu.Device, opts ...Option) (*Stream, error) {
 		dev:    dev,
 		drv:    drv,
 		shared: streamsOf(drv),
-		limits: dev.Info().Limits,
+		limits: drv.Info().Limits,
+		info:   drv.Info(),
 		id:     streamIDs.Add(1),
 		cfg:    cfg,
 		done:   make(chan struct{}),
@@ -697,7 +707,7 @@ func (s *Stream) teardown() (err error) {
 
 // deviceStreams is the recorder's per-device context: the streams open on
 // one device, so that a Read can submit the work every other stream has
-// enqueued before it. The device keeps it (driver.Device.Local) without
+// enqueued before it. The device keeps it (driver.Local) without
 // knowing what it is: package wgpu knows no streams.
 type deviceStreams struct {
 	mu      lockrank.Mutex // lockrank.Streams
@@ -751,11 +761,12 @@ func (s *Stream) syncGroups() {
 	}
 }
 
-func streamsOf(drv driver.Device) *deviceStreams {
-	return drv.Local(func() any {
-		return &deviceStreams{mu: lockrank.Mutex{Rank: lockrank.Streams}, streams: map[*Stream]struct{}{}}
-	}).(*deviceStreams)
-}
+// streamsKey is the device-local slot of a device's streams.
+var streamsKey = driver.Key[deviceStreams]{New: func() *deviceStreams {
+	return &deviceStreams{mu: lockrank.Mutex{Rank: lockrank.Streams}, streams: map[*Stream]struct{}{}}
+}}
+
+func streamsOf(drv driver.Device) *deviceStreams { return driver.Local(drv, &streamsKey) }
 
 func (d *deviceStreams) add(s *Stream) bool {
 	d.mu.Lock()

@@ -19,6 +19,7 @@
 //   - errors_test.go: every documented error type is reachable with errors.As and wraps its sentinels; a DeferredError counts every dispatch lost with its batch.
 //   - faults_test.go: device errors inside the capture window fail EndCapture, during the warmup fail BeginCapture, and the stream stays usable and re-capturable.
 //   - forged_graph_files_test.go: graph files with one field forged are refused with a GraphFileError or replay exactly, and tiny files declaring huge buffers or textures commit no gigabytes (each case in a guarded process).
+//   - fusion_test.go: a graph captured with WithFusion replays bit for bit like the unfused one (random chains of the shipped kernels, Rebind, graph files, control flow left unfused), and String/DOT say what fused and why not.
 //   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
 //   - graph_calls_test.go: graphs without dispatches work through every Graph call, and Rebind keeps its identity rules, chains and the conditions a saved graph reads.
 //   - graph_files_test.go: Save and LoadGraph keep child graphs with control flow, textures and samplers; a hand-built file replays; a loaded graph saves a file it can load; resealed garbage never crashes LoadGraph (FuzzLoadGraphResealed).

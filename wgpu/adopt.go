@@ -81,6 +81,9 @@ import (
 // released.
 func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 	const op = "Adopt"
+	if handleLayoutErr != nil {
+		return nil, handleLayoutErr
+	}
 	if dev == nil {
 		return nil, opError(op, ErrInvalidArgument, "device is nil")
 	}
@@ -126,6 +129,7 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 	// Dispatches carry at most four bind groups (see sg_request_device).
 	d.info.Limits.MaxBindGroups = min(d.info.Limits.MaxBindGroups, 4)
 	d.info.Timestamps = dev.HasFeature(wgpu.FeatureNameTimestampQuery)
+	d.driverInfo = driverInfoOf(d.info)
 	registry.Lock()
 	if registry.devices == nil {
 		registry.devices = map[uintptr]*Device{}
@@ -186,15 +190,14 @@ const wrapUsage = driver.UsageStorage | driver.UsageCopySrc | driver.UsageCopyDs
 // cannot ask a buffer for its device, and wgpu-core 22 does not check the
 // device of a buffer in bind groups or copies (tried: a buffer of another
 // device of the same instance was bound and copied without an error).
-func (d *Device) wrapBuffer(native any, size uint64, label string) (driver.Buffer, error) {
+func (d *Device) wrapBuffer(nb *wgpu.Buffer, size uint64, label string) (driver.Buffer, error) {
 	const op = "WrapBuffer"
 	if err := d.enter(op); err != nil {
 		return nil, err
 	}
 	defer d.leave()
-	nb, ok := native.(*wgpu.Buffer)
-	if !ok || nb == nil {
-		return nil, opError(op, ErrInvalidArgument, "native buffer is nil or not a *webgpu.Buffer (%T)", native)
+	if nb == nil {
+		return nil, opError(op, ErrInvalidArgument, "native buffer is nil")
 	}
 	if size == 0 || size%4 != 0 {
 		return nil, opError(op, ErrInvalidArgument, "size=%d (must be a positive multiple of 4)", size)
@@ -219,7 +222,7 @@ func (d *Device) wrapBuffer(native any, size uint64, label string) (driver.Buffe
 }
 
 // nativeBuffer is the cogentcore handle behind a buffer of this device.
-func (d *Device) nativeBuffer(x driver.Buffer) (any, error) {
+func (d *Device) nativeBuffer(x driver.Buffer) (*wgpu.Buffer, error) {
 	const op = "NativeBuffer"
 	b, ok := x.(*buffer)
 	if !ok || b == nil {

@@ -4,34 +4,35 @@ import (
 	"context"
 	"slices"
 
+	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/wgpu/internal/wgsl"
 )
 
 // driverView is the driver.Device of a Device: the narrow, checked
 // interface softgraph's recorder encodes through. It is handed out only
-// through driver.Of (registered below), so nothing outside the module can
-// reach it.
+// through driver.Of (registered below, typed on *Device), so nothing outside
+// the module can reach it: an exported method returning it would be callable
+// from outside the module even though its type could not be named there.
 type driverView struct{ d *Device }
 
 func init() {
-	driver.Register(driver.Bridge{
-		Device: func(dev any) (driver.Device, error) {
-			d, ok := dev.(*Device)
-			if !ok || d == nil {
-				return nil, opError("driver", ErrInvalidArgument, "%T is not a *wgpu.Device", dev)
+	driver.Register(driver.Bridge[*Device]{
+		Device: func(d *Device) (driver.Device, error) {
+			if d == nil {
+				return nil, opError("driver", ErrInvalidArgument, "device is nil")
 			}
 			if o := d.override.Load(); o != nil {
 				return *o, nil
 			}
 			return d.view, nil
 		},
-		Override: func(dev any, wrap func(driver.Device) driver.Device) error {
-			d, ok := dev.(*Device)
-			if !ok || d == nil {
-				return opError("driver", ErrInvalidArgument, "%T is not a *wgpu.Device", dev)
+		Override: func(d *Device, wrap func(driver.Device) driver.Device) error {
+			if d == nil {
+				return opError("driver", ErrInvalidArgument, "device is nil")
 			}
 			if wrap == nil {
 				d.override.Store(nil)
@@ -41,31 +42,66 @@ func init() {
 			d.override.Store(&o)
 			return nil
 		},
-		InjectLoss: func(dev any, reason string) {
-			if d, ok := dev.(*Device); ok && d != nil {
+		InjectLoss: func(d *Device, reason string) {
+			if d != nil {
 				d.markLost("injected: " + reason)
 			}
 		},
-		Native: func(dev any) (any, any) {
-			if d, ok := dev.(*Device); ok && d != nil {
-				return d.dev, d.queue
+	})
+	interop.Register(interop.Bridge[*Device]{
+		Native: func(d *Device) (*wgpu.Device, *wgpu.Queue) {
+			if d == nil {
+				return nil, nil
 			}
-			return nil, nil
+			return d.dev, d.queue
 		},
 	})
 }
 
+// The driver view implements the optional interfaces the recorder looks for.
+var (
+	_ driver.Guarder = (*driverView)(nil)
+	_ interop.Device = (*driverView)(nil)
+)
+
 func (v *driverView) Err() error             { return v.d.Err() }
 func (v *driverView) Logger() zerolog.Logger { return v.d.log }
-func (v *driverView) Local(make func() any) any {
-	v.d.local.once.Do(func() { v.d.local.v = make() })
-	return v.d.local.v
+func (v *driverView) Locals() *driver.Locals { return &v.d.locals }
+func (v *driverView) Info() driver.Info      { return v.d.driverInfo }
+
+// driverInfoOf is what the recorder needs of info.
+func driverInfoOf(info AdapterInfo) driver.Info {
+	l := info.Limits
+	return driver.Info{
+		Software:   info.Type == AdapterCPU,
+		GL:         info.Backend == BackendGL,
+		Timestamps: info.Timestamps,
+		Limits: driver.Limits{
+			MaxBufferSize:                    l.MaxBufferSize,
+			MaxStorageBufferBindingSize:      l.MaxStorageBufferBindingSize,
+			MaxUniformBufferBindingSize:      l.MaxUniformBufferBindingSize,
+			MaxComputeWorkgroupsPerDimension: l.MaxComputeWorkgroupsPerDimension,
+			MinUniformBufferOffsetAlignment:  l.MinUniformBufferOffsetAlignment,
+			MinStorageBufferOffsetAlignment:  l.MinStorageBufferOffsetAlignment,
+			MaxStorageBuffersPerShaderStage:  l.MaxStorageBuffersPerShaderStage,
+			MaxUniformBuffersPerShaderStage:  l.MaxUniformBuffersPerShaderStage,
+			MaxBindingsPerBindGroup:          l.MaxBindingsPerBindGroup,
+		},
+	}
 }
 
-func (v *driverView) Kernel(k any) (driver.Kernel, error) {
+func (v *driverView) Compile(source, entry string, constants map[string]float64) (driver.Kernel, error) {
+	k, err := v.d.Kernel(source, entry, WithConstants(constants))
+	if err != nil {
+		return nil, err
+	}
+	return k.view, nil
+}
+
+func (v *driverView) Kernel(k driver.KernelHandle) (driver.Kernel, error) {
 	kk, ok := k.(*Kernel)
 	if !ok || kk == nil {
-		return nil, opError("Kernel", ErrInvalidArgument, "kernel is nil")
+		return nil, opError("Kernel", ErrInvalidArgument, "kernel is nil or not a *wgpu.Kernel (%T)", k)
 	}
 	if kk.dev != v.d {
 		return nil, opError("Kernel", ErrForeignDevice, "kernel %q was compiled on another device", kk.entry)
@@ -112,10 +148,10 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32
 func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {
 	return v.d.newBuffer(size, usage, label)
 }
-func (v *driverView) WrapBuffer(native any, size uint64, label string) (driver.Buffer, error) {
+func (v *driverView) WrapBuffer(native *wgpu.Buffer, size uint64, label string) (driver.Buffer, error) {
 	return v.d.wrapBuffer(native, size, label)
 }
-func (v *driverView) NativeBuffer(b driver.Buffer) (any, error) { return v.d.nativeBuffer(b) }
+func (v *driverView) NativeBuffer(b driver.Buffer) (*wgpu.Buffer, error) { return v.d.nativeBuffer(b) }
 func (v *driverView) NewTexture(d driver.TextureDesc) (driver.Texture, error) {
 	return v.d.newTexture(d)
 }

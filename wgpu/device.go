@@ -153,12 +153,10 @@ type Device struct {
 	live       liveCounters
 	lastSubmit atomic.Uint64 // the highest submission index handed out
 
-	local struct {
-		once sync.Once
-		v    any
-	}
-	view     *driverView                   // the driver.Device of this device
-	override atomic.Pointer[driver.Device] // a wrapper of view installed by a test (driver.Override)
+	locals     driver.Locals                 // what the recorder keeps per device; dropped with the Device
+	driverInfo driver.Info                   // Info() as the driver reports it; set at open
+	view       *driverView                   // the driver.Device of this device
+	override   atomic.Pointer[driver.Device] // a wrapper of view installed by a test (driver.Override)
 }
 
 // NativeLogLevel is how verbose wgpu-native's own log is. The zero value
@@ -214,6 +212,9 @@ func lookupDevice(id uintptr) *Device {
 // adapters it did find when none matches or none works, and with an *Error
 // wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
 func Open(o Options) (*Device, error) {
+	if handleLayoutErr != nil {
+		return nil, handleLayoutErr
+	}
 	o, err := resolveOptions(o)
 	if err != nil {
 		return nil, err
@@ -286,6 +287,7 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.view = &driverView{d: d}
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
+	d.driverInfo = driverInfoOf(d.info)
 	registry.Lock()
 	if registry.devices == nil {
 		registry.devices = map[uintptr]*Device{}

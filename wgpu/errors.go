@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+
+	"github.com/softgraph/softgraph/internal/driver"
 )
 
 // Sentinels. Every error this package returns wraps exactly one of them, so
@@ -15,29 +17,29 @@ var (
 	// ErrClosed is returned by any operation on a Device (or an object made
 	// from it) after Device.Close, and by package recorder after
 	// Stream.Close; the error's argument says which was closed.
-	ErrClosed = errors.New("closed")
+	ErrClosed = driver.ErrClosed
 	// ErrDeviceLost is returned by every operation after the device was lost
 	// (driver reset, GPU removed). The Device cannot recover; open a new one.
-	ErrDeviceLost = errors.New("device lost")
+	ErrDeviceLost = driver.ErrDeviceLost
 	// ErrReleased is returned by any operation on an object after its Release.
-	ErrReleased = errors.New("object released")
+	ErrReleased = driver.ErrReleased
 	// ErrNoAdapter: no adapter matched the requested backend, name or
 	// fallback setting. The *AdapterError lists the adapters that were found.
 	ErrNoAdapter = errors.New("no matching adapter")
 	// ErrCompile: a WGSL kernel failed to compile or has no such entry point.
 	// The *CompileError holds the compiler's diagnostic.
-	ErrCompile = errors.New("kernel compile error")
+	ErrCompile = driver.ErrCompile
 	// ErrInvalidArgument: an argument was refused on the host before anything
 	// reached the device (nil, zero, out of range, misaligned, over a limit).
-	ErrInvalidArgument = errors.New("invalid argument")
+	ErrInvalidArgument = driver.ErrInvalidArgument
 	// ErrForeignDevice: an object made by one Device was passed to another.
-	ErrForeignDevice = errors.New("object belongs to another device")
+	ErrForeignDevice = driver.ErrForeignDevice
 	// ErrValidation: the device rejected a command (WebGPU validation error).
-	ErrValidation = errors.New("device validation error")
+	ErrValidation = driver.ErrValidation
 	// ErrOutOfMemory: the device could not allocate.
-	ErrOutOfMemory = errors.New("device out of memory")
+	ErrOutOfMemory = driver.ErrOutOfMemory
 	// ErrInternal: the implementation failed internally.
-	ErrInternal = errors.New("device internal error")
+	ErrInternal = driver.ErrInternal
 )
 
 // Error is a host-side failure of one operation, modelled on io/fs.PathError:

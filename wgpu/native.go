@@ -18,14 +18,6 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// The cogentcore handle types keep their native pointer in unexported
-// fields. These views read and build them; TestNativeHandleLayout pins the
-// layouts they assume (v0.23.0).
-type (
-	oneRef struct{ ref unsafe.Pointer }         // Instance, Adapter, Device, QuerySet, BindGroup, ComputePipeline
-	twoRef struct{ device, ref unsafe.Pointer } // Buffer, Queue, Texture
-)
-
 // createInstance creates an instance for the given wgpu.InstanceBackend
 // flags, wrapped as a cogentcore instance. It returns nil if wgpu-native
 // returns none.
@@ -34,9 +26,7 @@ func createInstance(backends wgpu.InstanceBackend) *wgpu.Instance {
 	if ref == nil {
 		return nil
 	}
-	inst := new(wgpu.Instance)
-	(*oneRef)(unsafe.Pointer(inst)).ref = unsafe.Pointer(ref)
-	return inst
+	return wrapHandle[wgpu.Instance](unsafe.Pointer(ref), handleOffsets.instance)
 }
 
 func limitsFromC(l *C.WGPULimits) Limits {
@@ -76,30 +66,31 @@ func deviceLimits(d *wgpu.Device) Limits {
 	return limitsFromC(&l)
 }
 
+// The native handles of cogentcore objects, through the one checked
+// accessor (handles.go).
 func adapterRef(a *wgpu.Adapter) C.WGPUAdapter {
-	return C.WGPUAdapter((*oneRef)(unsafe.Pointer(a)).ref)
+	return C.WGPUAdapter(handle(a, handleOffsets.adapter))
 }
-
 func rawDevice(d *wgpu.Device) C.WGPUDevice {
-	return C.WGPUDevice((*oneRef)(unsafe.Pointer(d)).ref)
+	return C.WGPUDevice(handle(d, handleOffsets.device))
 }
 func rawQueue(q *wgpu.Queue) C.WGPUQueue {
-	return C.WGPUQueue((*twoRef)(unsafe.Pointer(q)).ref)
+	return C.WGPUQueue(handle(q, handleOffsets.queue))
 }
 func rawBuffer(b *wgpu.Buffer) C.WGPUBuffer {
-	return C.WGPUBuffer((*twoRef)(unsafe.Pointer(b)).ref)
+	return C.WGPUBuffer(handle(b, handleOffsets.buffer))
 }
 func rawTexture(t *wgpu.Texture) C.WGPUTexture {
-	return C.WGPUTexture((*twoRef)(unsafe.Pointer(t)).ref)
+	return C.WGPUTexture(handle(t, handleOffsets.texture))
 }
 func rawBindGroup(g *wgpu.BindGroup) C.WGPUBindGroup {
-	return C.WGPUBindGroup((*oneRef)(unsafe.Pointer(g)).ref)
+	return C.WGPUBindGroup(handle(g, handleOffsets.bindGroup))
 }
 func rawPipeline(p *wgpu.ComputePipeline) C.WGPUComputePipeline {
-	return C.WGPUComputePipeline((*oneRef)(unsafe.Pointer(p)).ref)
+	return C.WGPUComputePipeline(handle(p, handleOffsets.pipeline))
 }
 func rawQuerySet(q *wgpu.QuerySet) C.WGPUQuerySet {
-	return C.WGPUQuerySet((*oneRef)(unsafe.Pointer(q)).ref)
+	return C.WGPUQuerySet(handle(q, handleOffsets.querySet))
 }
 
 // nativeErr is a C-allocated error slot (C memory, so passing it to C needs
@@ -121,14 +112,10 @@ func errFrom(op string, e *C.sg_err) error {
 }
 
 func deviceFromRef(ref C.WGPUDevice) *wgpu.Device {
-	d := new(wgpu.Device)
-	(*oneRef)(unsafe.Pointer(d)).ref = unsafe.Pointer(ref)
-	return d
+	return wrapHandle[wgpu.Device](unsafe.Pointer(ref), handleOffsets.device)
 }
 
-func deviceRef(d *wgpu.Device) C.WGPUDevice {
-	return C.WGPUDevice((*oneRef)(unsafe.Pointer(d)).ref)
-}
+func deviceRef(d *wgpu.Device) C.WGPUDevice { return rawDevice(d) }
 
 // requestDevice asks the adapter for a device with its own limits, the given
 // features, and the uncaptured-error and device-lost callbacks routed to the

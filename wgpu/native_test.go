@@ -1,7 +1,9 @@
 package wgpu
 
 import (
+	"errors"
 	"math"
+	"reflect"
 	"testing"
 	"unsafe"
 
@@ -10,33 +12,31 @@ import (
 	"github.com/cogentcore/webgpu/wgpu"
 )
 
-// TestNativeHandleLayout pins the cogentcore v0.23.0 struct layouts that
-// native.go reads and builds through unsafe. If a cogentcore upgrade changes
-// them, this fails before anything dereferences a wrong field.
+// TestNativeHandleLayout: every cogentcore type whose native handle
+// softgraph reads (handles.go) has it where the accessor looks, and a
+// handle read back is the one written. If a cogentcore upgrade changes a
+// layout, this fails (and Open refuses) before anything dereferences a
+// wrong field.
 func TestNativeHandleLayout(t *testing.T) {
-	ptr := unsafe.Sizeof(uintptr(0))
-	one := map[string]uintptr{
-		"Instance":  unsafe.Sizeof(wgpu.Instance{}),
-		"Adapter":   unsafe.Sizeof(wgpu.Adapter{}),
-		"Device":    unsafe.Sizeof(wgpu.Device{}),
-		"QuerySet":  unsafe.Sizeof(wgpu.QuerySet{}),
-		"BindGroup": unsafe.Sizeof(wgpu.BindGroup{}),
-		"Pipeline":  unsafe.Sizeof(wgpu.ComputePipeline{}),
+	if handleLayoutErr != nil {
+		t.Fatalf("the cogentcore layout softgraph reads changed: %v", handleLayoutErr)
 	}
-	for name, size := range one {
-		if size != ptr {
-			t.Errorf("wgpu.%s is %d bytes; native.go assumes one pointer (%d)", name, size, ptr)
-		}
+	ref := unsafe.Pointer(new(uint64)) // any non-nil pointer; nothing dereferences it
+	if got := handle(wrapHandle[wgpu.Device](ref, handleOffsets.device), handleOffsets.device); got != ref {
+		t.Errorf("a Device built from a handle reads back %p, want %p", got, ref)
 	}
-	two := map[string]uintptr{
-		"Buffer":  unsafe.Sizeof(wgpu.Buffer{}),
-		"Queue":   unsafe.Sizeof(wgpu.Queue{}),
-		"Texture": unsafe.Sizeof(wgpu.Texture{}),
+	if got := handle(wrapHandle[wgpu.Instance](ref, handleOffsets.instance), handleOffsets.instance); got != ref {
+		t.Errorf("an Instance built from a handle reads back %p, want %p", got, ref)
 	}
-	for name, size := range two {
-		if size != 2*ptr {
-			t.Errorf("wgpu.%s is %d bytes; native.go assumes {device, ref} (%d)", name, size, 2*ptr)
-		}
+	if got := handle[wgpu.Buffer](nil, handleOffsets.buffer); got != nil {
+		t.Errorf("the handle of a nil Buffer is %p, want nil", got)
+	}
+	// A type without the field is refused, not read.
+	if _, err := handleField(reflect.TypeFor[struct{ x int }](), "WGPUBufferImpl"); !errors.Is(err, ErrInternal) {
+		t.Errorf("handleField of a type without ref returned %v; want an error wrapping ErrInternal", err)
+	}
+	if _, err := handleField(reflect.TypeFor[wgpu.Buffer](), "WGPUTextureImpl"); !errors.Is(err, ErrInternal) {
+		t.Errorf("handleField of a Buffer checked against a texture handle returned %v; want ErrInternal", err)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
-	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -57,8 +57,10 @@ type rawPaths struct {
 func newRawPaths(d *wgpu.Device, w *workload, kernels int) (*rawPaths, error) {
 	// The hand-written baseline runs on the same native device, through
 	// cogentcore directly: no softgraph code in its loop.
-	nd, nq := driver.Native(d)
-	dev, queue := nd.(*webgpu.Device), nq.(*webgpu.Queue)
+	dev, queue, err := interop.Native(d)
+	if err != nil {
+		return nil, err
+	}
 	r := &rawPaths{dev: dev, queue: queue, w: w, kernels: kernels, chunk: kernels}
 	fail := func(err error) (*rawPaths, error) {
 		r.close()

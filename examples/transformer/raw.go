@@ -2,13 +2,12 @@ package main
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
-	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/interop"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -57,15 +56,15 @@ func newRawPath(dev *wgpu.Device, s *recorder.Stream, c config, ks *kernels, w *
 	if err != nil {
 		return nil, err
 	}
-	nd, nq := driver.Native(dev)
-	if nd == nil {
+	nd, nq, err := interop.Native(dev)
+	if err != nil || nd == nil {
 		st.release()
-		return nil, errors.New("hand-written path: no native device behind the softgraph device")
+		return nil, fmt.Errorf("hand-written path: no native device behind the softgraph device: %v", err)
 	}
 	p := &rawPath{
 		recorderState: recorderState{s, st},
-		dev:           nd.(*webgpu.Device),
-		queue:         nq.(*webgpu.Queue),
+		dev:           nd,
+		queue:         nq,
 		pipelines:     map[*kernel]*webgpu.ComputePipeline{},
 		uniforms:      map[string]*webgpu.Buffer{},
 		stepBuf:       st.step.Native(),

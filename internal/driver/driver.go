@@ -3,7 +3,7 @@ package driver
 import (
 	"context"
 	"errors"
-	"sync/atomic"
+	"sync"
 
 	"github.com/rs/zerolog"
 )
@@ -28,45 +28,29 @@ type Submission uint64
 // Device is one wgpu device as the recorder sees it.
 type Device interface {
 	// Err is nil while the device is usable, else an error wrapping
-	// wgpu.ErrClosed or wgpu.ErrDeviceLost.
+	// ErrClosed or ErrDeviceLost.
 	Err() error
 	// Logger is the device's logger.
 	Logger() zerolog.Logger
-	// Local returns the one value the recorder keeps per device, making it
-	// with make on the first call. The device does not look inside it.
-	Local(make func() any) any
+	// Info is what the recorder needs to know of the adapter.
+	Info() Info
+	// Locals is the device's slot for the values packages above the driver
+	// keep per device (see Local); the device never looks inside it.
+	Locals() *Locals
 
-	// Kernel is the driver view of a *wgpu.Kernel of this device. It fails
-	// with wgpu.ErrForeignDevice for another device's kernel and
-	// wgpu.ErrReleased after the kernel's Release.
-	Kernel(k any) (Kernel, error)
-	// Guarded is k's guarded variant (compiled once, cached by the
-	// device): the same entry point, but every invocation returns at once
-	// unless words[at.x] is non-zero, where words (var<storage, read>
-	// array<u32>) is binding 0 and at (var<uniform> vec4<u32>) binding 1 of
-	// bind group group, the one after k's last. With latch the variant
-	// decides from cond[at.y] instead (cond: var<storage, read> array<u32>,
-	// binding 2) and its first invocation writes the decision, 1 or 0, to
-	// words[at.x] (words is then read_write). It fails when k has no such
-	// variant (its last group is the device's last, or the variant is over
-	// the device's limits); the caller then gates k another way.
-	Guarded(k Kernel, latch bool) (v Kernel, group uint32, err error)
+	// Kernel is the driver view of a kernel the public API handed out (a
+	// *wgpu.Kernel for package wgpu's driver, a *fake.Kernel for the fake).
+	// It fails with ErrInvalidArgument for a handle of another
+	// implementation, ErrForeignDevice for another device's kernel and
+	// ErrReleased after the kernel's Release.
+	Kernel(k KernelHandle) (Kernel, error)
+	// Compile compiles (or finds in the device's cache) entry of WGSL
+	// source with constants overridden: how the recorder obtains the
+	// kernels it uses itself (the control-flow helpers). The device's cache
+	// owns the result. It fails with an error wrapping ErrCompile.
+	Compile(source, entry string, constants map[string]float64) (Kernel, error)
 
 	NewBuffer(size uint64, usage Usage, label string) (Buffer, error)
-	// WrapBuffer is a Buffer of an application's native buffer of this
-	// device (a *webgpu.Buffer of github.com/cogentcore/webgpu/wgpu, passed
-	// as any so that this package stays free of cgo), of size bytes from
-	// its start. The native buffer stays the application's: the Buffer
-	// holds a reference of its own, which Release drops, and never destroys
-	// it. It fails with wgpu.ErrInvalidArgument (nil or not a native
-	// buffer, size 0, not a multiple of 4 or past its end, usage without
-	// Storage, CopySrc and CopyDst) or wgpu.ErrForeignDevice (made
-	// by softgraph on another device).
-	WrapBuffer(native any, size uint64, label string) (Buffer, error)
-	// NativeBuffer is the *webgpu.Buffer behind b (as any), owned by b: it
-	// is valid until b's Release. It fails with wgpu.ErrReleased after
-	// that and wgpu.ErrForeignDevice for another device's buffer.
-	NativeBuffer(b Buffer) (any, error)
 	NewTexture(d TextureDesc) (Texture, error)
 	NewSampler(d SamplerDesc) (Sampler, error)
 	// NewBindGroup makes bind group number group of k's layout; entries
@@ -221,7 +205,7 @@ type Kernel interface {
 	// Groups is the number of bind groups its pipeline layout has.
 	Groups() int
 	WorkgroupSize() [3]uint32
-	// Guarded: k is a guarded variant (Device.Guarded), however it was
+	// Guarded: k is a guarded variant (Guarder.Guarded), however it was
 	// compiled (a graph file stores variants as source).
 	Guarded() bool
 }
@@ -316,71 +300,167 @@ type Live struct {
 	Buffers, Textures, Samplers, BindGroups, Encoders, CommandBuffers, QuerySets, Kernels, Programs int64
 }
 
-// Bridge is how package wgpu hands the driver view of its devices to
-// softgraph's own packages without exporting it.
-type Bridge struct {
-	// Device returns the driver view of a *wgpu.Device.
-	Device func(dev any) (Device, error)
+// Guarder is the extension a driver implements when it can compile a
+// kernel's guarded variant: the one call made for graphs (the bodies of If
+// and While), found by type assertion like database/sql/driver's optional
+// interfaces. A driver without it (the fake, unless told otherwise) makes
+// the recorder gate every such dispatch indirectly.
+type Guarder interface {
+	// Guarded is k's guarded variant (compiled once, cached by the
+	// device): the same entry point, but every invocation returns at once
+	// unless words[at.x] is non-zero, where words (var<storage, read>
+	// array<u32>) is binding 0 and at (var<uniform> vec4<u32>) binding 1 of
+	// bind group group, the one after k's last. With latch the variant
+	// decides from cond[at.y] instead (cond: var<storage, read> array<u32>,
+	// binding 2) and its first invocation writes the decision, 1 or 0, to
+	// words[at.x] (words is then read_write). It fails when k has no such
+	// variant (its last group is the device's last, or the variant is over
+	// the device's limits); the caller then gates k another way.
+	Guarded(k Kernel, latch bool) (v Kernel, group uint32, err error)
+}
+
+// KernelHandle is a kernel as a public API hands it out (*wgpu.Kernel): the
+// two questions the recorder asks before it has the driver view, for its
+// messages. Device.Kernel turns it into a Kernel, refusing handles of other
+// implementations and devices.
+type KernelHandle interface {
+	Entry() string
+	Released() bool
+}
+
+// Info is what the recorder needs to know of a device's adapter.
+type Info struct {
+	// Software: the adapter is a CPU implementation (lavapipe, llvmpipe),
+	// whose "GPU" competes with the host's threads.
+	Software bool
+	// GL: the adapter is OpenGL (no guarded variants; see recorder's
+	// WithPredication).
+	GL bool
+	// Timestamps: GPU timestamp queries are available.
+	Timestamps bool
+	Limits     Limits
+}
+
+// Limits are the device limits the recorder checks on the host (WebGPU's
+// GPUSupportedLimits of the same names).
+type Limits struct {
+	MaxBufferSize                    uint64
+	MaxStorageBufferBindingSize      uint64
+	MaxUniformBufferBindingSize      uint64
+	MaxComputeWorkgroupsPerDimension uint32
+	MinUniformBufferOffsetAlignment  uint32
+	MinStorageBufferOffsetAlignment  uint32
+	// What a generated (fused) kernel must stay within.
+	MaxStorageBuffersPerShaderStage uint32
+	MaxUniformBuffersPerShaderStage uint32
+	MaxBindingsPerBindGroup         uint32
+}
+
+// Locals holds the values packages above the driver keep per device, one
+// per Key. The zero value is ready; a device embeds one and drops it with
+// itself, so what a package keeps there lives exactly as long as the device.
+type Locals struct {
+	mu sync.Mutex
+	m  map[localKey]*localSlot
+}
+
+type localKey struct{ p *byte }
+
+type localSlot struct {
+	once sync.Once
+	v    any // a *T of the slot's Key[T]; set once by Local
+}
+
+// Key names one per-device value of type T. Declare one package-level Key
+// per kind of value; its address identifies it.
+type Key[T any] struct {
+	// New makes the device's value on first use.
+	New func() *T
+	id  byte
+}
+
+// Local returns d's value for key, made by key.New on the first call for
+// this device; every later call returns the same pointer.
+func Local[T any](d Device, key *Key[T]) *T {
+	l := d.Locals()
+	l.mu.Lock()
+	if l.m == nil {
+		l.m = map[localKey]*localSlot{}
+	}
+	k := localKey{&key.id}
+	sl := l.m[k]
+	if sl == nil {
+		sl = &localSlot{}
+		l.m[k] = sl
+	}
+	l.mu.Unlock()
+	sl.once.Do(func() { sl.v = key.New() })
+	return sl.v.(*T) // the slot of key was only ever filled by key.New
+}
+
+// Bridge is how a package that implements Device for its public device
+// type H (package wgpu: H is *wgpu.Device) hands the driver view of its
+// devices to softgraph's own packages without exporting it. It is
+// registered once per H, so that every function here is typed on the
+// public handle and no caller passes an untyped value.
+type Bridge[H comparable] struct {
+	// Device returns the driver view of a device.
+	Device func(dev H) (Device, error)
 	// InjectLoss runs the path the device-lost callback runs, for tests of
 	// what follows a loss (which hardware cannot produce on cue).
-	InjectLoss func(dev any, reason string)
-	// Native returns the cogentcore device and queue behind a
-	// *wgpu.Device, for examples/graphbench's hand-written baseline.
-	Native func(dev any) (device, queue any)
+	InjectLoss func(dev H, reason string)
 	// Override makes Device return wrap's result for dev from now on (nil
 	// restores the device's own view): how a fault injector is put between
 	// a device and the streams opened on it.
-	Override func(dev any, wrap func(Device) Device) error
+	Override func(dev H, wrap func(Device) Device) error
 }
 
-var bridge atomic.Pointer[Bridge]
+// bridges maps the public handle type H to its *Bridge[H]. Register stores
+// a *Bridge[H] under H's key and Of loads it back for the same H, so the
+// type assertion in bridgeOf cannot fail.
+var bridges sync.Map // bridgeKey[H]{} -> *Bridge[H]
 
-// Register installs package wgpu's bridge; it is called once, from that
-// package's init.
-func Register(b Bridge) { bridge.Store(&b) }
+type bridgeKey[H comparable] struct{}
 
-// ErrNoBridge: package wgpu was not linked in.
+// Register installs the bridge for handle type H; package wgpu calls it
+// once, from its init.
+func Register[H comparable](b Bridge[H]) { bridges.Store(bridgeKey[H]{}, &b) }
+
+// ErrNoBridge: no implementation registered a bridge for the handle type
+// (package wgpu was not linked in).
 var ErrNoBridge = errors.New("driver: no device implementation registered")
 
-func current() (*Bridge, error) {
-	b := bridge.Load()
-	if b == nil {
+func bridgeOf[H comparable]() (*Bridge[H], error) {
+	b, ok := bridges.Load(bridgeKey[H]{})
+	if !ok {
 		return nil, ErrNoBridge
 	}
-	return b, nil
+	return b.(*Bridge[H]), nil
 }
 
-// Of returns the driver view of a *wgpu.Device.
-func Of(dev any) (Device, error) {
-	b, err := current()
+// Of returns the driver view of a public device handle (a *wgpu.Device).
+func Of[H comparable](dev H) (Device, error) {
+	b, err := bridgeOf[H]()
 	if err != nil {
 		return nil, err
 	}
 	return b.Device(dev)
 }
 
-// InjectLoss marks a *wgpu.Device lost, as its device-lost callback would.
-func InjectLoss(dev any, reason string) {
-	if b, err := current(); err == nil {
+// InjectLoss marks a device lost, as its device-lost callback would.
+func InjectLoss[H comparable](dev H, reason string) {
+	if b, err := bridgeOf[H](); err == nil {
 		b.InjectLoss(dev, reason)
 	}
 }
 
-// Override puts wrap(view) between a *wgpu.Device and everything that
-// calls Of afterwards (streams opened later); nil restores the device's
-// own view. For fault injection in tests.
-func Override(dev any, wrap func(Device) Device) error {
-	b, err := current()
+// Override puts wrap(view) between a device and everything that calls Of
+// afterwards (streams opened later); nil restores the device's own view.
+// For fault injection in tests.
+func Override[H comparable](dev H, wrap func(Device) Device) error {
+	b, err := bridgeOf[H]()
 	if err != nil {
 		return err
 	}
 	return b.Override(dev, wrap)
-}
-
-// Native returns the cogentcore device and queue behind a *wgpu.Device.
-func Native(dev any) (device, queue any) {
-	if b, err := current(); err == nil {
-		return b.Native(dev)
-	}
-	return nil, nil
 }

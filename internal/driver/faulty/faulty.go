@@ -106,3 +106,18 @@ func (e *encoder) Finish() (driver.CommandBuffer, error) {
 	}
 	return e.Encoder.Finish()
 }
+
+// Guarded forwards to the wrapped device's guarded variants, so that a
+// fault injector changes nothing about how If and While are lowered; it
+// fails with driver.ErrInvalidArgument when the wrapped device has none.
+func (d *Device) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, error) {
+	g, ok := d.Device.(driver.Guarder)
+	if !ok {
+		return nil, 0, &wgpu.Error{Op: "Guarded", Arg: "device", Err: wgpu.ErrInvalidArgument}
+	}
+	return g.Guarded(k, latch)
+}
+
+// Unwrap is the wrapped device, where interop.Of finds the buffer exchange
+// a fault injector does not change.
+func (d *Device) Unwrap() driver.Device { return d.Device }

@@ -1,0 +1,72 @@
+package recorder
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestReadContextDeadlineHoldsWhileAnotherStreamsSubmissionIsIncomplete:
+// a ReadContext on stream a returns at its deadline with an error wrapping
+// context.DeadlineExceeded while the device holds stream b's work
+// incomplete (the fake's Hold stands for long GPU work), and both streams'
+// reads succeed once the device moves on. The second case holds more
+// submissions than b's submitter may have outstanding (gpuDepth), so b's
+// submitter itself waits for the device while a reads. Without it, a
+// caller's deadline is only as good as the slowest stream on the device.
+func TestReadContextDeadlineHoldsWhileAnotherStreamsSubmissionIsIncomplete(t *testing.T) {
+	cases := []struct {
+		name     string
+		launches int
+		opts     []Option
+	}{
+		{"one flushed submission", 1, nil},
+		{"more submissions than the submitter may have outstanding", 3 * gpuDepth, []Option{WithFlushDelay(time.Hour), WithSubmitChunks(1, 1)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := newFakeRig(t)
+			a := r.stream(t)
+			b := r.stream(t, c.opts...)
+			xa := upload(t, a, 1)
+			xb := upload(t, b, 1)
+			if err := a.Sync(); err != nil {
+				t.Fatalf("Sync: %v", err)
+			}
+			release := r.dev.Hold()
+			defer release()
+			for range c.launches {
+				if err := r.add(b, xb, 1); err != nil {
+					t.Fatalf("Launch on b: %v", err)
+				}
+			}
+			if c.launches == 1 {
+				if err := b.Flush(); err != nil {
+					t.Fatalf("Flush on b: %v", err)
+				}
+			}
+			const deadline = 100 * time.Millisecond
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			start := time.Now()
+			_, err := a.ReadContext(ctx, xa)
+			took := time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("ReadContext behind held work returned %v; want an error wrapping context.DeadlineExceeded", err)
+			}
+			if took > deadline+time.Second {
+				t.Errorf("ReadContext with a %v deadline returned after %v while another stream's work was held", deadline, took)
+			}
+			release()
+			if diff := cmp.Diff([]uint32{1}, read(t, a, xa)); diff != "" {
+				t.Errorf("a's read after the device moved on (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]uint32{1 + uint32(c.launches)}, read(t, b, xb)); diff != "" {
+				t.Errorf("b's launches after the device moved on (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
