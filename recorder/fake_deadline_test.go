@@ -70,3 +70,41 @@ func TestReadContextDeadlineHoldsWhileAnotherStreamsSubmissionIsIncomplete(t *te
 		})
 	}
 }
+
+// TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork:
+// CloseContext returns at its deadline with an error wrapping
+// context.DeadlineExceeded while the stream's submitted work is held, the
+// stream refuses new work at once, and a later Close returns once the
+// device moves on and the teardown that went on in the background ends.
+func TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork(t *testing.T) {
+	r := newFakeRig(t)
+	s := r.stream(t)
+	x := upload(t, s, 1)
+	release := r.dev.Hold()
+	defer release()
+	if err := r.add(s, x, 1); err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if err := s.Flush(); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+	const deadline = 100 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), deadline)
+	defer cancel()
+	start := time.Now()
+	err := s.CloseContext(ctx)
+	took := time.Since(start)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("CloseContext behind held work returned %v; want an error wrapping context.DeadlineExceeded", err)
+	}
+	if took > deadline+time.Second {
+		t.Errorf("CloseContext with a %v deadline returned after %v", deadline, took)
+	}
+	if _, err := s.Empty(64); !errors.Is(err, ErrClosed) {
+		t.Errorf("Empty after CloseContext gave up: err = %v, want ErrClosed", err)
+	}
+	release()
+	if err := s.Close(); err != nil {
+		t.Errorf("Close after the device moved on: %v", err)
+	}
+}
