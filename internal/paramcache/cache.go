@@ -71,8 +71,8 @@ type Cache struct {
 	limit int
 
 	pages   []*Page
-	bump    map[uint64]*Page // the page of each class still cutting fresh slots
-	next    map[uint64]uint64    // its next fresh offset
+	bump    map[uint64]*Page  // the page of each class still cutting fresh slots
+	next    map[uint64]uint64 // its next fresh offset
 	free    map[uint64][]Slot
 	entries map[string]*Entry
 	head    Entry // LRU ring sentinel: head.listNext is the oldest
