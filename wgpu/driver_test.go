@@ -409,7 +409,7 @@ func TestAbstractIntRefusalsCarryAHint(t *testing.T) {
 		hint      bool
 	}{
 		// array(1, 2) passed so converts element by element (the front end
-		// spells it since session 7); with a negative element no
+		// spells the conversion out); with a negative element no
 		// conversion exists and the compiler's refusal gets the hint.
 		{"abstract array const with a negative element passed whole as an array of u32", `const A = array(-1, 2);
 @group(0) @binding(0) var<storage, read_write> c: array<u32>;
