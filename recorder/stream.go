@@ -27,9 +27,10 @@ import (
 // once, under it; waits for the GPU (Sync, Read, a Write behind queued
 // work, a full backlog) happen with the lock released, so a call with a
 // deadline keeps it; lifecycle transitions, profiles and Close wait for the
-// stream's own submissions holding it. Several Streams share one Device and work independently: GPU
-// work of two streams is ordered by submission, and a Read observes the
-// work enqueued before it on every stream of the device.
+// stream's own submissions holding it. Several Streams share one Device
+// and work independently: GPU work of two streams is ordered by
+// submission, and a Read observes the work enqueued before it on every
+// stream of the device.
 type Stream struct {
 	dev    *wgpu.Device
 	drv    driver.Device
