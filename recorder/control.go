@@ -279,11 +279,11 @@ type fixup struct {
 	srcBuf, dstBuf *Buffer
 	srcWord, words uint32
 	dstWord        uint32
-	// guarded dispatches: the variant, its guard's bind group, and whether
+	// guarded dispatches: the variant, where its guard binds, and whether
 	// it latches
-	guard driver.Kernel
-	group uint32
-	latch bool
+	guard  driver.Kernel
+	layout driver.GuardLayout
+	latch  bool
 }
 
 type fixKind uint8
@@ -426,13 +426,13 @@ func (l *lowering) node(i int, enable uint32, g *gateItem) error {
 		return nil
 	}
 	latch := g.latch && !g.latched
-	if v, group, ok := l.guarded(&n, latch); ok {
+	if v, layout, ok := l.guarded(&n, latch); ok {
 		// Predicated: dispatched directly, each invocation returning at
 		// once unless the body is enabled (the latching dispatch decides
 		// that from the condition and records it).
 		g.latched = g.latched || latch
 		l.out = append(l.out, n)
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, group: group, latch: latch})
+		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, layout: layout, latch: latch})
 		return nil
 	}
 	if g.latch {
@@ -482,10 +482,10 @@ const maxGuardedGroups = 256
 
 // guarded returns the guarded variant (latching or not) of gated dispatch
 // n's kernel when n is to be predicated.
-func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, uint32, bool) {
+func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, driver.GuardLayout, bool) {
 	if n.kind != nodeDispatch || n.ind != nil || l.s.cfg.noPredicate ||
 		uint64(n.d.x)*uint64(n.d.y)*uint64(n.d.z) > maxGuardedGroups {
-		return nil, 0, false
+		return nil, driver.GuardLayout{}, false
 	}
 	if l.variants == nil {
 		l.variants = map[variantKey]guardedKernel{}
@@ -496,7 +496,7 @@ func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, uint32, bool) {
 		var err error
 		if g, ok := l.s.drv.(driver.Guarder); !ok {
 			v.k = nil // a driver without variants: gated indirectly
-		} else if v.k, v.group, err = g.Guarded(n.k, latch); err != nil {
+		} else if v.k, v.layout, err = g.Guarded(n.k, latch); err != nil {
 			// Not an error of the capture: the dispatch is gated
 			// indirectly, as every dispatch was before variants.
 			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Bool("latch", latch).Msg("no guarded variant; dispatching indirectly")
@@ -504,7 +504,7 @@ func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, uint32, bool) {
 		}
 		l.variants[key] = v
 	}
-	return v.k, v.group, v.k != nil
+	return v.k, v.layout, v.k != nil
 }
 
 // latchable reports whether region c (at top level) can do without gate
@@ -565,11 +565,11 @@ type variantKey struct {
 	latch bool
 }
 
-// guardedKernel is a kernel's guarded variant and the bind group of its
-// guard (k nil: it has none).
+// guardedKernel is a kernel's guarded variant and where its guard binds
+// (k nil: it has none).
 type guardedKernel struct {
-	k     driver.Kernel
-	group uint32
+	k      driver.Kernel
+	layout driver.GuardLayout
 }
 
 // Embedded control-flow kernels.
@@ -665,17 +665,17 @@ func (l *lowering) materialize() error {
 			// The variant binds what the original does, plus, in its own
 			// group, the gate buffer and the index of its enable word; a
 			// latching one also the condition (and writes the word).
-			g := f.gate
-			p, err := params(1, g.enable, uint32(g.condOff/4), 0, 0)
+			g, gl := f.gate, f.layout
+			p, err := params(gl.At, g.enable, uint32(g.condOff/4), 0, 0)
 			if err != nil {
 				return err
 			}
-			extra := []access{bufAcc(enablePg, nil, enableSize, f.latch, 0), p}
+			extra := []access{bufAcc(enablePg, nil, enableSize, f.latch, gl.Words), p}
 			if f.latch {
-				extra = append(extra, bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 2))
+				extra = append(extra, bufAcc(g.cond, g.condBuf, g.condBuf.size, false, gl.Cond))
 			}
 			for i := range extra {
-				extra[i].group = f.group
+				extra[i].group = gl.Group
 				pins.pinAccess(&extra[i])
 			}
 			n.acc = append(n.acc, extra...)

@@ -117,18 +117,18 @@ func (v *driverView) Kernel(k driver.KernelHandle) (driver.Kernel, error) {
 	return kk.view, nil
 }
 
-func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, error) {
+func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, driver.GuardLayout, error) {
 	kv, ok := k.(*kernelView)
 	if !ok || kv.k.dev != v.d {
-		return nil, 0, opError("Kernel", ErrInvalidArgument, "not a kernel of this device")
+		return nil, driver.GuardLayout{}, opError("Kernel", ErrInvalidArgument, "not a kernel of this device")
 	}
 	g, err := wgsl.Guard(kv.k.source, kv.k.entry, kv.k.constants, latch)
 	if err != nil {
-		return nil, 0, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
+		return nil, driver.GuardLayout{}, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
 	}
 	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants), WithLabel(kv.k.label))
 	if err != nil {
-		return nil, 0, err
+		return nil, driver.GuardLayout{}, err
 	}
 	// The variant goes with the kernel: Release releases it (after marking
 	// the kernel released, so one of the two sees the other).
@@ -140,9 +140,9 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32
 	v.d.kernelsMu.Unlock()
 	if released {
 		gk.Release()
-		return nil, 0, opError("Kernel", ErrReleased, "kernel %q", kv.k.entry)
+		return nil, driver.GuardLayout{}, opError("Kernel", ErrReleased, "kernel %q", kv.k.entry)
 	}
-	return gk.view, g.Group, nil
+	return gk.view, driver.GuardLayout(g.Layout), nil
 }
 
 func (v *driverView) NewBuffer(size uint64, usage driver.Usage, label string) (driver.Buffer, error) {

@@ -308,15 +308,22 @@ type Live struct {
 type Guarder interface {
 	// Guarded is k's guarded variant (compiled once, cached by the
 	// device): the same entry point, but every invocation returns at once
-	// unless words[at.x] is non-zero, where words (var<storage, read>
-	// array<u32>) is binding 0 and at (var<uniform> vec4<u32>) binding 1 of
-	// bind group group, the one after k's last. With latch the variant
-	// decides from cond[at.y] instead (cond: var<storage, read> array<u32>,
-	// binding 2) and its first invocation writes the decision, 1 or 0, to
-	// words[at.x] (words is then read_write). It fails when k has no such
-	// variant (its last group is the device's last, or the variant is over
-	// the device's limits); the caller then gates k another way.
-	Guarded(k Kernel, latch bool) (v Kernel, group uint32, err error)
+	// unless words[at.x] is non-zero. With latch the variant decides from
+	// cond[at.y] instead and its first invocation writes the decision, 1
+	// or 0, to words[at.x]. Where words, at and cond bind is the layout
+	// returned, as the WGSL front end placed them. It fails when k has no
+	// such variant (its last group is the device's last, or the variant is
+	// over the device's limits); the caller then gates k another way.
+	Guarded(k Kernel, latch bool) (v Kernel, l GuardLayout, err error)
+}
+
+// GuardLayout is where a guarded variant's guard binds its resources: all
+// in bind group Group, words (enable words, array<u32>, read_write for a
+// latch) at binding Words, at (vec4<u32>: x the enable word's index, y
+// the condition word's) at At, and for a latch cond (array<u32>) at Cond.
+// The WGSL front end decides it; drivers pass it on unchanged.
+type GuardLayout struct {
+	Group, Words, At, Cond uint32
 }
 
 // KernelHandle is a kernel as a public API hands it out (*wgpu.Kernel): the

@@ -110,10 +110,10 @@ func (e *encoder) Finish() (driver.CommandBuffer, error) {
 // Guarded forwards to the wrapped device's guarded variants, so that a
 // fault injector changes nothing about how If and While are lowered; it
 // fails with driver.ErrInvalidArgument when the wrapped device has none.
-func (d *Device) Guarded(k driver.Kernel, latch bool) (driver.Kernel, uint32, error) {
+func (d *Device) Guarded(k driver.Kernel, latch bool) (driver.Kernel, driver.GuardLayout, error) {
 	g, ok := d.Device.(driver.Guarder)
 	if !ok {
-		return nil, 0, &wgpu.Error{Op: "Guarded", Arg: "device", Err: wgpu.ErrInvalidArgument}
+		return nil, driver.GuardLayout{}, &wgpu.Error{Op: "Guarded", Arg: "device", Err: wgpu.ErrInvalidArgument}
 	}
 	return g.Guarded(k, latch)
 }

@@ -22,14 +22,29 @@ type Guarded struct {
 	// same lines, so every line keeps its number; and the guard's resource
 	// declarations appended after the last line.
 	Source string
-	// Group is the bind group of the guard's resources, the one after the
-	// highest the entry point uses:
-	//
-	//	binding 0  words  var<storage, read> array<u32> (read_write for a latch)
-	//	binding 1  at     var<uniform> vec4<u32>: x the enable word's index
-	//	                  in words; for a latch, y the condition's in cond
-	//	binding 2  cond   var<storage, read> array<u32> (a latch only)
+	// Layout is where the guard's resources bind.
+	Layout GuardLayout
+}
+
+// GuardLayout is where a guard's resources bind: all in one bind group of
+// their own, the one after the highest the entry point uses. This type is
+// the one statement of the layout; the recorder binds what it says.
+type GuardLayout struct {
 	Group uint32
+	// Words is the binding of words, var<storage, read> array<u32>
+	// (read_write for a latch): the enable words.
+	Words uint32
+	// At is the binding of at, var<uniform> vec4<u32>: x the enable word's
+	// index in words; for a latch, y the condition word's index in cond.
+	At uint32
+	// Cond is the binding of cond, var<storage, read> array<u32>: the
+	// condition words (a latch only).
+	Cond uint32
+}
+
+// guardLayout is the layout of a guard in bind group group.
+func guardLayout(group uint32) GuardLayout {
+	return GuardLayout{Group: group, Words: 0, At: 1, Cond: 2}
 }
 
 // Guard returns a variant of the compute entry point entry of src whose
@@ -95,10 +110,11 @@ func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarde
 	}
 	words, at := m.freeName(fn, guardPrefix+"words"), m.freeName(fn, guardPrefix+"at")
 	var params, stmt, decls string
+	l := guardLayout(group)
 	if !latch {
 		stmt = fmt.Sprintf(guardStmt, words, at)
-		decls = fmt.Sprintf("\n@group(%d) @binding(0) var<storage, read> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n",
-			group, words, group, at)
+		decls = fmt.Sprintf("\n@group(%d) @binding(%d) var<storage, read> %s: array<u32>;\n@group(%d) @binding(%d) var<uniform> %s: vec4<u32>;\n",
+			l.Group, l.Words, words, l.Group, l.At, at)
 	} else {
 		first, added, err := m.firstInvocation(fn)
 		if err != nil {
@@ -108,8 +124,8 @@ func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarde
 		cond := m.freeName(fn, guardPrefix+"cond")
 		stmt = fmt.Sprintf(" if (%s) { %s[%s.x] = select(0u, 1u, %s[%s.y] != 0u); }", first, words, at, cond, at) +
 			fmt.Sprintf(" if (%s[%s.y] == 0u) { return; }", cond, at)
-		decls = fmt.Sprintf("\n@group(%d) @binding(0) var<storage, read_write> %s: array<u32>;\n@group(%d) @binding(1) var<uniform> %s: vec4<u32>;\n@group(%d) @binding(2) var<storage, read> %s: array<u32>;\n",
-			group, words, group, at, group, cond)
+		decls = fmt.Sprintf("\n@group(%d) @binding(%d) var<storage, read_write> %s: array<u32>;\n@group(%d) @binding(%d) var<uniform> %s: vec4<u32>;\n@group(%d) @binding(%d) var<storage, read> %s: array<u32>;\n",
+			l.Group, l.Words, words, l.Group, l.At, at, l.Group, l.Cond, cond)
 	}
 	var b strings.Builder
 	b.WriteString(src[:fn.paren+1])
@@ -118,7 +134,7 @@ func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarde
 	b.WriteString(stmt)
 	b.WriteString(src[fn.body.open+1:])
 	b.WriteString(decls)
-	return &Guarded{Source: b.String(), Group: group}, nil
+	return &Guarded{Source: b.String(), Layout: l}, nil
 }
 
 // firstInvocation returns a boolean expression true in exactly one

@@ -44,8 +44,8 @@ func TestGuardAddsAGuardInTheNextGroup(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if g.Group != c.group {
-				t.Errorf("group %d, want %d", g.Group, c.group)
+			if g.Layout.Group != c.group {
+				t.Errorf("group %d, want %d", g.Layout.Group, c.group)
 			}
 			orig, err := Specialize(c.src, c.entry, Options{Constants: c.constants})
 			if err != nil {
