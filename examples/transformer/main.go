@@ -65,6 +65,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,6 +91,7 @@ type options struct {
 	bandwidthGBs          float64
 	shardBytes            uint64 // the vocabulary tables' shards are at most this (0: the adapter's binding limit)
 	quiet                 bool   // no progress lines
+	devices               int    // -devices: 1, or allDevices for all
 }
 
 // floorRounds is how many pre-encoded tokens -profile's floor is the best of.
@@ -119,6 +121,7 @@ func parse(args []string) (options, error) {
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
 	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the vocabulary tables into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
+	devices := fs.String("devices", "1", "decode on this many devices at once, one goroutine each, or `all` (the adapters wgpu.OpenAll opens): per-device and aggregate tokens/s of the replay path")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -152,6 +155,16 @@ func parse(args []string) (options, error) {
 	case *quick:
 		preset(quickModel, 8, 2)
 	}
+	if *devices == "all" {
+		o.devices = allDevices
+	} else if n, err := strconv.Atoi(*devices); err != nil || n < 1 {
+		return o, fmt.Errorf("-devices %q: want a count of at least 1 or all", *devices)
+	} else {
+		o.devices = n
+	}
+	if o.devices != 1 && o.profile {
+		return o, errors.New("-profile profiles one device: leave out -devices")
+	}
 	if o.check < 0 {
 		o.check = o.tokens
 		if o.cfg.params() > 50e6 {
@@ -177,6 +190,9 @@ func run(args []string, stdout io.Writer) error {
 	o, err := parse(args)
 	if err != nil {
 		return err
+	}
+	if o.devices != 1 {
+		return multiDecode(o, stdout)
 	}
 	return decode(o, stdout)
 }
