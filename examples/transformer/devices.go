@@ -210,7 +210,7 @@ func multiDecode(o options, stdout io.Writer) (err error) {
 		return failed
 	}
 	agg := float64(n*len(ds)) / wall.Seconds()
-	fmt.Fprintf(stdout, "aggregate: %d devices, %d tokens in %v, %.1f tokens/s: %.2f× device 0 alone (%d× would be linear)\n",
+	fmt.Fprintf(stdout, "aggregate: %d device(s), %d tokens in %v, %.1f tokens/s: %.2f× device 0 alone (%d× would be linear)\n",
 		len(ds), n*len(ds), wall.Round(time.Microsecond), agg, agg/aloneRate, len(ds))
 	return nil
 }

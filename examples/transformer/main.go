@@ -46,6 +46,12 @@
 // need not wait), reported as the median over rounds of time per token.
 // Any difference or failed check exits 1.
 //
+// -devices N (or all) runs the replay path instead on N devices at once
+// (wgpu.OpenN, or wgpu.OpenAll), each with its own stream, weights and
+// capture, in goroutines started together, and reports each device's
+// tokens/s, the aggregate, and its scaling over device 0 decoding alone
+// (devices.go); every device must decode device 0's tokens.
+//
 // -profile adds ProfileReplay of one replayed token at the last position:
 // GPU time per kernel, which kernels dominate, each projection's effective
 // bandwidth, the submit-and-wait floor, and the weights' read time at
@@ -54,6 +60,7 @@
 //	go run ./examples/transformer                  # small default model
 //	go run ./examples/transformer -quick           # seconds on lavapipe
 //	go run ./examples/transformer -gpt2 -profile   # GPT-2 small's shape
+//	go run ./examples/transformer -devices all     # one decode per GPU
 package main
 
 import (

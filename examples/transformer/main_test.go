@@ -215,3 +215,54 @@ func TestVocabShardsCoverTheVocabularyUnderTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestDevicesDecodeTheSameTokensEachAtItsOwnRate runs -devices 2 on the
+// machine's adapter (two Devices on one adapter where there is one): each
+// device must report its own timed line with device 0's tokens, and the
+// report must give the alone rate and the aggregate.
+func TestDevicesDecodeTheSameTokensEachAtItsOwnRate(t *testing.T) {
+	gputest.Open(t, wgpu.Options{})
+	if testing.Short() {
+		t.Skip("decodes on two devices: a few seconds on a software adapter")
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-devices", "2", "-q"}, &out); err != nil {
+		t.Fatalf("run -quick -devices 2: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	rows := regexp.MustCompile(`(?m)^device ([0-9]+): [0-9.]+ ms/token, [0-9.]+ tokens/s, (.*)$`).FindAllStringSubmatch(got, -1)
+	var devs, verdicts []string
+	for _, r := range rows {
+		devs, verdicts = append(devs, r[1]), append(verdicts, r[2])
+	}
+	if d := cmp.Diff([]string{"0", "1"}, devs); d != "" {
+		t.Errorf("per-device rows (-want +got):\n%s\n%s", d, got)
+	}
+	same := "tokens identical to device 0"
+	if d := cmp.Diff([]string{same, same}, verdicts); d != "" {
+		t.Errorf("per-device verdicts (-want +got):\n%s\n%s", d, got)
+	}
+	for _, want := range []string{"adapter 0: ", "adapter 1: ", "graph of 22 dispatches captured on each of 2 devices", "alone:    device 0 ", "aggregate: 2 device(s), 32 tokens in "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the -devices 2 report lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+// TestDevicesFlagRefusesABadCount: -devices takes a positive count or all.
+func TestDevicesFlagRefusesABadCount(t *testing.T) {
+	for _, arg := range []string{"0", "-1", "two"} {
+		if _, err := parse([]string{"-devices", arg}); err == nil || !strings.Contains(err.Error(), "-devices") {
+			t.Errorf("parse -devices %s: err = %v, want an error naming -devices", arg, err)
+		}
+	}
+	for arg, want := range map[string]int{"all": allDevices, "3": 3} {
+		o, err := parse([]string{"-devices", arg})
+		if err != nil || o.devices != want {
+			t.Errorf("parse -devices %s: devices %d, err %v; want %d", arg, o.devices, err, want)
+		}
+	}
+	if o, err := parse(nil); err != nil || o.devices != 1 {
+		t.Errorf("parse without -devices: devices %d, err %v; want 1", o.devices, err)
+	}
+}
