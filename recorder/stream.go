@@ -48,7 +48,8 @@ type Stream struct {
 	// the first.
 	closeStarted atomic.Bool
 	closing      atomic.Bool
-	closeErr     error
+	closeErr     error       // set before done is closed
+	closeErrSeen atomic.Bool // closeErr was returned to a caller (it is returned once)
 	// stalled is set when a full batch found no room for roomPatience:
 	// later full batches grow without waiting until room shows (submit.go).
 	stalled bool
@@ -611,16 +612,27 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 // Memory another stream's batch or graph still uses stays alive until they
 // let go. The Device stays open (the caller owns it). Close is idempotent:
 // a Close racing another returns once the first has finished. It returns
-// the errors still queued.
+// the errors still queued, once: to the call that closed the stream, or,
+// after a CloseContext that gave up waiting, to the next Close.
 func (s *Stream) Close() error {
 	if s == nil {
 		return nil
 	}
 	if !s.closeStarted.CompareAndSwap(false, true) {
 		<-s.done
+		return s.takeCloseErr()
+	}
+	_ = s.teardown()
+	return s.takeCloseErr()
+}
+
+// takeCloseErr hands the teardown's errors to the first caller that asks
+// after it has finished, and nil to every later one.
+func (s *Stream) takeCloseErr() error {
+	if s.closeErrSeen.CompareAndSwap(false, true) {
 		return s.closeErr
 	}
-	return s.teardown()
+	return nil
 }
 
 // CloseContext is Close that stops waiting when ctx ends. The stream is
@@ -642,7 +654,7 @@ func (s *Stream) CloseContext(ctx context.Context) error {
 	}
 	select {
 	case <-s.done:
-		return s.closeErr
+		return s.takeCloseErr()
 	case <-ctx.Done():
 		return &Error{Op: "Close", Arg: "stream", Err: ctx.Err()}
 	}

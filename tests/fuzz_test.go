@@ -1081,6 +1081,10 @@ func fuzzSeeds() [][]byte {
 		// a graph replays on its own stream, executing there while the acting stream records
 		ops(0, op(opPrepare), op(opBegin), op(opAdd, 2, 5), op(opEnd), op(opSwitch), op(opPrepare), op(opBegin),
 			op(opReplay, 0), op(opAdd, 2, 1), op(opEnd), op(opSwitch), op(opRead, 2)),
+		// a stream closed inside a poisoned window (its Close returns the
+		// write's refusal), then closed again at the end: the second Close
+		// returns nil, the errors having been returned once
+		ops(0, op(opPrepare), op(opBegin), op(opRealloc, 0, 0), op(opClose), op(opAdd, 1, 1), op(opRead, 1)),
 	}
 }
 
