@@ -35,6 +35,34 @@ func newPinSet(s *Stream) *pinSet {
 
 func (p *pinSet) ref() { p.refs++ }
 
+// pinNode pins everything node n uses with references of the set's own:
+// a graph made from another's nodes (Rebind) holds what it binds itself.
+func (p *pinSet) pinNode(n *node) {
+	for j := range n.acc {
+		a := &n.acc[j]
+		switch a.kind {
+		case accessBuffer:
+			a.pg.ref()
+		case accessTexture:
+			a.tex.h.ref()
+		case accessSampler:
+			a.smp.h.ref()
+		}
+		p.pinAccess(a)
+	}
+	for _, pg := range []*page{n.ind, n.src, n.dst} {
+		if pg != nil {
+			pg.ref()
+			p.addPage(pg)
+		}
+	}
+	for _, grp := range n.groups {
+		if grp != nil {
+			p.addGroup(grp.ref())
+		}
+	}
+}
+
 // unref drops a reference; the last one releases everything pinned.
 func (p *pinSet) unref() {
 	p.refs--

@@ -174,30 +174,7 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 	}
 	for _, list := range [][]node{nodes, raw} {
 		for i := range list {
-			n := &list[i]
-			for j := range n.acc {
-				a := &n.acc[j]
-				switch a.kind {
-				case accessBuffer:
-					a.pg.ref()
-				case accessTexture:
-					a.tex.h.ref()
-				case accessSampler:
-					a.smp.h.ref()
-				}
-				pins.pinAccess(a)
-			}
-			for _, pg := range []*page{n.ind, n.src, n.dst} {
-				if pg != nil {
-					pg.ref()
-					pins.addPage(pg)
-				}
-			}
-			for _, grp := range n.groups {
-				if grp != nil {
-					pins.addGroup(grp.ref())
-				}
-			}
+			pins.pinNode(&list[i])
 		}
 	}
 	for _, r := range g.regions[1:] {

@@ -136,30 +136,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 	}
 	// Pin what the new nodes use: fresh references on everything.
 	for i := range nodes {
-		n := &nodes[i]
-		for j := range n.acc {
-			a := &n.acc[j]
-			switch a.kind {
-			case accessBuffer:
-				a.pg.ref()
-			case accessTexture:
-				a.tex.h.ref()
-			case accessSampler:
-				a.smp.h.ref()
-			}
-			pins.pinAccess(a)
-		}
-		for _, pg := range []*page{n.ind, n.src, n.dst} {
-			if pg != nil {
-				pg.ref()
-				pins.addPage(pg)
-			}
-		}
-		for _, grp := range n.groups {
-			if grp != nil {
-				pins.addGroup(grp.ref())
-			}
-		}
+		pins.pinNode(&nodes[i])
 	}
 	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table, fusion: fz, kernels: kernels}
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
