@@ -3,6 +3,7 @@ package recorder
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/softgraph/softgraph/lifecycle"
@@ -35,6 +36,11 @@ type Buffer struct {
 	// v is the Var this buffer holds, nil for a plain Buffer; set once by
 	// NewVar (or LoadGraph) before the Buffer is shared.
 	v *Var
+	// foreign is set once a stream other than s binds the buffer: a
+	// Var's value then goes to the queue at SetVar (so the other
+	// stream's next submission sees it), not with its own stream's next
+	// batch (Stream.SetVar).
+	foreign atomic.Bool
 }
 
 // Size is the buffer's size in bytes (0 for a nil Buffer).
@@ -136,6 +142,9 @@ func (b *Buffer) take(s *Stream) (*page, string, error) {
 	}
 	if b.s != s && b.s.closing.Load() {
 		return nil, fmt.Sprintf("(%d bytes) belongs to a closed stream", b.size), ErrClosed
+	}
+	if b.s != s && b.v != nil && !b.foreign.Load() {
+		b.foreign.Store(true)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -132,6 +132,18 @@ type batch struct {
 	pages      []*page                // a reference each
 	pins       []*pinSet              // graphs replayed in the batch: a reference each
 	slots      []paramcache.Slot      // evicted params slots waiting for submission
+	writes     []queuedWrite          // SetVar values written before the batch's commands run, in call order
+	wbytes     []byte                 // the values' bytes, in one arena per batch
+}
+
+// queuedWrite is a Var's new value travelling with a batch: the submitter
+// writes it to the queue right before it submits the batch's command
+// buffers, which is exactly where it falls in stream order (after every
+// batch before, before every command of this one). It holds a reference
+// on pg until the batch is retired.
+type queuedWrite struct {
+	pg     *page
+	lo, hi int // the value's bytes in the batch's wbytes
 }
 
 type config struct {
@@ -476,6 +488,26 @@ func (s *Stream) holdPins(p *pinSet) {
 // only which batch counted it last, so the list is searched when another
 // stream counted it since.
 func (s *Stream) uses(pg *page) bool {
+	if s.batchUses(pg) {
+		return true
+	}
+	for _, w := range s.batch.writes {
+		if w.pg == pg {
+			return true // a queue write now would overtake the queued value
+		}
+	}
+	// Batches handed to the submitter and not yet submitted.
+	for _, j := range s.inflight {
+		if j.holds(pg) {
+			return true
+		}
+	}
+	return false
+}
+
+// batchUses reports whether the open batch's commands (launches, copies,
+// replayed graphs) use pg. The caller holds s.mu.
+func (s *Stream) batchUses(pg *page) bool {
 	if pg.touch.Load() == s.token() {
 		return true
 	}
@@ -486,12 +518,6 @@ func (s *Stream) uses(pg *page) bool {
 	}
 	for _, p := range s.batch.pins {
 		if p.has(pg) {
-			return true
-		}
-	}
-	// Batches handed to the submitter and not yet submitted.
-	for _, j := range s.inflight {
-		if j.holds(pg) {
 			return true
 		}
 	}

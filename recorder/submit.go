@@ -48,6 +48,7 @@ type flushJob struct {
 	b   batch
 	gen uint64
 	sub driver.Submission
+	sent bool // sub is this job's submission (false for a batch of queued values alone)
 	err error
 }
 
@@ -60,6 +61,11 @@ func (j *flushJob) holds(pg *page) bool {
 	}
 	for _, p := range j.b.pins {
 		if p.has(pg) {
+			return true
+		}
+	}
+	for _, w := range j.b.writes {
+		if w.pg == pg {
 			return true
 		}
 	}
@@ -87,20 +93,31 @@ type submitter struct {
 func (s *Stream) process(j *flushJob) {
 	var cb driver.CommandBuffer
 	var err error
-	// A batch of finished command buffers alone (pre-encoded replays)
-	// leaves its encoder as it was, readied: finishing an empty pass would
-	// cost the device lock and a Prepare for nothing.
-	idle := len(j.b.cbs) > 0 && j.enc.Empty() && !j.enc.PassOpen()
-	if !idle {
+	// The batch's queued Var values land first: a queue write comes before
+	// the next submission, so before this batch and after every one before.
+	for _, w := range j.b.writes {
+		if err = s.drv.WriteBuffer(w.pg.buf, 0, j.b.wbytes[w.lo:w.hi]); err != nil {
+			break
+		}
+	}
+	// A batch of finished command buffers alone (pre-encoded replays), or
+	// of queued values alone, leaves its encoder as it was, readied:
+	// finishing an empty pass would cost the device lock and a Prepare for
+	// nothing.
+	idle := j.enc.Empty() && !j.enc.PassOpen()
+	if err == nil && !idle {
 		cb, err = j.enc.Finish()
 	}
 	if err == nil {
 		if !cb.Empty() {
 			j.b.cbs = append(j.b.cbs, cb)
 		}
-		j.sub, err = s.drv.Submit(j.b.cbs)
-		if err == nil && s.log.GetLevel() <= zerolog.DebugLevel {
-			s.log.Debug().Int("dispatches", j.b.dispatches).Uint64("submission", uint64(j.sub)).Msg("submit")
+		if len(j.b.cbs) > 0 {
+			j.sub, err = s.drv.Submit(j.b.cbs)
+			j.sent = err == nil
+			if err == nil && s.log.GetLevel() <= zerolog.DebugLevel {
+				s.log.Debug().Int("dispatches", j.b.dispatches).Uint64("submission", uint64(j.sub)).Msg("submit")
+			}
 		}
 		// The batch is on its way: ready the encoder for the batch after
 		// next here, off the caller's path (driver.Encoder.Prepare).
@@ -108,6 +125,11 @@ func (s *Stream) process(j *flushJob) {
 			j.enc.Prepare()
 		}
 	} else {
+		if !idle && cb.Empty() {
+			// A queued value failed before the encoder was finished: its
+			// commands go with the batch, never into the next one.
+			j.enc.Discard()
+		}
 		for _, c := range j.b.cbs {
 			c.Release()
 		}
@@ -145,7 +167,7 @@ func (s *Stream) startSubmitter() {
 				_ = s.drv.Wait(context.Background(), old)
 			}
 			s.process(j)
-			if j.err == nil && j.sub != 0 {
+			if j.err == nil && j.sent && j.sub != 0 {
 				recent[n%gpuDepth] = j.sub
 				n++
 			}
@@ -313,7 +335,7 @@ func (s *Stream) makeRoom() {
 func (s *Stream) handOff() {
 	s.settle()
 	s.reap(false)
-	if s.enc.Empty() && len(s.batch.cbs) == 0 {
+	if s.enc.Empty() && len(s.batch.cbs) == 0 && len(s.batch.writes) == 0 {
 		if n := len(s.inflight); n > 0 && len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
 			// Nothing to submit, but what the batch holds may still be in
 			// use by a batch handed off and not yet submitted (a params
@@ -419,7 +441,7 @@ func (s *Stream) reap(wait bool) {
 	for _, j := range done {
 		if j.err != nil {
 			s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: j.b.dispatches, Err: j.err})
-		} else if j.sub >= s.lastSub {
+		} else if j.sent && j.sub >= s.lastSub {
 			s.lastSub, s.submitted = j.sub, true
 		}
 		s.submittedGen = max(s.submittedGen, j.gen)
@@ -458,9 +480,13 @@ func (s *Stream) retireJob(j *flushJob) {
 	if len(b.slots) > 0 {
 		s.meta.Release(b.slots)
 	}
-	b.pages, b.pins, b.slots = b.pages[:0], b.pins[:0], b.slots[:0]
+	for _, w := range b.writes {
+		w.pg.unref()
+	}
+	clear(b.writes)
+	b.pages, b.pins, b.slots, b.writes, b.wbytes = b.pages[:0], b.pins[:0], b.slots[:0], b.writes[:0], b.wbytes[:0]
 	b.dispatches = 0
-	j.err, j.sub = nil, 0
+	j.err, j.sub, j.sent = nil, 0, false
 	s.jobFree = append(s.jobFree, j)
 }
 

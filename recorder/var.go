@@ -91,12 +91,21 @@ func (s *Stream) checkVarParams(op lifecycle.Op, call string, p Params) error {
 	return nil
 }
 
-// SetVar gives v the value p, in stream order exactly like a Write of the
-// same bytes: every launch and replay enqueued on this stream before it
-// sees the old value, every one after it the new value — also when the
-// earlier replays were encoded ahead of time (WithPreEncode, ramps), since
-// those read the Var when they execute and the stream submits what uses v
-// before the new value lands. Its cost is a Write's.
+// SetVar gives v the value p, in stream order: every launch and replay
+// enqueued on this stream before it sees the old value, every one after it
+// the new value — also when the earlier replays were encoded ahead of time
+// (WithPreEncode, ramps), since those read the Var when they execute.
+//
+// The value travels with the stream's open batch: the stream's submitter
+// writes it to the queue right before it submits that batch, so SetVar
+// makes no native call on the caller's goroutine and never waits for the
+// replays before it to be submitted (when the open batch's own commands
+// use v, SetVar hands that batch off, and waits only when the submitter is
+// as far behind as a full batch would wait). Other streams see the value
+// in submission order, like this stream's launches; a Var that another
+// stream's work binds is written to the queue at once instead, as a Write
+// is. A queue write that fails in the submitter is reported at the next
+// sync point, as a *DeferredError.
 //
 // p must have v's size (ErrInvalidArgument otherwise); a nil or released
 // Var, or one of another device, is refused on the spot, as is a SetVar
@@ -115,7 +124,53 @@ func (s *Stream) SetVar(v *Var, p Params) (err error) {
 	if uint64(len(p)) != v.n {
 		return argError(op, ErrInvalidArgument, "params of %d bytes for a Var of %d (a Var keeps its size)", len(p), v.n)
 	}
-	return s.write(op, v.b, 0, p)
+	if v.b.s != s || v.b.foreign.Load() {
+		// Another stream's Var, or one another stream binds: a queue
+		// write now, which that stream's next submission sees.
+		return s.write(op, v.b, 0, p)
+	}
+	return s.queueVar(op, v, p)
+}
+
+// queueVar gives v (of this stream, bound by no other) the value p in the
+// open batch: the submitter writes it to the queue right before it submits
+// the batch, so the caller makes no native call, and a SetVar between
+// replays needs no submission of the previous replay first — only, when
+// the open batch's own commands use v, a hand-off of that batch (the value
+// travels with the next one).
+func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
+	pg, err := v.b.acquire(op, "var", s)
+	if err != nil {
+		return err
+	}
+	verdict, err := s.admit(op)
+	if err != nil || verdict == lifecycle.DeferError {
+		pg.unref()
+		return err
+	}
+	defer s.mu.Unlock()
+	for s.batchUses(pg) {
+		s.reap(false)
+		if len(s.inflight) >= maxInflight {
+			// Bounded like a full batch: wait for the submitter with the
+			// lock released, then look again (calls made meanwhile may
+			// have added to the batch, or handed it off).
+			if !s.waitRoomUnlocked() {
+				pg.unref()
+				return argError(op, ErrClosed, "stream closed while SetVar waited for the submitter")
+			}
+			continue
+		}
+		s.handOff()
+	}
+	b := &s.batch
+	lo := len(b.wbytes)
+	b.wbytes = append(b.wbytes, p...)
+	b.writes = append(b.writes, queuedWrite{pg: pg, lo: lo, hi: len(b.wbytes)})
+	if s.timerGen != s.gen {
+		s.armTimer(false)
+	}
+	return nil
 }
 
 // Size is the size in bytes of the Var's value (0 for a nil Var).
