@@ -44,12 +44,12 @@ const (
 // command buffers that go before them, and what the batch holds until it is
 // submitted.
 type flushJob struct {
-	enc driver.Encoder
-	b   batch
-	gen uint64
-	sub driver.Submission
+	enc  driver.Encoder
+	b    batch
+	gen  uint64
+	sub  driver.Submission
 	sent bool // sub is this job's submission (false for a batch of queued values alone)
-	err error
+	err  error
 }
 
 // holds reports whether the job's batch uses pg.
