@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"hash/crc32"
 	"os"
 	"os/exec"
@@ -324,4 +325,109 @@ func TestLoadLimitBoundsZeroedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	lg.Release()
+}
+
+// updateGraphFiles rewrites the current-version files in testdata (go
+// test -run TestGraphFilesInTestdataLoadAndReplay -args -update-graph-files),
+// after a format change that keeps older files loading; older versions'
+// files are never rewritten.
+var updateGraphFiles = flag.Bool("update-graph-files", false, "rewrite testdata's current-version graph files")
+
+// textureVarWGSL samples a texture through a sampler, scales by an
+// override and adds a Var's words: one kernel binding every kind of
+// argument a graph file carries but params.
+const textureVarWGSL = `
+struct P { mul: u32, add: u32 }
+override scale: f32 = 1.0;
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var smp: sampler;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@group(0) @binding(3) var<uniform> p: P;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	let c = textureSampleLevel(src, smp, vec2<f32>((f32(id.x) + 0.5) / 4.0, 0.5), 0.0);
+	out[id.x] = c.r * scale * f32(p.mul) + f32(p.add);
+}
+`
+
+// writeTestdataGraphFiles saves the current version's sample files: the
+// sample with a While (with and without contents), and a graph binding a
+// texture, a sampler, a Var and a kernel with an override.
+func writeTestdataGraphFiles(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	g, _ := captureSample(t, d, s)
+	k, err := d.Kernel(textureVarWGSL, "main", wgpu.WithConstants(map[string]float64{"scale": 2}), wgpu.WithLabel("sample texture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Release)
+	tex, err := s.UploadTexture(recorder.TextureDesc{Width: 4, Height: 1, Format: "rgba8unorm"}, []byte{0, 0, 0, 255, 64, 0, 0, 255, 128, 0, 0, 255, 255, 0, 0, 255})
+	if err != nil {
+		t.Fatal(err)
+	}
+	smp, err := s.NewSampler(recorder.SamplerDesc{Linear: true, Repeat: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.NewVar(recorder.ParamsOf[uint32](3, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetLabel("mul-add")
+	out := gputest.Empty(t, s, 16)
+	out.SetLabel("out")
+	tg := gputest.Capture(t, s, func() {
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), tex, smp, out, p); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Cleanup(tg.Release)
+	for name, save := range map[string]func(w *bytes.Buffer) error{
+		"v3-while.sgraph":          func(w *bytes.Buffer) error { _, err := g.WriteTo(w); return err },
+		"v3-while-contents.sgraph": func(w *bytes.Buffer) error { _, err := g.Save(w, recorder.SaveOptions{Contents: true}); return err },
+		"v3-texture-var-contents.sgraph": func(w *bytes.Buffer) error {
+			_, err := tg.Save(w, recorder.SaveOptions{Contents: true})
+			return err
+		},
+	} {
+		var buf bytes.Buffer
+		if err := save(&buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestGraphFilesInTestdataLoadAndReplay: every graph file in testdata,
+// of every version, still loads and replays (internal/graphfile checks
+// that each decodes and encodes back to the same bytes).
+func TestGraphFilesInTestdataLoadAndReplay(t *testing.T) {
+	if *updateGraphFiles {
+		writeTestdataGraphFiles(t)
+	}
+	paths, err := filepath.Glob("testdata/*.sgraph")
+	if err != nil || len(paths) < 4 {
+		t.Fatalf("testdata holds %d graph files (%v), want the version-1 file and the current version's three", len(paths), err)
+	}
+	_, s := gputest.OpenStream(t)
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.LoadGraph(bytes.NewReader(data))
+		if err != nil {
+			t.Errorf("%s must still load: %v", path, err)
+			continue
+		}
+		if err := g.Replay(); err != nil {
+			t.Errorf("%s must replay once loaded: %v", path, err)
+		}
+		if err := s.Sync(); err != nil {
+			t.Errorf("%s: the replay's work must succeed: %v", path, err)
+		}
+		g.Release()
+	}
 }
