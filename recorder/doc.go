@@ -46,7 +46,10 @@
 // # What it owns
 //
 // Streams, their memory pools, the params and bind group caches, recordings,
-// graphs and their programs, GPU-side control flow, and graph files.
+// graphs and their programs, GPU-side control flow, and turning graphs into
+// graph files and back. The file's bytes (layout, checksum, the checks on an
+// untrusted file) belong to internal/graphfile; this package translates a
+// Graph into its File and builds a graph from one.
 //
 // An application's buffers. On a device adopted from an application
 // ([wgpu.Adopt]), [Buffer.Native] hands a stream's buffer to the

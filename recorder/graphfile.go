@@ -1,16 +1,15 @@
 package recorder
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"math"
+	"maps"
+	"slices"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/graphfile"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -40,36 +39,9 @@ func (e *GraphFileError) Error() string {
 
 func (e *GraphFileError) Unwrap() []error { return []error{ErrGraphFile, e.Err} }
 
-// graphMagic opens every graph file; the CR LF catches a file mangled by a
-// text-mode transfer, as PNG's does.
-var graphMagic = [8]byte{'S', 'G', 'R', 'A', 'P', 'H', '\r', '\n'}
-
 // GraphFileVersion is the version of the graph file format this package
 // writes, and the newest it reads (see docs/graph-format.md).
-const GraphFileVersion = 3
-
-const flagContents = 1
-
-// Buffer roles in a graph file.
-const (
-	roleData     = 0 // a buffer of the workload
-	roleScratch  = 1 // the gate buffer of If and While: rewritten by every replay
-	roleConstant = 2 // the gates' table: its contents are part of the graph
-	roleEnable   = 3 // the enable words of If and While (version 2): rewritten by every replay
-	roleVar      = 4 // a Var (version 3): its size is the value's, LoadGraph makes a Var of it
-)
-
-// Node kinds and argument kinds in a graph file.
-const (
-	fileDispatch = 0
-	fileCopy     = 1
-	fileClear    = 2
-
-	argBuffer  = 0
-	argParams  = 1
-	argTexture = 2
-	argSampler = 3
-)
+const GraphFileVersion = graphfile.Version
 
 // SaveOptions configures Graph.Save.
 type SaveOptions struct {
@@ -177,18 +149,6 @@ func (g *Graph) tables() *graphTables {
 	return t
 }
 
-// fileWriter appends little-endian fields.
-type fileWriter struct{ b bytes.Buffer }
-
-func (w *fileWriter) u8(v uint8)   { w.b.WriteByte(v) }
-func (w *fileWriter) u32(v uint32) { w.b.Write(binary.LittleEndian.AppendUint32(nil, v)) }
-func (w *fileWriter) u64(v uint64) { w.b.Write(binary.LittleEndian.AppendUint64(nil, v)) }
-func (w *fileWriter) f64(v float64) {
-	w.u64(math.Float64bits(v))
-}
-func (w *fileWriter) bytes(v []byte) { w.u32(uint32(len(v))); w.b.Write(v) }
-func (w *fileWriter) str(v string)   { w.bytes([]byte(v)) }
-
 func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	const op = lifecycle.Save
 	if g == nil {
@@ -219,181 +179,140 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		g.pins.unref()
 		s.mu.Unlock()
 	}()
-	t := g.tables()
-	var w fileWriter
-	w.b.Write(graphMagic[:])
-	w.u32(GraphFileVersion)
-	flags := uint32(0)
-	if o.Contents {
-		flags |= flagContents
+	f, err := g.file(o)
+	if err != nil {
+		return 0, err
 	}
-	w.u32(flags)
+	return graphfile.Encode(out, f)
+}
 
-	w.u32(uint32(len(t.kernels)))
+// file translates the graph into a graph file: what it uses, numbered in
+// first-use order, and its commands. With o.Contents it reads the
+// contents of its buffers and textures (each a Read).
+func (g *Graph) file(o SaveOptions) (*graphfile.File, error) {
+	s := g.s
+	t := g.tables()
+	f := &graphfile.File{Version: graphfile.Version, Contents: o.Contents}
 	for _, k := range t.kernels {
-		w.str(k.Source())
-		w.str(k.Entry())
 		c := k.Constants()
-		w.u32(uint32(len(c)))
-		for _, name := range sortedKeys(c) {
-			w.str(name)
-			w.f64(c[name])
+		fk := graphfile.Kernel{Source: k.Source(), Entry: k.Entry(), Label: k.Label()}
+		for _, name := range slices.Sorted(maps.Keys(c)) {
+			fk.Constants = append(fk.Constants, graphfile.Constant{Name: name, Value: c[name]})
 		}
-		w.str(k.Label()) // version 3
+		f.Kernels = append(f.Kernels, fk)
 	}
-	w.u32(uint32(len(t.pages)))
 	for _, pg := range t.pages {
-		size := g.boundSize(pg)
-		role := uint8(roleData)
+		b := graphfile.Buffer{Size: g.boundSize(pg), Role: graphfile.RoleData, Label: t.labels[pg]}
 		switch pg {
 		case g.gatePage:
-			role = roleScratch
+			b.Role = graphfile.RoleScratch
 		case g.enablePage:
-			role = roleEnable
+			b.Role = graphfile.RoleEnable
 		case g.tablePage:
-			role = roleConstant
+			b.Role = graphfile.RoleConstant
 		}
-		if v := t.vars[pg]; v != nil && role == roleData {
-			role, size = roleVar, v.n
+		if v := t.vars[pg]; v != nil && b.Role == graphfile.RoleData {
+			b.Role, b.Size = graphfile.RoleVar, v.n
 		}
-		w.u64(size)
-		w.u8(role)
-		w.str(t.labels[pg])
 		switch {
-		case role == roleConstant:
-			w.u8(1)
-			c := make([]byte, size)
-			copy(c, g.table)
-			w.b.Write(c)
-		case o.Contents && (role == roleData || role == roleVar):
-			data, err := s.readPage(pg, size)
+		case b.Role == graphfile.RoleConstant:
+			b.Data = make([]byte, b.Size)
+			copy(b.Data, g.table)
+		case o.Contents && (b.Role == graphfile.RoleData || b.Role == graphfile.RoleVar):
+			data, err := s.readPage(pg, b.Size)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			w.u8(1)
-			w.b.Write(data)
-		default:
-			w.u8(0)
+			b.Data = data
 		}
+		f.Buffers = append(f.Buffers, b)
 	}
-	w.u32(uint32(len(t.texs)))
 	for _, h := range t.texs {
 		d := h.t.Desc()
-		w.u32(d.Width)
-		w.u32(d.Height)
-		w.u32(d.Depth)
-		w.u8(uint8(d.Dim))
-		w.str(d.Format)
+		ft := graphfile.Texture{Width: d.Width, Height: d.Height, Depth: d.Depth, Dim: uint8(d.Dim), Format: d.Format}
 		if o.Contents {
 			data, err := s.readTextureHandle(h)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			w.u8(1)
-			w.bytes(data)
-		} else {
-			w.u8(0)
+			ft.Data = data
 		}
+		f.Textures = append(f.Textures, ft)
 	}
-	w.u32(uint32(len(t.smps)))
 	for _, h := range t.smps {
 		d := h.s.Desc()
-		var f uint8
+		var fl graphfile.SamplerFlags
 		if d.Linear {
-			f |= 1
+			fl |= graphfile.SamplerLinear
 		}
 		if d.Repeat {
-			f |= 2
+			fl |= graphfile.SamplerRepeat
 		}
 		if d.Compare {
-			f |= 4
+			fl |= graphfile.SamplerCompare
 		}
-		w.u8(f)
+		f.Samplers = append(f.Samplers, fl)
 	}
-	w.u32(uint32(len(t.params)))
 	for _, e := range t.params {
-		w.str(e.Key())
+		f.Params = append(f.Params, []byte(e.Key()))
 	}
-	w.u32(uint32(len(g.nodes)))
 	for i := range g.nodes {
 		n := &g.nodes[i]
+		fn := graphfile.Node{Region: uint32(n.region)}
 		switch n.kind {
 		case nodeDispatch:
-			w.u8(fileDispatch)
-			w.u32(uint32(n.region))
-			w.u32(t.kernelAt[n.k])
+			fn.Kind, fn.Kernel = graphfile.NodeDispatch, t.kernelAt[n.k]
 			if n.ind != nil {
-				w.u8(1)
-				w.u32(t.pageAt[n.ind])
-				w.u64(n.d.offset)
+				fn.Indirect, fn.Buffer, fn.Offset = true, t.pageAt[n.ind], n.d.offset
 			} else {
-				w.u8(0)
-				w.u32(n.d.x)
-				w.u32(n.d.y)
-				w.u32(n.d.z)
+				fn.X, fn.Y, fn.Z = n.d.x, n.d.y, n.d.z
 			}
-			w.u32(uint32(len(n.acc)))
+			fn.Args = make([]graphfile.Arg, 0, len(n.acc))
 			for _, a := range n.acc {
 				switch a.kind {
 				case accessBuffer:
-					w.u8(argBuffer)
-					w.u32(t.pageAt[a.pg])
+					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgBuffer, Index: t.pageAt[a.pg]})
 				case accessParams:
-					w.u8(argParams)
-					w.u32(t.paramAt[a.meta])
+					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgParams, Index: t.paramAt[a.meta]})
 				case accessTexture:
-					w.u8(argTexture)
-					w.u32(t.texAt[a.tex.h])
+					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgTexture, Index: t.texAt[a.tex.h]})
 				case accessSampler:
-					w.u8(argSampler)
-					w.u32(t.smpAt[a.smp.h])
+					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgSampler, Index: t.smpAt[a.smp.h]})
 				}
 			}
 		case nodeCopy:
-			w.u8(fileCopy)
-			w.u32(uint32(n.region))
-			w.u32(t.pageAt[n.src])
-			w.u64(n.srcOff)
-			w.u32(t.pageAt[n.dst])
-			w.u64(n.dstOff)
-			w.u64(n.size)
+			fn.Kind = graphfile.NodeCopy
+			fn.Src, fn.SrcOffset, fn.Dst, fn.DstOffset, fn.Size = t.pageAt[n.src], n.srcOff, t.pageAt[n.dst], n.dstOff, n.size
 		case nodeClear:
-			w.u8(fileClear)
-			w.u32(uint32(n.region))
-			w.u32(t.pageAt[n.dst])
-			w.u64(n.dstOff)
-			w.u64(n.size)
+			fn.Kind = graphfile.NodeClear
+			fn.Dst, fn.DstOffset, fn.Size = t.pageAt[n.dst], n.dstOff, n.size
 		}
+		f.Nodes = append(f.Nodes, fn)
 	}
-	w.u32(uint32(len(g.regions) - 1))
 	for _, r := range g.regions[1:] {
-		w.u8(uint8(r.kind))
-		w.u32(uint32(r.parent))
-		w.u32(uint32(r.maxIter))
-		w.u32(t.pageAt[r.cond])
-		w.u64(r.condOff)
-		w.u32(uint32(len(r.gates)))
+		fr := graphfile.Region{Kind: fileRegionKind(r.kind), Parent: uint32(r.parent), MaxIterations: uint32(r.maxIter), Cond: t.pageAt[r.cond], CondOffset: r.condOff}
 		for _, gw := range r.gates {
-			w.u32(uint32(gw))
+			fr.Gates = append(fr.Gates, uint32(gw))
 		}
+		f.Regions = append(f.Regions, fr)
 	}
-	sum := crc32.Checksum(w.b.Bytes(), crc32.MakeTable(crc32.Castagnoli))
-	w.u32(sum)
-	n, err := out.Write(w.b.Bytes())
-	return int64(n), err
+	return f, nil
 }
 
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// fileRegionKind and regionKindOf translate a region's kind to and from
+// the file's.
+func fileRegionKind(k regionKind) graphfile.RegionKind {
+	if k == regionWhile {
+		return graphfile.RegionWhile
 	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
+	return graphfile.RegionIf
+}
+
+func regionKindOf(k graphfile.RegionKind) regionKind {
+	if k == graphfile.RegionWhile {
+		return regionWhile
 	}
-	return out
+	return regionIf
 }
 
 // readPage reads size bytes of a page (a Read: it waits for the GPU).

@@ -1,339 +1,16 @@
 package recorder
 
 import (
-	"encoding/binary"
+	"errors"
 	"fmt"
-	"github.com/softgraph/softgraph/internal/driver"
-	"hash/crc32"
 	"io"
 	"math"
-	"unicode/utf8"
 
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/graphfile"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
-
-// graphFile is a decoded graph file, checked for structure: every index
-// points at something, every count fits the bytes that follow.
-type graphFile struct {
-	version  uint32
-	contents bool
-	kernels  []fileKernel
-	buffers  []fileBuffer
-	textures []fileTexture
-	samplers []uint8
-	params   [][]byte
-	nodes    []fileNode
-	regions  []fileRegion
-}
-
-type fileKernel struct {
-	source, entry string
-	constants     map[string]float64
-	label         string // version 3
-}
-
-type fileBuffer struct {
-	size  uint64
-	role  uint8
-	label string
-	data  []byte // nil without contents
-}
-
-type fileTexture struct {
-	width, height, depth uint32
-	dim                  uint8
-	format               string
-	data                 []byte
-}
-
-type fileNode struct {
-	kind           uint8
-	region         uint32
-	kernel         uint32
-	indirect       bool
-	buf            uint32
-	offset         uint64
-	x, y, z        uint32
-	args           []fileArg
-	src, dst       uint32
-	srcOff, dstOff uint64
-	size           uint64
-}
-
-type fileArg struct {
-	kind  uint8
-	index uint32
-}
-
-type fileRegion struct {
-	kind            uint8
-	parent, maxIter uint32
-	cond            uint32
-	condOff         uint64
-	gates           []uint32
-}
-
-// fileReader reads little-endian fields, failing (once) on a short read.
-type fileReader struct {
-	data  []byte
-	pos   int
-	where string
-	err   *GraphFileError
-}
-
-func (r *fileReader) fail(format string, args ...any) {
-	if r.err == nil {
-		r.err = &GraphFileError{Where: r.where, Offset: int64(r.pos), Err: fmt.Errorf(format, args...)}
-	}
-}
-
-func (r *fileReader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.data)-r.pos {
-		r.fail("truncated: %d bytes needed, %d left", n, len(r.data)-r.pos)
-		return nil
-	}
-	b := r.data[r.pos : r.pos+n]
-	r.pos += n
-	return b
-}
-
-func (r *fileReader) u8() uint8 {
-	if b := r.take(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *fileReader) u32() uint32 {
-	if b := r.take(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *fileReader) u64() uint64 {
-	if b := r.take(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
-
-func (r *fileReader) f64() float64 { return math.Float64frombits(r.u64()) }
-
-func (r *fileReader) bytes() []byte {
-	n := r.u32()
-	return r.take(int(min(n, math.MaxInt32)))
-}
-
-func (r *fileReader) str() string {
-	b := r.bytes()
-	if r.err == nil && !utf8.Valid(b) {
-		r.fail("a string that is not UTF-8")
-	}
-	return string(b)
-}
-
-// count reads an element count and checks that at least min bytes per
-// element follow, so a corrupted count cannot make the reader allocate
-// for elements the file cannot hold.
-func (r *fileReader) count(what string, minBytes int) int {
-	n := r.u32()
-	if r.err == nil && uint64(n)*uint64(minBytes) > uint64(len(r.data)-r.pos) {
-		r.fail("%d %s cannot fit in the %d bytes left", n, what, len(r.data)-r.pos)
-		return 0
-	}
-	return int(n)
-}
-
-// decodeGraphFile checks a graph file's frame (magic, version, checksum)
-// and structure, and decodes it. It allocates at most in proportion to the
-// file's size and never panics.
-func decodeGraphFile(data []byte) (*graphFile, error) {
-	if len(data) < len(graphMagic)+12 { // magic, version, flags, checksum
-		return nil, &GraphFileError{Where: "header", Offset: 0, Err: fmt.Errorf("truncated: %d bytes is less than a header", len(data))}
-	}
-	if [8]byte(data[:8]) != graphMagic {
-		return nil, &GraphFileError{Where: "header", Offset: 0, Err: fmt.Errorf("not a softgraph graph file (wrong magic %q)", data[:8])}
-	}
-	body, trailer := data[:len(data)-4], data[len(data)-4:]
-	version := binary.LittleEndian.Uint32(data[8:])
-	if version > GraphFileVersion || version == 0 {
-		return nil, &GraphFileError{Where: "header", Offset: 8, Err: fmt.Errorf("version %d; this softgraph reads versions 1..%d", version, GraphFileVersion)}
-	}
-	if want, got := binary.LittleEndian.Uint32(trailer), crc32.Checksum(body, crc32.MakeTable(crc32.Castagnoli)); want != got {
-		return nil, &GraphFileError{Where: "checksum", Offset: int64(len(body)), Err: fmt.Errorf("CRC-32C %08x, the file says %08x: the file is corrupted", got, want)}
-	}
-	r := &fileReader{data: body, pos: 16, where: "header"}
-	f := &graphFile{version: version, contents: binary.LittleEndian.Uint32(data[12:])&flagContents != 0}
-
-	r.where = "kernels"
-	f.kernels = make([]fileKernel, r.count("kernels", 12))
-	for i := range f.kernels {
-		r.where = fmt.Sprintf("kernel %d", i)
-		k := &f.kernels[i]
-		k.source, k.entry = r.str(), r.str()
-		n := r.count("constants", 12)
-		k.constants = make(map[string]float64, n)
-		for range n {
-			name := r.str()
-			k.constants[name] = r.f64()
-		}
-		if f.version >= 3 {
-			k.label = r.str()
-		}
-	}
-	r.where = "buffers"
-	f.buffers = make([]fileBuffer, r.count("buffers", 14))
-	for i := range f.buffers {
-		r.where = fmt.Sprintf("buffer %d", i)
-		b := &f.buffers[i]
-		b.size, b.role, b.label = r.u64(), r.u8(), r.str()
-		if r.err == nil && (b.size == 0 || b.size%4 != 0) {
-			r.fail("size %d (a positive multiple of 4)", b.size)
-		}
-		if r.err == nil && (b.role > roleVar || b.role == roleEnable && f.version < 2 || b.role == roleVar && f.version < 3) {
-			r.fail("unknown role %d in a version-%d file", b.role, f.version)
-		}
-		if r.u8() != 0 {
-			if b.size > uint64(len(r.data)-r.pos) {
-				r.fail("contents of %d bytes, %d left", b.size, len(r.data)-r.pos)
-			}
-			b.data = r.take(int(min(b.size, math.MaxInt32)))
-		} else if b.role == roleConstant && r.err == nil {
-			r.fail("a constant buffer without its contents")
-		}
-	}
-	r.where = "textures"
-	f.textures = make([]fileTexture, r.count("textures", 22))
-	for i := range f.textures {
-		r.where = fmt.Sprintf("texture %d", i)
-		t := &f.textures[i]
-		t.width, t.height, t.depth, t.dim, t.format = r.u32(), r.u32(), r.u32(), r.u8(), r.str()
-		if r.u8() != 0 {
-			t.data = r.bytes()
-		}
-	}
-	r.where = "samplers"
-	f.samplers = make([]uint8, r.count("samplers", 1))
-	for i := range f.samplers {
-		f.samplers[i] = r.u8()
-	}
-	r.where = "params"
-	f.params = make([][]byte, r.count("params", 4))
-	for i := range f.params {
-		f.params[i] = r.bytes()
-	}
-	r.where = "nodes"
-	f.nodes = make([]fileNode, r.count("nodes", 9))
-	for i := range f.nodes {
-		r.where = fmt.Sprintf("node %d", i)
-		n := &f.nodes[i]
-		n.kind, n.region = r.u8(), r.u32()
-		switch n.kind {
-		case fileDispatch:
-			n.kernel = r.u32()
-			if r.u8() != 0 {
-				n.indirect, n.buf, n.offset = true, r.u32(), r.u64()
-			} else {
-				n.x, n.y, n.z = r.u32(), r.u32(), r.u32()
-			}
-			n.args = make([]fileArg, r.count("arguments", 5))
-			for j := range n.args {
-				n.args[j] = fileArg{kind: r.u8(), index: r.u32()}
-			}
-		case fileCopy:
-			n.src, n.srcOff, n.dst, n.dstOff, n.size = r.u32(), r.u64(), r.u32(), r.u64(), r.u64()
-		case fileClear:
-			n.dst, n.dstOff, n.size = r.u32(), r.u64(), r.u64()
-		default:
-			r.fail("unknown command kind %d", n.kind)
-		}
-	}
-	r.where = "regions"
-	f.regions = make([]fileRegion, r.count("regions", 25))
-	for i := range f.regions {
-		r.where = fmt.Sprintf("region %d", i+1)
-		g := &f.regions[i]
-		g.kind, g.parent, g.maxIter, g.cond, g.condOff = r.u8(), r.u32(), r.u32(), r.u32(), r.u64()
-		g.gates = make([]uint32, r.count("gates", 4))
-		for j := range g.gates {
-			g.gates[j] = r.u32()
-		}
-	}
-	if r.err == nil && r.pos != len(r.data) {
-		r.where = "end"
-		r.fail("%d bytes after the last section", len(r.data)-r.pos)
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return f, f.check()
-}
-
-// check verifies every index points at something of the right kind.
-func (f *graphFile) check() error {
-	bad := func(where, format string, args ...any) error {
-		return &GraphFileError{Where: where, Offset: -1, Err: fmt.Errorf(format, args...)}
-	}
-	nb := uint32(len(f.buffers))
-	roles := map[uint8]int{}
-	for _, b := range f.buffers {
-		roles[b.role]++
-	}
-	// Control flow needs its enable words: in their own buffer (version 2),
-	// or in the gate buffer (version 1, and a graph loaded from one).
-	if roles[roleScratch] > 1 || roles[roleConstant] > 1 || roles[roleEnable] > 1 ||
-		(roles[roleScratch]+roles[roleEnable] > 0) != (len(f.regions) > 0) {
-		return bad("buffers", "%d gate buffers, %d enable buffers and %d gate tables for %d control-flow regions", roles[roleScratch], roles[roleEnable], roles[roleConstant], len(f.regions))
-	}
-	for i, n := range f.nodes {
-		where := fmt.Sprintf("node %d", i)
-		if n.region > uint32(len(f.regions)) {
-			return bad(where, "region %d of %d", n.region, len(f.regions))
-		}
-		switch n.kind {
-		case fileDispatch:
-			if n.kernel >= uint32(len(f.kernels)) {
-				return bad(where, "kernel %d of %d", n.kernel, len(f.kernels))
-			}
-			if n.indirect && n.buf >= nb {
-				return bad(where, "indirect buffer %d of %d", n.buf, nb)
-			}
-			for j, a := range n.args {
-				limit := map[uint8]int{argBuffer: len(f.buffers), argParams: len(f.params), argTexture: len(f.textures), argSampler: len(f.samplers)}
-				l, ok := limit[a.kind]
-				if !ok || a.index >= uint32(l) {
-					return bad(where, "argument %d: kind %d index %d points nowhere", j, a.kind, a.index)
-				}
-			}
-		case fileCopy:
-			if n.src >= nb || n.dst >= nb {
-				return bad(where, "copy between buffers %d and %d of %d", n.src, n.dst, nb)
-			}
-		case fileClear:
-			if n.dst >= nb {
-				return bad(where, "clear of buffer %d of %d", n.dst, nb)
-			}
-		}
-	}
-	for i, r := range f.regions {
-		where := fmt.Sprintf("region %d", i+1)
-		if r.kind != uint8(regionIf) && r.kind != uint8(regionWhile) {
-			return bad(where, "unknown kind %d", r.kind)
-		}
-		if r.parent > uint32(i) || r.cond >= nb || r.maxIter == 0 || r.maxIter > MaxWhileIterations {
-			return bad(where, "parent %d, condition buffer %d of %d, maxIterations %d", r.parent, r.cond, nb, r.maxIter)
-		}
-		if size := f.buffers[r.cond].size; r.condOff%4 != 0 || r.condOff >= size {
-			return bad(where, "condition word at offset %d of a %d-byte buffer (a multiple of 4 inside it)", r.condOff, size)
-		}
-	}
-	return nil
-}
 
 // LoadGraph reads a graph file (Graph.WriteTo or Save, on any machine) and
 // builds it on this stream: it compiles the kernels on this stream's
@@ -363,13 +40,12 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	if r == nil {
 		return nil, argError(op, ErrInvalidArgument, "reader is nil")
 	}
-	data, err := io.ReadAll(r)
+	// Decode checks the file's structure and the device's limits before
+	// anything is made; the load limit, which needs texel sizes, is
+	// checked by build.
+	f, err := graphfile.Decode(r, graphfile.Limits{MaxBufferSize: s.limits.MaxBufferSize, MaxWhileIterations: MaxWhileIterations})
 	if err != nil {
-		return nil, &GraphFileError{Where: "reading", Offset: -1, Err: err}
-	}
-	f, err := decodeGraphFile(data)
-	if err != nil {
-		return nil, err
+		return nil, fileError(err)
 	}
 	l := &loader{s: s, f: f, mode: mode}
 	g, err := l.build()
@@ -380,11 +56,20 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	return g, nil
 }
 
+// fileError is a graphfile refusal as the *GraphFileError callers test
+// for: same part, same offset, same reason.
+func fileError(err error) error {
+	if fe, ok := errors.AsType[*graphfile.Error](err); ok {
+		return &GraphFileError{Where: fe.Where, Offset: fe.Offset, Err: fe.Err}
+	}
+	return &GraphFileError{Where: "decoding", Offset: -1, Err: err}
+}
+
 // loader builds a decoded graph file on a stream, remembering what it made
 // so a failure leaves nothing behind.
 type loader struct {
 	s        *Stream
-	f        *graphFile
+	f        *graphfile.File
 	mode     lifecycle.PoolMode // the pool mode of the verdict the load was admitted with
 	kernels  []*wgpu.Kernel
 	buffers  []*Buffer
@@ -419,65 +104,61 @@ func (l *loader) fail(where string, err error) error {
 
 func (l *loader) build() (*Graph, error) {
 	s, f := l.s, l.f
-	lim := s.limits
 	// What the file declares without contents is checked before it is
 	// made: buffers before anything, each texture before it.
 	var zeroed uint64
 	overLimit := func(what string) error {
 		return l.fail(what, fmt.Errorf("the file declares at least %d bytes of zeroed buffers and textures, over this stream's load limit of %d (WithLoadLimit): %w", zeroed, s.cfg.loadLimit, ErrInvalidArgument))
 	}
-	for i, b := range f.buffers {
-		if b.size > lim.MaxBufferSize {
-			return nil, l.fail(fmt.Sprintf("buffer %d (%q)", i, b.label), fmt.Errorf("%d bytes, over this device's maxBufferSize %d", b.size, lim.MaxBufferSize))
-		}
-		if b.data == nil {
-			zeroed = satAdd(zeroed, b.size)
+	for _, b := range f.Buffers {
+		if b.Data == nil {
+			zeroed = satAdd(zeroed, b.Size) // each at most maxBufferSize: Decode checked
 		}
 	}
 	if zeroed > s.cfg.loadLimit {
 		return nil, overLimit("buffers")
 	}
-	for i, k := range f.kernels {
+	for i, k := range f.Kernels {
 		// Compiled for this graph alone: the graph releases them, and a
 		// refused load leaves none behind in the device's cache.
-		kk, err := s.dev.Kernel(k.source, k.entry, wgpu.WithConstants(k.constants), wgpu.WithLabel(k.label), wgpu.Private())
+		kk, err := s.dev.Kernel(k.Source, k.Entry, wgpu.WithConstants(constants(k.Constants)), wgpu.WithLabel(k.Label), wgpu.Private())
 		if err != nil {
-			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.entry), err)
+			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.Entry), err)
 		}
 		l.kernels = append(l.kernels, kk)
 	}
-	for i, b := range f.buffers {
-		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
+	for i, b := range f.Buffers {
+		where := fmt.Sprintf("buffer %d (%q)", i, b.Label)
 		s.mu.Lock()
 		var nb *Buffer
 		var err error
-		if b.role == roleVar {
+		if b.Role == graphfile.RoleVar {
 			// A Var of the value's size (its memory padded to 16); fill
 			// writes its value and padding.
 			var v *Var
-			if v, err = s.newVarLocked(lifecycle.Load, b.size, l.mode); err == nil {
+			if v, err = s.newVarLocked(lifecycle.Load, b.Size, l.mode); err == nil {
 				nb = v.b
 			}
 		} else {
-			nb, err = s.newBufferLocked(lifecycle.Load, b.size, l.mode)
+			nb, err = s.newBufferLocked(lifecycle.Load, b.Size, l.mode)
 		}
 		s.mu.Unlock()
 		if err != nil {
 			return nil, l.fail(where, err)
 		}
 		l.buffers = append(l.buffers, nb)
-		nb.SetLabel(b.label)
+		nb.SetLabel(b.Label)
 	}
 	if err := l.fill(); err != nil {
 		return nil, err
 	}
-	for i, t := range f.textures {
+	for i, t := range f.Textures {
 		where := fmt.Sprintf("texture %d", i)
-		desc := TextureDesc{Width: t.width, Height: t.height, Depth: t.depth, Format: t.format}
-		if texel, ok := wgpu.TexelSize(t.format); ok && t.data == nil {
+		desc := TextureDesc{Width: t.Width, Height: t.Height, Depth: t.Depth, Format: t.Format}
+		if texel, ok := wgpu.TexelSize(t.Format); ok && t.Data == nil {
 			// Counted before it is made: a driver may commit a texture's
 			// memory at creation (llvmpipe's GL did, 2 GiB at once).
-			size := satMul(satMul(uint64(t.width)*uint64(t.height), uint64(max(t.depth, 1))), uint64(texel))
+			size := satMul(satMul(uint64(t.Width)*uint64(t.Height), uint64(max(t.Depth, 1))), uint64(texel))
 			if zeroed = satAdd(zeroed, size); zeroed > s.cfg.loadLimit {
 				return nil, overLimit(where)
 			}
@@ -487,21 +168,21 @@ func (l *loader) build() (*Graph, error) {
 			return nil, l.fail(where, err)
 		}
 		l.textures = append(l.textures, nt)
-		if t.data == nil {
+		if t.Data == nil {
 			// A new texture reads as zeros (WebGPU initialises it): no
 			// host buffer of its size, which a file of a few bytes could
 			// make gigabytes.
 			continue
 		}
-		if uint64(len(t.data)) != nt.Size() {
-			return nil, l.fail(where, fmt.Errorf("contents of %d bytes for a %s texture of %d", len(t.data), desc, nt.Size()))
+		if uint64(len(t.Data)) != nt.Size() {
+			return nil, l.fail(where, fmt.Errorf("contents of %d bytes for a %s texture of %d", len(t.Data), desc, nt.Size()))
 		}
-		if err := s.drv.WriteTexture(nt.h.t, t.data); err != nil {
+		if err := s.drv.WriteTexture(nt.h.t, t.Data); err != nil {
 			return nil, l.fail(where, err)
 		}
 	}
-	for i, flags := range f.samplers {
-		sm, err := s.NewSampler(SamplerDesc{Linear: flags&1 != 0, Repeat: flags&2 != 0, Compare: flags&4 != 0})
+	for i, flags := range f.Samplers {
+		sm, err := s.NewSampler(SamplerDesc{Linear: flags&graphfile.SamplerLinear != 0, Repeat: flags&graphfile.SamplerRepeat != 0, Compare: flags&graphfile.SamplerCompare != 0})
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("sampler %d", i), err)
 		}
@@ -519,36 +200,36 @@ func (l *loader) build() (*Graph, error) {
 	rec := newRecording(s)
 	rec.lowered = true
 	l.rec = rec
-	for i, r := range f.regions {
-		pg, err := l.buffers[r.cond].acquire(lifecycle.Load, "condition", s)
+	for i, r := range f.Regions {
+		pg, err := l.buffers[r.Cond].acquire(lifecycle.Load, "condition", s)
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("region %d", i+1), err)
 		}
 		rec.pins.addPage(pg)
-		rg := region{kind: regionKind(r.kind), parent: int(r.parent), cond: pg, condBuf: l.buffers[r.cond], condOff: r.condOff, maxIter: int(r.maxIter)}
-		for _, gw := range r.gates {
+		rg := region{kind: regionKindOf(r.Kind), parent: int(r.Parent), cond: pg, condBuf: l.buffers[r.Cond], condOff: r.CondOffset, maxIter: int(r.MaxIterations)}
+		for _, gw := range r.Gates {
 			rg.gates = append(rg.gates, int(gw))
 		}
 		rec.regions = append(rec.regions, rg)
 	}
-	for i, b := range f.buffers {
-		switch b.role {
-		case roleScratch:
+	for i, b := range f.Buffers {
+		switch b.Role {
+		case graphfile.RoleScratch:
 			rec.gatePage = l.buffers[i].pg
-		case roleEnable:
+		case graphfile.RoleEnable:
 			rec.enablePage = l.buffers[i].pg
-		case roleConstant:
-			rec.tablePage, rec.table = l.buffers[i].pg, b.data
+		case graphfile.RoleConstant:
+			rec.tablePage, rec.table = l.buffers[i].pg, b.Data
 		}
 	}
 	if rec.enablePage == nil {
 		rec.enablePage = rec.gatePage // the version-1 layout: enable words among the counts
 	}
-	for i := range f.nodes {
+	for i := range f.Nodes {
 		if err := l.node(i); err != nil {
 			return nil, l.fail(fmt.Sprintf("node %d", i), err)
 		}
-		rec.nodes[len(rec.nodes)-1].region = int(f.nodes[i].region)
+		rec.nodes[len(rec.nodes)-1].region = int(f.Nodes[i].Region)
 	}
 	g, err := seal(s, rec)
 	if err != nil {
@@ -559,8 +240,8 @@ func (l *loader) build() (*Graph, error) {
 	s.graphs[g] = true
 	// The gate buffer and table are the graph's own: nobody else gets a
 	// handle on them.
-	for i, b := range f.buffers {
-		if b.role != roleData && b.role != roleVar {
+	for i, b := range f.Buffers {
+		if b.Role != graphfile.RoleData && b.Role != graphfile.RoleVar {
 			l.buffers[i].Release() // takes no stream lock
 		}
 	}
@@ -582,12 +263,12 @@ func (l *loader) fill() error {
 			enc.Release()
 		}
 	}()
-	for i, b := range l.f.buffers {
+	for i, b := range l.f.Buffers {
 		nb := l.buffers[i]
-		where := fmt.Sprintf("buffer %d (%q)", i, b.label)
-		data := b.data
+		where := fmt.Sprintf("buffer %d (%q)", i, b.Label)
+		data := b.Data
 		if nb.v != nil {
-			data = nb.v.padded(b.data) // a Var: its value and zero padding
+			data = nb.v.padded(b.Data) // a Var: its value and zero padding
 		}
 		if data != nil {
 			if err := s.drv.WriteBuffer(nb.pg.buf, 0, data); err != nil {
@@ -601,7 +282,7 @@ func (l *loader) fill() error {
 				return l.fail(where, err)
 			}
 		}
-		if err := enc.ClearBuffer(nb.pg.buf, 0, b.size); err != nil {
+		if err := enc.ClearBuffer(nb.pg.buf, 0, b.Size); err != nil {
 			return l.fail(where, err)
 		}
 	}
@@ -622,53 +303,53 @@ func (l *loader) fill() error {
 // was recorded from, and appends it to the loader's recording. The caller
 // holds s.mu.
 func (l *loader) node(i int) error {
-	s, n := l.s, &l.f.nodes[i]
+	s, n := l.s, &l.f.Nodes[i]
 	const op = lifecycle.Load
-	switch n.kind {
-	case fileCopy:
+	switch n.Kind {
+	case graphfile.NodeCopy:
 		var c transfer
-		if err := s.resolveCopy(op, l.buffers[n.dst], n.dstOff, l.buffers[n.src], n.srcOff, n.size, &c); err != nil {
+		if err := s.resolveCopy(op, l.buffers[n.Dst], n.DstOffset, l.buffers[n.Src], n.SrcOffset, n.Size, &c); err != nil {
 			c.release()
 			return err
 		}
-		if n.size == 0 {
+		if n.Size == 0 {
 			c.release()
 			return fmt.Errorf("a copy of 0 bytes")
 		}
 		l.rec.addTransfer(&c)
 		return nil
-	case fileClear:
-		b := l.buffers[n.dst]
-		if n.dstOff%4 != 0 || n.size%4 != 0 || n.size == 0 || n.dstOff > b.size || n.size > b.size-n.dstOff {
-			return fmt.Errorf("clear of offset=%d size=%d in a %d-byte buffer", n.dstOff, n.size, b.size)
+	case graphfile.NodeClear:
+		b := l.buffers[n.Dst]
+		if n.DstOffset%4 != 0 || n.Size%4 != 0 || n.Size == 0 || n.DstOffset > b.size || n.Size > b.size-n.DstOffset {
+			return fmt.Errorf("clear of offset=%d size=%d in a %d-byte buffer", n.DstOffset, n.Size, b.size)
 		}
 		pg, err := b.acquire(op, "buffer", s)
 		if err != nil {
 			return err
 		}
-		l.rec.addTransfer(&transfer{clear: true, dst: pg, dstBuf: b, dstOff: n.dstOff, size: n.size})
+		l.rec.addTransfer(&transfer{clear: true, dst: pg, dstBuf: b, dstOff: n.DstOffset, size: n.Size})
 		return nil
 	}
-	args := make([]Arg, len(n.args))
-	for j, a := range n.args {
-		switch a.kind {
-		case argBuffer:
-			args[j] = l.buffers[a.index]
-		case argParams:
-			args[j] = Params(l.f.params[a.index])
-		case argTexture:
-			args[j] = l.textures[a.index]
-		case argSampler:
-			args[j] = l.samplers[a.index]
+	args := make([]Arg, len(n.Args))
+	for j, a := range n.Args {
+		switch a.Kind {
+		case graphfile.ArgBuffer:
+			args[j] = l.buffers[a.Index]
+		case graphfile.ArgParams:
+			args[j] = Params(l.f.Params[a.Index])
+		case graphfile.ArgTexture:
+			args[j] = l.textures[a.Index]
+		case graphfile.ArgSampler:
+			args[j] = l.samplers[a.Index]
 		}
 	}
-	d := Groups(n.x, n.y, n.z)
-	if n.indirect {
-		d = Indirect(l.buffers[n.buf], n.offset)
+	d := Groups(n.X, n.Y, n.Z)
+	if n.Indirect {
+		d = Indirect(l.buffers[n.Buffer], n.Offset)
 	}
 	ln := &s.scratch.launch
 	defer ln.reset()
-	if err := s.resolve(op, l.kernels[n.kernel], d, args, ln); err != nil {
+	if err := s.resolve(op, l.kernels[n.Kernel], d, args, ln); err != nil {
 		ln.release()
 		return err
 	}
@@ -678,6 +359,16 @@ func (l *loader) node(i int) error {
 	}
 	l.rec.addLaunch(s, ln)
 	return nil
+}
+
+// constants is a kernel's overrides as WithConstants takes them (a name
+// the file repeats keeps its last value).
+func constants(cs []graphfile.Constant) map[string]float64 {
+	m := make(map[string]float64, len(cs))
+	for _, c := range cs {
+		m[c.Name] = c.Value
+	}
+	return m
 }
 
 // satAdd is a + b, or the largest uint64 where that overflows.
