@@ -42,6 +42,7 @@
 //   - release_races_test.go: Release of graphs, buffers and kernels racing replays, launches, profiles and Save returns nil or ErrReleased, runs nothing twice and hands no memory to two owners.
 //   - stream_order_test.go: writes, reads, launches and replays take effect in call order at every batch boundary, under every submission schedule and flush delay, across streams and goroutines.
 //   - textures_test.go: odd textures are refused or work, TexelSize sizes them first, MemoryStats counts every live one, and a refused ReadTexture drops no other launch.
+//   - vars_test.go: SetVar and Replay alternating on many streams, with values queued behind unsubmitted replays under every submission schedule, give each replay the value set just before it; a Var another stream binds, a Var released with a value queued and Close racing SetVar keep that rule or fail cleanly.
 //   - waits_test.go: waits behind long GPU work: Sync, SyncContext and Close never return before the GPU is done, and deadlines hold on every backend and while the submitter is busy. The work's length is measured, not assumed.
 //
 // The default run takes a few minutes on lavapipe under the race detector
