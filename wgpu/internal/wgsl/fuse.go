@@ -28,6 +28,12 @@ type FusePart struct {
 
 // predeclaredArray matches a runtime-sized array of a predeclared scalar or
 // vector type: a store type two kernels can share a declaration of.
+// Shareable reports whether parts of different kernels may share a slot
+// of store type typ: a runtime array of a predeclared scalar or vector.
+// A type naming a module's declarations (a struct, an alias) is each
+// part's own after renaming, so only parts of one kernel share it.
+func Shareable(typ string) bool { return predeclaredArray.MatchString(typ) }
+
 var predeclaredArray = regexp.MustCompile(`^array<(f32|f16|i32|u32|vec[234]<(f32|f16|i32|u32)>|vec[234][fhiu])>$`)
 
 // FusedEntry is the name of the entry point Fuse writes, and FusedHeader
@@ -100,7 +106,7 @@ func Fuse(parts []FusePart) (string, error) {
 				continue
 			}
 			same := parts[s.owner].Source == p.Source && parts[s.owner].Entry == p.Entry
-			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) || !(same || predeclaredArray.MatchString(res.Type)) {
+			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) || !(same || Shareable(res.Type)) {
 				return "", fmt.Errorf("wgsl: Fuse: slot %d is %s of part %d and %s of part %d (%s): a shared binding needs one type, of predeclared names or of the same kernel", p.Slots[r], s.typ, s.owner, res.Type, k, p.Entry)
 			}
 			s.rw = s.rw || rw
