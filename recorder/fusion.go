@@ -21,10 +21,12 @@ import (
 // through guarded variants or indirectly, and are left as recorded), both
 // of kernels that wgpu.AnalyzePointwise accepts, with the same workgroup
 // size, the same direct workgroup counts and the same invocation index,
-// and whose buffers meet the dependence rule below; a chain is split where
-// the fused kernel would exceed the device's storage or uniform buffers
-// per shader stage. Copies, clears, indirect dispatches and every other
-// kernel end a chain. Graph.String and WriteDOT show the fused groups and,
+// and whose buffers meet the dependence rule below (and, between different
+// kernels, are shared only as arrays of predeclared types: a struct each
+// kernel declares stays each part's own in the fused kernel); a chain is
+// split where the fused kernel would exceed the device's storage or
+// uniform buffers per shader stage. Copies, clears, indirect dispatches
+// and every other kernel end a chain. Graph.String and WriteDOT show the fused groups and,
 // for adjacent dispatches that were not fused, why.
 //
 // Why the result is the same. Each invocation of a pointwise kernel reads
@@ -227,6 +229,9 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 	if why := dependence(all); why != "" {
 		return why
 	}
+	if why := sharing(all); why != "" {
+		return why
+	}
 	storage, uniform := slotCounts(all)
 	lim := &s.limits
 	if storage > int(lim.MaxStorageBuffersPerShaderStage) {
@@ -270,6 +275,36 @@ func dependence(parts []fusedPart) string {
 				return fmt.Sprintf("a buffer the chain writes is bound as %s and as %s", t, res[j].Type)
 			}
 			types[a.pg] = res[j].Type
+		}
+	}
+	return ""
+}
+
+// sharing checks wgpu.FuseSource's rule for a binding several parts
+// share: parts of different kernels share only buffers of predeclared
+// array types (each part keeps its own struct and alias declarations, and
+// one binding has one type), so two kernels that each declare a struct and
+// bind one buffer of it are not fused.
+func sharing(parts []fusedPart) string {
+	first := map[slotKey]*fusedPart{}
+	for i := range parts {
+		p := &parts[i]
+		res := p.n.k.Resources()
+		for j := range p.n.acc {
+			a := &p.n.acc[j]
+			if a.kind != accessBuffer || res[j].Kind == driver.ResourceUniform {
+				continue
+			}
+			key := fusedSlotKey(a, res[j], p.n.k, j)
+			o := first[key]
+			if o == nil {
+				first[key] = p
+				continue
+			}
+			sameKernel := o.n.k.Source() == p.n.k.Source() && o.n.k.Entry() == p.n.k.Entry()
+			if !sameKernel && !wgpu.FuseShareable(res[j].Type) {
+				return fmt.Sprintf("kernels %s and %s bind one buffer as %s, a type each declares for itself", o.n.name(), p.n.name(), res[j].Type)
+			}
 		}
 	}
 	return ""

@@ -629,3 +629,62 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 		}
 	}
 }
+
+// TestFusionLeavesKernelsSharingAStructBufferAsTheyAre: two different
+// kernels that each declare the same struct and bind one buffer of it
+// (one updates positions, the next velocities) are not fused, since each
+// part of a fused module keeps its own declarations and one binding cannot
+// have two struct types; the graph seals, says why, and computes the
+// unfused values. Without it, the fusion pass let the pair join (their
+// types are spelled alike) and EndCapture failed when the fused module
+// was written, so a capture that worked without fusion failed with it.
+func TestFusionLeavesKernelsSharingAStructBufferAsTheyAre(t *testing.T) {
+	d, fs, ps, _ := fusePair(t)
+	const decls = "struct Particle { pos: vec2<f32>, vel: vec2<f32> }\n@group(0) @binding(0) var<storage, read_write> ps: array<Particle>;\n"
+	move := gputest.Kernel(t, d, decls+`
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	if (gid.x >= arrayLength(&ps)) { return; }
+	var p: Particle = ps[gid.x];
+	p.pos = p.pos + p.vel * 0.5;
+	ps[gid.x] = p;
+}`)
+	damp := gputest.Kernel(t, d, decls+`
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	if (gid.x >= arrayLength(&ps)) { return; }
+	ps[gid.x].vel = ps[gid.x].vel * 0.9 - ps[gid.x].pos * 0.01;
+}`)
+	const n = 100 // particles: 400 floats
+	var out [2][]uint32
+	var graphs [2]*recorder.Graph
+	for i, s := range []*recorder.Stream{fs, ps} {
+		buf := gputest.Upload(t, s, gputest.Ramp(4*n, 1))
+		g, err := s.Capture(func() error {
+			for range 2 {
+				if err := s.Launch(move, recorder.Groups(2, 1, 1), buf); err != nil {
+					return err
+				}
+				if err := s.Launch(damp, recorder.Groups(2, 1, 1), buf); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("Capture (fusion %v): %v", i == 0, err)
+		}
+		t.Cleanup(g.Release)
+		replay(t, g, 2)
+		out[i], graphs[i] = gputest.ReadU32(t, s, buf), g
+	}
+	if got := graphs[0].Stats().Dispatches; got != 4 {
+		t.Errorf("two kernels sharing a struct buffer fused to %d dispatches; want the 4 recorded: %v", got, graphs[0])
+	}
+	if s := graphs[0].String(); !strings.Contains(s, "not fused: 3 adjacent pairs") || !strings.Contains(s, "Particle") {
+		t.Errorf("String must say why each pair was not fused, naming the type: %s", s)
+	}
+	if diff := cmp.Diff(out[1], out[0]); diff != "" {
+		t.Errorf("results differ (-unfused +fused):\n%s", diff)
+	}
+}

@@ -28,6 +28,13 @@ const (
 // whether it is declared read_write there.
 type FusePart = wgsl.FusePart
 
+// FuseShareable reports whether parts of different kernels may share a
+// binding of store type typ in FuseSource: a runtime array of a
+// predeclared scalar or vector type (array<f32>, array<vec4<u32>>). A type
+// that names a module's declarations (array<Particle>) is each part's own
+// in the fused module, so only parts of one kernel share it.
+func FuseShareable(typ string) bool { return wgsl.Shareable(typ) }
+
 // AnalyzePointwise decides, from the WGSL alone, whether entry of source is
 // pointwise: one entry point with a 1-D workgroup size, builtin invocation
 // ids as its only parameters, no workgroup memory, barriers, atomics,

@@ -30,6 +30,15 @@
 //	                 pass. Recorder paths only (the hand-written ones run one
 //	                 kernel); checked bit for bit against the same chain
 //	                 launched eagerly, unfused, on a stream of its own.
+//	sort             a bitonic sort of n random u32 keys with examples/workloads'
+//	                 compare-exchange kernel (workloads.SortWGSL): k(k+1)/2
+//	                 dispatches for n = 2^k, one per step with its own
+//	                 params, ping-pong A→B, B→A. Configs sort4k_x78,
+//	                 sort64k_x136 and sort1m_x210, one sort per pass and
+//	                 graphs of the whole pass; checked against sort.Slice
+//	                 of the same keys (workloads.SortReference). Its kernel
+//	                 reads a partner key and counts swaps with an atomic:
+//	                 nothing fuses, the control for the fused path.
 //
 // Each config runs seven paths on one device (four for mlp), with the same
 // WGSL and params, each path on buffers of its own, in interleaved rounds
@@ -48,7 +57,10 @@
 //	fused          the replay path on a stream with recorder.WithFusion(true):
 //	               the graph's chains of pointwise dispatches are fused into
 //	               generated kernels at EndCapture (JSON
-//	               fused_graph_dispatches: how many it keeps)
+//	               fused_graph_dispatches: how many it keeps; fusion, and a
+//	               line under the table: the graph's own account, from
+//	               Graph.String, of what fused and why the first pair that
+//	               did not was not)
 //	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
 //	               and bind groups made once, the K dispatches in one compute
 //	               pass, one submit, wait
@@ -88,7 +100,8 @@
 // time, submit-and-wait and Floor of one graph; JSON lib_profile, not in the
 // ratios). Then every path is verified twice against what its count of
 // dispatches computes (every element equals the number of add-ones run; the
-// Go Game of Life after as many generations): its result buffer after all
+// Go Game of Life after as many generations; the keys sorted by
+// sort.Slice): its result buffer after all
 // the rounds, and one more, untimed pass from its initial contents written
 // back (a Life soup settles into blinkers, hiding a pass that ran an even
 // number of generations too few; a fresh one does not). The paths computed,
@@ -99,7 +112,7 @@
 // for the same cores, so replay cannot win as it does on a hardware GPU.
 //
 //	go run ./examples/graphbench                 # full sweep
-//	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life; few rounds (under a minute on lavapipe)
+//	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life, mlp, sort; few rounds (under a minute on lavapipe)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
@@ -166,6 +179,12 @@ func mlp(name string, elems, cols uint32, kernels int) config {
 	return config{Name: name, Workload: "mlp", Elems: elems, Cols: cols, Kernels: kernels, GraphLen: kernels}
 }
 
+// sortCfg is one bitonic sort of n keys per pass, captured whole.
+func sortCfg(name string, n uint32) config {
+	k := sortSteps(n)
+	return config{Name: name, Workload: "sort", Elems: n, Kernels: k, GraphLen: k}
+}
+
 func life(name string, side uint32, graphLen int) config {
 	return config{Name: name, Workload: "life", Elems: side * side, Side: side, Kernels: 200, GraphLen: graphLen}
 }
@@ -188,15 +207,28 @@ var sweep = []config{
 	mlp("mlp_4k_x999", 4096, 256, 999),
 	mlp("mlp_64k_x999", 64<<10, 1024, 999),
 	mlp("mlp_1m_x300", 1<<20, 4096, 300),
+	sortCfg("sort4k_x78", 4<<10),
+	sortCfg("sort64k_x136", 64<<10),
+	sortCfg("sort1m_x210", 1<<20),
 }
 
-var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000", "tiny_g1_x1000", "tiny_g8_x1000", "life64_g2_x200", "life64_g200_x200", "mlp_4k_x999"}
+var quick = []string{"tiny_x150", "tiny_x1000", "64k_x1000", "tiny_g1_x1000", "tiny_g8_x1000", "life64_g2_x200", "life64_g200_x200", "mlp_4k_x999", "sort4k_x78"}
 
 // validate checks what the paths rely on: whole replays per pass, and
 // ping-pong graphs and passes that end back on A.
 func (c config) validate() error {
 	if c.GraphLen <= 0 || c.Kernels%c.GraphLen != 0 {
 		return fmt.Errorf("%s: a graph of %d dispatches does not divide a pass of %d", c.Name, c.GraphLen, c.Kernels)
+	}
+	if c.Workload == "sort" {
+		// Dispatch i binds step i % steps: graphs and passes of whole
+		// sorts, and an even number of steps, so each step's ping-pong
+		// parity is the same in every sort.
+		steps := sortSteps(c.Elems)
+		if steps == 0 || steps%2 != 0 || c.GraphLen%steps != 0 || c.Elems < sortGroup {
+			return fmt.Errorf("%s: a sort needs a power of two of at least %d keys whose %d steps are even, and graphs of whole sorts (not %d dispatches)", c.Name, sortGroup, steps, c.GraphLen)
+		}
+		return nil
 	}
 	if c.Workload == "mlp" {
 		if c.GraphLen%3 != 0 || c.Cols == 0 || c.Elems%c.Cols != 0 {
@@ -489,6 +521,7 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		ChunkSweep:       chunkSweep,
 		Verified:         map[string]bool{},
 		FusedDispatches:  fused.graph.Stats().Dispatches,
+		Fusion:           fusionSummary(fused.graph),
 		FusedCaptureMS:   float64(fused.captureTime.Microseconds()) / 1000,
 	}
 	if raw != nil {
@@ -609,6 +642,23 @@ func verify(w *workload, runs []timedPath) map[string]error {
 		}
 	}
 	return errs
+}
+
+// fusionSummary is the part of g.String() on fusion: the fused chains,
+// and how many adjacent dispatches were not fused and why the first pair
+// was not ("fused: 0 chains of 0 dispatches; not fused: 77 adjacent pairs
+// (first: ...)"); "" for a graph sealed without WithFusion.
+func fusionSummary(g *recorder.Graph) string {
+	s := g.String()
+	i := strings.Index(s, "; fused: ")
+	if i < 0 {
+		return ""
+	}
+	s = s[i+2:]
+	if j := strings.LastIndex(s, "; pinned "); j >= 0 {
+		s = s[:j]
+	}
+	return s
 }
 
 func perGraphKernel(d time.Duration, graphLen int) float64 {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,9 +20,9 @@ import (
 )
 
 // testedConfigs are one of each kind of config: a chain captured whole, a
-// short graph replayed many times per pass, a Life graph and the mlp chain
-// (recorder paths only).
-var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200", "mlp_4k_x999"}
+// short graph replayed many times per pass, a Life graph, the mlp chain
+// (recorder paths only) and a bitonic sort (nothing to fuse).
+var testedConfigs = []string{"tiny_x150", "tiny_g1_x1000", "life64_g2_x200", "mlp_4k_x999", "sort4k_x78"}
 
 // TestQuickRunWritesCompleteJSONAndEveryPathComputed runs the benchmark as
 // a user would with -quick on one config of each kind, and checks that the
@@ -63,6 +64,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 		{"tiny_g1_x1000", "add_one_inplace", 64, 1000, 1, 1000},
 		{"life64_g2_x200", "life", 64 * 64, 200, 2, 100},
 		{"mlp_4k_x999", "mlp", 4096, 999, 999, 1},
+		{"sort4k_x78", "sort", 4096, 78, 78, 1},
 	}
 	for i, r := range rep.Rows {
 		t.Run(r.Config, func(t *testing.T) {
@@ -184,8 +186,23 @@ func checkRow(t *testing.T, r row) {
 	if r.FusedDispatches < 1 || r.FusedDispatches > r.GraphLen {
 		t.Errorf("the fused graph has %d dispatches, of %d", r.FusedDispatches, r.GraphLen)
 	}
-	if r.Workload != "life" && r.GraphLen >= 64 && r.FusedDispatches*2 > r.GraphLen {
-		t.Errorf("%s: a chain of %d pointwise dispatches fused only to %d", r.Config, r.GraphLen, r.FusedDispatches)
+	// Life and the sort read their neighbours (the sort also counts swaps
+	// with an atomic): their kernels are not pointwise, so the fused graph
+	// keeps every dispatch and its summary says why each pair was not
+	// fused. The other workloads are pointwise chains.
+	switch r.Workload {
+	case "life", "sort":
+		want := fmt.Sprintf("fused: 0 chains of 0 dispatches; not fused: %d adjacent pairs (first: 0 main, 1 main: kernel main: ", r.GraphLen-1)
+		if r.FusedDispatches != r.GraphLen || !strings.HasPrefix(r.Fusion, want) {
+			t.Errorf("%s: nothing fuses, so the fused graph keeps its %d dispatches (got %d) and says why for every pair:\n got %q\nwant prefix %q", r.Config, r.GraphLen, r.FusedDispatches, r.Fusion, want)
+		}
+	default:
+		if r.GraphLen >= 64 && r.FusedDispatches*2 > r.GraphLen {
+			t.Errorf("%s: a chain of %d pointwise dispatches fused only to %d", r.Config, r.GraphLen, r.FusedDispatches)
+		}
+		if !strings.HasPrefix(r.Fusion, "fused: ") {
+			t.Errorf("%s: the row must carry the fused graph's fusion summary, got %q", r.Config, r.Fusion)
+		}
 	}
 	wantRatios := map[string]float64{
 		"eager/replay":        r.E2E["eager"] / r.E2E["replay"],
@@ -327,7 +344,7 @@ func TestEveryConfigIsValidAndQuickCoversEachKind(t *testing.T) {
 		}
 		kinds[sweep[i].Workload] = true
 	}
-	for _, k := range []string{"add_one", "add_one_inplace", "life", "mlp"} {
+	for _, k := range []string{"add_one", "add_one_inplace", "life", "mlp", "sort"} {
 		if !kinds[k] {
 			t.Errorf("-quick must run a %s config: %v", k, quick)
 		}
@@ -394,5 +411,57 @@ func TestUnknownConfigIsRefusedWithTheList(t *testing.T) {
 	err := run([]string{"-configs", "nope"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "tiny_x150") {
 		t.Fatalf("an unknown config must be refused listing the known ones, got %v", err)
+	}
+}
+
+// TestSortCheckAcceptsOnlyTheSortedKeys: the sort row's check, which every
+// path's result goes through, accepts sort.Slice's answer after whole
+// sorts and the initial keys after none, and refuses the unsorted keys
+// after a sort, one wrong key, and a dispatch count that is not whole
+// sorts; and every sort config runs an even number of steps (k(k+1)/2 for
+// 2^k keys), so a pass ends back in the first buffer. Without it a path
+// that skipped or reordered steps could pass as verified.
+func TestSortCheckAcceptsOnlyTheSortedKeys(t *testing.T) {
+	if d := cmp.Diff([]int{0, 1, 3, 36, 78, 136, 210}, []int{sortSteps(1), sortSteps(2), sortSteps(4), sortSteps(256), sortSteps(4096), sortSteps(1 << 16), sortSteps(1 << 20)}); d != "" {
+		t.Errorf("bitonic steps of 2^k keys are k(k+1)/2 (-want +got):\n%s", d)
+	}
+	if sortSteps(3) != 0 || sortSteps(0) != 0 {
+		t.Errorf("a sort needs a power of two of keys")
+	}
+	c := sortCfg("sort4k_x78", 4096)
+	w := newSortWorkload(c)
+	steps := len(w.stepParams)
+	if steps != 78 || c.Kernels != 78 || c.validate() != nil {
+		t.Fatalf("sort4k: %d steps, %d dispatches, validate %v; want 78 and valid", steps, c.Kernels, c.validate())
+	}
+	sorted := workloads.SortReference(w.init)
+	if slices.Equal(sorted, w.init) {
+		t.Fatal("the random keys must not already be sorted")
+	}
+	if err := w.check(sorted, 2*steps); err != nil {
+		t.Errorf("the sorted keys after two sorts must pass: %v", err)
+	}
+	if err := w.check(w.init, 0); err != nil {
+		t.Errorf("the initial keys after no dispatch must pass: %v", err)
+	}
+	wrong := slices.Clone(sorted)
+	wrong[len(wrong)/2]++
+	for _, bad := range []struct {
+		name  string
+		out   []uint32
+		steps int
+	}{
+		{"the unsorted keys after a sort", w.init, steps},
+		{"one key off", wrong, steps},
+		{"a partial sort", sorted, steps - 1},
+		{"too few keys", sorted[1:], steps},
+	} {
+		if err := w.check(bad.out, bad.steps); err == nil {
+			t.Errorf("%s must fail the check", bad.name)
+		}
+	}
+	bad := sortCfg("sort512", 512) // 45 steps: odd, a pass would end in the second buffer
+	if err := bad.validate(); err == nil {
+		t.Errorf("a sort of an odd number of steps must be refused")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/clock"
@@ -35,15 +36,18 @@ type sgTarget interface {
 	state() *recorder.Buffer
 }
 
-// bufTarget runs an add-one kernel on buffers of its own: A and B for the
-// ping-pong chain, A alone in place. The stream owns the buffers (they go
+// bufTarget runs an add-one kernel, or the sort's step, on buffers of its
+// own: A and B for the ping-pong chain, A alone in place. The stream owns the buffers (they go
 // with its Close).
 type bufTarget struct {
-	s      *recorder.Stream
-	k      *wgpu.Kernel // the device's (cached); never released here
-	w      *workload
-	bufs   [2]*recorder.Buffer
-	args   [2][]recorder.Arg // launch arguments of even and odd dispatches
+	s       *recorder.Stream
+	k       *wgpu.Kernel // the device's (cached); never released here
+	w       *workload
+	bufs    [2]*recorder.Buffer
+	counter *recorder.Buffer // roleCounter's word, when the kernel has one
+	// args[i % len(args)] are dispatch i's launch arguments: even and odd
+	// dispatches, or one per step of stepParams (an even number of them).
+	args   [][]recorder.Arg
 	groups recorder.Dispatch
 }
 
@@ -61,19 +65,31 @@ func newBufTarget(s *recorder.Stream, w *workload) (*bufTarget, error) {
 			return nil, err
 		}
 	}
+	if slices.Contains(w.bindings, roleCounter) {
+		if t.counter, err = s.Empty(4); err != nil {
+			return nil, err
+		}
+	}
 	// Arguments in binding order, by role: dispatch i reads A when i is
-	// even, B when it is odd.
-	for i := range 2 {
+	// even, B when it is odd, with its step's params.
+	t.args = make([][]recorder.Arg, max(2, len(w.stepParams)))
+	for i := range t.args {
+		params := w.params
+		if len(w.stepParams) > 0 {
+			params = w.stepParams[i%len(w.stepParams)]
+		}
 		for _, r := range w.bindings {
 			switch r {
 			case roleParams:
-				t.args[i] = append(t.args[i], recorder.Params(w.params))
+				t.args[i] = append(t.args[i], recorder.Params(params))
 			case roleSrc:
-				t.args[i] = append(t.args[i], t.bufs[i])
+				t.args[i] = append(t.args[i], t.bufs[i%2])
 			case roleDst:
-				t.args[i] = append(t.args[i], t.bufs[1-i])
+				t.args[i] = append(t.args[i], t.bufs[1-i%2])
 			case roleInOut:
 				t.args[i] = append(t.args[i], t.bufs[0])
+			case roleCounter:
+				t.args[i] = append(t.args[i], t.counter)
 			}
 		}
 	}
@@ -82,7 +98,7 @@ func newBufTarget(s *recorder.Stream, w *workload) (*bufTarget, error) {
 
 func (t *bufTarget) launch(n int) error {
 	for i := range n {
-		if err := t.s.Launch(t.k, t.groups, t.args[i%2]...); err != nil {
+		if err := t.s.Launch(t.k, t.groups, t.args[i%len(t.args)]...); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	webgpu "github.com/cogentcore/webgpu/wgpu"
@@ -22,10 +23,13 @@ const (
 )
 
 // rawBuffers is one hand-written path's buffers and bind groups (made once:
-// A→B and B→A, or the one in-place group), and how many dispatches ran.
+// A→B and B→A, or the one in-place group, or one per sort step), and how
+// many dispatches ran.
 type rawBuffers struct {
-	bufs   [2]*webgpu.Buffer
-	groups [2]*webgpu.BindGroup
+	bufs    [2]*webgpu.Buffer
+	counter *webgpu.Buffer // roleCounter's word, when the kernel has one
+	// groups[i % len(groups)] is dispatch i's bind group.
+	groups []*webgpu.BindGroup
 	steps  int
 }
 
@@ -48,7 +52,7 @@ type rawPaths struct {
 	pipeline *webgpu.ComputePipeline
 	w        *workload
 	kernels  int
-	params   *webgpu.Buffer
+	params   []*webgpu.Buffer // w.params, or one per w.stepParams
 	paths    [rawPathCount]rawBuffers
 	staging  *webgpu.Buffer
 	chunk    int // raw_chunked's submission chunk (dispatches), set by sweepChunks
@@ -105,11 +109,19 @@ func newRawPaths(d *wgpu.Device, w *workload, kernels int) (*rawPaths, error) {
 	// Contents go in with queue writes: cogentcore's CreateBufferInit left
 	// the next device of the process broken (its first submit aborted).
 	psize := uint64(len(w.params))
-	if r.params, err = dev.CreateBuffer(&webgpu.BufferDescriptor{Size: psize, Usage: webgpu.BufferUsageUniform | webgpu.BufferUsageCopyDst}); err != nil {
-		return fail(err)
+	steps := w.stepParams
+	if len(steps) == 0 {
+		steps = [][]byte{w.params}
 	}
-	if err := queue.WriteBuffer(r.params, 0, w.params); err != nil {
-		return fail(err)
+	for _, p := range steps {
+		b, err := dev.CreateBuffer(&webgpu.BufferDescriptor{Size: psize, Usage: webgpu.BufferUsageUniform | webgpu.BufferUsageCopyDst})
+		if err != nil {
+			return fail(err)
+		}
+		r.params = append(r.params, b)
+		if err := queue.WriteBuffer(b, 0, p); err != nil {
+			return fail(err)
+		}
 	}
 	size := uint64(w.words) * 4
 	nbufs := 1
@@ -126,19 +138,28 @@ func newRawPaths(d *wgpu.Device, w *workload, kernels int) (*rawPaths, error) {
 		if err := queue.WriteBuffer(rp.bufs[0], 0, wordsToBytes(w.init)); err != nil {
 			return fail(err)
 		}
-		// One bind group per parity (one in place): group i reads
-		// bufs[i] and writes bufs[1-i], in binding order by role.
-		for i := range nbufs {
+		if slices.Contains(w.bindings, roleCounter) {
+			if rp.counter, err = dev.CreateBuffer(&webgpu.BufferDescriptor{Size: 4, Usage: webgpu.BufferUsageStorage}); err != nil {
+				return fail(err)
+			}
+		}
+		// One bind group per parity (one in place), or per step of the
+		// sort (an even number of steps): group i reads bufs[i%2] and
+		// writes bufs[1-i%2] with step i's params, in binding order by role.
+		rp.groups = make([]*webgpu.BindGroup, max(nbufs, len(w.stepParams)))
+		for i := range rp.groups {
 			var ents []webgpu.BindGroupEntry
 			for b, rl := range w.bindings {
 				e := webgpu.BindGroupEntry{Binding: uint32(b), Buffer: rp.bufs[0], Size: size}
 				switch rl {
 				case roleParams:
-					e.Buffer, e.Size = r.params, psize
+					e.Buffer, e.Size = r.params[i%len(r.params)], psize
 				case roleSrc:
-					e.Buffer = rp.bufs[i]
+					e.Buffer = rp.bufs[i%2]
 				case roleDst:
-					e.Buffer = rp.bufs[1-i]
+					e.Buffer = rp.bufs[1-i%2]
+				case roleCounter:
+					e.Buffer, e.Size = rp.counter, 4
 				}
 				ents = append(ents, e)
 			}
@@ -163,13 +184,10 @@ func (r *rawPaths) encode(p, from, n int) (*webgpu.CommandBuffer, error) {
 	defer enc.Release()
 	pass := enc.BeginComputePass(nil)
 	pass.SetPipeline(r.pipeline)
-	gs := &r.paths[p].groups
+	gs := r.paths[p].groups
 	for i := from; i < from+n; i++ {
-		g := gs[0]
-		if r.w.pingPong() {
-			g = gs[i%2] // dispatch i of a pass reads A when i is even
-		}
-		pass.SetBindGroup(0, g, nil)
+		// Dispatch i of a pass reads A when i is even (one group in place).
+		pass.SetBindGroup(0, gs[i%len(gs)], nil)
 		pass.DispatchWorkgroups(r.w.gx, r.w.gy, 1)
 	}
 	if err := pass.End(); err != nil {
@@ -326,16 +344,19 @@ func (r *rawPaths) reset(p int) error {
 
 func (r *rawPaths) close() {
 	for p := range r.paths {
-		for i := range 2 {
-			if g := r.paths[p].groups[i]; g != nil {
+		rp := &r.paths[p]
+		for _, g := range rp.groups {
+			if g != nil {
 				g.Release()
 			}
-			if b := r.paths[p].bufs[i]; b != nil {
+		}
+		for _, b := range append(rp.bufs[:], rp.counter) {
+			if b != nil {
 				b.Release()
 			}
 		}
 	}
-	for _, b := range []*webgpu.Buffer{r.params, r.staging} {
+	for _, b := range append(r.params, r.staging) {
 		if b != nil {
 			b.Release()
 		}

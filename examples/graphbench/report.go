@@ -26,7 +26,7 @@ type report struct {
 
 type row struct {
 	Config   string             `json:"config"`
-	Workload string             `json:"workload,omitempty"` // add_one, add_one_inplace, life; empty in old runs (add_one)
+	Workload string             `json:"workload,omitempty"` // add_one, add_one_inplace, life, mlp, sort; empty in old runs (add_one)
 	Elems    uint32             `json:"elems"`
 	Kernels  int                `json:"kernels"`                    // dispatches per pass
 	GraphLen int                `json:"graph_dispatches,omitempty"` // dispatches per graph (old runs: Kernels)
@@ -66,11 +66,15 @@ type row struct {
 	// time per kernel for the unfused command buffer (the gpu path, or for
 	// a recorder-only workload the library's floor of the replay graph):
 	// fused/floor_unfused compares the fused replay with it.
-	FusedDispatches int               `json:"fused_graph_dispatches,omitempty"`
-	FusedCaptureMS  float64           `json:"fused_capture_ms,omitempty"`
-	FloorUnfused    float64           `json:"floor_unfused_us_per_kernel,omitempty"`
-	Verified        map[string]bool   `json:"verified"`
-	VerifyError     map[string]string `json:"verify_error,omitempty"`
+	FusedDispatches int `json:"fused_graph_dispatches,omitempty"`
+	// Fusion is the fused graph's own account of its fusion (Graph.String's
+	// part on it): the fused chains, and for adjacent dispatches that were
+	// not fused, how many and why the first pair was not.
+	Fusion         string            `json:"fusion,omitempty"`
+	FusedCaptureMS float64           `json:"fused_capture_ms,omitempty"`
+	FloorUnfused   float64           `json:"floor_unfused_us_per_kernel,omitempty"`
+	Verified       map[string]bool   `json:"verified"`
+	VerifyError    map[string]string `json:"verify_error,omitempty"`
 }
 
 // libProfile is the library's own view of one replay of the replay path's
@@ -171,6 +175,11 @@ func (r report) writeTable(w io.Writer) {
 			fusedGraph, num(x.Ratios, "fused/floor_unfused", "%.2f"), ok)
 	}
 	tw.Flush()
+	for _, x := range r.Rows {
+		if x.Fusion != "" {
+			fmt.Fprintf(w, "%s: the fused graph keeps %d of %d dispatches; %s\n", x.Config, x.FusedDispatches, x.GraphLen, x.Fusion)
+		}
+	}
 	for _, x := range r.Rows {
 		if x.RampLagMax > 0 {
 			fmt.Fprintf(w, "%s: the replay path's ramp worker ran %.0f µs past Sync (median; longest %.0f), waited for outside the timing\n", x.Config, x.RampLag, x.RampLagMax)

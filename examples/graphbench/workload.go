@@ -20,10 +20,11 @@ import (
 type role uint8
 
 const (
-	roleParams role = iota // the uniform params
-	roleSrc                // read-only storage: the state read
-	roleDst                // read-write storage: the state written
-	roleInOut              // read-write storage, updated in place
+	roleParams  role = iota // the uniform params
+	roleSrc                 // read-only storage: the state read
+	roleDst                 // read-write storage: the state written
+	roleInOut               // read-write storage, updated in place
+	roleCounter             // read-write storage of one word that nobody checks (the sort's swap counter)
 )
 
 // workload is what every path of a config runs, with the same WGSL and the
@@ -35,13 +36,18 @@ const (
 // every pass and every graph; their lengths are even (config.validate), so
 // between passes the current state is always in A.
 type workload struct {
-	name     string // "add_one", "add_one_inplace", "life"
+	name     string // "add_one", "add_one_inplace", "life", "mlp", "sort"
 	wgsl     string // entry point "main"
 	bindings []role // by binding number, all in group 0
 	words    uint32 // 32-bit words per buffer
 	params   []byte // the uniform, the same bytes on every path
-	gx, gy   uint32 // workgroups per dispatch
-	init     []uint32
+	// stepParams, when set, replaces params: dispatch i of a pass binds
+	// stepParams[i % len(stepParams)] (the sort's stage and step). Its
+	// length is even, so a dispatch's params and its ping-pong parity
+	// repeat together.
+	stepParams [][]byte
+	gx, gy     uint32 // workgroups per dispatch
+	init       []uint32
 	// check says whether out, the state after steps dispatches from init,
 	// is right. Calls come in ascending steps, so a reference may advance.
 	check func(out []uint32, steps int) error
@@ -121,6 +127,8 @@ func newWorkload(dev *wgpu.Device, c config) (*workload, error) {
 		return w, nil
 	case "mlp":
 		return newMLPWorkload(dev, c)
+	case "sort":
+		return newSortWorkload(c), nil
 	case "life":
 		// examples/workloads' Life: its kernel on every path (its
 		// blockSize override at its default, 8), its Life type on the

@@ -28,6 +28,12 @@ type FusePart struct {
 
 // predeclaredArray matches a runtime-sized array of a predeclared scalar or
 // vector type: a store type two kernels can share a declaration of.
+// Shareable reports whether parts of different kernels may share a slot
+// of store type typ: a runtime array of a predeclared scalar or vector.
+// A type naming a module's declarations (a struct, an alias) is each
+// part's own after renaming, so only parts of one kernel share it.
+func Shareable(typ string) bool { return predeclaredArray.MatchString(typ) }
+
 var predeclaredArray = regexp.MustCompile(`^array<(f32|f16|i32|u32|vec[234]<(f32|f16|i32|u32)>|vec[234][fhiu])>$`)
 
 // FusedEntry is the name of the entry point Fuse writes, and FusedHeader
@@ -67,6 +73,12 @@ func Fuse(parts []FusePart) (string, error) {
 	// A chain repeats its kernels: each is analysed and parsed once.
 	analysed := map[[2]string]*Pointwise{}
 	parsed := map[string]*parsedPart{}
+	// typeOwner[src] is the first part of that source: every part of it
+	// names the module's types (structs, aliases) by that part's prefix,
+	// so a value read through a slot another part of the source declares
+	// has the type the reading code names (GLSL compares struct types by
+	// name: a copy of f0_P into a var of f1_P does not compile).
+	typeOwner := map[string]int{}
 	for k, p := range parts {
 		pw := analysed[[2]string{p.Source, p.Entry}]
 		if pw == nil {
@@ -83,6 +95,9 @@ func Fuse(parts []FusePart) (string, error) {
 			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) has workgroup size %d and index %s; part 0 has %d and %s", k, p.Entry, pw.WorkgroupSize, pw.Index, infos[0].WorkgroupSize, infos[0].Index)
 		}
 		infos[k] = pw
+		if _, ok := typeOwner[p.Source]; !ok {
+			typeOwner[p.Source] = k
+		}
 		for r, res := range pw.Resources {
 			s := slots[p.Slots[r]]
 			rw := res.Kind == ResourceStorage || p.ReadWrite[r]
@@ -91,7 +106,7 @@ func Fuse(parts []FusePart) (string, error) {
 				continue
 			}
 			same := parts[s.owner].Source == p.Source && parts[s.owner].Entry == p.Entry
-			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) || !(same || predeclaredArray.MatchString(res.Type)) {
+			if s.typ != res.Type || (s.kind == ResourceUniform) != (res.Kind == ResourceUniform) || !(same || Shareable(res.Type)) {
 				return "", fmt.Errorf("wgsl: Fuse: slot %d is %s of part %d and %s of part %d (%s): a shared binding needs one type, of predeclared names or of the same kernel", p.Slots[r], s.typ, s.owner, res.Type, k, p.Entry)
 			}
 			s.rw = s.rw || rw
@@ -114,7 +129,7 @@ func Fuse(parts []FusePart) (string, error) {
 			pp = &parsedPart{m: m, lex: lex, members: structMembers(m)}
 			parsed[p.Source] = pp
 		}
-		text, err := fusePart(k, p, pp, infos[k], func(r int) (string, bool, bool) {
+		text, err := fusePart(k, typeOwner[p.Source], p, pp, infos[k], func(r int) (string, bool, bool) {
 			s := slots[p.Slots[r]]
 			return s.name, s.owner == k && s.res == r, s.rw
 		})
@@ -171,14 +186,26 @@ type parsedPart struct {
 
 // fusePart rewrites part k's module: names prefixed, resources re-bound
 // (a resource whose slot another part declares loses its declaration and
-// takes that part's name), the entry point's header replaced.
-func fusePart(k int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
+// takes that part's name), the entry point's header replaced. Uses of the
+// module's types take the prefix of part typeOwner, the first part of the
+// same source, whose declarations they then name; part k's own type
+// declarations keep its prefix, unused when typeOwner is another part.
+func fusePart(k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
 	m, lex := pp.m, pp.lex
 	src := p.Source
 	prefix := "f" + strconv.Itoa(k) + "_"
+	tprefix := "f" + strconv.Itoa(typeOwner) + "_"
 	rename := map[string]string{}
-	for name := range m.names {
-		rename[name] = prefix + name
+	typeDecl := map[int]bool{} // the positions of the type declarations' names
+	for name, d := range m.names {
+		switch d := d.(type) {
+		case *structDecl:
+			rename[name], typeDecl[d.pos] = tprefix+name, true
+		case *aliasDecl:
+			rename[name], typeDecl[d.pos] = tprefix+name, true
+		default:
+			rename[name] = prefix + name
+		}
 	}
 	type edit struct {
 		start, end int
@@ -255,6 +282,9 @@ func fusePart(k int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int)
 		to, ok := rename[name]
 		if !ok || members[l.pos] || (i > 0 && src[lex[i-1].pos:lex[i-1].end] == ".") || attributeArg(src, lex, i) {
 			continue
+		}
+		if typeDecl[l.pos] {
+			to = prefix + name
 		}
 		edits = append(edits, edit{l.pos, l.end, to})
 	}

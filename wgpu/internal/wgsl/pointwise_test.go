@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -282,5 +283,47 @@ func TestPointwiseIndexIsOneToOneOnlyOnItsDispatches(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFusePartsOfOneKernelNameItsStructsAlike: parts of one kernel that
+// share a slot of a struct type use that slot's values under the one type
+// it is declared with. Each part keeps its own renamed declarations, but a
+// later part that named its struct by its own prefix would copy an
+// f0_Particle read from the shared slot into a var of f1_Particle, which
+// OpenGL (GLSL compares struct types by name) refuses to compile, so
+// EndCapture failed on GL for a chain of wgpu's boids kernel fused with
+// itself.
+func TestFusePartsOfOneKernelNameItsStructsAlike(t *testing.T) {
+	src := `struct Particle { pos: vec2<f32>, vel: vec2<f32> }
+alias Vel = vec2<f32>;
+@group(0) @binding(0) var<storage, read_write> ps: array<Particle>;
+fn step(p: Particle) -> Particle { var q: Particle = p; let v: Vel = q.vel; q.pos = q.pos + v; return q; }
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) { var p: Particle = ps[id.x]; ps[id.x] = step(p); }
+`
+	part := FusePart{Source: src, Entry: "main", Slots: []uint32{0}, ReadWrite: []bool{true}}
+	fused, err := Fuse([]FusePart{part, part, part})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Specialize(fused, FusedEntry, Options{}); err != nil {
+		t.Fatalf("Specialize(fused): %v\n%s", err, fused)
+	}
+	for k := range 3 {
+		body := fused[strings.Index(fused, fmt.Sprintf("// part %d:", k)):]
+		if next := strings.Index(body[1:], "// part "); next >= 0 {
+			body = body[:next+1]
+		}
+		for _, want := range []string{
+			"var p: f0_Particle = f0_ps[id.x];",
+			fmt.Sprintf("fn f%d_step(p: f0_Particle) -> f0_Particle", k),
+			"var q: f0_Particle = p;",
+			"let v: f0_Vel = q.vel;",
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("part %d must use the shared slot's struct as f0_Particle (%q):\n%s", k, want, body)
+			}
+		}
 	}
 }
