@@ -122,7 +122,7 @@ func (b *Buffer) String() string {
 }
 
 // acquire takes a reference on b's page for an operation of stream s; the
-// caller drops it (pg.unref) or hands it to a batch, recording or graph.
+// caller drops it (pg.Unref) or hands it to a batch, recording or graph.
 // name says which argument b is, for the message.
 func (b *Buffer) acquire(op lifecycle.Op, name string, s *Stream) (*pool.Page, error) {
 	pg, why, sentinel := b.take(s)

@@ -460,8 +460,8 @@ func (s *Stream) profiling() *profile {
 	return p
 }
 
-// token identifies the open batch in pages' touch fields: stream id and
-// batch number, unique for the process.
+// token identifies the open batch to Page.Touch: stream id and batch
+// number, unique for the process.
 func (s *Stream) token() uint64 { return s.id<<40 | s.gen }
 
 // hold makes the open batch keep pg until submission, taking over the
