@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -21,7 +22,7 @@ import (
 // and never while a Graph binds it.
 type Buffer struct {
 	s    *Stream // the stream whose pool owns the page
-	pg   *page
+	pg   *pool.Page
 	size uint64
 
 	// mu orders Release against the calls that take a reference on the
@@ -96,7 +97,7 @@ func (b *Buffer) Release() {
 	b.released = true
 	b.mu.Unlock()
 	b.s.disown(b)
-	b.pg.unref()
+	b.pg.Unref()
 }
 
 // Released reports whether Release was called (true for a nil Buffer,
@@ -121,9 +122,9 @@ func (b *Buffer) String() string {
 }
 
 // acquire takes a reference on b's page for an operation of stream s; the
-// caller drops it (pg.unref) or hands it to a batch, recording or graph.
+// caller drops it (pg.Unref) or hands it to a batch, recording or graph.
 // name says which argument b is, for the message.
-func (b *Buffer) acquire(op lifecycle.Op, name string, s *Stream) (*page, error) {
+func (b *Buffer) acquire(op lifecycle.Op, name string, s *Stream) (*pool.Page, error) {
 	pg, why, sentinel := b.take(s)
 	if sentinel != nil {
 		return nil, argError(op, sentinel, "%s %s", name, why)
@@ -133,7 +134,7 @@ func (b *Buffer) acquire(op lifecycle.Op, name string, s *Stream) (*page, error)
 
 // take is acquire without the message: on failure it says why and which
 // sentinel applies, so the launch path builds strings only on failure.
-func (b *Buffer) take(s *Stream) (*page, string, error) {
+func (b *Buffer) take(s *Stream) (*pool.Page, string, error) {
 	if b == nil {
 		return nil, "is nil", ErrInvalidArgument
 	}
@@ -156,7 +157,7 @@ func (b *Buffer) take(s *Stream) (*page, string, error) {
 		}
 		return nil, fmt.Sprintf("(%d bytes) was released", b.size), ErrReleased
 	}
-	b.pg.ref()
+	b.pg.Ref()
 	return b.pg, "", nil
 }
 
@@ -174,7 +175,7 @@ func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64, mode lifecycle.Po
 	if max := s.limits.MaxBufferSize; size > max {
 		return nil, argError(op, ErrInvalidArgument, "size=%d exceeds the device's maxBufferSize %d", size, max)
 	}
-	pg, err := s.mem.alloc(size, mode)
+	pg, err := s.mem.Alloc(size, mode)
 	if err != nil {
 		return nil, s.allocError(op, size, err)
 	}

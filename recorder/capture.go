@@ -7,6 +7,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/paramcache"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -20,8 +21,8 @@ import (
 type pinSet struct {
 	s      *Stream
 	refs   int
-	pages  map[*page]struct{}
-	list   []*page // pages in first-pinned order
+	pages  map[*pool.Page]struct{}
+	list   []*pool.Page // pages in first-pinned order
 	metas  map[*paramcache.Entry]struct{}
 	texs   map[*texHandle]struct{}
 	smps   map[*samplerHandle]struct{}
@@ -29,7 +30,7 @@ type pinSet struct {
 }
 
 func newPinSet(s *Stream) *pinSet {
-	return &pinSet{s: s, refs: 1, pages: map[*page]struct{}{}, metas: map[*paramcache.Entry]struct{}{},
+	return &pinSet{s: s, refs: 1, pages: map[*pool.Page]struct{}{}, metas: map[*paramcache.Entry]struct{}{},
 		texs: map[*texHandle]struct{}{}, smps: map[*samplerHandle]struct{}{}, groups: map[*bindGroup]struct{}{}}
 }
 
@@ -42,7 +43,7 @@ func (p *pinSet) pinNode(n *node) {
 		a := &n.acc[j]
 		switch a.kind {
 		case accessBuffer:
-			a.pg.ref()
+			a.pg.Ref()
 		case accessTexture:
 			a.tex.h.ref()
 		case accessSampler:
@@ -50,9 +51,9 @@ func (p *pinSet) pinNode(n *node) {
 		}
 		p.pinAccess(a)
 	}
-	for _, pg := range []*page{n.ind, n.src, n.dst} {
+	for _, pg := range []*pool.Page{n.ind, n.src, n.dst} {
 		if pg != nil {
-			pg.ref()
+			pg.Ref()
 			p.addPage(pg)
 		}
 	}
@@ -70,7 +71,7 @@ func (p *pinSet) unref() {
 		return
 	}
 	for _, pg := range p.list {
-		pg.unref()
+		pg.Unref()
 	}
 	for e := range p.metas {
 		p.s.meta.Unpin(e)
@@ -87,7 +88,7 @@ func (p *pinSet) unref() {
 	p.pages, p.list, p.metas, p.texs, p.smps, p.groups = nil, nil, nil, nil, nil, nil
 }
 
-func (p *pinSet) has(pg *page) bool {
+func (p *pinSet) has(pg *pool.Page) bool {
 	_, ok := p.pages[pg]
 	return ok
 }
@@ -95,9 +96,9 @@ func (p *pinSet) has(pg *page) bool {
 // The add methods take over one reference the caller holds (dropping it
 // when the set already holds the object).
 
-func (p *pinSet) addPage(pg *page) {
+func (p *pinSet) addPage(pg *pool.Page) {
 	if _, ok := p.pages[pg]; ok {
-		pg.unref()
+		pg.Unref()
 		return
 	}
 	p.pages[pg] = struct{}{}
@@ -151,12 +152,12 @@ func (p *pinSet) pinAccess(a *access) {
 
 // merge pins, with fresh references, everything other pins but the pages
 // in skip.
-func (p *pinSet) merge(other *pinSet, skip ...*page) {
+func (p *pinSet) merge(other *pinSet, skip ...*pool.Page) {
 	for _, pg := range other.list {
 		if pg == nil || slices.Contains(skip, pg) {
 			continue
 		}
-		pg.ref()
+		pg.Ref()
 		p.addPage(pg)
 	}
 	for e := range other.metas {
@@ -178,7 +179,7 @@ func (p *pinSet) merge(other *pinSet, skip ...*page) {
 // bytes is what the set keeps reserved: its pages and params slots.
 func (p *pinSet) bytes() (pages, params uint64) {
 	for _, pg := range p.list {
-		pages += pg.cap
+		pages += pg.Cap()
 	}
 	for e := range p.metas {
 		params += e.Reserved()
@@ -204,12 +205,12 @@ type node struct {
 	k      driver.Kernel
 	groups [4]*bindGroup
 	d      Dispatch
-	ind    *page   // indirect counts
-	indBuf *Buffer // the Buffer they came from
+	ind    *pool.Page // indirect counts
+	indBuf *Buffer    // the Buffer they came from
 	acc    []access
 
 	// copies and clears
-	src, dst       *page
+	src, dst       *pool.Page
 	srcBuf, dstBuf *Buffer
 	srcOff, dstOff uint64
 	size           uint64
@@ -241,12 +242,12 @@ type recording struct {
 	regions []region // control-flow regions; regions[0] is the top level
 	cur     int      // the region launches are recorded into
 
-	lowered    bool   // the nodes are already lowered (a loaded graph)
-	broken     error  // set when If/While bodies interleaved: EndCapture fails with it
-	enablePage *page  // set by lowering: the enable words of If and While
-	gatePage   *page  // the indirect counts their gates write (nil: no gates)
-	tablePage  *page  // and the table the gates read
-	table      []byte // the table's contents
+	lowered    bool       // the nodes are already lowered (a loaded graph)
+	broken     error      // set when If/While bodies interleaved: EndCapture fails with it
+	enablePage *pool.Page // set by lowering: the enable words of If and While
+	gatePage   *pool.Page // the indirect counts their gates write (nil: no gates)
+	tablePage  *pool.Page // and the table the gates read
+	table      []byte     // the table's contents
 }
 
 func newRecording(s *Stream) *recording {
@@ -386,7 +387,7 @@ func (s *Stream) BeginCapture() error {
 		return err
 	}
 	s.flushLocked()
-	s.mem.endPriming()
+	s.mem.EndPriming()
 	if err := s.takeErrors(); err != nil {
 		if rec, ok := s.life.Abort(); ok {
 			rec.discard(s)
@@ -486,7 +487,7 @@ func (s *Stream) abortLocked() error {
 		rec.discard(s)
 		s.errs = nil // refusals for a graph that will not exist
 	}
-	s.mem.endPriming()
+	s.mem.EndPriming()
 	s.log.Debug().Msg("capture aborted")
 	return nil
 }

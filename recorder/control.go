@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -98,18 +99,18 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	}
 	v, err := s.admit(op)
 	if err != nil {
-		pg.unref()
+		pg.Unref()
 		return err
 	}
 	if v == lifecycle.Execute {
 		s.mu.Unlock()
-		defer pg.unref()
+		defer pg.Unref()
 		return s.branchEagerly(kind, cond, pg, offset, maxIter, body)
 	}
 	// Record: the body's work goes into a region of the recording.
 	if err := s.bodyBinds(op, cond, name+": condition buffer", true); err != nil {
 		s.mu.Unlock()
-		pg.unref()
+		pg.Unref()
 		return err
 	}
 	rec := s.capturing()
@@ -176,7 +177,7 @@ func (s *Stream) bodyBinds(op lifecycle.Op, b *Buffer, what string, cond bool) e
 }
 
 // branchEagerly runs If and While outside a capture.
-func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *page, offset uint64, maxIter int, body func() error) error {
+func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *pool.Page, offset uint64, maxIter int, body func() error) error {
 	for i := 0; i < maxIter; i++ {
 		c, err := s.readWord(pg, offset, cond.String())
 		if err != nil {
@@ -193,10 +194,10 @@ func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *page, offset u
 }
 
 // readWord reads the u32 at offset of pg (a sync).
-func (s *Stream) readWord(pg *page, offset uint64, what string) (uint32, error) {
+func (s *Stream) readWord(pg *pool.Page, offset uint64, what string) (uint32, error) {
 	var w uint32
 	err := s.readBack(context.Background(), lifecycle.Read, what, func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.buf, offset, st, 0, 4)
+		return s.enc.CopyBuffer(pg.Buffer(), offset, st, 0, 4)
 	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
 	return w, err
 }
@@ -227,7 +228,7 @@ func (k regionKind) String() string {
 type region struct {
 	kind       regionKind
 	parent     int
-	cond       *page
+	cond       *pool.Page
 	condBuf    *Buffer
 	condOff    uint64
 	maxIter    int
@@ -241,7 +242,7 @@ const noParent = 0xffffffff
 // gateItem is one gate dispatch of the lowered graph.
 type gateItem struct {
 	region  int
-	cond    *page
+	cond    *pool.Page
 	condBuf *Buffer
 	condOff uint64
 	parent  uint32 // enable word of the enclosing gate, or noParent
@@ -275,7 +276,7 @@ type fixup struct {
 	gate *gateItem
 	slot uint32 // gated dispatch: its counts' word
 	// forwarders and copy kernels
-	src, dst       *page
+	src, dst       *pool.Page
 	srcBuf, dstBuf *Buffer
 	srcWord, words uint32
 	dstWord        uint32
@@ -609,7 +610,7 @@ func (l *lowering) materialize() error {
 	if len(table) == 0 {
 		table = make([]byte, 16)
 	}
-	enablePg, err := s.mem.alloc(uint64(max(l.enables, 4))*4, lifecycle.PoolNormal)
+	enablePg, err := s.mem.Alloc(uint64(max(l.enables, 4))*4, lifecycle.PoolNormal)
 	if err != nil {
 		return err
 	}
@@ -617,17 +618,17 @@ func (l *lowering) materialize() error {
 	// The gate buffer and the table are used by gate dispatches and what
 	// they drive only: latched regions have none, and a graph without any
 	// keeps (and saves) neither.
-	var gatePg, tablePg *page
+	var gatePg, tablePg *pool.Page
 	if len(l.gates) > 0 {
-		if gatePg, err = s.mem.alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal); err != nil {
+		if gatePg, err = s.mem.Alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal); err != nil {
 			return err
 		}
 		pins.addPage(gatePg)
-		if tablePg, err = s.mem.alloc(uint64(len(table)), lifecycle.PoolNormal); err != nil {
+		if tablePg, err = s.mem.Alloc(uint64(len(table)), lifecycle.PoolNormal); err != nil {
 			return err
 		}
 		pins.addPage(tablePg)
-		if err := s.drv.WriteBuffer(tablePg.buf, 0, table); err != nil {
+		if err := s.drv.WriteBuffer(tablePg.Buffer(), 0, table); err != nil {
 			return err
 		}
 	} else {
@@ -643,8 +644,8 @@ func (l *lowering) materialize() error {
 		kernels[entry] = k
 		return k, err
 	}
-	bufAcc := func(pg *page, b *Buffer, size uint64, write bool, binding uint32) access {
-		pg.ref()
+	bufAcc := func(pg *pool.Page, b *Buffer, size uint64, write bool, binding uint32) access {
+		pg.Ref()
 		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
 	}
 	params := func(binding uint32, words ...uint32) (access, error) {
@@ -830,9 +831,9 @@ func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
 		return nil, nil
 	}
 	var words []uint32
-	size := g.enablePage.cap
+	size := g.enablePage.Cap()
 	err := s.readBack(context.Background(), lifecycle.Profile, "gate buffer", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(g.enablePage.buf, 0, st, 0, size)
+		return s.enc.CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) {
 		words = make([]uint32, len(raw)/4)
 		for i := range words {

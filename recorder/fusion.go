@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -249,7 +250,7 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 // dependence checks the rule WithFusion's proof rests on: a buffer any part
 // writes is accessed by every part at index i only, with one element type.
 func dependence(parts []fusedPart) string {
-	written := map[*page]bool{}
+	written := map[*pool.Page]bool{}
 	for _, p := range parts {
 		for j := range p.n.acc {
 			if a := &p.n.acc[j]; a.kind == accessBuffer && a.write {
@@ -257,7 +258,7 @@ func dependence(parts []fusedPart) string {
 			}
 		}
 	}
-	types := map[*page]string{}
+	types := map[*pool.Page]string{}
 	for _, p := range parts {
 		res := p.n.k.Resources()
 		for j := range p.n.acc {
@@ -316,7 +317,7 @@ func sharing(parts []fusedPart) string {
 // kernel binding the same range at the same resource, whose struct types
 // are the same declaration (wgsl.Fuse checks).
 type slotKey struct {
-	pg   *page
+	pg   *pool.Page
 	meta any // the params entry, compared by identity
 	size uint64
 	typ  string
@@ -362,7 +363,7 @@ func slotCounts(parts []fusedPart) (storage, uniform int) {
 func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet, compiled map[string]*wgpu.Kernel) (node, *wgpu.Kernel, error) {
 	slots := map[slotKey]uint32{}
 	var acc []access
-	written := map[*page]bool{}
+	written := map[*pool.Page]bool{}
 	for _, p := range chain {
 		for j := range p.n.acc {
 			if a := &p.n.acc[j]; a.kind == accessBuffer && a.write {
@@ -485,7 +486,7 @@ func fusedAliasing(nodes []node) error {
 			continue
 		}
 		res := n.k.Resources()
-		types := map[*page]string{}
+		types := map[*pool.Page]string{}
 		for j := range n.acc {
 			a := &n.acc[j]
 			if a.kind != accessBuffer || res[j].Kind == driver.ResourceUniform {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -52,9 +53,9 @@ type Graph struct {
 	// iteration, gatePage the indirect counts the gates write (both pinned
 	// by pins); nil without control flow (gatePage also when every region
 	// latches). A graph loaded from a version-1 file has both in gatePage.
-	enablePage, gatePage *page
+	enablePage, gatePage *pool.Page
 	// tablePage holds the gates' table, whose contents (table) never change.
-	tablePage *page
+	tablePage *pool.Page
 	table     []byte
 	// kernels were compiled for this graph alone (a loaded graph's,
 	// wgpu.Private): released with it. Its program keeps their pipelines
@@ -143,14 +144,14 @@ func buildProgram(drv driver.Device, nodes []node) (driver.Program, error) {
 				}
 			}
 			if n.ind != nil {
-				err = p.DispatchIndirect(n.k, groups, n.ind.buf, n.d.offset)
+				err = p.DispatchIndirect(n.k, groups, n.ind.Buffer(), n.d.offset)
 			} else {
 				err = p.Dispatch(n.k, groups, n.d.x, n.d.y, n.d.z)
 			}
 		case nodeCopy:
-			err = p.CopyBuffer(n.src.buf, n.srcOff, n.dst.buf, n.dstOff, n.size)
+			err = p.CopyBuffer(n.src.Buffer(), n.srcOff, n.dst.Buffer(), n.dstOff, n.size)
 		case nodeClear:
-			err = p.ClearBuffer(n.dst.buf, n.dstOff, n.size)
+			err = p.ClearBuffer(n.dst.Buffer(), n.dstOff, n.size)
 		}
 		if err != nil {
 			p.Release()

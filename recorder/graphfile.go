@@ -11,6 +11,7 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/graphfile"
 	"github.com/softgraph/softgraph/internal/paramcache"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -72,10 +73,10 @@ func (g *Graph) Save(w io.Writer, o SaveOptions) (int64, error) {
 type graphTables struct {
 	kernels  []driver.Kernel
 	kernelAt map[driver.Kernel]uint32
-	pages    []*page
-	pageAt   map[*page]uint32
-	labels   map[*page]string
-	vars     map[*page]*Var // the pages that hold a Var
+	pages    []*pool.Page
+	pageAt   map[*pool.Page]uint32
+	labels   map[*pool.Page]string
+	vars     map[*pool.Page]*Var // the pages that hold a Var
 	texs     []*texHandle
 	texAt    map[*texHandle]uint32
 	smps     []*samplerHandle
@@ -85,9 +86,9 @@ type graphTables struct {
 }
 
 func (g *Graph) tables() *graphTables {
-	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*page]uint32{}, labels: map[*page]string{}, vars: map[*page]*Var{},
+	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*pool.Page]uint32{}, labels: map[*pool.Page]string{}, vars: map[*pool.Page]*Var{},
 		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*paramcache.Entry]uint32{}}
-	addPage := func(pg *page, b *Buffer) {
+	addPage := func(pg *pool.Page, b *Buffer) {
 		if pg == nil {
 			return
 		}
@@ -316,10 +317,10 @@ func regionKindOf(k graphfile.RegionKind) regionKind {
 }
 
 // readPage reads size bytes of a page (a Read: it waits for the GPU).
-func (s *Stream) readPage(pg *page, size uint64) ([]byte, error) {
+func (s *Stream) readPage(pg *pool.Page, size uint64) ([]byte, error) {
 	out := make([]byte, size)
 	err := s.readBack(context.Background(), lifecycle.Save, "graph buffer", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.buf, 0, st, 0, size)
+		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) { copy(out, raw) })
 	return out, err
 }

@@ -271,7 +271,7 @@ func (l *loader) fill() error {
 			data = nb.v.padded(b.Data) // a Var: its value and zero padding
 		}
 		if data != nil {
-			if err := s.drv.WriteBuffer(nb.pg.buf, 0, data); err != nil {
+			if err := s.drv.WriteBuffer(nb.pg.Buffer(), 0, data); err != nil {
 				return l.fail(where, err)
 			}
 			continue
@@ -282,7 +282,7 @@ func (l *loader) fill() error {
 				return l.fail(where, err)
 			}
 		}
-		if err := enc.ClearBuffer(nb.pg.buf, 0, b.Size); err != nil {
+		if err := enc.ClearBuffer(nb.pg.Buffer(), 0, b.Size); err != nil {
 			return l.fail(where, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/paramcache"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -16,15 +17,15 @@ import (
 // first use: buffers b0, b1, ... (or their label), params p0, ..., textures
 // t0, ....
 type graphNames struct {
-	pages map[*page]string
+	pages map[*pool.Page]string
 	metas map[*paramcache.Entry]string
 	texs  map[*texHandle]string
-	order []*page
+	order []*pool.Page
 }
 
 func (g *Graph) names() graphNames {
-	n := graphNames{pages: map[*page]string{}, metas: map[*paramcache.Entry]string{}, texs: map[*texHandle]string{}}
-	addPage := func(pg *page, b *Buffer) {
+	n := graphNames{pages: map[*pool.Page]string{}, metas: map[*paramcache.Entry]string{}, texs: map[*texHandle]string{}}
+	addPage := func(pg *pool.Page, b *Buffer) {
 		if pg == nil {
 			return
 		}
@@ -151,7 +152,7 @@ func (g *Graph) String() string {
 
 // boundSize is the largest size any command uses of pg (the Buffer's size,
 // not the pool page's).
-func (g *Graph) boundSize(pg *page) uint64 {
+func (g *Graph) boundSize(pg *pool.Page) uint64 {
 	var n uint64
 	for i := range g.nodes {
 		nd := &g.nodes[i]
@@ -167,7 +168,7 @@ func (g *Graph) boundSize(pg *page) uint64 {
 		}
 	}
 	if n == 0 {
-		n = pg.cap
+		n = pg.Cap()
 	}
 	return n
 }
@@ -198,7 +199,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	fmt.Fprintln(bw, "digraph softgraph {")
 	fmt.Fprintln(bw, "  node [shape=box, fontname=\"monospace\"];")
 	g.writeClusters(bw)
-	lastWriter := map[*page]int{}
+	lastWriter := map[*pool.Page]int{}
 	for j := range g.nodes {
 		n := &g.nodes[j]
 		label := n.name()
@@ -215,7 +216,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		}
 		fmt.Fprintf(bw, "  d%d [label=\"%d: %s\"];\n", j, j, label)
 		seen := map[string]bool{}
-		edge := func(pg *page) {
+		edge := func(pg *pool.Page) {
 			if i, ok := lastWriter[pg]; ok && i != j {
 				key := fmt.Sprintf("%d-%s", i, names.pages[pg])
 				if !seen[key] {
@@ -225,7 +226,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 			}
 		}
 		// Reads first (a read_write binding reads too), then writes.
-		var writes []*page
+		var writes []*pool.Page
 		for _, a := range n.acc {
 			if a.kind == accessBuffer {
 				edge(a.pg)

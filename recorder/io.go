@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -42,7 +43,7 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 	if err != nil {
 		return err
 	}
-	defer pg.unref()
+	defer pg.Unref()
 	if n == 0 {
 		return nil // nothing to order, apply or record
 	}
@@ -61,7 +62,7 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 			return &Error{Op: op.String(), Arg: b.String(), Err: err}
 		}
 	}
-	if err := s.drv.WriteBuffer(pg.buf, offset, data); err != nil {
+	if err := s.drv.WriteBuffer(pg.Buffer(), offset, data); err != nil {
 		return &Error{Op: op.String(), Arg: b.String(), Err: err}
 	}
 	return nil
@@ -112,7 +113,7 @@ func (s *Stream) Clear(b *Buffer, offset, size uint64) (err error) {
 // transfer is a resolved copy or clear, holding references on its pages.
 type transfer struct {
 	clear          bool
-	src, dst       *page
+	src, dst       *pool.Page
 	srcBuf, dstBuf *Buffer
 	srcOff, dstOff uint64
 	size           uint64
@@ -120,10 +121,10 @@ type transfer struct {
 
 func (c *transfer) release() {
 	if c.src != nil {
-		c.src.unref()
+		c.src.Unref()
 	}
 	if c.dst != nil {
-		c.dst.unref()
+		c.dst.Unref()
 	}
 }
 
@@ -177,9 +178,9 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
 		return nil
 	}
 	if c.clear {
-		err = s.enc.ClearBuffer(c.dst.buf, c.dstOff, c.size)
+		err = s.enc.ClearBuffer(c.dst.Buffer(), c.dstOff, c.size)
 	} else {
-		err = s.enc.CopyBuffer(c.src.buf, c.srcOff, c.dst.buf, c.dstOff, c.size)
+		err = s.enc.CopyBuffer(c.src.Buffer(), c.srcOff, c.dst.Buffer(), c.dstOff, c.size)
 	}
 	if err != nil {
 		c.release()
@@ -215,10 +216,10 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer pg.unref()
+	defer pg.Unref()
 	out := make([]byte, b.size)
 	err = s.readBack(ctx, op, b.String(), func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.buf, 0, st, 0, b.size)
+		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(raw []byte) { copy(out, raw) })
 	if err != nil {
 		return nil, err
@@ -345,7 +346,7 @@ func (s *Stream) staging(size uint64) (driver.Buffer, error) {
 			return st, nil
 		}
 	}
-	class := sizeClass(size)
+	class := pool.SizeClass(size)
 	if class > s.limits.MaxBufferSize {
 		class = size
 	}

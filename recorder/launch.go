@@ -6,6 +6,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/paramcache"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -94,7 +95,7 @@ type access struct {
 	kind           accessKind
 	buf            *Buffer // the Buffer argument: Rebind matches on it
 	params         Params  // the Params argument, until the cache resolves it
-	pg             *page
+	pg             *pool.Page
 	meta           *paramcache.Entry
 	tex            *Texture
 	smp            *Sampler
@@ -108,7 +109,7 @@ func (a *access) entry() driver.Entry {
 	e := driver.Entry{Binding: a.binding}
 	switch a.kind {
 	case accessBuffer:
-		e.Buffer, e.Size = a.pg.buf, a.size
+		e.Buffer, e.Size = a.pg.Buffer(), a.size
 	case accessParams:
 		e.Buffer, e.Offset, e.Size = a.meta.Page.Buf, a.meta.Off, a.meta.Size
 	case accessTexture:
@@ -124,7 +125,7 @@ func (a *access) drop() {
 	switch a.kind {
 	case accessBuffer:
 		if a.pg != nil {
-			a.pg.unref()
+			a.pg.Unref()
 		}
 	case accessTexture:
 		if a.tex != nil {
@@ -147,7 +148,7 @@ type launch struct {
 	inline [maxInline]access
 	acc    []access
 	d      Dispatch
-	ind    *page // the indirect counts' page, referenced
+	ind    *pool.Page // the indirect counts' page, referenced
 	groups [4]*bindGroup
 }
 
@@ -157,7 +158,7 @@ func (l *launch) release() {
 		l.acc[i].drop()
 	}
 	if l.ind != nil {
-		l.ind.unref()
+		l.ind.Unref()
 	}
 	for _, g := range l.groups {
 		if g != nil {
@@ -252,7 +253,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 	}
 	if err != nil {
 	} else if l.d.isIndirect {
-		err = s.enc.DispatchIndirect(l.k, groups, l.ind.buf, l.d.offset)
+		err = s.enc.DispatchIndirect(l.k, groups, l.ind.Buffer(), l.d.offset)
 	} else {
 		err = s.enc.Dispatch(l.k, groups, l.d.x, l.d.y, l.d.z)
 	}
@@ -434,7 +435,7 @@ func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, arg
 // the indirect buffer, ind) in one dispatch: wgpu tracks usage per buffer
 // and texture, and refuses that conflict for the whole command buffer.
 // Refused here, the launch fails alone.
-func conflict(acc []access, ind *page) error {
+func conflict(acc []access, ind *pool.Page) error {
 	for i := range acc {
 		a := &acc[i]
 		if a.kind != accessBuffer && a.kind != accessTexture {

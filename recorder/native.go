@@ -48,7 +48,7 @@ func (b *Buffer) Native() *webgpu.Buffer {
 	if !ok {
 		return nil
 	}
-	nb, err := nd.NativeBuffer(b.pg.buf)
+	nb, err := nd.NativeBuffer(b.pg.Buffer())
 	if err != nil {
 		return nil
 	}
@@ -111,8 +111,7 @@ func (s *Stream) WrapBuffer(nb *webgpu.Buffer, size uint64) (*Buffer, error) {
 	if err != nil {
 		return nil, &Error{Op: op, Err: err}
 	}
-	pg := &page{pool: s.mem, buf: buf, cap: size, wrapped: true}
-	pg.refs.Store(1)
+	pg := s.mem.Wrap(buf, size)
 	b := &Buffer{s: s, pg: pg, size: size}
 	s.own(b)
 	if s.closing.Load() {

@@ -3,6 +3,7 @@ package recorder
 import (
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -166,9 +167,9 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 	}
 	// What the graph pinned besides its nodes (control flow's own
 	// buffers), then fresh references on everything the new nodes use.
-	for _, pg := range []*page{g.enablePage, g.gatePage, g.tablePage} {
+	for _, pg := range []*pool.Page{g.enablePage, g.gatePage, g.tablePage} {
 		if pg != nil {
-			pg.ref()
+			pg.Ref()
 			pins.addPage(pg)
 		}
 	}
@@ -179,7 +180,7 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 	}
 	for _, r := range g.regions[1:] {
 		if r.cond != nil {
-			r.cond.ref()
+			r.cond.Ref()
 			pins.addPage(r.cond)
 		}
 	}

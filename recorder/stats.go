@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -57,13 +58,13 @@ func (s *Stream) MemoryStats() MemoryStats {
 }
 
 func (s *Stream) memoryStatsLocked() MemoryStats {
-	ps := s.mem.stats()
+	ps := s.mem.Stats()
 	m := MemoryStats{
-		Reserved:   ps.reserved,
-		InUse:      ps.inUse,
-		Free:       ps.reserved - ps.inUse,
-		Persistent: ps.persistent,
-		Pages:      ps.pages,
+		Reserved:   ps.Reserved,
+		InUse:      ps.InUse,
+		Free:       ps.Reserved - ps.InUse,
+		Persistent: ps.Persistent,
+		Pages:      ps.Pages,
 		Graphs:     len(s.graphs),
 		BindGroups: len(s.groups.m),
 	}
@@ -72,13 +73,13 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 		m.Params, m.ParamsEntries = ps.Bytes, ps.Entries
 		m.ParamsHits, m.ParamsMisses = ps.Hits, ps.Misses
 	}
-	seen := map[*page]bool{}
+	seen := map[*pool.Page]bool{}
 	for g := range s.graphs {
 		m.PerGraph = append(m.PerGraph, GraphMemory{Dispatches: g.stats.Dispatches, Pinned: g.stats.RetainedBytes})
 		for _, pg := range g.pins.list {
 			if !seen[pg] {
 				seen[pg] = true
-				m.GraphPinned += pg.cap
+				m.GraphPinned += pg.Cap()
 			}
 		}
 	}
@@ -109,7 +110,7 @@ func (s *Stream) Trim() (uint64, error) {
 	// the cache (groups a graph uses keep their own references, and encoded
 	// work keeps what it uses) so trimmed pages are really freed.
 	s.groups.clear()
-	freed := s.mem.trim()
+	freed := s.mem.Trim()
 	s.flushLocked()
 	// Every batch before the open one is now submitted, or held nothing:
 	// an entry last used by one of them can go. (The newest submitted
@@ -123,13 +124,13 @@ func (s *Stream) Trim() (uint64, error) {
 	return freed, nil
 }
 
-func (s *Stream) logPool(event string, p *pool) {
+func (s *Stream) logPool(event string, p *pool.Pool) {
 	if !s.log.Debug().Enabled() {
 		return
 	}
-	st := p.stats()
-	s.log.Debug().Uint64("reserved", st.reserved).Uint64("in_use", st.inUse).
-		Uint64("persistent", st.persistent).Int("pages", st.pages).Msg(event)
+	st := p.Stats()
+	s.log.Debug().Uint64("reserved", st.Reserved).Uint64("in_use", st.InUse).
+		Uint64("persistent", st.Persistent).Int("pages", st.Pages).Msg(event)
 }
 
 // OutOfMemoryError is an allocation the device could not satisfy, with the
@@ -154,9 +155,9 @@ func (s *Stream) allocError(op lifecycle.Op, size uint64, err error) error {
 	}
 	var de *wgpu.DeviceError
 	if errors.As(err, &de) {
-		ps := s.mem.stats()
+		ps := s.mem.Stats()
 		return &OutOfMemoryError{Op: op.String(), Size: size, Err: err, Stats: MemoryStats{
-			Reserved: ps.reserved, InUse: ps.inUse, Free: ps.reserved - ps.inUse, Persistent: ps.persistent, Pages: ps.pages,
+			Reserved: ps.Reserved, InUse: ps.InUse, Free: ps.Reserved - ps.InUse, Persistent: ps.Persistent, Pages: ps.Pages,
 		}}
 	}
 	return &Error{Op: op.String(), Arg: fmt.Sprintf("size=%d", size), Err: err}

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -42,16 +43,16 @@ func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
 		return nil, err
 	}
 	if _, err := s.admit(op); err != nil {
-		npg.unref()
+		npg.Unref()
 		return nil, err
 	}
 	defer s.mu.Unlock()
 	if g.released {
-		npg.unref()
+		npg.Unref()
 		return nil, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}
 	ng, err := s.rebind(g, old, new, npg)
-	npg.unref()
+	npg.Unref()
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +62,7 @@ func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
 
 // rebind builds the rebound graph. The caller holds s.mu and a reference on
 // npg, which it keeps.
-func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
+func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, error) {
 	const op = lifecycle.Rebind
 	pins := newPinSet(s)
 	fail := func(err error) (*Graph, error) {
@@ -151,7 +152,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *page) (*Graph, error) {
 // rebindNodes returns a copy of nodes binding new (npg) wherever they bind
 // old, and whether any did; bind groups it makes are pinned in pins. The
 // caller holds s.mu.
-func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *page, pins *pinSet) ([]node, bool, error) {
+func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *pool.Page, pins *pinSet) ([]node, bool, error) {
 	const op = lifecycle.Rebind
 	nodes := make([]node, len(src))
 	copy(nodes, src)

@@ -13,6 +13,7 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/internal/paramcache"
+	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -94,7 +95,7 @@ type Stream struct {
 	inlineDone   []*flushJob // jobs processed inline (no submitter), not yet reaped
 	reaping      []*flushJob // reap's scratch
 
-	mem    *pool
+	mem    *pool.Pool
 	meta   *paramcache.Cache
 	groups groupCache
 	// groupsSeen is the device's groupsEpoch the cache was last checked
@@ -129,7 +130,7 @@ type Stream struct {
 type batch struct {
 	dispatches int                    // dispatches encoded (launches and replays), for the lost count of a failed flush
 	cbs        []driver.CommandBuffer // finished command buffers that go first, in order (pre-encoded replays and what was encoded before them)
-	pages      []*page                // a reference each
+	pages      []*pool.Page           // a reference each
 	pins       []*pinSet              // graphs replayed in the batch: a reference each
 	slots      []paramcache.Slot      // evicted params slots waiting for submission
 	writes     []queuedWrite          // SetVar values written before the batch's commands run, in call order
@@ -142,7 +143,7 @@ type batch struct {
 // batch before, before every command of this one). It holds a reference
 // on pg until the batch is retired.
 type queuedWrite struct {
-	pg     *page
+	pg     *pool.Page
 	lo, hi int // the value's bytes in the batch's wbytes
 }
 
@@ -349,7 +350,7 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 	}
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
 	s.nextSubmit = cfg.firstChunk
-	s.mem = newPool(drv, s.limits.MaxBufferSize, s.logPool, s.shared.groupsGone)
+	s.mem = pool.New(drv, s.limits.MaxBufferSize, s.logPool, s.shared.groupsGone)
 	// Params are bound as uniforms, and on OpenGL some as read-only storage
 	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
 	// both offset alignments, and their buffers have both usages.
@@ -459,16 +460,16 @@ func (s *Stream) profiling() *profile {
 	return p
 }
 
-// token identifies the open batch in pages' touch fields: stream id and
-// batch number, unique for the process.
+// token identifies the open batch to Page.Touch: stream id and batch
+// number, unique for the process.
 func (s *Stream) token() uint64 { return s.id<<40 | s.gen }
 
 // hold makes the open batch keep pg until submission, taking over the
 // caller's reference (dropped at once if the batch already holds pg).
-func (s *Stream) hold(pg *page) {
+func (s *Stream) hold(pg *pool.Page) {
 	t := s.token()
-	if pg.touch.Swap(t) == t {
-		pg.unref()
+	if pg.Touch(t) {
+		pg.Unref()
 		return
 	}
 	s.batch.pages = append(s.batch.pages, pg)
@@ -487,7 +488,7 @@ func (s *Stream) holdPins(p *pinSet) {
 // that held it, or a replayed graph that pins it. A page's touch token says
 // only which batch counted it last, so the list is searched when another
 // stream counted it since.
-func (s *Stream) uses(pg *page) bool {
+func (s *Stream) uses(pg *pool.Page) bool {
 	if s.batchUses(pg) {
 		return true
 	}
@@ -507,8 +508,8 @@ func (s *Stream) uses(pg *page) bool {
 
 // batchUses reports whether the open batch's commands (launches, copies,
 // replayed graphs) use pg. The caller holds s.mu.
-func (s *Stream) batchUses(pg *page) bool {
-	if pg.touch.Load() == s.token() {
+func (s *Stream) batchUses(pg *pool.Page) bool {
+	if pg.Touched(s.token()) {
 		return true
 	}
 	for _, p := range s.batch.pages {
@@ -726,7 +727,7 @@ func (s *Stream) teardown() (err error) {
 	s.stage = nil
 	s.meta.Close()
 	s.dropOwned()
-	s.mem.close()
+	s.mem.Close()
 	s.enc.Release()
 	for _, e := range s.spare {
 		e.Release()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/lockrank"
+	"github.com/softgraph/softgraph/internal/pool"
 )
 
 // maxInflight is how many batches may wait for the submitter before a full
@@ -53,7 +54,7 @@ type flushJob struct {
 }
 
 // holds reports whether the job's batch uses pg.
-func (j *flushJob) holds(pg *page) bool {
+func (j *flushJob) holds(pg *pool.Page) bool {
 	for _, p := range j.b.pages {
 		if p == pg {
 			return true
@@ -96,7 +97,7 @@ func (s *Stream) process(j *flushJob) {
 	// The batch's queued Var values land first: a queue write comes before
 	// the next submission, so before this batch and after every one before.
 	for _, w := range j.b.writes {
-		if err = s.drv.WriteBuffer(w.pg.buf, 0, j.b.wbytes[w.lo:w.hi]); err != nil {
+		if err = s.drv.WriteBuffer(w.pg.Buffer(), 0, j.b.wbytes[w.lo:w.hi]); err != nil {
 			break
 		}
 	}
@@ -470,7 +471,7 @@ func (s *Stream) reap(wait bool) {
 func (s *Stream) retireJob(j *flushJob) {
 	b := &j.b
 	for _, pg := range b.pages {
-		pg.unref()
+		pg.Unref()
 	}
 	clear(b.pages)
 	for _, p := range b.pins {
@@ -481,7 +482,7 @@ func (s *Stream) retireJob(j *flushJob) {
 		s.meta.Release(b.slots)
 	}
 	for _, w := range b.writes {
-		w.pg.unref()
+		w.pg.Unref()
 	}
 	clear(b.writes)
 	b.pages, b.pins, b.slots, b.writes, b.wbytes = b.pages[:0], b.pins[:0], b.slots[:0], b.writes[:0], b.wbytes[:0]

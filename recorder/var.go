@@ -145,7 +145,7 @@ func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 	}
 	verdict, err := s.admit(op)
 	if err != nil || verdict == lifecycle.DeferError {
-		pg.unref()
+		pg.Unref()
 		return err
 	}
 	defer s.mu.Unlock()
@@ -156,7 +156,7 @@ func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 			// lock released, then look again (calls made meanwhile may
 			// have added to the batch, or handed it off).
 			if !s.waitRoomUnlocked() {
-				pg.unref()
+				pg.Unref()
 				return argError(op, ErrClosed, "stream closed while SetVar waited for the submitter")
 			}
 			continue

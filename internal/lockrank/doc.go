@@ -26,7 +26,7 @@ const (
 	// Handle is a Buffer's, Texture's or Sampler's release flag, and a
 	// stream's set of caller handles.
 	Handle
-	// Pool is a stream's memory pool.
+	// Pool is a stream's memory pool (internal/pool's Pool.mu).
 	Pool
 	// Submitter is a stream's submitter queue.
 	Submitter
