@@ -1142,8 +1142,8 @@ func unF(name, expr string, xs []float32, ref func(x []uint32) accept) cw {
 // negative e gives 1.0 or the f32 below it).
 func fractRef(x []float64) float64 { return x[0] - math.Floor(x[0]) }
 
-// floatProbes: WGSL's f32 builtins and operators, one function per kind of
-// accuracy WGSL gives them, in the order the tests run them.
+// floatProbes: WGSL's f32 builtins and operators, one function per family,
+// in the order the tests run them.
 func floatProbes() []*probe {
 	var ps []*probe
 	for _, kind := range []func() []*probe{
