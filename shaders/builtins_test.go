@@ -1142,10 +1142,21 @@ func unF(name, expr string, xs []float32, ref func(x []uint32) accept) cw {
 // negative e gives 1.0 or the f32 below it).
 func fractRef(x []float64) float64 { return x[0] - math.Floor(x[0]) }
 
+// floatProbes: WGSL's f32 builtins and operators, one function per family,
+// in the order the tests run them.
 func floatProbes() []*probe {
-	ff := cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
-	small := bitsOf(f32Small)
+	var ps []*probe
+	for _, kind := range []func() []*probe{
+		floatExactUnaryProbes, floatTranscendentalProbes, floatArithmeticProbes, floatRepresentationProbes,
+	} {
+		ps = append(ps, kind()...)
+	}
+	return ps
+}
 
+// floatExactUnaryProbes: abs, negation, rounding, fract, sign and
+// saturate, whose results are exact.
+func floatExactUnaryProbes() []*probe {
 	return probes(
 		// abs, floor, ceil, trunc, round, sign, saturate and the unary
 		// minus are exact; abs and - are checked bit for bit (sign of zero).
@@ -1182,6 +1193,15 @@ func floatProbes() []*probe {
 			return 0
 		})),
 		unF("saturate", "saturate(a)", f32Edge, fExact(func(x []float64) float64 { return math.Min(math.Max(x[0], 0), 1) })),
+	)
+}
+
+// floatTranscendentalProbes: sqrt, exp, log, the trigonometric and
+// hyperbolic functions, degrees and radians, within WGSL's error bounds.
+func floatTranscendentalProbes() []*probe {
+	small := bitsOf(f32Small)
+
+	return probes(
 		// sqrt is inherited from 1.0 / inverseSqrt(x); inverseSqrt 2 ULP.
 		unF("sqrt", "sqrt(a)", append(f32Positive, 0, negZero), fIvl(func(x []float64) ivl { return sqrtI(pt(x[0])) })),
 		unF("inverseSqrt", "inverseSqrt(a)", f32Positive, fIvl(func(x []float64) ivl { return invSqrtI(pt(x[0])) })),
@@ -1242,6 +1262,15 @@ func floatProbes() []*probe {
 		// then a correctly rounded product).
 		unF("degrees", "degrees(a)", f32Small, fIvl(func(x []float64) ivl { return mulI(pt(x[0]), correct(180/math.Pi)) })),
 		unF("radians", "radians(a)", append(f32Small, 180, -90, 360, 1e30), fIvl(func(x []float64) ivl { return mulI(pt(x[0]), correct(math.Pi/180)) })),
+	)
+}
+
+// floatArithmeticProbes: the arithmetic operators and comparisons, min,
+// max, clamp, step, fma, mix, smoothstep and pow.
+func floatArithmeticProbes() []*probe {
+	ff := cross(bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}), bitsOf([]float32{0, negZero, 1, -1, 0.5, -2.5, 3, 1e10, -1e-8, minNormal, 1e30, 7.25, -0.1}))
+
+	return probes(
 		// + - * correctly rounded; / 2.5 ULP; % inherited from
 		// x - y * trunc(x / y).
 		cw{name: "f32 +", expr: "a + b", args: []string{"f32", "f32"}, res: "f32", cases: ff, mixed: []int{0, 1}, abstract: true,
@@ -1312,6 +1341,13 @@ func floatProbes() []*probe {
 		cw{name: "pow", expr: "pow(a, b)", args: []string{"f32", "f32"}, res: "f32", abstract: true,
 			cases: cross(bitsOf([]float32{1, 2, 0.5, 10, 3.5, 1e-5}), bitsOf([]float32{0, 1, -1, 2, 0.5, 10, -3})),
 			ref:   fIvl(func(x []float64) ivl { return expI(math.Exp2, mulI(pt(x[1]), logI(math.Log2, pt(x[0])))) })},
+	)
+}
+
+// floatRepresentationProbes: ldexp, frexp, modf and quantizeToF16, which
+// take a float's exponent and mantissa apart or round it to f16.
+func floatRepresentationProbes() []*probe {
+	return probes(
 		// ldexp: e1 * 2^e2, exact; zero allowed where e2 + 127 <= 0;
 		// indeterminate where e2 > 128.
 		cw{name: "ldexp", expr: "ldexp(a, b)", args: []string{"f32", "i32"}, res: "f32", abstract: true,

@@ -337,50 +337,73 @@ func graphState(msg ...string) *expect {
 	return &e
 }
 
+// badCases is the bad-input matrix: the cases of every public entry
+// point, one function per API area, in the order the test runs them (a
+// case's index sets the input its proof computes with).
 func badCases() []badCase {
-	const huge = math.MaxUint64
-	const hugeAligned = math.MaxUint64 &^ 3
-	var nilStream *recorder.Stream
+	var cases []badCase
+	for _, area := range []func() []badCase{
+		badOpenAndKernelCases, badAllocCases, badLaunchCases, badTransferCases,
+		badLifecycleCases, badGraphAndReleaseCases,
+	} {
+		cases = append(cases, area()...)
+	}
+	return cases
+}
+
+// huge and hugeAligned are sizes and offsets at the top of the uint64
+// range: huge is also misaligned, hugeAligned is a multiple of 4, so only
+// its magnitude is wrong.
+const (
+	huge        = math.MaxUint64
+	hugeAligned = math.MaxUint64 &^ 3
+)
+
+// openErr is an Open that must fail: a device returned with the error is
+// a failure of its own (and is closed).
+func openErr(d *wgpu.Device, err error) error {
+	if d != nil {
+		_ = d.Close()
+		return fmt.Errorf("Open returned a device with its error %v", err)
+	}
+	return err
+}
+
+// wantNoAdapter expects a *wgpu.AdapterError wrapping wgpu.ErrNoAdapter
+// and naming each fragment of msg.
+func wantNoAdapter(msg ...string) expect {
+	as, asName := errorAs[*wgpu.AdapterError]()
+	return expect{is: []error{wgpu.ErrNoAdapter}, msg: msg, as: as, asName: asName}
+}
+
+// wantCompileErr expects a *wgpu.CompileError wrapping wgpu.ErrCompile and
+// naming each fragment of msg.
+func wantCompileErr(msg ...string) expect {
+	as, asName := errorAs[*wgpu.CompileError]()
+	return expect{is: []error{wgpu.ErrCompile}, msg: msg, as: as, asName: asName}
+}
+
+// kernelOf is a case that compiles entry of src on the rig's device.
+func kernelOf(src, entry string) func(*testing.T, *matrixRig) error {
+	return func(_ *testing.T, r *matrixRig) error { _, err := r.d.Kernel(src, entry); return err }
+}
+
+// badOpenAndKernelCases: opening a device, a closed or lost device, the
+// kernels a device refuses to compile, and recorder.New on a bad device.
+func badOpenAndKernelCases() []badCase {
 	var nilDevice *wgpu.Device
-	var nilGraph *recorder.Graph
-	var nilBuffer *recorder.Buffer
-	launch := func(r *matrixRig, d recorder.Dispatch, args ...recorder.Arg) error {
-		return r.s.Launch(r.k, d, args...)
-	}
-	g1 := recorder.Groups(1, 1, 1)
-	p := gputest.U32(16)
-	openErr := func(d *wgpu.Device, err error) error {
-		if d != nil {
-			_ = d.Close()
-			return fmt.Errorf("Open returned a device with its error %v", err)
-		}
-		return err
-	}
-	adapterErr, adapterName := errorAs[*wgpu.AdapterError]()
-	compileErr, compileName := errorAs[*wgpu.CompileError]()
-	noAdapter := func(msg ...string) expect {
-		return expect{is: []error{wgpu.ErrNoAdapter}, msg: msg, as: adapterErr, asName: adapterName}
-	}
-	compile := func(msg ...string) expect {
-		return expect{is: []error{wgpu.ErrCompile}, msg: msg, as: compileErr, asName: compileName}
-	}
-	kernelOf := func(src, entry string) func(*testing.T, *matrixRig) error {
-		return func(_ *testing.T, r *matrixRig) error { _, err := r.d.Kernel(src, entry); return err }
-	}
-	cancelled, cancel := context.WithCancel(context.Background())
-	cancel()
 
 	return []badCase{
 		// wgpu.Open
-		{entry: "wgpu.Open", name: "adapter matching nothing", states: once, want: noAdapter(`adapter="no-such-adapter-7f3a"`),
+		{entry: "wgpu.Open", name: "adapter matching nothing", states: once, want: wantNoAdapter(`adapter="no-such-adapter-7f3a"`),
 			do: func(_ *testing.T, _ *matrixRig) error {
 				return openErr(wgpu.Open(wgpu.Options{Adapter: "no-such-adapter-7f3a", IgnoreEnv: true}))
 			}},
-		{entry: "wgpu.Open", name: "backend out of range", states: once, want: noAdapter("Backend(200)"),
+		{entry: "wgpu.Open", name: "backend out of range", states: once, want: wantNoAdapter("Backend(200)"),
 			do: func(_ *testing.T, _ *matrixRig) error {
 				return openErr(wgpu.Open(wgpu.Options{Backend: wgpu.Backend(200), IgnoreEnv: true}))
 			}},
-		{entry: "wgpu.Open", name: "fallback adapter matching nothing", states: once, want: noAdapter("fallback=true", `adapter="no-such-adapter-7f3a"`),
+		{entry: "wgpu.Open", name: "fallback adapter matching nothing", states: once, want: wantNoAdapter("fallback=true", `adapter="no-such-adapter-7f3a"`),
 			do: func(_ *testing.T, _ *matrixRig) error {
 				return openErr(wgpu.Open(wgpu.Options{Adapter: "no-such-adapter-7f3a", ForceFallback: true, IgnoreEnv: true}))
 			}},
@@ -421,37 +444,37 @@ func badCases() []badCase {
 		{entry: "Device.Kernel", name: "empty source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf("", "main")},
 		{entry: "Device.Kernel", name: "blank source", want: wantIs(wgpu.ErrInvalidArgument, "source is empty"), do: kernelOf(" \n\t", "main")},
 		{entry: "Device.Kernel", name: "empty entry", want: wantIs(wgpu.ErrInvalidArgument, `entry=""`), do: kernelOf(gputest.AddOneWGSL, "")},
-		{entry: "Device.Kernel", name: "syntax error", want: compile(`entry "main"`, "expected"), do: kernelOf("fn main( {", "main")},
-		{entry: "Device.Kernel", name: "missing entry point", want: compile(`no @compute entry point named "nope"`), do: kernelOf(gputest.AddOneWGSL, "nope")},
+		{entry: "Device.Kernel", name: "syntax error", want: wantCompileErr(`entry "main"`, "expected"), do: kernelOf("fn main( {", "main")},
+		{entry: "Device.Kernel", name: "missing entry point", want: wantCompileErr(`no @compute entry point named "nope"`), do: kernelOf(gputest.AddOneWGSL, "nope")},
 		// Groups 0..3 (and gaps) are allowed now; a group past the device's
 		// maxBindGroups is not.
-		{entry: "Device.Kernel", name: "binding in a group past maxBindGroups", want: compile("@group(", "bind groups"),
+		{entry: "Device.Kernel", name: "binding in a group past maxBindGroups", want: wantCompileErr("@group(", "bind groups"),
 			do: func(_ *testing.T, r *matrixRig) error {
 				g := r.d.Info().Limits.MaxBindGroups
 				_, err := r.d.Kernel(fmt.Sprintf("@group(%d) @binding(0) var<storage, read_write> a: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = 1.0; }", g), "main")
 				return err
 			}},
-		{entry: "Device.Kernel", name: "binding number past maxBindingsPerBindGroup", want: compile("@binding("),
+		{entry: "Device.Kernel", name: "binding number past maxBindingsPerBindGroup", want: wantCompileErr("@binding("),
 			do: func(_ *testing.T, r *matrixRig) error {
 				b := r.d.Info().Limits.MaxBindingsPerBindGroup
 				_, err := r.d.Kernel(fmt.Sprintf("@group(0) @binding(%d) var<storage, read_write> a: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = 1.0; }", b), "main")
 				return err
 			}},
-		{entry: "Device.Kernel", name: "two variables at one binding", want: compile("@group(0) @binding(0)", "both"),
+		{entry: "Device.Kernel", name: "two variables at one binding", want: wantCompileErr("@group(0) @binding(0)", "both"),
 			do: kernelOf("@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n@compute @workgroup_size(1) fn main() { a[0] = b[0]; }", "main")},
 		// (A read_write storage texture is no longer bad input: Open
 		// requests the adapter-specific format feature that allows it.)
-		{entry: "Device.Kernel", name: "load from a write-only storage texture", want: compile("texture_storage_2d", "READ"),
+		{entry: "Device.Kernel", name: "load from a write-only storage texture", want: wantCompileErr("texture_storage_2d", "READ"),
 			do: kernelOf("@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;\n@compute @workgroup_size(1) fn main() { let v = textureLoad(t, vec2<i32>(0, 0)); }", "main")},
-		{entry: "Device.Kernel", name: "var<workgroup> over maxComputeWorkgroupStorageSize", want: compile("var<workgroup>", "maxComputeWorkgroupStorageSize"),
+		{entry: "Device.Kernel", name: "var<workgroup> over maxComputeWorkgroupStorageSize", want: wantCompileErr("var<workgroup>", "maxComputeWorkgroupStorageSize"),
 			do: func(_ *testing.T, r *matrixRig) error {
 				n := r.d.Info().Limits.MaxComputeWorkgroupStorageSize/4 + 1
 				_, err := r.d.Kernel(fmt.Sprintf("var<workgroup> big: array<f32, %d>;\n@group(0) @binding(0) var<storage, read_write> a: array<f32>;\n@compute @workgroup_size(1) fn main() { big[0] = 1.0; a[0] = big[0]; }", n), "main")
 				return err
 			}},
-		{entry: "Device.Kernel", name: "workgroup over the invocation limit", want: compile("2048"),
+		{entry: "Device.Kernel", name: "workgroup over the invocation limit", want: wantCompileErr("2048"),
 			do: kernelOf("@compute @workgroup_size(1024, 2, 1) fn main() {}", "main")},
-		{entry: "Device.Kernel", name: "zero workgroup size", want: compile("workgroup_size", "positive"),
+		{entry: "Device.Kernel", name: "zero workgroup size", want: wantCompileErr("workgroup_size", "positive"),
 			do: kernelOf("@compute @workgroup_size(0) fn main() {}", "main")},
 
 		// recorder.New
@@ -461,7 +484,15 @@ func badCases() []badCase {
 			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.New(r.closedDev); return err }},
 		{entry: "recorder.New", name: "lost device", states: once, want: wantIs(wgpu.ErrDeviceLost, "New"),
 			do: func(_ *testing.T, r *matrixRig) error { _, err := recorder.New(r.lostDev); return err }},
+	}
+}
 
+// badAllocCases: Empty and Upload with sizes WebGPU refuses, on a nil or
+// closed stream, and inside the capture window.
+func badAllocCases() []badCase {
+	var nilStream *recorder.Stream
+
+	return []badCase{
 		// Stream.Empty
 		{entry: "Stream.Empty", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
 			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(0); return err }},
@@ -510,7 +541,21 @@ func badCases() []badCase {
 				b.Release()
 				return err
 			}},
+	}
+}
 
+// badLaunchCases: Launch with bad kernels, arguments, params, dispatch
+// sizes and indirect buffers, on a nil or closed stream.
+func badLaunchCases() []badCase {
+	var nilStream *recorder.Stream
+	var nilBuffer *recorder.Buffer
+	launch := func(r *matrixRig, d recorder.Dispatch, args ...recorder.Arg) error {
+		return r.s.Launch(r.k, d, args...)
+	}
+	g1 := recorder.Groups(1, 1, 1)
+	p := gputest.U32(16)
+
+	return []badCase{
 		// Stream.Launch
 		{entry: "Stream.Launch", name: "nil kernel", want: wantIs(wgpu.ErrInvalidArgument, "Launch", "kernel is nil"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.Launch(nil, g1, r.x, r.y, p) }},
@@ -616,7 +661,17 @@ func badCases() []badCase {
 			do: func(_ *testing.T, r *matrixRig) error { return nilStream.Launch(r.k, g1, r.x, r.y, p) }},
 		{entry: "Stream.Launch", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Launch"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Launch(r.k, g1, r.x, r.y, p) }},
+	}
+}
 
+// badTransferCases: Write, Copy, Clear, Read and Sync with bad buffers,
+// offsets, lengths and contexts, and the ones the capture window refuses.
+func badTransferCases() []badCase {
+	var nilStream *recorder.Stream
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+
+	return []badCase{
 		// Stream.Write
 		{entry: "Stream.Write", name: "nil buffer", want: wantIs(wgpu.ErrInvalidArgument, "Write", "buffer is nil"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.Write(nil, 0, make([]byte, 4)) }},
@@ -716,7 +771,16 @@ func badCases() []badCase {
 			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.Sync() }},
 		{entry: "Stream.Sync", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Sync"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.Sync() }},
+	}
+}
 
+// badLifecycleCases: profiles and the capture transitions (GraphPrepare,
+// BeginCapture, EndCapture) out of order, with stale tokens, or on a nil
+// or closed stream.
+func badLifecycleCases() []badCase {
+	var nilStream *recorder.Stream
+
+	return []badCase{
 		// Stream.StartProfile / EndProfile
 		{entry: "Stream.StartProfile", name: "second profile on the stream", want: wantIs(wgpu.ErrInvalidArgument, "Profile", "still running"), inCapture: graphState("Profile", "recording"),
 			do: func(_ *testing.T, r *matrixRig) error {
@@ -782,7 +846,19 @@ func badCases() []badCase {
 			do: func(_ *testing.T, _ *matrixRig) error { return endCaptureErr(nilStream) }},
 		{entry: "Stream.EndCapture", name: "closed stream", want: wantIs(wgpu.ErrClosed, "EndCapture"),
 			do: func(_ *testing.T, r *matrixRig) error { return endCaptureErr(r.closedS) }},
+	}
+}
 
+// badGraphAndReleaseCases: Replay, Release and Rebind of bad graphs and
+// buffers, then the calls that abandon or release: AbortCapture,
+// Buffer.Release and Stream.Close.
+func badGraphAndReleaseCases() []badCase {
+	var nilStream *recorder.Stream
+	var nilGraph *recorder.Graph
+	var nilBuffer *recorder.Buffer
+	g1 := recorder.Groups(1, 1, 1)
+
+	return []badCase{
 		// Graph.Replay / Graph.Release
 		{entry: "Graph.Replay", name: "nil graph", want: wantIs(wgpu.ErrInvalidArgument, "Replay", "graph is nil"),
 			do: func(_ *testing.T, _ *matrixRig) error { return nilGraph.Replay() }},

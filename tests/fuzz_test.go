@@ -327,10 +327,55 @@ func (m *streamModel) read(i int) {
 	}
 }
 
+// step runs one op on the acting stream and the model, then checks that
+// both agree on every stream's lifecycle state and live graphs (an op the
+// model skips returns before the check). Each family of ops has its own
+// method; step only dispatches.
 func (m *streamModel) step(op int, arg []byte) {
 	m.t.Helper()
-	slot := int(arg[0]) % fuzzSlots
-	sl := &m.slots[slot]
+	switch op {
+	case opAdd, opAddIndirect, opScale, opAccumulate, opCopy, opClear:
+		m.stepCommand(op, arg)
+	case opWrite, opRead, opSync:
+		m.stepHost(op, arg)
+	case opPrepare, opBegin, opEnd, opAbort:
+		if !m.stepCapture(op) {
+			return
+		}
+	case opReplay:
+		fg := m.graph(arg[0])
+		if fg == nil {
+			return
+		}
+		// A graph replays on the stream that captured it. When that is not
+		// the acting stream, flushing around the replay keeps the order of
+		// the sequence (GPU work of two streams is ordered by submission).
+		fs := m.cur()
+		cross := fg.owner != fs && !fg.owner.closed
+		if cross {
+			m.expectErr("flush before replaying on the other stream", fs.s.Flush(), nil)
+		}
+		defer func() {
+			if cross {
+				m.expectErr("flush after replaying on the other stream", fg.owner.s.Flush(), nil)
+			}
+		}()
+		if !m.stepReplay(fg) {
+			return
+		}
+	case opReleaseGraph, opRebind, opReleaseBuffer, opRealloc:
+		m.stepResource(op, arg)
+	case opSwitch, opClose:
+		m.stepStream(op)
+	}
+	m.checkStreams()
+}
+
+// stepCommand runs or records a launch (add, add-indirect, scale,
+// accumulate), a copy or a clear on the slot arg[0] addresses.
+func (m *streamModel) stepCommand(op int, arg []byte) {
+	m.t.Helper()
+	sl := &m.slots[int(arg[0])%fuzzSlots]
 	fs := m.cur()
 	k := &fuzzDevice
 	g1 := recorder.Groups(1, 1, 1)
@@ -373,6 +418,17 @@ func (m *streamModel) step(op int, arg []byte) {
 		m.enqueue("clear", effect{op: opClear, dst: sl.m, off: off, n: n}, m.bufErr(sl.m), func() error {
 			return fs.s.Clear(sl.b, uint64(4*off), uint64(4*n))
 		})
+	}
+}
+
+// stepHost runs a host transfer or wait: a write into the slot arg[0]
+// addresses, a read of it, or a Sync.
+func (m *streamModel) stepHost(op int, arg []byte) {
+	m.t.Helper()
+	slot := int(arg[0]) % fuzzSlots
+	sl := &m.slots[slot]
+	fs := m.cur()
+	switch op {
 	case opWrite:
 		off, n := span(arg[1])
 		vals := make([]float32, n)
@@ -400,6 +456,16 @@ func (m *streamModel) step(op int, arg []byte) {
 			want = lifecycle.ErrGraphState
 		}
 		m.expectErr("sync", fs.s.Sync(), want)
+	}
+}
+
+// stepCapture runs a capture transition: GraphPrepare, BeginCapture,
+// EndCapture or AbortCapture. It reports false when the model skips the
+// op (an abort with nothing to abort).
+func (m *streamModel) stepCapture(op int) bool {
+	m.t.Helper()
+	fs := m.cur()
+	switch op {
 	case opPrepare:
 		var want error
 		if fs.state != lifecycle.NoCapture {
@@ -423,45 +489,50 @@ func (m *streamModel) step(op int, arg []byte) {
 		// here it abandons a capture that is prepared or recording.
 		if fs.state == lifecycle.NoCapture {
 			m.log[len(m.log)-1] += "(skipped: nothing to abort)"
-			return
+			return false
 		}
 		fs.state, fs.rec, fs.poisoned, fs.refused = lifecycle.NoCapture, nil, false, false
 		m.expectErr("abort", fs.s.AbortCapture(), nil)
-	case opReplay:
-		fg := m.graph(arg[0])
-		if fg == nil {
-			return
+	}
+	return true
+}
+
+// stepReplay replays fg as the model predicts: refused on a closed stream
+// or for a released graph, appended to the recording while its stream
+// records (a child graph), else run. It reports false when the model skips
+// the replay (a value would leave the model's bound).
+func (m *streamModel) stepReplay(fg *fuzzGraph) bool {
+	m.t.Helper()
+	var want error
+	switch {
+	case fg.owner.closed:
+		want = wgpu.ErrClosed
+	case fg.released:
+		want = wgpu.ErrReleased
+		if fg.owner.state == lifecycle.Capture {
+			fg.owner.poisoned, fg.owner.refused = true, true // a refused call inside the window fails EndCapture
 		}
-		// A graph replays on the stream that captured it. When that is not
-		// the acting stream, flushing around the replay keeps the order of
-		// the sequence (GPU work of two streams is ordered by submission).
-		cross := fg.owner != fs && !fg.owner.closed
-		if cross {
-			m.expectErr("flush before replaying on the other stream", fs.s.Flush(), nil)
+	case fg.owner.state == lifecycle.Capture: // a child graph: the replay is appended to the recording
+		fg.owner.rec = append(fg.owner.rec, fg.effects...)
+	default:
+		if !apply(fg.effects...) {
+			m.log[len(m.log)-1] += "(skipped: out of bound)"
+			return false
 		}
-		defer func() {
-			if cross {
-				m.expectErr("flush after replaying on the other stream", fg.owner.s.Flush(), nil)
-			}
-		}()
-		var want error
-		switch {
-		case fg.owner.closed:
-			want = wgpu.ErrClosed
-		case fg.released:
-			want = wgpu.ErrReleased
-			if fg.owner.state == lifecycle.Capture {
-				fg.owner.poisoned, fg.owner.refused = true, true // a refused call inside the window fails EndCapture
-			}
-		case fg.owner.state == lifecycle.Capture: // a child graph: the replay is appended to the recording
-			fg.owner.rec = append(fg.owner.rec, fg.effects...)
-		default:
-			if !apply(fg.effects...) {
-				m.log[len(m.log)-1] += "(skipped: out of bound)"
-				return
-			}
-		}
-		m.expectErr("replay", fg.g.Replay(), want)
+	}
+	m.expectErr("replay", fg.g.Replay(), want)
+	return true
+}
+
+// stepResource releases a graph or a buffer, rebinds a graph, or
+// reallocates the slot arg[0] addresses on the acting stream (an Upload or
+// an Empty, by arg[1]).
+func (m *streamModel) stepResource(op int, arg []byte) {
+	m.t.Helper()
+	slot := int(arg[0]) % fuzzSlots
+	sl := &m.slots[slot]
+	fs := m.cur()
+	switch op {
 	case opReleaseGraph:
 		if fg := m.graph(arg[0]); fg != nil {
 			fg.g.Release()
@@ -493,6 +564,15 @@ func (m *streamModel) step(op int, arg []byte) {
 			sl.m = &modelBuf{}
 		}
 		m.expectErr("realloc", err, nil)
+	}
+}
+
+// stepStream flushes the acting stream and acts on the other (switch), or
+// closes it and opens a new one in its place (close).
+func (m *streamModel) stepStream(op int) {
+	m.t.Helper()
+	fs := m.cur()
+	switch op {
 	case opSwitch:
 		m.expectErr("flush before switching streams", fs.s.Flush(), nil)
 		m.act = 1 - m.act
@@ -512,7 +592,6 @@ func (m *streamModel) step(op int, arg []byte) {
 		fs.closed, fs.state, fs.rec = true, lifecycle.NoCapture, nil
 		m.streams[m.act] = m.open()
 	}
-	m.checkStreams()
 }
 
 // graph picks one of the model's graphs, or nil when there is none.
