@@ -103,3 +103,52 @@ func TestRampedAndPreencodedReplaysRunWhereTheyWereCalled(t *testing.T) {
 		})
 	}
 }
+
+// TestCountedReplaysOfAReleasedGraphStillRunAndFreeItsProgramAfter:
+// replays counted against a ramp step travel with their batch as an entry
+// the submitter encodes; a Launch after them goes behind them with no
+// call settling anything, and a Release of the graph while its counted
+// replays wait unsubmitted (the flush delay keeps the batch open) neither
+// drops them nor frees the program under them: they run, in order, and the
+// program is freed once their batch is done. Without it the replays would
+// be lost, encoded from a freed program, or run after the launch.
+func TestCountedReplaysOfAReleasedGraphStillRunAndFreeItsProgramAfter(t *testing.T) {
+	r := newFakeRig(t)
+	s := r.stream(t, WithFlushDelay(time.Hour), WithPreEncode(true))
+	x := upload(t, s, 0)
+	y := upload(t, s, 0)
+	g := r.captureAdds(t, s, x, 1)
+	// A first run plans the ramp (steps of several replays each).
+	for range 40 {
+		if err := g.Replay(); err != nil {
+			t.Fatalf("Replay: %v", err)
+		}
+	}
+	if diff := cmp.Diff([]uint32{40}, read(t, s, x)); diff != "" {
+		t.Fatalf("the first run (-want +got):\n%s", diff)
+	}
+	waitRampsEncoded(t, s)
+	programs := r.dev.Live().Programs
+	for range 2 { // fewer than the first step holds: they stay counted
+		if err := g.Replay(); err != nil {
+			t.Fatalf("Replay: %v", err)
+		}
+	}
+	// The copy reads x after the two counted replays.
+	if err := s.launch(r.copyK, Groups(1, 1, 1), []Arg{y, x}); err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	g.Release()
+	if got := r.dev.Live().Programs; got != programs {
+		t.Errorf("Release with counted replays unsubmitted: %d live programs, want %d (the batch still needs the program)", got, programs)
+	}
+	if diff := cmp.Diff([]uint32{42}, read(t, s, y)); diff != "" {
+		t.Errorf("the launch after two counted replays of a graph released meanwhile (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]uint32{42}, read(t, s, x)); diff != "" {
+		t.Errorf("the counted replays (-want +got):\n%s", diff)
+	}
+	if got := r.dev.Live().Programs; got != programs-1 {
+		t.Errorf("after the batch was done: %d live programs, want %d (the released graph's freed)", got, programs-1)
+	}
+}

@@ -73,10 +73,23 @@ type Graph struct {
 	ramp       *ramp
 	runReplays int
 	// profiling counts ProfileReplay calls measuring the graph: they
-	// encode its program with s.mu released, so a Release meanwhile
-	// leaves the program to the last of them (a released graph admits no
-	// new one).
+	// encode its program with s.mu released, and entries the batches that
+	// hold counted replays of it (ramp.go), which their processor encodes;
+	// a Release meanwhile leaves the program to the last of them (a
+	// released graph admits no new one). progGone: the program was
+	// released.
 	profiling int
+	entries   int
+	progGone  bool
+}
+
+// releaseProgramIfUnused releases the program of a released graph once no
+// profile and no batch entry uses it any more. The caller holds s.mu.
+func (g *Graph) releaseProgramIfUnused() {
+	if g.released && g.profiling == 0 && g.entries == 0 && !g.progGone {
+		g.progGone = true
+		g.prog.Release() // encoded replays keep the native program alive
+	}
 }
 
 // GraphStats describes a sealed graph.
@@ -323,9 +336,6 @@ func (g *Graph) Replay() (err error) {
 
 // replayLocked enqueues one replay of g. The caller holds s.mu.
 func (s *Stream) replayLocked(g *Graph) error {
-	if s.def.r != nil && s.def.r.g != g {
-		s.settle() // another graph's deferred replays go first
-	}
 	s.noteReplay(g)
 	if s.rampReplay(g) {
 		return nil
@@ -365,9 +375,10 @@ func (s *Stream) replayLocked(g *Graph) error {
 }
 
 // joinCommandBuffer appends a finished command buffer to the open batch,
-// after what the stream's encoder holds: that goes on its way first.
+// after what the stream's encoder holds and the replays it counted: those
+// go on their way first.
 func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
-	if !s.enc.Empty() {
+	if !s.enc.Empty() || s.batch.counted.g != nil {
 		s.reap(false)
 		s.makeRoom()
 		s.handOff()
@@ -380,7 +391,7 @@ func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
 func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 	n := p.Len()
 	for i := 0; i < n; {
-		end := min(n, i+max(s.nextSubmit-s.enc.Dispatches(), 1))
+		end := min(n, i+max(s.nextSubmit-s.encoded(), 1))
 		if s.profiling() != nil && !s.enc.PassOpen() {
 			if err := s.beginProfiledPass(); err != nil {
 				return &Error{Op: "Replay", Err: err}
@@ -413,16 +424,14 @@ func (g *Graph) releaseLocked() {
 	if g.released {
 		return
 	}
-	g.s.forgetRamp(g) // deferred replays are encoded first: they still run
+	g.s.forgetRamp(g)
 	g.released = true
 	if g.pre != nil {
 		g.pre.stop()
 		g.pre = nil
 	}
-	if g.profiling == 0 { // else the last ProfileReplay releases it
-		g.prog.Release() // encoded replays keep the native program alive
-	}
-	g.pins.unref() // open batches that replayed it keep the pins
+	g.releaseProgramIfUnused() // else the last profile or batch entry releases it
+	g.pins.unref()             // open batches that replayed it keep the pins
 	for _, k := range g.kernels {
 		k.Release()
 	}

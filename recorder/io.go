@@ -286,7 +286,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 		s.mu.Unlock()
 		return err
 	}
-	if !s.enc.Empty() || s.def.r != nil {
+	if !s.enc.Empty() || s.batch.counted.g != nil {
 		// Other goroutines enqueued work while flushContext waited with
 		// the lock released: it goes on its way first, so that a copy the
 		// device refuses (and Discard drops) takes nothing else with it.

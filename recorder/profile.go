@@ -341,9 +341,8 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	}
 	s.mu.Lock()
 	g.pins.unref()
-	if g.profiling--; g.profiling == 0 && g.released {
-		g.prog.Release() // Release left it to this profile
-	}
+	g.profiling--
+	g.releaseProgramIfUnused() // Release may have left it to this profile
 	s.mu.Unlock()
 	if err != nil {
 		return ReplayProfile{}, err

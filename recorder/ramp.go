@@ -21,16 +21,20 @@ import (
 // without a Finish; by the last step the GPU holds enough work for the
 // live schedule to take over with large batches.
 //
-// Order is kept by deferring, not by guessing: a Replay that finds the next
-// step ready only counts itself against that step (holding the graph's
-// pins in the open batch, so a Write to the graph's memory submits it
-// first). When the step's count is reached its command buffer joins the
-// batch and is handed off. Any other call of the stream (a launch, a
-// write, a sync point, another graph's replay, the flush timer, Release)
-// first encodes the replays counted so far the ordinary way (settle), so
-// they execute exactly where they were called; the unused step stays ready
-// for a later run. Nothing executes that was not asked for, and a WebGPU
-// command buffer is submitted once, as it must be.
+// Order is kept by counting, not by guessing: a Replay that finds the next
+// step ready only counts itself, as an entry of the open batch (the
+// batch's counted replays, which run after its finished command buffers
+// and before its encoder's commands), holding the graph's pins there, so
+// a Write to the graph's memory submits them first. When the step's count
+// is reached, its command buffer takes the entry's place and the batch is
+// handed off. Anything else the stream does after the counted replays
+// simply follows them in the batch (a launch into the encoder, a hand-off,
+// another graph's replay): the count stops there, and whoever processes
+// the batch (the submitter) encodes the counted replays the ordinary way,
+// ahead of the encoder's commands, so they execute exactly where they were
+// called; the unused step stays ready for a later run. No other call has to
+// settle anything first. Nothing executes that was not asked for, and a
+// WebGPU command buffer is submitted once, as it must be.
 //
 // A ramp is planned at a sync point (Sync, Read) for each short graph
 // replayed since the previous one, sized by how many replays that run made
@@ -85,13 +89,34 @@ func rampPlan(l, replays int) (reps [rampSteps]int, n int) {
 	return reps, n
 }
 
-// deferral is the run of replays counted against a ramp step and not yet
-// encoded: the stream's open batch ends with them.
+// deferral is the run of replays counting against a ramp step: the open
+// batch's counted replays, while nothing follows them in the batch.
 type deferral struct {
 	r    *ramp
 	step int
-	need int // the step's replays
-	n    int // replays counted so far (< need)
+	need int    // the step's replays
+	n    int    // replays counted so far (< need)
+	gen  uint64 // the batch they are counted in
+}
+
+// countedReplays are n replays of one program that a batch runs after its
+// finished command buffers and before its encoder's commands: replays
+// counted against a ramp step whose command buffer was not used. The
+// batch's processor (Stream.process) encodes them. g's program stays alive
+// until the batch is retired (Graph.entries).
+type countedReplays struct {
+	g    *Graph
+	prog driver.Program
+	n    int
+}
+
+// counting reports whether s.def is still counting: its batch is open and
+// nothing was added after its replays (the encoder is empty; a command
+// buffer joining the batch would hand it off first). The caller holds
+// s.mu.
+func (s *Stream) counting() bool {
+	d := &s.def
+	return d.r != nil && d.gen == s.gen && s.enc.Empty() && s.batch.counted.g == d.r.g
 }
 
 // rampWorker encodes the steps of a stream's ramps on a goroutine of its
@@ -285,14 +310,20 @@ func (w *rampWorker) close() {
 // ordinary way. The caller holds s.mu; s.def is empty or is g's.
 func (s *Stream) rampReplay(g *Graph) bool {
 	if d := &s.def; d.r != nil {
-		d.n++
-		if d.n == d.need {
-			s.joinStep()
+		if s.counting() && d.r.g == g {
+			d.n++
+			s.countReplay(g)
+			if d.n == d.need {
+				s.joinStep()
+			}
+			return true
 		}
-		return true
+		// Something followed the counted replays (or they went out with
+		// their batch): they stay counted where they are.
+		s.def = deferral{}
 	}
 	r := g.ramp
-	if r == nil || s.profiling() != nil || r.pos >= rampSteps || !s.enc.Empty() {
+	if r == nil || s.profiling() != nil || r.pos >= rampSteps || !s.enc.Empty() || s.batch.counted.g != nil {
 		// With work encoded live in the open batch (replays past the
 		// ramp, launches or other graphs between this graph's replays),
 		// a step would first hand that work off as a batch of its own, to
@@ -304,10 +335,13 @@ func (s *Stream) rampReplay(g *Graph) bool {
 	if need == 0 {
 		return false
 	}
-	s.def = deferral{r: r, step: r.pos, need: need, n: 1}
+	s.def = deferral{r: r, step: r.pos, need: need, n: 1, gen: s.gen}
 	// The open batch ends with these replays: it keeps the graph's memory
 	// (so a Write to it submits them first) and submits by the flush delay.
 	s.holdPins(g.pins)
+	s.batch.counted = countedReplays{g: g, prog: g.prog}
+	g.entries++
+	s.countReplay(g)
 	if s.timerGen != s.gen {
 		s.armTimer(false)
 	}
@@ -317,24 +351,42 @@ func (s *Stream) rampReplay(g *Graph) bool {
 	return true
 }
 
+// encoded is how many dispatches the open batch's encoder will hold once
+// its processor has encoded the counted replays ahead of what it holds:
+// the submission chunks are cut as if they were encoded where they were
+// called.
+func (s *Stream) encoded() int {
+	n := s.enc.Dispatches()
+	if c := s.batch.counted; c.g != nil {
+		n += c.n * c.prog.Dispatches()
+	}
+	return n
+}
+
+// countReplay adds one of g's replays to the open batch's counted replays.
+func (s *Stream) countReplay(g *Graph) {
+	s.batch.counted.n++
+	s.batch.dispatches += g.prog.Dispatches()
+}
+
 // joinStep ends a deferral whose count is complete: the step's command
-// buffer joins the open batch (after what the stream's encoder holds) and
-// goes to the submitter at once. If the step was planned anew meanwhile,
-// the replays are encoded the ordinary way instead. The caller holds s.mu.
+// buffer takes the counted replays' place in the open batch (the encoder
+// is empty) and goes to the submitter at once. If the step was planned
+// anew meanwhile, the replays stay counted, for the submitter to encode.
+// The caller holds s.mu.
 func (s *Stream) joinStep() {
 	d := s.def
+	s.def = deferral{}
 	cb, ok := s.ramps.take(d.r, d.step, d.need)
 	if !ok {
-		s.settle()
 		return
 	}
-	s.def = deferral{}
 	d.r.pos = d.step + 1
 	g := d.r.g
-	s.joinCommandBuffer(cb)
-	s.holdPins(g.pins)
+	s.batch.counted = countedReplays{}
+	s.releaseEntry(g)
+	s.batch.cbs = append(s.batch.cbs, cb)
 	n := d.need * g.prog.Dispatches()
-	s.batch.dispatches += n
 	s.rampReplays += uint64(d.need)
 	// The live schedule goes on from the ramp's size: the GPU holds at
 	// least this step's work by now.
@@ -344,25 +396,49 @@ func (s *Stream) joinStep() {
 	}
 }
 
-// settle encodes the replays deferred against a ramp step the ordinary
-// way, where they were called: every call of the stream but a Replay of
-// the same graph does it first (Stream.lock, handOff, Release). An
-// encoding error cannot be returned by the Replays that returned already:
-// it is queued for the next sync point with the dispatches lost. The
-// caller holds s.mu.
-func (s *Stream) settle() {
-	d := s.def
-	if d.r == nil {
-		return
+// encodeCounted encodes a batch's counted replays (process). With the
+// batch's encoder still empty they go into it; otherwise into the stream's
+// entry encoder, whose command buffer joins the batch's finished ones, so
+// they run before the encoder's commands. Only the batch's processor calls
+// it (the submitter, or the caller inline without one), one batch at a
+// time.
+func (s *Stream) encodeCounted(j *flushJob) error {
+	c := j.b.counted
+	enc := j.enc
+	separate := !enc.Empty() || enc.PassOpen()
+	if separate {
+		if s.entryEnc == nil {
+			e, err := s.drv.NewEncoder()
+			if err != nil {
+				return err
+			}
+			s.entryEnc = e
+		}
+		enc = s.entryEnc
 	}
-	s.def = deferral{}
-	g := d.r.g
-	for i := range d.n {
-		if err := s.encodeProgram(g.prog, g.pins); err != nil {
-			s.errs = append(s.errs, &DeferredError{Op: "Replay", Lost: (d.n - i) * g.prog.Dispatches(), Err: err})
-			return
+	for range c.n {
+		if err := enc.Encode(c.prog, 0, c.prog.Len()); err != nil {
+			enc.Discard()
+			return err
 		}
 	}
+	if separate {
+		cb, err := enc.Finish()
+		if err != nil {
+			return err
+		}
+		j.b.cbs = append(j.b.cbs, cb)
+		enc.Prepare()
+	}
+	return nil
+}
+
+// releaseEntry drops a batch entry's hold on g's program, releasing it if
+// g was released meanwhile and nothing else holds it. The caller holds
+// s.mu.
+func (s *Stream) releaseEntry(g *Graph) {
+	g.entries--
+	g.releaseProgramIfUnused()
 }
 
 // noteReplay counts a replay of a short graph towards its next ramp (the
@@ -384,7 +460,7 @@ func (s *Stream) planRamps() {
 	if len(s.touched) == 0 && len(s.rampList) == 0 {
 		return
 	}
-	s.settle()
+	s.def = deferral{} // a new run starts: replays count against the new plans
 	for _, r := range s.rampList {
 		r.idle++
 	}
@@ -428,7 +504,7 @@ func (s *Stream) planRamps() {
 }
 
 // dropRamp forgets a graph's ramp (Release, idleness, Close). The caller
-// holds s.mu and has settled.
+// holds s.mu.
 func (s *Stream) dropRamp(r *ramp) {
 	s.ramps.drop(r)
 	r.g.ramp = nil
@@ -438,7 +514,7 @@ func (s *Stream) dropRamp(r *ramp) {
 // s.mu.
 func (s *Stream) forgetRamp(g *Graph) {
 	if s.def.r != nil && s.def.r.g == g {
-		s.settle()
+		s.def = deferral{} // its counted replays stay in their batch, and run
 	}
 	if g.ramp == nil {
 		return

@@ -104,10 +104,11 @@ type Stream struct {
 	graphs     map[*Graph]bool // live graphs made on this stream
 	stage      []driver.Buffer // map-read staging buffers not in use
 
-	// Ramps of short graphs (ramp.go): the replays deferred against a
-	// step, the worker that encodes steps, the graphs with a ramp, and
+	// Ramps of short graphs (ramp.go): the run of replays counting against
+	// a step, the worker that encodes steps, the graphs with a ramp, and
 	// the short graphs replayed since the last sync point.
 	def      deferral
+	entryEnc driver.Encoder // encodes counted replays ahead of the live encoder's commands; the submitter's (process)
 	ramps    *rampWorker
 	rampList []*ramp
 	touched  []*Graph
@@ -135,6 +136,7 @@ type batch struct {
 	slots      []paramcache.Slot      // evicted params slots waiting for submission
 	writes     []queuedWrite          // SetVar values written before the batch's commands run, in call order
 	wbytes     []byte                 // the values' bytes, in one arena per batch
+	counted    countedReplays         // replays counted against a ramp step: they run after cbs, before the encoder's commands
 }
 
 // queuedWrite is a Var's new value travelling with a batch: the submitter
@@ -402,17 +404,12 @@ func closedError(op lifecycle.Op) error {
 }
 
 // lock takes the stream's mutex for op and re-checks, under it, that the
-// stream was not closed meanwhile. On error the mutex is not held. Every
-// operation but Replay first encodes the replays deferred against a ramp
-// step (ramp.go), so that it comes after them.
+// stream was not closed meanwhile. On error the mutex is not held.
 func (s *Stream) lock(op lifecycle.Op) error {
 	s.mu.Lock()
 	if s.closing.Load() {
 		s.mu.Unlock()
 		return closedError(op)
-	}
-	if op != lifecycle.Replay {
-		s.settle()
 	}
 	return nil
 }
@@ -717,6 +714,10 @@ func (s *Stream) teardown() (err error) {
 		s.ramps = nil
 	}
 	s.stopSubmitter()
+	if s.entryEnc != nil {
+		s.entryEnc.Release()
+		s.entryEnc = nil
+	}
 	s.groups.clear()
 	if p, ok := s.life.DropProfile(); ok {
 		p.release()

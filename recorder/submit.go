@@ -101,6 +101,11 @@ func (s *Stream) process(j *flushJob) {
 			break
 		}
 	}
+	// Replays counted against a ramp step run after the finished command
+	// buffers and before the encoder's commands.
+	if err == nil && j.b.counted.g != nil {
+		err = s.encodeCounted(j)
+	}
 	// A batch of finished command buffers alone (pre-encoded replays), or
 	// of queued values alone, leaves its encoder as it was, readied:
 	// finishing an empty pass would cost the device lock and a Prepare for
@@ -334,9 +339,8 @@ func (s *Stream) makeRoom() {
 // to the submitter, or, with background submission off, finished and
 // submitted right here. The caller holds s.mu.
 func (s *Stream) handOff() {
-	s.settle()
 	s.reap(false)
-	if s.enc.Empty() && len(s.batch.cbs) == 0 && len(s.batch.writes) == 0 {
+	if s.enc.Empty() && len(s.batch.cbs) == 0 && len(s.batch.writes) == 0 && s.batch.counted.g == nil {
 		if n := len(s.inflight); n > 0 && len(s.batch.pages)+len(s.batch.pins)+len(s.batch.slots) > 0 {
 			// Nothing to submit, but what the batch holds may still be in
 			// use by a batch handed off and not yet submitted (a params
@@ -483,6 +487,10 @@ func (s *Stream) retireJob(j *flushJob) {
 	}
 	for _, w := range b.writes {
 		w.pg.Unref()
+	}
+	if c := b.counted; c.g != nil {
+		b.counted = countedReplays{}
+		s.releaseEntry(c.g)
 	}
 	clear(b.writes)
 	b.pages, b.pins, b.slots, b.writes, b.wbytes = b.pages[:0], b.pins[:0], b.slots[:0], b.writes[:0], b.wbytes[:0]
