@@ -61,7 +61,14 @@ func TestRampServesTheNextRunOfAShortGraph(t *testing.T) {
 			if c.short {
 				g = f.h
 			}
-			for run := range 3 {
+			// The first run plans the ramp; a later one must run exactly
+			// the planned steps from it. On a loaded machine a full batch
+			// can find the submitter behind, and its retry timer then
+			// sends replays counted against a step out as ordinary work
+			// (correctly, but not from the ramp): a few runs are allowed
+			// for one undisturbed run, and every run is checked.
+			var got []uint64
+			for run := 0; run < 7; run++ {
 				f.set(t, 1)
 				before := f.s.MemoryStats()
 				for range c.replays {
@@ -69,9 +76,20 @@ func TestRampServesTheNextRunOfAShortGraph(t *testing.T) {
 				}
 				f.check(t, fmt.Sprintf("run %d of %d replays", run, c.replays))
 				after := waitRamps(t, f.s, c.steps)
-				if got := after.RampReplays - before.RampReplays; run > 0 && got != c.fromRamp {
-					t.Errorf("run %d: %d of %d replays ran from the ramp, want %d", run, got, c.replays, c.fromRamp)
+				if run == 0 {
+					continue
 				}
+				n := after.RampReplays - before.RampReplays
+				got = append(got, n)
+				if n > c.fromRamp {
+					t.Fatalf("run %d: %d of %d replays ran from the ramp, more than the %d its steps hold", run, n, c.replays, c.fromRamp)
+				}
+				if n == c.fromRamp && run >= 2 {
+					break
+				}
+			}
+			if got[len(got)-1] != c.fromRamp {
+				t.Errorf("replays that ran from the ramp, run by run: %v; want a run with %d", got, c.fromRamp)
 			}
 			if m := f.s.MemoryStats(); m.Ramps != 1 {
 				t.Errorf("one graph was replayed: want 1 ramp, got %+v", m)
