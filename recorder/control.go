@@ -237,7 +237,7 @@ type region struct {
 // lowering materialises a plan of internal/lower for one recording: the
 // plan says which lowered command goes where and which words each uses;
 // lowering compiles the control kernels and guarded variants, allocates the
-// enable and count buffers and the table, and completes every node with its
+// enable and gate buffers and the table, and completes every node with its
 // kernel, bindings, params and bind groups, pinned by the recording.
 type lowering struct {
 	s   *Stream
@@ -371,7 +371,7 @@ func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
 	return s.drv.Compile(src, entry, nil)
 }
 
-// materialize allocates the enable buffer, and with gates the count buffer
+// materialize allocates the enable buffer, and with gates the gate buffer
 // and the table (written now), then builds every lowered node of the plan
 // in order: recorded commands copied (gated ones dispatched from their
 // slots, predicated ones through their guarded variants), gate and helper
@@ -385,7 +385,7 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 		return err
 	}
 	pins.addPage(enablePg)
-	// The count buffer and the table are used by gate dispatches and what
+	// The gate buffer and the table are used by gate dispatches and what
 	// they drive only: latched regions have none, and a graph without any
 	// keeps (and saves) neither.
 	var gatePg, tablePg *pool.Page

@@ -3,7 +3,7 @@
 // their kernel's guarded variant (predicated) and which are dispatched
 // indirectly from counts a gate writes (gated), where gate, forwarder,
 // copy and clear dispatches go, how While loops unroll, which words of the
-// enable and count buffers each gate and command uses, and the table the
+// enable and gate buffers each gate and command uses, and the table the
 // gates read.
 //
 // It owns that decision and nothing else. It sees a recording as plain

@@ -110,7 +110,7 @@ const (
 	// (Latch) decides from the region's condition and writes Enable.
 	StepGuarded
 	// StepGated: a recorded dispatch, dispatched indirectly from the
-	// counts at word Slot of the count buffer.
+	// counts at word Slot of the gate buffer (the counts gates write).
 	StepGated
 	// StepForward: copies an indirect dispatch's own counts to word Slot
 	// when Enable is set (zeros when not); the StepGated of that dispatch
@@ -173,7 +173,7 @@ type Plan struct {
 	// Enables is how many enable words the steps use (one per iteration of
 	// every region, latched ones included).
 	Enables uint32
-	// Counts is how many words of the count buffer the steps use.
+	// Counts is how many words of the gate buffer (the counts gates write) the steps use.
 	Counts uint32
 	// Gates is how many gate dispatches there are; without any, no count
 	// buffer or table is needed.
@@ -312,12 +312,12 @@ type gate struct {
 }
 
 // planner walks the tree in recording order, assigning words of the
-// enable and count buffers, and emits the steps.
+// enable and gate buffers, and emits the steps.
 type planner struct {
 	t       *Tree
 	opt     Options
 	limit   int
-	counts  uint32 // words of the count buffer used so far
+	counts  uint32 // words of the gate buffer (the counts gates write) used so far
 	enables uint32 // words of the enable buffer used so far
 	steps   []Step
 	gates   []*gate // gate dispatches, in order

@@ -115,7 +115,7 @@ func TestAWhileUnrollsOneGatePerIterationEachAskingThePreviousOne(t *testing.T) 
 // command of a top-level body has a guarded variant and the first does not
 // bind the condition, each iteration's first dispatch latches (decides from
 // the condition and writes the enable word) and the rest are predicated
-// on it: no gate dispatch, no count buffer, no table.
+// on it: no gate dispatch, no gate buffer, no table.
 func TestATopLevelLoopOfGuardedDispatchesLatchesWithoutGates(t *testing.T) {
 	tr := Tree{Commands: []Command{small, small}, Regions: []Region{{}, {MaxIter: 2, Start: 0, End: 2}}}
 	p := mustLower(t, tr, Options{Guarded: always})
