@@ -4,11 +4,13 @@ import (
 	"context"
 	_ "embed"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lower"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -19,10 +21,6 @@ import (
 // so its cost in graph size and in skipped-iteration overhead grows with
 // it.
 const MaxWhileIterations = 4096
-
-// maxLowered bounds the dispatches a graph with control flow may unroll
-// to (nested loops multiply).
-const maxLowered = 1 << 20
 
 // If runs body's work only when the u32 at cond[offset] is non-zero.
 //
@@ -236,328 +234,110 @@ type region struct {
 	gates      []int // in a sealed graph: the enable word of each iteration's gate
 }
 
-// noParent marks a top-level gate (no enclosing body to ask).
-const noParent = 0xffffffff
-
-// gateItem is one gate dispatch of the lowered graph.
-type gateItem struct {
-	region  int
-	cond    *pool.Page
-	condBuf *Buffer
-	condOff uint64
-	parent  uint32 // enable word of the enclosing gate, or noParent
-	enable  uint32 // this gate's enable word
-	entries [][4]uint32
-	// latch: no gate dispatch; the body's first dispatch, a latching
-	// guarded variant, decides from the condition and writes the enable
-	// word (latched once it has been emitted).
-	latch, latched bool
-}
-
-// lowering turns regions into gates: it walks the recording, assigning
-// words of the gate buffer, and emits the final node list.
+// lowering materialises a plan of internal/lower for one recording: the
+// plan says which lowered command goes where and which words each uses;
+// lowering compiles the control kernels and guarded variants, allocates the
+// enable and gate buffers and the table, and completes every node with its
+// kernel, bindings, params and bind groups, pinned by the recording.
 type lowering struct {
-	s       *Stream
-	rec     *recording
-	words   uint32 // words of the gate buffer (indirect counts) used so far
-	enables uint32 // words of the enable buffer used so far
-	out     []node
-	gates   []*gateItem
-	// Pending: nodes waiting for the gate and table buffers to exist.
-	fixups []fixup
-	// variants caches each body kernel's guarded variants.
+	s   *Stream
+	rec *recording
+	out []node
+	// variants caches each body kernel's guarded variants (asked by the
+	// plan through guarded, used by materialize).
 	variants map[variantKey]guardedKernel
 }
 
-// fixup says how a lowered node is completed once the gate buffer exists.
-type fixup struct {
-	at   int // index in out
-	kind fixKind
-	gate *gateItem
-	slot uint32 // gated dispatch: its counts' word
-	// forwarders and copy kernels
-	src, dst       *pool.Page
-	srcBuf, dstBuf *Buffer
-	srcWord, words uint32
-	dstWord        uint32
-	// guarded dispatches: the variant, where its guard binds, and whether
-	// it latches
-	guard  driver.Kernel
-	layout driver.GuardLayout
-	latch  bool
-}
-
-type fixKind uint8
-
-const (
-	fixGated   fixKind = iota // an original dispatch, now dispatched from its slot
-	fixGate                   // a gate dispatch
-	fixForward                // forwards an indirect dispatch's counts to its slot
-	fixCopy                   // a copy run as a kernel, from its slot
-	fixClear                  // a clear run as a kernel, from its slot
-	fixGuarded                // an original dispatch, now through its guarded variant
-)
-
-// lower turns a recording's nodes and regions into the graph's final node
-// list: without control flow, the recording itself.
-func lower(s *Stream, rec *recording) ([]node, []region, error) {
+// lowerRecording turns a recording's nodes and regions into the graph's
+// final node list: without control flow, the recording itself.
+func lowerRecording(s *Stream, rec *recording) ([]node, []region, error) {
 	if len(rec.regions) == 1 || rec.lowered {
 		return rec.nodes, rec.regions, nil
 	}
-	// Nested loops multiply: count first, so a recording that would unroll
-	// past the bound is refused before it is built.
-	if n := unrolled(rec, 0); n > maxLowered {
-		return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", maxLowered)
-	}
 	l := &lowering{s: s, rec: rec}
-	if err := l.emit(0, noParent, nil); err != nil {
-		return nil, nil, err
+	plan, err := lower.Lower(l.tree(), lower.Options{Guarded: l.guarded})
+	if err != nil {
+		var long *lower.TooLongError
+		switch {
+		case errors.As(err, &long) && long.Commands == 0:
+			return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", long.Limit)
+		case errors.As(err, &long):
+			return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to %d commands (at most %d): lower a While's maxIterations", long.Commands, long.Limit)
+		}
+		return nil, nil, fmt.Errorf("recorder: %w", err)
 	}
-	if n := len(l.out); n > maxLowered {
-		return nil, nil, argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to %d commands (at most %d): lower a While's maxIterations", n, maxLowered)
+	for c := 1; c < len(rec.regions); c++ {
+		for _, w := range plan.Iterations[c] {
+			rec.regions[c].gates = append(rec.regions[c].gates, int(w))
+		}
 	}
-	if err := l.materialize(); err != nil {
+	if err := l.materialize(plan); err != nil {
 		return nil, nil, err
 	}
 	return l.out, rec.regions, nil
 }
 
-// unrolled is how many commands region r lowers to, at most maxLowered+1
-// (it stops counting past the bound, so it cannot overflow): its own nodes
-// (inside a body, an indirect dispatch takes two: its forwarder and
-// itself), and per iteration of each nested region a gate and that
-// region's count.
-func unrolled(rec *recording, r int) int {
-	rg := &rec.regions[r]
-	start, end := rg.start, rg.end
-	if r == 0 {
-		start, end = 0, len(rec.nodes)
-	}
-	n, i := 0, start
-	own := func(to int) {
-		for ; i < to; i++ {
-			n++
-			if r != 0 && rec.nodes[i].kind == nodeDispatch && rec.nodes[i].ind != nil {
-				n++
+// tree is the recording as internal/lower plans it.
+func (l *lowering) tree() lower.Tree {
+	rec := l.rec
+	t := lower.Tree{Commands: make([]lower.Command, len(rec.nodes)), Regions: make([]lower.Region, len(rec.regions))}
+	for i := range rec.nodes {
+		n := &rec.nodes[i]
+		c := &t.Commands[i]
+		switch n.kind {
+		case nodeDispatch:
+			c.Kind, c.Indirect, c.Groups = lower.Dispatch, n.ind != nil, [3]uint32{n.d.x, n.d.y, n.d.z}
+			if cond := rec.regions[n.region].cond; cond != nil {
+				for _, a := range n.acc {
+					if a.kind == accessBuffer && a.pg == cond {
+						c.BindsCondition = true
+					}
+				}
 			}
+		case nodeCopy:
+			c.Kind, c.Words = lower.Copy, uint32(n.size/4)
+		case nodeClear:
+			c.Kind, c.Words = lower.Clear, uint32(n.size/4)
 		}
 	}
-	for c := r + 1; c < len(rec.regions) && n <= maxLowered; c++ {
-		child := &rec.regions[c]
-		if child.parent != r {
-			continue
-		}
-		own(child.start)
-		per := 1 + unrolled(rec, c)
-		if per > maxLowered || child.maxIter > (maxLowered+1)/per {
-			return maxLowered + 1
-		}
-		n += child.maxIter * per
-		i = child.end
+	for r := 1; r < len(rec.regions); r++ {
+		rg := &rec.regions[r]
+		t.Regions[r] = lower.Region{Parent: rg.parent, MaxIter: rg.maxIter, Start: rg.start, End: rg.end}
 	}
-	own(end)
-	return min(n, maxLowered+1)
+	return t
 }
 
-// emit writes region r's content: its direct nodes (gated by gate g when
-// inside a body) and its nested regions, in recording order.
-func (l *lowering) emit(r int, enable uint32, g *gateItem) error {
-	rg := &l.rec.regions[r]
-	start, end := rg.start, rg.end
-	if r == 0 {
-		start, end = 0, len(l.rec.nodes)
+// guarded answers the plan: whether recorded dispatch i's kernel has a
+// guarded variant (latching or not), compiling it on first ask.
+func (l *lowering) guarded(i int, latch bool) bool {
+	if l.s.cfg.noPredicate {
+		return false
 	}
-	i := start
-	for c := r + 1; c < len(l.rec.regions); c++ {
-		child := &l.rec.regions[c]
-		if child.parent != r {
-			continue
-		}
-		for ; i < child.start; i++ {
-			if err := l.node(i, enable, g); err != nil {
-				return err
-			}
-		}
-		if err := l.child(c, enable); err != nil {
-			return err
-		}
-		i = child.end
-	}
-	for ; i < end; i++ {
-		if err := l.node(i, enable, g); err != nil {
-			return err
-		}
-	}
-	if len(l.out) > maxLowered {
-		return argError(lifecycle.Branch, ErrInvalidArgument, "control flow unrolls to more than %d commands: lower a While's maxIterations", maxLowered)
-	}
-	return nil
+	_, ok := l.variant(l.rec.nodes[i].k, latch)
+	return ok
 }
 
-// child emits a nested If (one gate) or While (one gate per iteration, each
-// enabled only if the previous one was). A latchable region (latchable)
-// gets no gate dispatches: its first dispatch latches each iteration.
-func (l *lowering) child(c int, parent uint32) error {
-	rg := &l.rec.regions[c]
-	prev := parent
-	latch := parent == noParent && l.latchable(c)
-	for it := 0; it < rg.maxIter; it++ {
-		g := &gateItem{region: c, cond: rg.cond, condBuf: rg.condBuf, condOff: rg.condOff, parent: prev, enable: l.enables, latch: latch}
-		l.enables++
-		rg.gates = append(rg.gates, int(g.enable))
-		if !latch {
-			l.gates = append(l.gates, g)
-			l.out = append(l.out, node{kind: nodeDispatch, region: c})
-			l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGate, gate: g})
-		}
-		if err := l.emit(c, g.enable, g); err != nil {
-			return err
-		}
-		prev = g.enable
-	}
-	return nil
-}
-
-// node emits recorded node i: unchanged at top level, gated inside a body.
-func (l *lowering) node(i int, enable uint32, g *gateItem) error {
-	n := l.rec.nodes[i]
-	n.acc = append([]access(nil), n.acc...)
-	if g == nil {
-		l.out = append(l.out, n)
-		return nil
-	}
-	latch := g.latch && !g.latched
-	if v, layout, ok := l.guarded(&n, latch); ok {
-		// Predicated: dispatched directly, each invocation returning at
-		// once unless the body is enabled (the latching dispatch decides
-		// that from the condition and records it).
-		g.latched = g.latched || latch
-		l.out = append(l.out, n)
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGuarded, gate: g, guard: v, layout: layout, latch: latch})
-		return nil
-	}
-	if g.latch {
-		// latchable admits only regions whose direct commands are all
-		// predicated: a latched gate has no dispatch to write a slot.
-		return fmt.Errorf("recorder: internal error: command %d (%s) of a latched region needs a gate slot", i, n.name())
-	}
-	slot := l.words
-	l.words += 3
-	switch {
-	case n.kind == nodeDispatch && n.ind != nil:
-		// Its own counts are read on the GPU when it is reached: a
-		// forwarder copies them to the slot (or zeros when skipped).
-		l.out = append(l.out, node{kind: nodeDispatch, region: n.region})
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixForward, gate: g, slot: slot, src: n.ind, srcBuf: n.indBuf, srcWord: uint32(n.d.offset / 4)})
-		l.out = append(l.out, n)
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGated, slot: slot})
-	case n.kind == nodeDispatch:
-		g.entries = append(g.entries, [4]uint32{slot, n.d.x, n.d.y, n.d.z})
-		l.out = append(l.out, n)
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: fixGated, slot: slot})
-	default:
-		words := uint32(n.size / 4)
-		groups := (words + 63) / 64
-		gx, gy := min(groups, 65535), (groups+65534)/65535
-		g.entries = append(g.entries, [4]uint32{slot, gx, gy, 1})
-		kind := fixCopy
-		if n.kind == nodeClear {
-			kind = fixClear
-		}
-		l.out = append(l.out, node{kind: nodeDispatch, region: n.region})
-		l.fixups = append(l.fixups, fixup{at: len(l.out) - 1, kind: kind, slot: slot, src: n.src, srcBuf: n.srcBuf, dst: n.dst, dstBuf: n.dstBuf,
-			srcWord: uint32(n.srcOff / 4), dstWord: uint32(n.dstOff / 4), words: words})
-	}
-	return nil
-}
-
-// maxGuardedGroups is the most workgroups a gated dispatch may have to be
-// predicated (run through its kernel's guarded variant) instead of
-// dispatched indirectly. A skipped predicated dispatch still launches
-// every workgroup, each returning at once; up to this many that costs
-// about what an empty dispatch does (one wave on a discrete GPU), while
-// an indirect dispatch costs more per dispatch whether it runs or not
-// (it waits for its counts). Larger dispatches, and kernels without a
-// guarded variant, are dispatched indirectly.
-const maxGuardedGroups = 256
-
-// guarded returns the guarded variant (latching or not) of gated dispatch
-// n's kernel when n is to be predicated.
-func (l *lowering) guarded(n *node, latch bool) (driver.Kernel, driver.GuardLayout, bool) {
-	if n.kind != nodeDispatch || n.ind != nil || l.s.cfg.noPredicate ||
-		uint64(n.d.x)*uint64(n.d.y)*uint64(n.d.z) > maxGuardedGroups {
-		return nil, driver.GuardLayout{}, false
-	}
+// variant returns kernel k's guarded variant (latching or not), compiled
+// once per lowering; ok is false when it has none.
+func (l *lowering) variant(k driver.Kernel, latch bool) (guardedKernel, bool) {
 	if l.variants == nil {
 		l.variants = map[variantKey]guardedKernel{}
 	}
-	key := variantKey{n.k, latch}
+	key := variantKey{k, latch}
 	v, ok := l.variants[key]
 	if !ok {
 		var err error
 		if g, ok := l.s.drv.(driver.Guarder); !ok {
 			v.k = nil // a driver without variants: gated indirectly
-		} else if v.k, v.layout, err = g.Guarded(n.k, latch); err != nil {
+		} else if v.k, v.layout, err = g.Guarded(k, latch); err != nil {
 			// Not an error of the capture: the dispatch is gated
 			// indirectly, as every dispatch was before variants.
-			l.s.log.Debug().Err(err).Str("kernel", n.k.Entry()).Bool("latch", latch).Msg("no guarded variant; dispatching indirectly")
+			l.s.log.Debug().Err(err).Str("kernel", k.Entry()).Bool("latch", latch).Msg("no guarded variant; dispatching indirectly")
 			v.k = nil
 		}
 		l.variants[key] = v
 	}
-	return v.k, v.layout, v.k != nil
-}
-
-// latchable reports whether region c (at top level) can do without gate
-// dispatches: its first command is a dispatch that does not bind the
-// condition's buffer and has a latching variant, and every other command
-// directly in it (nested regions aside, which keep their gates) has a
-// guarded variant. The first dispatch then decides each iteration from the
-// condition itself. That needs no "every earlier iteration ran" term: when
-// an iteration is skipped nothing in its body runs, so the condition is
-// still zero when the next one reads it.
-func (l *lowering) latchable(c int) bool {
-	rg := &l.rec.regions[c]
-	if rg.start == rg.end {
-		return false
-	}
-	// inChild: node i belongs to a nested region (an empty one holds no
-	// node; its gates are emitted before the node at its start).
-	inChild := func(i int) bool {
-		for d := c + 1; d < len(l.rec.regions); d++ {
-			ch := &l.rec.regions[d]
-			if ch.parent == c && i >= ch.start && i < ch.end {
-				return true
-			}
-		}
-		return false
-	}
-	for d := c + 1; d < len(l.rec.regions); d++ {
-		if ch := &l.rec.regions[d]; ch.parent == c && ch.start == rg.start {
-			return false // a nested region's gate would run before the latch
-		}
-	}
-	first := &l.rec.nodes[rg.start]
-	if first.kind != nodeDispatch || first.d.isIndirect || first.d.x == 0 || first.d.y == 0 || first.d.z == 0 {
-		return false
-	}
-	for _, a := range first.acc {
-		if a.kind == accessBuffer && a.pg == rg.cond {
-			return false
-		}
-	}
-	if _, _, ok := l.guarded(first, true); !ok {
-		return false
-	}
-	for i := rg.start + 1; i < rg.end; i++ {
-		if inChild(i) {
-			continue
-		}
-		if _, _, ok := l.guarded(&l.rec.nodes[i], false); !ok {
-			return false
-		}
-	}
-	return true
+	return v, v.k != nil
 }
 
 // variantKey names a guarded variant: the kernel and whether it latches.
@@ -591,26 +371,16 @@ func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
 	return s.drv.Compile(src, entry, nil)
 }
 
-// materialize allocates the gate buffer and the table, writes the table,
-// and completes every lowered node: gate and helper dispatches get their
-// kernels, bindings and params; gated nodes dispatch from their slots.
-func (l *lowering) materialize() error {
+// materialize allocates the enable buffer, and with gates the gate buffer
+// and the table (written now), then builds every lowered node of the plan
+// in order: recorded commands copied (gated ones dispatched from their
+// slots, predicated ones through their guarded variants), gate and helper
+// dispatches given their kernels, bindings and params.
+func (l *lowering) materialize(plan *lower.Plan) error {
 	s := l.s
 	pins := l.rec.pins
-	var table []byte
-	for _, g := range l.gates {
-		first := uint32(len(table) / 16)
-		for _, e := range g.entries {
-			for _, w := range e {
-				table = binary.LittleEndian.AppendUint32(table, w)
-			}
-		}
-		g.entries = append(g.entries[:0], [4]uint32{first, uint32(len(g.entries))})
-	}
-	if len(table) == 0 {
-		table = make([]byte, 16)
-	}
-	enablePg, err := s.mem.Alloc(uint64(max(l.enables, 4))*4, lifecycle.PoolNormal)
+	table := plan.Table
+	enablePg, err := s.mem.Alloc(uint64(max(plan.Enables, 4))*4, lifecycle.PoolNormal)
 	if err != nil {
 		return err
 	}
@@ -619,8 +389,8 @@ func (l *lowering) materialize() error {
 	// they drive only: latched regions have none, and a graph without any
 	// keeps (and saves) neither.
 	var gatePg, tablePg *pool.Page
-	if len(l.gates) > 0 {
-		if gatePg, err = s.mem.Alloc(uint64(max(l.words, 4))*4, lifecycle.PoolNormal); err != nil {
+	if plan.Gates > 0 {
+		if gatePg, err = s.mem.Alloc(uint64(max(plan.Counts, 4))*4, lifecycle.PoolNormal); err != nil {
 			return err
 		}
 		pins.addPage(gatePg)
@@ -631,10 +401,8 @@ func (l *lowering) materialize() error {
 		if err := s.drv.WriteBuffer(tablePg.Buffer(), 0, table); err != nil {
 			return err
 		}
-	} else {
-		table = nil
 	}
-	gateSize, tableSize, enableSize := uint64(max(l.words, 4))*4, uint64(len(table)), uint64(max(l.enables, 4))*4
+	gateSize, tableSize, enableSize := uint64(max(plan.Counts, 4))*4, uint64(len(table)), uint64(max(plan.Enables, 4))*4
 	kernels := map[string]driver.Kernel{}
 	kernel := func(src, entry string) (driver.Kernel, error) {
 		if k, ok := kernels[entry]; ok {
@@ -655,87 +423,113 @@ func (l *lowering) materialize() error {
 		}
 		return access{kind: accessParams, meta: e, size: e.Size, binding: binding}, nil
 	}
-	for _, f := range l.fixups {
-		n := &l.out[f.at]
-		if f.kind == fixGated {
-			n.d = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}
-			n.ind, n.indBuf = gatePg, nil
+	// recorded copies recorded command i, with accesses of its own.
+	recorded := func(i int) node {
+		n := l.rec.nodes[i]
+		n.acc = append([]access(nil), n.acc...)
+		return n
+	}
+	l.out = make([]node, 0, len(plan.Steps))
+	for _, st := range plan.Steps {
+		switch st.Kind {
+		case lower.StepCommand:
+			l.out = append(l.out, recorded(st.Command))
 			continue
-		}
-		if f.kind == fixGuarded {
+		case lower.StepGated:
+			n := recorded(st.Command)
+			n.d = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}
+			n.ind, n.indBuf = gatePg, nil
+			l.out = append(l.out, n)
+			continue
+		case lower.StepGuarded:
 			// The variant binds what the original does, plus, in its own
-			// group, the gate buffer and the index of its enable word; a
+			// group, the enable buffer and the index of its enable word; a
 			// latching one also the condition (and writes the word).
-			g, gl := f.gate, f.layout
-			p, err := params(gl.At, g.enable, uint32(g.condOff/4), 0, 0)
+			n := recorded(st.Command)
+			v, _ := l.variant(n.k, st.Latch)
+			rg, gl := &l.rec.regions[st.Region], v.layout
+			p, err := params(gl.At, st.Enable, uint32(rg.condOff/4), 0, 0)
 			if err != nil {
 				return err
 			}
-			extra := []access{bufAcc(enablePg, nil, enableSize, f.latch, gl.Words), p}
-			if f.latch {
-				extra = append(extra, bufAcc(g.cond, g.condBuf, g.condBuf.size, false, gl.Cond))
+			extra := []access{bufAcc(enablePg, nil, enableSize, st.Latch, gl.Words), p}
+			if st.Latch {
+				extra = append(extra, bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, false, gl.Cond))
 			}
 			for i := range extra {
 				extra[i].group = gl.Group
 				pins.pinAccess(&extra[i])
 			}
 			n.acc = append(n.acc, extra...)
-			n.k = f.guard
-			if err := l.regroup(n); err != nil {
+			n.k = v.k
+			if err := l.regroup(&n); err != nil {
 				return err
 			}
+			l.out = append(l.out, n)
 			continue
 		}
+		var n node
 		var k driver.Kernel
 		var p access
-		switch f.kind {
-		case fixGate:
-			g := f.gate
+		switch st.Kind {
+		case lower.StepGate:
+			rg := &l.rec.regions[st.Region]
+			n = node{kind: nodeDispatch, region: st.Region}
 			if k, err = kernel(gateWGSL, "softgraph_gate"); err != nil {
 				return err
 			}
-			if p, err = params(3, uint32(g.condOff/4), g.parent, g.enable, g.entries[0][0], g.entries[0][1], 0, 0, 0); err != nil {
+			if p, err = params(3, uint32(rg.condOff/4), st.Parent, st.Enable, st.First, st.Count, 0, 0, 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(g.cond, g.condBuf, g.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p,
+			n.acc = []access{bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p,
 				bufAcc(enablePg, nil, enableSize, true, 4)}
 			n.d = Groups(1, 1, 1)
-		case fixForward:
+		case lower.StepForward:
+			// Forwards the indirect dispatch's own counts to its slot.
+			c := &l.rec.nodes[st.Command]
+			n = node{kind: nodeDispatch, region: c.region}
 			if k, err = kernel(forwardWGSL, "softgraph_forward"); err != nil {
 				return err
 			}
-			if p, err = params(2, f.srcWord, f.gate.enable, f.slot, 0); err != nil {
+			if p, err = params(2, uint32(c.d.offset/4), st.Enable, st.Slot, 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p,
+			n.acc = []access{bufAcc(c.ind, c.indBuf, c.indBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p,
 				bufAcc(enablePg, nil, enableSize, false, 3)}
 			n.d = Groups(1, 1, 1)
-		case fixCopy:
+		case lower.StepCopy:
+			c := &l.rec.nodes[st.Command]
+			n = node{kind: nodeDispatch, region: c.region}
 			if k, err = kernel(copyWGSL, "softgraph_copy"); err != nil {
 				return err
 			}
-			if p, err = params(2, f.srcWord, f.dstWord, f.words, 0); err != nil {
+			if p, err = params(2, uint32(c.srcOff/4), uint32(c.dstOff/4), uint32(c.size/4), 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(f.src, f.srcBuf, f.srcBuf.size, false, 0), bufAcc(f.dst, f.dstBuf, f.dstBuf.size, true, 1), p}
-			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}, gatePg
-		case fixClear:
+			n.acc = []access{bufAcc(c.src, c.srcBuf, c.srcBuf.size, false, 0), bufAcc(c.dst, c.dstBuf, c.dstBuf.size, true, 1), p}
+			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
+		case lower.StepClear:
+			c := &l.rec.nodes[st.Command]
+			n = node{kind: nodeDispatch, region: c.region}
 			if k, err = kernel(clearWGSL, "softgraph_clear"); err != nil {
 				return err
 			}
-			if p, err = params(1, 0, f.dstWord, f.words, 0); err != nil {
+			if p, err = params(1, 0, uint32(c.dstOff/4), uint32(c.size/4), 0); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(f.dst, f.dstBuf, f.dstBuf.size, true, 0), p}
-			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(f.slot) * 4}, gatePg
+			n.acc = []access{bufAcc(c.dst, c.dstBuf, c.dstBuf.size, true, 0), p}
+			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
+		default:
+			return fmt.Errorf("recorder: internal error: lowered step of kind %v", st.Kind)
 		}
 		n.k = k
 		for i := range n.acc {
 			pins.pinAccess(&n.acc[i])
 		}
-		if err := l.regroup(n); err != nil {
+		if err := l.regroup(&n); err != nil {
 			return err
 		}
+		l.out = append(l.out, n)
 	}
 	l.rec.enablePage, l.rec.gatePage, l.rec.tablePage, l.rec.table = enablePg, gatePg, tablePg, table
 	return nil

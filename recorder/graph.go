@@ -111,7 +111,7 @@ type GraphStats struct {
 // a graph that seals replays without device errors. The recording's pins
 // pass to the graph on success.
 func seal(s *Stream, rec *recording) (*Graph, error) {
-	nodes, regions, err := lower(s, rec)
+	nodes, regions, err := lowerRecording(s, rec)
 	if err != nil {
 		return nil, err
 	}

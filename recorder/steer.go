@@ -116,7 +116,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, err
 			rs[i].gates = nil
 		}
 		rec := &recording{pins: pins, nodes: raw, regions: rs}
-		if nodes, regions, err = lower(s, rec); err != nil {
+		if nodes, regions, err = lowerRecording(s, rec); err != nil {
 			return fail(err)
 		}
 		enablePage, gatePage, tablePage, table = rec.enablePage, rec.gatePage, rec.tablePage, rec.table

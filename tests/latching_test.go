@@ -157,7 +157,7 @@ var _ = wgpu.Options{}
 // top-level While whose body is [latchable dispatch, an empty nested If (or
 // While), X] where X has no guarded variant — a copy, a clear, a dispatch of
 // more than 256 workgroups, a kernel using @group(3) — must not be latched
-// (X needs a gate). latchable (recorder/control.go) once counted the command
+// (X needs a gate). latchable (internal/lower) once counted the command
 // right after an empty nested region as inside it and latched the loop
 // anyway; X then went to a slot no gate wrote and never ran. Every variant
 // agrees with the eager step, predicated or not.
