@@ -179,14 +179,11 @@ func TestSetVarDoesNotWaitForTheDeviceToRunTheWorkBeforeIt(t *testing.T) {
 	// for the oldest before it submits anything else.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		s.sub.mu.Lock()
-		handled := s.sub.handled
-		s.sub.mu.Unlock()
-		if handled >= gpuDepth {
+		if handled := s.sub.Handled(); handled >= gpuDepth {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the submitter handled %d of %d batches in 10 s", handled, gpuDepth)
+			t.Fatalf("the submitter handled %d of %d batches in 10 s", s.sub.Handled(), gpuDepth)
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
+	"github.com/softgraph/softgraph/internal/submitq"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -87,7 +88,7 @@ type Stream struct {
 	// The background submitter (submit.go): batches handed off and not yet
 	// reaped, in submission order; spare encoders; the newest batch known
 	// to be submitted.
-	sub          *submitter
+	sub          *submitq.Queue[*flushJob]
 	inflight     []*flushJob
 	spare        []driver.Encoder
 	jobFree      []*flushJob
@@ -853,13 +854,11 @@ func (d *deviceStreams) flushOthers(ctx context.Context, self *Stream) error {
 		s.handOff()
 		sub, target := s.sub, uint64(0)
 		if sub != nil {
-			sub.mu.Lock()
-			target = sub.queued
-			sub.mu.Unlock()
+			target = sub.Pushed()
 		}
 		s.mu.Unlock()
 		if sub != nil {
-			if err := sub.awaitHandled(ctx, target); err != nil {
+			if err := sub.AwaitHandled(ctx, target); err != nil {
 				return err
 			}
 		}

@@ -3,14 +3,13 @@ package recorder
 import (
 	"context"
 	"runtime"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
-	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/internal/pool"
+	"github.com/softgraph/softgraph/internal/submitq"
 )
 
 // maxInflight is how many batches may wait for the submitter before a full
@@ -73,22 +72,6 @@ func (j *flushJob) holds(pg *pool.Page) bool {
 	return false
 }
 
-// submitter is a stream's background goroutine: it finishes and submits the
-// batches handed to it, in order, and hands them back for the stream to
-// retire under its own lock. It never takes the stream's lock, so the
-// stream may wait for it while holding that lock.
-type submitter struct {
-	mu      lockrank.Mutex // lockrank.Submitter
-	cond    *sync.Cond     // signalled when a job is queued, done, or the submitter stops
-	queue   []*flushJob    // handed off, not yet processed, oldest first
-	stop    bool           // no more jobs: exit once the queue is empty
-	done    []*flushJob    // processed, not yet reaped
-	queued  uint64         // jobs ever queued
-	handled uint64         // jobs processed so far (in queue order)
-	changed chan struct{}  // made by a wait that honours a context, closed by the next job done
-	exited  chan struct{}
-}
-
 // process finishes and submits a job (on the submitter, or inline when
 // background submission is off).
 func (s *Stream) process(j *flushJob) {
@@ -145,83 +128,33 @@ func (s *Stream) process(j *flushJob) {
 	j.err = err
 }
 
+// startSubmitter starts the stream's submitter: a queue (internal/submitq)
+// whose goroutine processes the batches handed off, in order. Before it
+// processes a batch it waits for the submission gpuDepth back, so that a
+// stream fed faster than the GPU runs stops queueing work on the device.
+// It never takes the stream's lock, so the stream may wait for it while
+// holding that lock.
 func (s *Stream) startSubmitter() {
-	sub := &submitter{mu: lockrank.Mutex{Rank: lockrank.Submitter}, exited: make(chan struct{})}
-	sub.cond = sync.NewCond(&sub.mu)
-	s.sub = sub
-	go func() {
-		defer close(sub.exited)
-		var recent [gpuDepth]driver.Submission // ring of the last submissions
-		n := 0
-		for {
-			sub.mu.Lock()
-			for len(sub.queue) == 0 && !sub.stop {
-				sub.cond.Wait()
-			}
-			if len(sub.queue) == 0 {
-				sub.mu.Unlock()
-				return
-			}
-			j := sub.queue[0]
-			copy(sub.queue, sub.queue[1:])
-			sub.queue[len(sub.queue)-1] = nil
-			sub.queue = sub.queue[:len(sub.queue)-1]
-			sub.mu.Unlock()
-			if old := recent[n%gpuDepth]; n >= gpuDepth && old != 0 {
-				// An error here (device closed or lost) is the next
-				// submission's to report.
-				_ = s.drv.Wait(context.Background(), old)
-			}
-			s.process(j)
-			if j.err == nil && j.sent && j.sub != 0 {
-				recent[n%gpuDepth] = j.sub
-				n++
-			}
-			sub.mu.Lock()
-			sub.handled++
-			sub.done = append(sub.done, j)
-			sub.cond.Broadcast()
-			if sub.changed != nil {
-				close(sub.changed)
-				sub.changed = nil
-			}
-			sub.mu.Unlock()
+	var recent [gpuDepth]driver.Submission // ring of the last submissions; the goroutine's own
+	n := 0
+	s.sub = submitq.Start(func(j *flushJob) {
+		if old := recent[n%gpuDepth]; n >= gpuDepth && old != 0 {
+			// An error here (device closed or lost) is the next
+			// submission's to report.
+			_ = s.drv.Wait(context.Background(), old)
 		}
-	}()
-}
-
-// awaitHandled waits until the submitter has processed its first target
-// jobs, or ctx ends. It holds no stream lock: any goroutine may wait.
-func (sub *submitter) awaitHandled(ctx context.Context, target uint64) error {
-	for {
-		sub.mu.Lock()
-		if sub.handled >= target {
-			sub.mu.Unlock()
-			return nil
+		s.process(j)
+		if j.err == nil && j.sent && j.sub != 0 {
+			recent[n%gpuDepth] = j.sub
+			n++
 		}
-		if sub.changed == nil {
-			sub.changed = make(chan struct{})
-		}
-		changed := sub.changed
-		sub.mu.Unlock()
-		select {
-		case <-changed:
-		case <-sub.exited:
-			return nil // stopped: everything queued was processed
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	})
 }
 
 // stopSubmitter ends the goroutine; the caller has drained it.
 func (s *Stream) stopSubmitter() {
 	if s.sub != nil {
-		s.sub.mu.Lock()
-		s.sub.stop = true
-		s.sub.cond.Broadcast()
-		s.sub.mu.Unlock()
-		<-s.sub.exited
+		s.sub.Stop()
 		s.sub = nil
 	}
 }
@@ -312,15 +245,9 @@ func (s *Stream) waitRoomUnlocked() bool {
 		if sub == nil || s.closing.Load() {
 			return false
 		}
-		sub.mu.Lock()
-		seen := sub.handled
-		sub.mu.Unlock()
+		seen := sub.Handled()
 		s.mu.Unlock()
-		sub.mu.Lock()
-		for sub.handled == seen {
-			sub.cond.Wait()
-		}
-		sub.mu.Unlock()
+		sub.AwaitHandledPast(seen)
 		s.mu.Lock()
 		s.reap(false)
 	}
@@ -404,11 +331,7 @@ func (s *Stream) handOff() {
 	if s.sub == nil {
 		s.startSubmitter()
 	}
-	s.sub.mu.Lock()
-	s.sub.queue = append(s.sub.queue, j)
-	s.sub.queued++
-	s.sub.cond.Broadcast()
-	s.sub.mu.Unlock()
+	s.sub.Push(j)
 }
 
 // sub0 records an inline-processed job as done.
@@ -417,9 +340,7 @@ func (s *Stream) sub0(j *flushJob) {
 		s.inlineDone = append(s.inlineDone, j)
 		return
 	}
-	s.sub.mu.Lock()
-	s.sub.done = append(s.sub.done, j)
-	s.sub.mu.Unlock()
+	s.sub.AddDone(j)
 }
 
 // reap retires the jobs the submitter has processed, oldest first; with
@@ -434,14 +355,7 @@ func (s *Stream) reap(wait bool) {
 		s.reaping = done[:0]
 	}()
 	if s.sub != nil {
-		s.sub.mu.Lock()
-		for wait && len(s.sub.done) == 0 && len(done) == 0 {
-			s.sub.cond.Wait()
-		}
-		done = append(done, s.sub.done...)
-		clear(s.sub.done)
-		s.sub.done = s.sub.done[:0]
-		s.sub.mu.Unlock()
+		done = s.sub.Take(done, wait && len(done) == 0)
 	}
 	for _, j := range done {
 		if j.err != nil {
@@ -552,14 +466,7 @@ func (s *Stream) flushContext(ctx context.Context) error {
 		if len(s.inflight) == 0 || s.inflight[0].gen >= mine {
 			return nil
 		}
-		sub := s.sub
-		sub.mu.Lock()
-		if sub.changed == nil {
-			sub.changed = make(chan struct{})
-		}
-		changed := sub.changed
-		ready := len(sub.done) > 0
-		sub.mu.Unlock()
+		changed, ready := s.sub.Next()
 		if ready {
 			continue
 		}

@@ -28,7 +28,7 @@ const (
 	Handle
 	// Pool is a stream's memory pool (internal/pool's Pool.mu).
 	Pool
-	// Submitter is a stream's submitter queue.
+	// Submitter is a stream's submitter queue (internal/submitq's Queue.mu).
 	Submitter
 )
 
