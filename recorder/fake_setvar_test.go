@@ -213,3 +213,33 @@ func TestSetVarDoesNotWaitForTheDeviceToRunTheWorkBeforeIt(t *testing.T) {
 		t.Errorf("the launches before (-want +got):\n%s", diff)
 	}
 }
+
+// TestSetVarsWithNothingBetweenQueueOneWrite: a thousand SetVars of one
+// Var with nothing reading it between them, and no sync point, queue one
+// queue write of the last value, not a thousand (no flush timer runs:
+// nothing else would bound the batch's memory), and the launch after them
+// reads the last value. Without it a loop that sets a Var faster than it
+// replays grows the open batch without bound.
+func TestSetVarsWithNothingBetweenQueueOneWrite(t *testing.T) {
+	r := newFakeRig(t)
+	s := r.stream(t, WithFlushDelay(0))
+	x := upload(t, s, 1)
+	v := newVarU32(t, s, 5)
+	read(t, s, x)
+	before := len(deviceOps(r.dev))
+	for k := range uint32(1000) {
+		if err := s.SetVar(v, u32s(k, 0, 0, 0)); err != nil {
+			t.Fatalf("SetVar(%d): %v", k, err)
+		}
+	}
+	if err := r.addVar(s, x, v); err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{1 + 999}, read(t, s, x)); diff != "" {
+		t.Errorf("the launch after a thousand SetVars (-want +got):\n%s", diff)
+	}
+	want := []string{"write", "submit", "dispatch", "submit"}
+	if diff := cmp.Diff(want, deviceOps(r.dev)[before:]); diff != "" {
+		t.Errorf("a thousand SetVars of one Var reached the device as (-want +got):\n%s", diff)
+	}
+}

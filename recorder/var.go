@@ -164,6 +164,16 @@ func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 		s.handOff()
 	}
 	b := &s.batch
+	for _, w := range b.writes {
+		if w.pg == pg {
+			// Nothing in the batch read the value this one replaces
+			// (batchUses above): only the last value of a Var matters to
+			// a batch, so a loop of SetVars queues one write, not many.
+			copy(b.wbytes[w.lo:w.hi], p)
+			pg.Unref()
+			return nil
+		}
+	}
 	lo := len(b.wbytes)
 	b.wbytes = append(b.wbytes, p...)
 	b.writes = append(b.writes, queuedWrite{pg: pg, lo: lo, hi: len(b.wbytes)})
