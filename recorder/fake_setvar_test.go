@@ -87,7 +87,8 @@ func TestSetVarValuesTravelWithTheBatchThatFollowsThem(t *testing.T) {
 // and the stream goes on. Without it the value would be lost silently.
 func TestAFailedSetVarWriteIsReportedAtTheNextSyncPoint(t *testing.T) {
 	r := newFakeRig(t)
-	s := r.stream(t)
+	// No flush timer: the value and the launch after it stay one batch.
+	s := r.stream(t, WithFlushDelay(time.Hour))
 	x := upload(t, s, 1)
 	v := newVarU32(t, s, 5)
 	if err := s.Sync(); err != nil {
