@@ -94,7 +94,8 @@ func (s *Stream) process(j *flushJob) {
 	// finishing an empty pass would cost the device lock and a Prepare for
 	// nothing.
 	idle := j.enc.Empty() && !j.enc.PassOpen()
-	if err == nil && !idle {
+	finishing := err == nil && !idle
+	if finishing {
 		cb, err = j.enc.Finish()
 	}
 	if err == nil {
@@ -114,9 +115,10 @@ func (s *Stream) process(j *flushJob) {
 			j.enc.Prepare()
 		}
 	} else {
-		if !idle && cb.Empty() {
-			// A queued value failed before the encoder was finished: its
-			// commands go with the batch, never into the next one.
+		if !idle && !finishing {
+			// A queued value or the counted replays failed before the
+			// encoder was finished: its commands go with the batch, never
+			// into the next one.
 			j.enc.Discard()
 		}
 		for _, c := range j.b.cbs {
