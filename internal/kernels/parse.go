@@ -51,57 +51,9 @@ func parse(src string) (*module, error) {
 	for _, d := range decls {
 		switch first := strings.Fields(d)[0]; {
 		case first == "struct":
-			sm := structRE.FindStringSubmatch(d)
-			if sm == nil {
-				return nil, fmt.Errorf("unreadable struct declaration %q", d)
-			}
-			if _, dup := m.structs[sm[1]]; dup {
-				return nil, fmt.Errorf("struct %s declared twice", sm[1])
-			}
-			var fs []field
-			for f := range strings.SplitSeq(sm[2], ",") {
-				if f = strings.TrimSpace(f); f == "" {
-					continue
-				}
-				fm := fieldRE.FindStringSubmatch(f)
-				if fm == nil {
-					return nil, fmt.Errorf("struct %s: unreadable field %q (plain name: u32 only)", sm[1], f)
-				}
-				if fm[2] != "u32" {
-					return nil, fmt.Errorf("struct %s: field %s is %s (u32 only)", sm[1], fm[1], fm[2])
-				}
-				fs = append(fs, field{fm[1]})
-			}
-			m.structs[sm[1]] = fs
+			err = m.addStruct(d)
 		case strings.HasPrefix(first, "@group"):
-			vm := varRE.FindStringSubmatch(d)
-			if vm == nil {
-				return nil, fmt.Errorf("unreadable variable declaration %q", d)
-			}
-			g, err1 := strconv.ParseUint(vm[1], 10, 32)
-			b, err2 := strconv.ParseUint(vm[2], 10, 32)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("variable %s: unreadable group or binding", vm[4])
-			}
-			v := variable{at: Binding{Group: uint32(g), Binding: uint32(b)}, typ: strings.TrimSpace(vm[5])}
-			switch space := strings.Join(strings.Fields(strings.ReplaceAll(vm[3], ",", " ")), " "); space {
-			case "uniform":
-				v.uniform = true
-			case "storage", "storage read":
-			case "storage read_write":
-				v.at.Writable = true
-			default:
-				return nil, fmt.Errorf("variable %s: address space <%s> (uniform or storage only)", vm[4], vm[3])
-			}
-			if _, dup := m.vars[vm[4]]; dup {
-				return nil, fmt.Errorf("variable %s declared twice", vm[4])
-			}
-			for n, o := range m.vars {
-				if o.at.Group == v.at.Group && o.at.Binding == v.at.Binding {
-					return nil, fmt.Errorf("variables %s and %s both at @group(%d) @binding(%d)", n, vm[4], g, b)
-				}
-			}
-			m.vars[vm[4]] = v
+			err = m.addVar(d)
 		case first == "const" || first == "alias" || first == "override":
 		default:
 			fm := fnRE.FindStringSubmatch(d)
@@ -110,8 +62,72 @@ func parse(src string) (*module, error) {
 			}
 			m.fns[fm[2]] = strings.Contains(fm[1], "@compute")
 		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
+}
+
+// addStruct reads struct declaration d.
+func (m *module) addStruct(d string) error {
+	sm := structRE.FindStringSubmatch(d)
+	if sm == nil {
+		return fmt.Errorf("unreadable struct declaration %q", d)
+	}
+	if _, dup := m.structs[sm[1]]; dup {
+		return fmt.Errorf("struct %s declared twice", sm[1])
+	}
+	var fs []field
+	for f := range strings.SplitSeq(sm[2], ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		fm := fieldRE.FindStringSubmatch(f)
+		if fm == nil {
+			return fmt.Errorf("struct %s: unreadable field %q (plain name: u32 only)", sm[1], f)
+		}
+		if fm[2] != "u32" {
+			return fmt.Errorf("struct %s: field %s is %s (u32 only)", sm[1], fm[1], fm[2])
+		}
+		fs = append(fs, field{fm[1]})
+	}
+	m.structs[sm[1]] = fs
+	return nil
+}
+
+// addVar reads bound variable declaration d.
+func (m *module) addVar(d string) error {
+	vm := varRE.FindStringSubmatch(d)
+	if vm == nil {
+		return fmt.Errorf("unreadable variable declaration %q", d)
+	}
+	name := vm[4]
+	g, err1 := strconv.ParseUint(vm[1], 10, 32)
+	b, err2 := strconv.ParseUint(vm[2], 10, 32)
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("variable %s: unreadable group or binding", name)
+	}
+	v := variable{at: Binding{Group: uint32(g), Binding: uint32(b)}, typ: strings.TrimSpace(vm[5])}
+	switch space := strings.Join(strings.Fields(strings.ReplaceAll(vm[3], ",", " ")), " "); space {
+	case "uniform":
+		v.uniform = true
+	case "storage", "storage read":
+	case "storage read_write":
+		v.at.Writable = true
+	default:
+		return fmt.Errorf("variable %s: address space <%s> (uniform or storage only)", name, vm[3])
+	}
+	if _, dup := m.vars[name]; dup {
+		return fmt.Errorf("variable %s declared twice", name)
+	}
+	for n, o := range m.vars {
+		if o.at.Group == v.at.Group && o.at.Binding == v.at.Binding {
+			return fmt.Errorf("variables %s and %s both at @group(%d) @binding(%d)", n, name, g, b)
+		}
+	}
+	m.vars[name] = v
+	return nil
 }
 
 // stripComments replaces every comment of src with a space.
