@@ -2,7 +2,6 @@ package recorder
 
 import (
 	"context"
-	_ "embed"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/kernels"
 	"github.com/softgraph/softgraph/internal/lower"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -353,18 +353,6 @@ type guardedKernel struct {
 	layout driver.GuardLayout
 }
 
-// Embedded control-flow kernels.
-var (
-	//go:embed control.wgsl
-	gateWGSL string
-	//go:embed control_forward.wgsl
-	forwardWGSL string
-	//go:embed control_copy.wgsl
-	copyWGSL string
-	//go:embed control_clear.wgsl
-	clearWGSL string
-)
-
 // controlKernel compiles (once per device, by the device's cache) one of
 // the control-flow kernels.
 func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
@@ -375,7 +363,8 @@ func (s *Stream) controlKernel(src, entry string) (driver.Kernel, error) {
 // and the table (written now), then builds every lowered node of the plan
 // in order: recorded commands copied (gated ones dispatched from their
 // slots, predicated ones through their guarded variants), gate and helper
-// dispatches given their kernels, bindings and params.
+// dispatches given their kernels (internal/kernels: their sources, and
+// where each binds and what its params words hold, as their WGSL says).
 func (l *lowering) materialize(plan *lower.Plan) error {
 	s := l.s
 	pins := l.rec.pins
@@ -403,25 +392,25 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 		}
 	}
 	gateSize, tableSize, enableSize := uint64(max(plan.Counts, 4))*4, uint64(len(table)), uint64(max(plan.Enables, 4))*4
-	kernels := map[string]driver.Kernel{}
+	compiled := map[string]driver.Kernel{}
 	kernel := func(src, entry string) (driver.Kernel, error) {
-		if k, ok := kernels[entry]; ok {
+		if k, ok := compiled[entry]; ok {
 			return k, nil
 		}
 		k, err := s.controlKernel(src, entry)
-		kernels[entry] = k
+		compiled[entry] = k
 		return k, err
 	}
-	bufAcc := func(pg *pool.Page, b *Buffer, size uint64, write bool, binding uint32) access {
+	bufAcc := func(pg *pool.Page, b *Buffer, size uint64, at kernels.Binding) access {
 		pg.Ref()
-		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: write, binding: binding}
+		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: at.Writable, group: at.Group, binding: at.Binding}
 	}
-	params := func(binding uint32, words ...uint32) (access, error) {
+	params := func(at kernels.Binding, words []uint32) (access, error) {
 		e, err := s.meta.Lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
 		if err != nil {
 			return access{}, err
 		}
-		return access{kind: accessParams, meta: e, size: e.Size, binding: binding}, nil
+		return access{kind: accessParams, meta: e, size: e.Size, group: at.Group, binding: at.Binding}, nil
 	}
 	// recorded copies recorded command i, with accesses of its own.
 	recorded := func(i int) node {
@@ -448,16 +437,15 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			n := recorded(st.Command)
 			v, _ := l.variant(n.k, st.Latch)
 			rg, gl := &l.rec.regions[st.Region], v.layout
-			p, err := params(gl.At, st.Enable, uint32(rg.condOff/4), 0, 0)
+			p, err := params(kernels.Binding{Group: gl.Group, Binding: gl.At}, []uint32{st.Enable, uint32(rg.condOff / 4), 0, 0})
 			if err != nil {
 				return err
 			}
-			extra := []access{bufAcc(enablePg, nil, enableSize, st.Latch, gl.Words), p}
+			extra := []access{bufAcc(enablePg, nil, enableSize, kernels.Binding{Group: gl.Group, Binding: gl.Words, Writable: st.Latch}), p}
 			if st.Latch {
-				extra = append(extra, bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, false, gl.Cond))
+				extra = append(extra, bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, kernels.Binding{Group: gl.Group, Binding: gl.Cond}))
 			}
 			for i := range extra {
-				extra[i].group = gl.Group
 				pins.pinAccess(&extra[i])
 			}
 			n.acc = append(n.acc, extra...)
@@ -475,49 +463,66 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 		case lower.StepGate:
 			rg := &l.rec.regions[st.Region]
 			n = node{kind: nodeDispatch, region: st.Region}
-			if k, err = kernel(gateWGSL, "softgraph_gate"); err != nil {
+			gk, err := kernels.Gate()
+			if err != nil {
 				return err
 			}
-			if p, err = params(3, uint32(rg.condOff/4), st.Parent, st.Enable, st.First, st.Count, 0, 0, 0); err != nil {
+			if k, err = kernel(gk.Source, gk.Entry); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), bufAcc(tablePg, nil, tableSize, false, 2), p,
-				bufAcc(enablePg, nil, enableSize, true, 4)}
+			gp := kernels.GateParams{CondWord: uint32(rg.condOff / 4), Parent: st.Parent, EnableWord: st.Enable, First: st.First, Count: st.Count}
+			if p, err = params(gk.Layout.Params, gk.Words(gp)); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, gk.Layout.Cond), bufAcc(gatePg, nil, gateSize, gk.Layout.Gate), bufAcc(tablePg, nil, tableSize, gk.Layout.Table), p,
+				bufAcc(enablePg, nil, enableSize, gk.Layout.Enables)}
 			n.d = Groups(1, 1, 1)
 		case lower.StepForward:
 			// Forwards the indirect dispatch's own counts to its slot.
 			c := &l.rec.nodes[st.Command]
 			n = node{kind: nodeDispatch, region: c.region}
-			if k, err = kernel(forwardWGSL, "softgraph_forward"); err != nil {
+			fk, err := kernels.Forward()
+			if err != nil {
 				return err
 			}
-			if p, err = params(2, uint32(c.d.offset/4), st.Enable, st.Slot, 0); err != nil {
+			if k, err = kernel(fk.Source, fk.Entry); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.ind, c.indBuf, c.indBuf.size, false, 0), bufAcc(gatePg, nil, gateSize, true, 1), p,
-				bufAcc(enablePg, nil, enableSize, false, 3)}
+			if p, err = params(fk.Layout.Params, fk.Words(kernels.ForwardParams{SrcWord: uint32(c.d.offset / 4), EnableWord: st.Enable, Slot: st.Slot})); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(c.ind, c.indBuf, c.indBuf.size, fk.Layout.Counts), bufAcc(gatePg, nil, gateSize, fk.Layout.Gate), p,
+				bufAcc(enablePg, nil, enableSize, fk.Layout.Enables)}
 			n.d = Groups(1, 1, 1)
 		case lower.StepCopy:
 			c := &l.rec.nodes[st.Command]
 			n = node{kind: nodeDispatch, region: c.region}
-			if k, err = kernel(copyWGSL, "softgraph_copy"); err != nil {
+			ck, err := kernels.Copy()
+			if err != nil {
 				return err
 			}
-			if p, err = params(2, uint32(c.srcOff/4), uint32(c.dstOff/4), uint32(c.size/4), 0); err != nil {
+			if k, err = kernel(ck.Source, ck.Entry); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.src, c.srcBuf, c.srcBuf.size, false, 0), bufAcc(c.dst, c.dstBuf, c.dstBuf.size, true, 1), p}
+			if p, err = params(ck.Layout.Params, ck.Words(kernels.CopyParams{Src: uint32(c.srcOff / 4), Dst: uint32(c.dstOff / 4), Words: uint32(c.size / 4)})); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(c.src, c.srcBuf, c.srcBuf.size, ck.Layout.Src), bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
 			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
 		case lower.StepClear:
 			c := &l.rec.nodes[st.Command]
 			n = node{kind: nodeDispatch, region: c.region}
-			if k, err = kernel(clearWGSL, "softgraph_clear"); err != nil {
+			ck, err := kernels.Clear()
+			if err != nil {
 				return err
 			}
-			if p, err = params(1, 0, uint32(c.dstOff/4), uint32(c.size/4), 0); err != nil {
+			if k, err = kernel(ck.Source, ck.Entry); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.dst, c.dstBuf, c.dstBuf.size, true, 0), p}
+			if p, err = params(ck.Layout.Params, ck.Words(kernels.ClearParams{Dst: uint32(c.dstOff / 4), Words: uint32(c.size / 4)})); err != nil {
+				return err
+			}
+			n.acc = []access{bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
 			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
 		default:
 			return fmt.Errorf("recorder: internal error: lowered step of kind %v", st.Kind)

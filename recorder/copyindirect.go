@@ -1,14 +1,11 @@
 package recorder
 
 import (
-	_ "embed"
 	"math"
 
+	"github.com/softgraph/softgraph/internal/kernels"
 	"github.com/softgraph/softgraph/lifecycle"
 )
-
-//go:embed copy_indirect.wgsl
-var copyIndirectWGSL string
 
 // copyIndirectMaxGroups bounds CopyIndirect's dispatch: its kernel strides
 // over the words, so more workgroups only add idle ones.
@@ -19,10 +16,16 @@ const copyIndirectMaxGroups = 1024
 // (multiples of 4) — ParamsOf[uint32](srcOffset, dstOffset, size) with
 // the arguments checked to fit a u32 (ErrInvalidArgument otherwise).
 func CopyOffsets(srcOffset, dstOffset, size uint64) (Params, error) {
+	const op = lifecycle.SetVar
 	if srcOffset > math.MaxUint32 || dstOffset > math.MaxUint32 || size > math.MaxUint32 || (srcOffset|dstOffset|size)%4 != 0 {
-		return nil, argError(lifecycle.SetVar, ErrInvalidArgument, "CopyOffsets(%d, %d, %d): multiples of 4 below 4 GiB", srcOffset, dstOffset, size)
+		return nil, argError(op, ErrInvalidArgument, "CopyOffsets(%d, %d, %d): multiples of 4 below 4 GiB", srcOffset, dstOffset, size)
 	}
-	return ParamsOf(uint32(srcOffset), uint32(dstOffset), uint32(size)), nil
+	// The kernel's uniform struct places each: the order above is its.
+	k, err := kernels.CopyIndirect()
+	if err != nil {
+		return nil, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
+	}
+	return ParamsOf(k.Words(kernels.CopyRange{Src: uint32(srcOffset), Dst: uint32(dstOffset), Size: uint32(size)})...), nil
 }
 
 // CopyIndirect copies between two buffers with offsets and size read from
@@ -54,11 +57,15 @@ func (s *Stream) CopyIndirect(dst, src *Buffer, offsets *Var) (err error) {
 	if dst == nil || src == nil {
 		return argError(op, ErrInvalidArgument, "CopyIndirect: nil buffer")
 	}
-	k, err := s.dev.Kernel(copyIndirectWGSL, "softgraph_copy_indirect")
+	ck, err := kernels.CopyIndirect()
+	if err != nil {
+		return &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
+	}
+	k, err := s.dev.Kernel(ck.Source, ck.Entry)
 	if err != nil {
 		return &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
 	}
 	words := min(src.size, dst.size) / 4
 	groups := uint32(min((words+63)/64, copyIndirectMaxGroups))
-	return s.Launch(k, Groups(max(groups, 1), 1, 1), src, dst, offsets)
+	return s.Launch(k, Groups(max(groups, 1), 1, 1), kernels.InBindingOrder[Arg](ck, src, dst, offsets)...)
 }
