@@ -27,7 +27,13 @@ type fakeRig struct {
 
 func newFakeRig(t testing.TB) *fakeRig {
 	t.Helper()
-	d := fake.New(fake.Options{})
+	return newFakeRigOn(t, fake.Options{})
+}
+
+// newFakeRigOn is newFakeRig on a fake device opened with o.
+func newFakeRigOn(t testing.TB, o fake.Options) *fakeRig {
+	t.Helper()
+	d := fake.New(o)
 	t.Cleanup(d.Close)
 	r := &fakeRig{dev: d}
 	r.addConst = d.Register(fake.KernelSpec{

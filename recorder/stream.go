@@ -89,6 +89,7 @@ type Stream struct {
 	// reaped, in submission order; spare encoders; the newest batch known
 	// to be submitted.
 	sub          *submitq.Queue[*flushJob]
+	finish       chan *flushJob // jobs for the finishers (finishAhead); nil without them
 	inflight     []*flushJob
 	spare        []driver.Encoder
 	jobFree      []*flushJob
@@ -162,6 +163,11 @@ type config struct {
 	noPredicate bool
 	loadLimit   uint64
 	fusion      bool // WithFusion (fusion.go)
+	// finishAhead: full batches are finished on the stream's finishers as
+	// soon as they are handed off (submit.go, finishAhead). On where the
+	// driver's Finishes run in parallel, except on software adapters, whose
+	// "GPU" is the host's own cores (lavapipe: no gain, more spread).
+	finishAhead bool
 }
 
 // Option configures New.
@@ -316,13 +322,22 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		flushDelay: defaultFlushDelay, loadLimit: DefaultLoadLimit,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
-		preEncode: !drv.Info().Software,
-		async:     true}
+		preEncode:   !drv.Info().Software,
+		finishAhead: drv.Info().ConcurrentFinish && !drv.Info().Software,
+		async:       true}
 	switch os.Getenv("SOFTGRAPH_PREENCODE") {
 	case "1", "true":
 		cfg.preEncode = true
 	case "0", "false":
 		cfg.preEncode = false
+	}
+	// SOFTGRAPH_FINISH_AHEAD=1 finishes batches ahead on a software adapter
+	// too (the tests' way to run that path on lavapipe), 0 turns it off.
+	switch os.Getenv("SOFTGRAPH_FINISH_AHEAD") {
+	case "1", "true":
+		cfg.finishAhead = drv.Info().ConcurrentFinish
+	case "0", "false":
+		cfg.finishAhead = false
 	}
 	for _, o := range opts {
 		if o != nil { // a nil Option sets nothing

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -99,8 +100,20 @@ type Device struct {
 	// stack per device, not per thread: a push…pop on two goroutines at
 	// once would swap their errors, and a Finish whose error landed in
 	// another goroutine's scope would hand out an invalid command buffer,
-	// whose submission aborts the process. Every scoped call holds it.
-	scopeMu sync.Mutex
+	// whose submission aborts the process. Every scoped call holds it
+	// exclusively. Calls in shared mode (sharedScopes) hold it shared: they
+	// push no scope, so they may run at once with each other, never with a
+	// scoped call, whose scope would catch their errors.
+	scopeMu sync.RWMutex
+
+	// sharedScopes: Finish and Prepare run in shared mode (native.c,
+	// sg_shared): a device softgraph requested, whose uncaptured-error
+	// callback is softgraph's own, on a backend other than OpenGL (whose
+	// calls wait for one context anyway). Not on an adopted device: its
+	// uncaptured-error callback is the application's, and the application
+	// may push scopes of its own. SOFTGRAPH_SHARED_FINISH=0 turns it off.
+	// Set by Open, never changed.
+	sharedScopes bool
 
 	// glMu is, on OpenGL only, the device's own lock on wgpu-hal's GL
 	// context: every native call that takes that context holds it —
@@ -287,7 +300,9 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.view = &driverView{d: d}
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
+	d.sharedScopes = c.info.Backend != BackendGL && os.Getenv("SOFTGRAPH_SHARED_FINISH") != "0"
 	d.driverInfo = driverInfoOf(d.info)
+	d.driverInfo.ConcurrentFinish = d.sharedScopes
 	registry.Lock()
 	if registry.devices == nil {
 		registry.devices = map[uintptr]*Device{}

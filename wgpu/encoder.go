@@ -151,9 +151,16 @@ func (e *encoder) Prepare() {
 		return
 	}
 	defer e.end()
-	if e.c.pass == nil {
-		_ = e.scoped("Prepare", func() { C.sg_enc_prepare(e.c) })
+	if e.c.pass != nil {
+		return
 	}
+	if e.dev.sharedScopes {
+		e.dev.scopeMu.RLock()
+		C.sg_enc_prepare_shared(e.c)
+		e.dev.scopeMu.RUnlock()
+		return
+	}
+	_ = e.scoped("Prepare", func() { C.sg_enc_prepare(e.c) })
 }
 
 func (e *encoder) EndPass() error {
@@ -601,7 +608,18 @@ func (e *encoder) Finish() (driver.CommandBuffer, error) {
 	}
 	n := int(e.c.dispatches)
 	var cb C.WGPUCommandBuffer
-	err := e.scoped(op, func() { cb = C.sg_enc_finish(e.c) })
+	var err error
+	if e.dev.sharedScopes {
+		// Shared mode: Finishes of several encoders run at once (the pass
+		// end is most of a dispatch's host cost), and catch their errors
+		// without scopes (native.c, sg_shared).
+		e.dev.scopeMu.RLock()
+		cb = C.sg_enc_finish_shared(e.c)
+		e.dev.scopeMu.RUnlock()
+		err = errFrom(op, &e.c.err)
+	} else {
+		err = e.scoped(op, func() { cb = C.sg_enc_finish(e.c) })
+	}
 	if cb == nil {
 		e.untarget()
 		if err == nil {

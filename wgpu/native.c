@@ -150,6 +150,22 @@ static void sg_err_cb(uint32_t type, char const * message, void * userdata) {
 	sg_set_err((sg_err *)userdata, type, message);
 }
 
+// Shared mode: a call on a device softgraph requested (whose uncaptured-error
+// callback is sg_uncaptured), made while no error scope is pushed on the
+// device by anyone (the Go side holds the scope lock shared, and every
+// scoped call holds it exclusively), catches its errors without scopes:
+// wgpu-native hands an error no scope catches to the uncaptured-error
+// callback at once, on the thread whose call raised it, so sg_uncaptured
+// keeps it in this thread's sg_caught instead of reporting it to Go. Why:
+// scopes are one stack per device, so scoped calls must run one at a time,
+// and a Finish ends its pass there: about a microsecond and a half per
+// dispatch on the H200, which one goroutine cannot do faster than the GPU
+// runs tiny dispatches. Calls in shared mode run at once on several
+// threads. sg_push and sg_pop are what switch: in shared mode they push
+// nothing and sg_pop moves what this thread caught into its sg_err.
+static _Thread_local int sg_shared;
+static _Thread_local sg_err sg_caught;
+
 // cogentcore's CreateInstance mallocs WGPUInstanceExtras and leaves flags
 // and gles3MinorVersion uninitialised, so the OpenGL backend intermittently
 // reads a garbage GLES minor version and wgpu-native aborts the process.
@@ -186,6 +202,10 @@ static void sg_device_lost(uint32_t reason, char const * message, void * userdat
 
 static void sg_uncaptured(uint32_t type, char const * message, void * userdata) {
 	if (type == 0) return;
+	if (sg_shared) {
+		sg_set_err(&sg_caught, type, message);
+		return;
+	}
 	softgraphUncapturedError(type, (char *)message, (uintptr_t)userdata);
 }
 
@@ -290,15 +310,32 @@ void sg_pop_oom(WGPUDevice device, sg_err * out) {
 	wgpuDevicePopErrorScope(device, sg_err_cb, out);
 }
 
+
 // Validation inside out-of-memory, for softgraph's own calls.
 static void sg_push(WGPUDevice d) {
+	if (sg_shared) return;
 	wgpuDevicePushErrorScope(d, 1);
 	wgpuDevicePushErrorScope(d, 0);
 }
 
 static void sg_pop(WGPUDevice d, sg_err * e) {
+	if (sg_shared) {
+		if (sg_caught.type != 0) sg_set_err(e, sg_caught.type, sg_caught.message);
+		sg_caught.type = 0;
+		return;
+	}
 	wgpuDevicePopErrorScope(d, sg_err_cb, e);
 	wgpuDevicePopErrorScope(d, sg_err_cb, e);
+}
+
+static void sg_shared_begin(void) {
+	sg_shared = 1;
+	sg_caught.type = 0;
+}
+
+static void sg_shared_end(void) {
+	sg_shared = 0;
+	sg_caught.type = 0;
 }
 
 // ---- references kept alive by encoders and programs ----
@@ -611,6 +648,42 @@ WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 	e->dispatches = 0;
 	e->others = 0;
 	return cb;
+}
+
+// sg_enc_finish_shared and sg_enc_prepare_shared are sg_enc_finish and
+// sg_enc_prepare in shared mode (see sg_shared): the caller holds the scope
+// lock shared, on a device whose uncaptured-error callback is softgraph's.
+WGPUCommandBuffer sg_enc_finish_shared(sg_enc * e) {
+	sg_shared_begin();
+	WGPUCommandBuffer cb = sg_enc_finish(e);
+	sg_shared_end();
+	return cb;
+}
+
+void sg_enc_prepare_shared(sg_enc * e) {
+	sg_shared_begin();
+	sg_enc_prepare(e);
+	sg_shared_end();
+}
+
+// sg_shared_probe prepares an encoder and finishes it in shared mode after
+// a dispatch with no pipeline set, which wgpu-native refuses when the pass
+// ends, and returns the error the finish caught in out: what the tests
+// check shared mode with (the error must come back from the finish and land
+// nowhere else). No command buffer comes out of a refused finish.
+void sg_shared_probe(WGPUDevice d, sg_err * out) {
+	out->type = 0;
+	sg_enc * e = sg_enc_new(d);
+	if (!e) {
+		sg_set_err(out, 3, "out of host memory");
+		return;
+	}
+	sg_enc_prepare_shared(e);
+	if (e->pass) wgpuComputePassEncoderDispatchWorkgroups(e->pass, 1, 1, 1);
+	WGPUCommandBuffer cb = sg_enc_finish_shared(e);
+	*out = e->err;
+	if (cb) wgpuCommandBufferRelease(cb);
+	sg_enc_free(e);
 }
 
 // sg_enc_discard drops what was encoded since the last finish.

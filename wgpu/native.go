@@ -196,3 +196,15 @@ func softgraphUncapturedError(typ C.uint32_t, message *C.char, id C.uintptr_t) {
 func softgraphNativeLog(level C.uint32_t, message *C.char) {
 	nativeLog(uint32(level), C.GoString(message))
 }
+
+// sharedProbe finishes, in shared mode, an encoder that wgpu-native must
+// refuse (native.c, sg_shared_probe) and returns the error shared mode
+// caught for it: the tests' check that such an error lands with the call
+// that raised it and not in the device's uncaptured errors.
+func (d *Device) sharedProbe() error {
+	var e C.sg_err
+	d.scopeMu.RLock()
+	C.sg_shared_probe(d.raw, &e)
+	d.scopeMu.RUnlock()
+	return errFrom("sharedProbe", &e)
+}

@@ -345,7 +345,15 @@ type Info struct {
 	GL bool
 	// Timestamps: GPU timestamp queries are available.
 	Timestamps bool
-	Limits     Limits
+	// ConcurrentFinish: Encoder.Finish and Encoder.Prepare of different
+	// encoders may run at once on several goroutines, and do run in
+	// parallel (otherwise they are safe to call at once but one runs at a
+	// time). The recorder then finishes each batch on a goroutine of its
+	// own as soon as it is handed off, so several batches' pass ends (most
+	// of a dispatch's host cost) run at once while its submitter submits in
+	// order.
+	ConcurrentFinish bool
+	Limits           Limits
 }
 
 // Limits are the device limits the recorder checks on the host (WebGPU's
