@@ -437,7 +437,7 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			n := recorded(st.Command)
 			v, _ := l.variant(n.k, st.Latch)
 			rg, gl := &l.rec.regions[st.Region], v.layout
-			p, err := params(kernels.Binding{Group: gl.Group, Binding: gl.At}, []uint32{st.Enable, uint32(rg.condOff / 4), 0, 0})
+			p, err := params(kernels.Binding{Group: gl.Group, Binding: gl.At}, gl.AtWords(st.Enable, uint32(rg.condOff/4)))
 			if err != nil {
 				return err
 			}

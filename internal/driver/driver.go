@@ -324,6 +324,18 @@ type Guarder interface {
 // The WGSL front end decides it; drivers pass it on unchanged.
 type GuardLayout struct {
 	Group, Words, At, Cond uint32
+	// EnableAt and CondAt are the components of the at vector (0 for x)
+	// holding the enable word's index and the condition word's index.
+	EnableAt, CondAt uint32
+}
+
+// AtWords is the at vector (four u32s) of a guarded dispatch: the enable
+// word's index and the condition word's index where the layout puts them.
+func (l GuardLayout) AtWords(enable, cond uint32) []uint32 {
+	v := make([]uint32, 4)
+	v[l.EnableAt%4] = enable
+	v[l.CondAt%4] = cond
+	return v
 }
 
 // KernelHandle is a kernel as a public API hands it out (*wgpu.Kernel): the

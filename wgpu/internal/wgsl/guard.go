@@ -40,12 +40,19 @@ type GuardLayout struct {
 	// Cond is the binding of cond, var<storage, read> array<u32>: the
 	// condition words (a latch only).
 	Cond uint32
+	// EnableAt and CondAt are the components of at (0 for x, 1 for y)
+	// that hold the enable word's index in words and, for a latch, the
+	// condition word's index in cond.
+	EnableAt, CondAt uint32
 }
 
 // guardLayout is the layout of a guard in bind group group.
 func guardLayout(group uint32) GuardLayout {
-	return GuardLayout{Group: group, Words: 0, At: 1, Cond: 2}
+	return GuardLayout{Group: group, Words: 0, At: 1, Cond: 2, EnableAt: 0, CondAt: 1}
 }
+
+// component is the WGSL swizzle of vector component i.
+func component(i uint32) string { return string("xyzw"[i]) }
 
 // Guard returns a variant of the compute entry point entry of src whose
 // every invocation returns at once unless words[at.x] is non-zero, words
@@ -112,7 +119,7 @@ func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarde
 	var params, stmt, decls string
 	l := guardLayout(group)
 	if !latch {
-		stmt = fmt.Sprintf(guardStmt, words, at)
+		stmt = fmt.Sprintf(guardStmt, words, at, component(l.EnableAt))
 		decls = fmt.Sprintf("\n@group(%d) @binding(%d) var<storage, read> %s: array<u32>;\n@group(%d) @binding(%d) var<uniform> %s: vec4<u32>;\n",
 			l.Group, l.Words, words, l.Group, l.At, at)
 	} else {
@@ -122,8 +129,9 @@ func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarde
 		}
 		params = added
 		cond := m.freeName(fn, guardPrefix+"cond")
-		stmt = fmt.Sprintf(" if (%s) { %s[%s.x] = select(0u, 1u, %s[%s.y] != 0u); }", first, words, at, cond, at) +
-			fmt.Sprintf(" if (%s[%s.y] == 0u) { return; }", cond, at)
+		en, cw := component(l.EnableAt), component(l.CondAt)
+		stmt = fmt.Sprintf(" if (%s) { %s[%s.%s] = select(0u, 1u, %s[%s.%s] != 0u); }", first, words, at, en, cond, at, cw) +
+			fmt.Sprintf(" if (%s[%s.%s] == 0u) { return; }", cond, at, cw)
 		decls = fmt.Sprintf("\n@group(%d) @binding(%d) var<storage, read_write> %s: array<u32>;\n@group(%d) @binding(%d) var<uniform> %s: vec4<u32>;\n@group(%d) @binding(%d) var<storage, read> %s: array<u32>;\n",
 			l.Group, l.Words, words, l.Group, l.At, at, l.Group, l.Cond, cond)
 	}
@@ -191,10 +199,11 @@ func (m *module) firstInvocation(fn *fnDecl) (string, string, error) {
 }
 
 // guardPrefix starts the names of the guard's resources; guardStmt is the
-// statement Guard inserts without a latch (words, at).
+// statement Guard inserts without a latch (words, at, the enable word's
+// component of at).
 const (
 	guardPrefix = "softgraph_guard_"
-	guardStmt   = " if (%s[%s.x] == 0u) { return; }"
+	guardStmt   = " if (%s[%s.%s] == 0u) { return; }"
 )
 
 // guarded reports whether fn's body begins with a statement Guard
