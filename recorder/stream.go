@@ -164,7 +164,7 @@ type config struct {
 	loadLimit   uint64
 	fusion      bool // WithFusion (fusion.go)
 	// finishAhead: full batches are finished on the stream's finishers as
-	// soon as they are handed off (submit.go, finishAhead). On where the
+	// soon as they are handed off (submit.go, finishAhead). On when the
 	// driver's Finishes run in parallel, except on software adapters, whose
 	// "GPU" is the host's own cores (lavapipe: no gain, more spread).
 	finishAhead bool

@@ -73,9 +73,10 @@ const finishWorkers = 2
 // not on software adapters: config.finishAhead), and only for a batch
 // whose encoder holds all of its commands: replays counted against a ramp
 // step are encoded by the submitter first (encodeCounted), so such a batch
-// is finished there. The caller holds
-// s.mu, has started the submitter (and with it the finishers) and has not
-// pushed j yet.
+// is finished there. The caller holds s.mu, has started the submitter (and
+// with it the finishers) and has not pushed j yet. A full channel blocks
+// it only until a finisher takes a job, which needs no lock of the
+// stream's.
 func (s *Stream) finishAhead(j *flushJob) {
 	if s.finish == nil || j.b.counted.g != nil || j.enc.Empty() {
 		return
