@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,6 +171,18 @@ type config struct {
 	finishAhead bool
 }
 
+// envSwitch reads an on/off environment variable: "1" or "true" is on,
+// "0" or "false" off; set is false for anything else (the default stays).
+func envSwitch(name string) (on, set bool) {
+	switch v := os.Getenv(name); {
+	case v == "1" || strings.EqualFold(v, "true"):
+		return true, true
+	case v == "0" || strings.EqualFold(v, "false"):
+		return false, true
+	}
+	return false, false
+}
+
 // Option configures New.
 type Option func(*config)
 
@@ -325,19 +338,13 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		preEncode:   !drv.Info().Software,
 		finishAhead: drv.Info().ConcurrentFinish && !drv.Info().Software,
 		async:       true}
-	switch os.Getenv("SOFTGRAPH_PREENCODE") {
-	case "1", "true":
-		cfg.preEncode = true
-	case "0", "false":
-		cfg.preEncode = false
+	if on, set := envSwitch("SOFTGRAPH_PREENCODE"); set {
+		cfg.preEncode = on
 	}
 	// SOFTGRAPH_FINISH_AHEAD=1 finishes batches ahead on a software adapter
 	// too (the tests' way to run that path on lavapipe), 0 turns it off.
-	switch os.Getenv("SOFTGRAPH_FINISH_AHEAD") {
-	case "1", "true":
-		cfg.finishAhead = drv.Info().ConcurrentFinish
-	case "0", "false":
-		cfg.finishAhead = false
+	if on, set := envSwitch("SOFTGRAPH_FINISH_AHEAD"); set {
+		cfg.finishAhead = on && drv.Info().ConcurrentFinish
 	}
 	for _, o := range opts {
 		if o != nil { // a nil Option sets nothing

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -300,7 +301,8 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.view = &driverView{d: d}
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
-	d.sharedScopes = c.info.Backend != BackendGL && os.Getenv("SOFTGRAPH_SHARED_FINISH") != "0"
+	off := os.Getenv("SOFTGRAPH_SHARED_FINISH")
+	d.sharedScopes = c.info.Backend != BackendGL && off != "0" && !strings.EqualFold(off, "false")
 	d.driverInfo = driverInfoOf(d.info)
 	d.driverInfo.ConcurrentFinish = d.sharedScopes
 	registry.Lock()
