@@ -35,6 +35,12 @@ import (
 // stream closes or trims: keep b live for as long as the application
 // encodes or submits work that uses the native buffer.
 //
+// Cost. On a device softgraph opened (not adopted), the first Native
+// makes the device's Finishes run one at a time from then on: the
+// application's calls on the native buffer push error scopes of their own,
+// which Finishes running at once without scopes cannot share the device
+// with (docs/design.md, "The submitter and waits").
+//
 // Ordering. GPU work runs in queue order (see wgpu.Adopt): the application
 // sees what the stream enqueued once the stream's Flush (or Sync, or Read)
 // has returned, and a launch enqueued after the application's submit or

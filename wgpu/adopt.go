@@ -234,5 +234,6 @@ func (d *Device) nativeBuffer(x driver.Buffer) (*wgpu.Buffer, error) {
 	if b.Released() {
 		return nil, opError(op, ErrReleased, "buffer of %d bytes", b.size)
 	}
+	d.leaveSharedMode()
 	return b.buf, nil
 }

@@ -113,8 +113,10 @@ type Device struct {
 	// calls wait for one context anyway). Not on an adopted device: its
 	// uncaptured-error callback is the application's, and the application
 	// may push scopes of its own. SOFTGRAPH_SHARED_FINISH=0 turns it off.
-	// Set by Open, never changed.
-	sharedScopes bool
+	// Set by Open; cleared for good once a native object goes to the
+	// application (leaveSharedMode), whose calls on it push scopes without
+	// the scope lock. Read under scopeMu held shared (sharedCall).
+	sharedScopes atomic.Bool
 
 	// glMu is, on OpenGL only, the device's own lock on wgpu-hal's GL
 	// context: every native call that takes that context holds it —
@@ -302,9 +304,9 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
 	off := os.Getenv("SOFTGRAPH_SHARED_FINISH")
-	d.sharedScopes = c.info.Backend != BackendGL && off != "0" && !strings.EqualFold(off, "false")
+	d.sharedScopes.Store(c.info.Backend != BackendGL && off != "0" && !strings.EqualFold(off, "false"))
 	d.driverInfo = driverInfoOf(d.info)
-	d.driverInfo.ConcurrentFinish = d.sharedScopes
+	d.driverInfo.ConcurrentFinish = d.sharedScopes.Load()
 	registry.Lock()
 	if registry.devices == nil {
 		registry.devices = map[uintptr]*Device{}
@@ -477,6 +479,38 @@ func (d *Device) pollOnce() {
 	if idle {
 		C.sg_done_set(d.done, C.uint64_t(last))
 	}
+}
+
+// sharedCall runs f holding the scope lock shared and reports true if the
+// device is in shared mode; otherwise it runs nothing and reports false
+// (the caller makes the scoped call instead). The flag is read under the
+// lock, so a call either ran before leaveSharedMode returned or sees the
+// mode left.
+func (d *Device) sharedCall(f func()) bool {
+	d.scopeMu.RLock()
+	defer d.scopeMu.RUnlock()
+	if !d.sharedScopes.Load() {
+		return false
+	}
+	f()
+	return true
+}
+
+// leaveSharedMode ends shared mode for good and waits for the calls still
+// in it: from then on every Finish and Prepare is scoped. Called before a
+// native object goes to the application, whose own calls on the device
+// (cogentcore's push error scopes without softgraph's lock) would
+// otherwise catch a shared call's error, leaving that call an invalid
+// command buffer whose submission aborts the process.
+func (d *Device) leaveSharedMode() {
+	if !d.sharedScopes.Load() {
+		return
+	}
+	// Exclusively: the calls holding the lock shared finish first, and
+	// every later one reads the flag cleared.
+	d.scopeMu.Lock()
+	d.sharedScopes.Store(false)
+	d.scopeMu.Unlock()
 }
 
 // lockGL and unlockGL hold glMu on OpenGL (see glMu).

@@ -154,10 +154,7 @@ func (e *encoder) Prepare() {
 	if e.c.pass != nil {
 		return
 	}
-	if e.dev.sharedScopes {
-		e.dev.scopeMu.RLock()
-		C.sg_enc_prepare_shared(e.c)
-		e.dev.scopeMu.RUnlock()
+	if e.dev.sharedCall(func() { C.sg_enc_prepare_shared(e.c) }) {
 		return
 	}
 	_ = e.scoped("Prepare", func() { C.sg_enc_prepare(e.c) })
@@ -609,13 +606,10 @@ func (e *encoder) Finish() (driver.CommandBuffer, error) {
 	n := int(e.c.dispatches)
 	var cb C.WGPUCommandBuffer
 	var err error
-	if e.dev.sharedScopes {
-		// Shared mode: Finishes of several encoders run at once (the pass
-		// end is most of a dispatch's host cost), and catch their errors
-		// without scopes (native.c, sg_shared).
-		e.dev.scopeMu.RLock()
-		cb = C.sg_enc_finish_shared(e.c)
-		e.dev.scopeMu.RUnlock()
+	// Shared mode: Finishes of several encoders run at once (the pass end
+	// is most of a dispatch's host cost), and catch their errors without
+	// scopes (native.c, sg_shared).
+	if e.dev.sharedCall(func() { cb = C.sg_enc_finish_shared(e.c) }) {
 		err = errFrom(op, &e.c.err)
 	} else {
 		err = e.scoped(op, func() { cb = C.sg_enc_finish(e.c) })

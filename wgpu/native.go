@@ -203,8 +203,8 @@ func softgraphNativeLog(level C.uint32_t, message *C.char) {
 // that raised it and not in the device's uncaptured errors.
 func (d *Device) sharedProbe() error {
 	var e C.sg_err
-	d.scopeMu.RLock()
-	C.sg_shared_probe(d.raw, &e)
-	d.scopeMu.RUnlock()
+	if !d.sharedCall(func() { C.sg_shared_probe(d.raw, &e) }) {
+		return opError("sharedProbe", ErrInvalidArgument, "the device is not in shared mode")
+	}
 	return errFrom("sharedProbe", &e)
 }

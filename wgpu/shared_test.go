@@ -19,7 +19,7 @@ func openShared(t *testing.T) *Device {
 		t.Skipf("no adapter: %v", err)
 	}
 	t.Cleanup(func() { d.Close() })
-	if !d.sharedScopes {
+	if !d.sharedScopes.Load() {
 		t.Skipf("%s: no shared mode on this backend", d.Info())
 	}
 	if !d.view.Info().ConcurrentFinish {
@@ -94,5 +94,36 @@ func TestSharedModeErrorsStayWithTheirCallsAmongScopedOnes(t *testing.T) {
 	}
 	if errs := d.takeErrors(); len(errs) != 0 {
 		t.Errorf("the device's uncaptured errors hold %d errors (first: %v); every error belongs to its call", len(errs), errs[0])
+	}
+}
+
+// TestHandingOutANativeBufferEndsSharedMode: once the application holds a
+// native object of the device (recorder's Buffer.Native), its own calls may
+// push error scopes without softgraph's lock, so shared mode ends for good:
+// a later Finish is scoped again, and still works.
+func TestHandingOutANativeBufferEndsSharedMode(t *testing.T) {
+	d := openShared(t)
+	b, err := d.view.NewBuffer(256, driver.UsageStorage|driver.UsageCopyDst, "native")
+	if err != nil {
+		t.Fatalf("NewBuffer: %v", err)
+	}
+	defer b.Release()
+	if nb, err := d.nativeBuffer(b); err != nil || nb == nil {
+		t.Fatalf("nativeBuffer returned %v, %v; want the native buffer", nb, err)
+	}
+	if d.sharedScopes.Load() {
+		t.Fatal("the device is still in shared mode after handing out a native buffer")
+	}
+	if err := d.sharedProbe(); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("a shared call after shared mode ended returned %v; want a refusal wrapping ErrInvalidArgument", err)
+	}
+	enc, err := d.view.NewEncoder()
+	if err != nil {
+		t.Fatalf("NewEncoder: %v", err)
+	}
+	defer enc.Release()
+	enc.Prepare()
+	if _, err := enc.Finish(); err != nil {
+		t.Errorf("a scoped Finish after shared mode ended: %v", err)
 	}
 }
