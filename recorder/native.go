@@ -41,6 +41,16 @@ import (
 // which Finishes running at once without scopes cannot share the device
 // with (docs/design.md, "The submitter and waits").
 //
+// Error scopes. wgpu-native keeps one error-scope stack per device, and
+// cogentcore's calls on the native buffer (Unmap, MapAsync, ...) push and
+// pop scopes on it without softgraph's lock. A call of the application's
+// that fails while a softgraph call on the same device is inside its scope
+// may have its error reported by that softgraph call instead (a Read
+// failing with the application's "validation error"), and the other way
+// round: make the application's calls on native objects that may fail from
+// one goroutine at a time with the device's streams, as wgpu.Adopt says.
+// Calls that cannot fail (GetSize, GetUsage) and valid use raise nothing.
+//
 // Ordering. GPU work runs in queue order (see wgpu.Adopt): the application
 // sees what the stream enqueued once the stream's Flush (or Sync, or Read)
 // has returned, and a launch enqueued after the application's submit or
