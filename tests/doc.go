@@ -18,6 +18,7 @@
 //   - doc_test.go: this list names every test file of the package and no other (no GPU needed).
 //   - errors_test.go: every documented error type is reachable with errors.As and wraps its sentinels; a DeferredError counts every dispatch lost with its batch.
 //   - faults_test.go: device errors inside the capture window fail EndCapture, during the warmup fail BeginCapture, and the stream stays usable and re-capturable.
+//   - finish_ahead_test.go: batches finished ahead (several Finishes at once, in shared mode) stay exact while a neighbour's scoped calls fail and native buffers handed out end shared mode mid-run.
 //   - forged_graph_files_test.go: graph files with one field forged are refused with a GraphFileError or replay exactly, and tiny files declaring huge buffers or textures commit no gigabytes (each case in a guarded process).
 //   - fusion_test.go: a graph captured with WithFusion replays bit for bit like the unfused one (random chains of the shipped kernels, Rebind, graph files, control flow left unfused), and String/DOT say what fused and why not.
 //   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
