@@ -12,10 +12,35 @@ import (
 )
 
 // newFinishAheadRig is a fake hardware adapter whose Finishes run in
-// parallel, so streams finish their batches ahead of the submitter.
+// parallel, with finishing ahead asked for, so streams finish their batches
+// ahead of the submitter.
 func newFinishAheadRig(t *testing.T) *fakeRig {
 	t.Helper()
+	t.Setenv("SOFTGRAPH_FINISH_AHEAD", "1")
 	return newFakeRigOn(t, fake.Options{Info: driver.Info{ConcurrentFinish: true}})
+}
+
+// TestFinishingAheadIsOffUnlessAskedForWhereFinishesRunInParallel: a
+// stream finishes batches ahead only when SOFTGRAPH_FINISH_AHEAD=1 asks
+// for it and its driver runs Finishes in parallel; the default is off on
+// every driver (measured: it slows eager launches where Finish is fast).
+func TestFinishingAheadIsOffUnlessAskedForWhereFinishesRunInParallel(t *testing.T) {
+	type key struct {
+		Env        string
+		Concurrent bool
+	}
+	got := map[key]bool{}
+	for _, env := range []string{"", "1", "0"} {
+		for _, concurrent := range []bool{false, true} {
+			t.Setenv("SOFTGRAPH_FINISH_AHEAD", env)
+			r := newFakeRigOn(t, fake.Options{Info: driver.Info{ConcurrentFinish: concurrent}})
+			got[key{env, concurrent}] = r.stream(t).cfg.finishAhead
+		}
+	}
+	want := map[key]bool{{"", false}: false, {"", true}: false, {"1", false}: false, {"1", true}: true, {"0", false}: false, {"0", true}: false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("finishing ahead by SOFTGRAPH_FINISH_AHEAD and driver (-want +got):\n%s", diff)
+	}
 }
 
 // TestBatchesFinishedAheadAreSubmittedInHandOffOrder: with batches of one

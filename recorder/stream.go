@@ -165,9 +165,12 @@ type config struct {
 	loadLimit   uint64
 	fusion      bool // WithFusion (fusion.go)
 	// finishAhead: full batches are finished on the stream's finishers as
-	// soon as they are handed off (submit.go, finishAhead). On when the
-	// driver's Finishes run in parallel, except on software adapters, whose
-	// "GPU" is the host's own cores (lavapipe: no gain, more spread).
+	// soon as they are handed off (submit.go, finishAhead). Off unless
+	// SOFTGRAPH_FINISH_AHEAD=1 asks for it on a driver whose Finishes run in
+	// parallel: side by side with it off it made eager launches of tiny
+	// kernels 4-10% slower on one H200 machine and 4-7% faster on another
+	// (docs/benchmarks/README.md, "Finishing ahead"), so it is not a
+	// default until it can tell which machine it is on.
 	finishAhead bool
 }
 
@@ -335,14 +338,13 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		flushDelay: defaultFlushDelay, loadLimit: DefaultLoadLimit,
 		// A software adapter's "GPU" is the host's own cores: encoding ahead
 		// competes with it for them.
-		preEncode:   !drv.Info().Software,
-		finishAhead: drv.Info().ConcurrentFinish && !drv.Info().Software,
-		async:       true}
+		preEncode: !drv.Info().Software,
+		async:     true}
 	if on, set := envSwitch("SOFTGRAPH_PREENCODE"); set {
 		cfg.preEncode = on
 	}
-	// SOFTGRAPH_FINISH_AHEAD=1 finishes batches ahead on a software adapter
-	// too (the tests' way to run that path on lavapipe), 0 turns it off.
+	// SOFTGRAPH_FINISH_AHEAD=1 finishes batches ahead (on any adapter whose
+	// driver runs Finishes in parallel: the tests run that path on lavapipe).
 	if on, set := envSwitch("SOFTGRAPH_FINISH_AHEAD"); set {
 		cfg.finishAhead = on && drv.Info().ConcurrentFinish
 	}

@@ -69,8 +69,8 @@ const finishWorkers = 2
 // finishAhead hands j's encoder to the stream's finishers, which finish it
 // at once, so that the pass ends of several batches (most of a dispatch's
 // host cost) run at once while the submitter submits them in order. Only
-// on a driver whose Finishes run in parallel (driver.Info.ConcurrentFinish;
-// not on software adapters: config.finishAhead), and only for a batch
+// when asked for (config.finishAhead) on a driver whose Finishes run in
+// parallel (driver.Info.ConcurrentFinish), and only for a batch
 // whose encoder holds all of its commands: replays counted against a ramp
 // step are encoded by the submitter first (encodeCounted), so such a batch
 // is finished there. The caller holds s.mu, has started the submitter (and
