@@ -167,7 +167,17 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 		defer s.mu.Unlock()
 		return out, s.takeErrors()
 	}
-	raw, err := s.resolveTimestamps(p.set, 2*p.passes) // unlocks
+	// The resolve is encoded under this call's verdict; only the read
+	// waits with the lock released.
+	r, err := s.encodeResolve(p.set, 2*p.passes)
+	if err == nil {
+		s.flushLocked()
+	}
+	s.mu.Unlock()
+	var raw []byte
+	if err == nil {
+		raw, err = s.readResolved(r)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if qerr := s.takeErrors(); qerr != nil {
@@ -189,39 +199,63 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	return out, nil
 }
 
-// resolveTimestamps resolves count timestamps of set and reads them back.
-// It is called with s.mu held and returns with it released.
-func (s *Stream) resolveTimestamps(set driver.QuerySet, count uint32) ([]byte, error) {
+// resolved is a query set's timestamps on their way to the host: commands
+// on the stream's encoder resolve them into res and copy them into the
+// staging buffer st.
+type resolved struct {
+	res, st driver.Buffer
+	n       uint64 // bytes
+}
+
+// encodeResolve encodes the resolve of count timestamps of set and their
+// copy into a staging buffer. The caller holds s.mu under its operation's
+// verdict, and flushes the encoder before it reads them (readResolved). On
+// an error the encoder is discarded: the caller's earlier resolves of the
+// same flush go with it (dropResolved).
+func (s *Stream) encodeResolve(set driver.QuerySet, count uint32) (resolved, error) {
 	n := uint64(count) * 8
 	res, err := s.drv.NewBuffer((n+255)&^255, driver.UsageQueryResolve|driver.UsageCopySrc, "softgraph profile resolve")
 	if err != nil {
-		s.mu.Unlock()
-		return nil, err
+		return resolved{}, err
 	}
-	defer res.Release()
 	st, err := s.staging(n)
-	if err == nil {
-		if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
-			err = s.enc.CopyBuffer(res, 0, st, 0, n)
-		}
-		if err != nil {
-			s.enc.Discard()
-			s.stage = append(s.stage, st)
-		} else {
-			s.flushLocked()
-		}
-	}
-	s.mu.Unlock()
 	if err != nil {
-		return nil, err
+		res.Release()
+		return resolved{}, err
 	}
-	raw := make([]byte, n)
-	err = s.drv.ReadBuffer(context.Background(), st, 0, raw)
+	if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
+		err = s.enc.CopyBuffer(res, 0, st, 0, n)
+	}
+	if err != nil {
+		s.enc.Discard()
+		s.stage = append(s.stage, st)
+		res.Release()
+		return resolved{}, err
+	}
+	return resolved{res: res, st: st, n: n}, nil
+}
+
+// dropResolved releases resolves whose commands were discarded before
+// they were flushed: nothing wrote their staging buffers, which go back
+// to the stream. The caller holds s.mu.
+func (s *Stream) dropResolved(rs []resolved) {
+	for _, r := range rs {
+		r.res.Release()
+		s.stage = append(s.stage, r.st)
+	}
+}
+
+// readResolved waits for r's commands (flushed) and reads its timestamps.
+// The caller does not hold s.mu.
+func (s *Stream) readResolved(r resolved) ([]byte, error) {
+	defer r.res.Release()
+	raw := make([]byte, r.n)
+	err := s.drv.ReadBuffer(context.Background(), r.st, 0, raw)
 	s.mu.Lock()
 	if s.closing.Load() || err != nil {
-		st.Release()
+		r.st.Release()
 	} else {
-		s.stage = append(s.stage, st)
+		s.stage = append(s.stage, r.st)
 	}
 	s.mu.Unlock()
 	return raw, err
@@ -403,19 +437,42 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 		}
 	}
 	s.flushLocked()
-	raw := make([]byte, 16*n)
-	for k, set := range sets {
-		count := set.Count()
-		part, err := s.resolveTimestamps(set, count) // unlocks
-		s.mu.Lock()
+	// Every set's resolve is encoded under this call's verdict, before the
+	// lock is released: nothing reaches the stream's encoder after a wait
+	// (a capture begun meanwhile would have it run in its window).
+	rs := make([]resolved, 0, len(sets))
+	for _, set := range sets {
+		r, err := s.encodeResolve(set, set.Count())
 		if err != nil {
+			s.dropResolved(rs)
 			return fail(err)
 		}
-		copy(raw[16*dispatchesPerSet*k:], part)
+		rs = append(rs, r)
 	}
+	s.flushLocked()
+	s.mu.Unlock()
+	raw := make([]byte, 16*n)
+	var rerr error
+	for k, r := range rs {
+		if rerr != nil {
+			// The copy may still be in flight: the staging buffer cannot
+			// be reused; releasing it is safe (the work keeps it alive).
+			r.res.Release()
+			r.st.Release()
+			continue
+		}
+		var part []byte
+		if part, rerr = s.readResolved(r); rerr == nil {
+			copy(raw[16*dispatchesPerSet*k:], part)
+		}
+	}
+	s.mu.Lock()
 	if err := s.takeErrors(); err != nil {
 		s.mu.Unlock()
 		return ReplayProfile{}, err
+	}
+	if rerr != nil {
+		return fail(rerr)
 	}
 	s.mu.Unlock()
 	out := ReplayProfile{Method: ProfileTimestamps}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/lifecycle"
@@ -364,6 +366,39 @@ func TestProfileReplayTimesEveryDispatch(t *testing.T) {
 		t.Fatalf("without timestamps the fallback must say so: %v", p.Method)
 	}
 	gputest.WantEqual(t, "the profiled replay computed (warmup 6 + replay 6)", gputest.Fill(4096, 12), gputest.Read(t, s, a))
+}
+
+// TestProfileReplayTimesGraphsLongerThanOneQuerySet: a graph with more
+// dispatches than one timestamp query set holds is timed dispatch by
+// dispatch across several sets, every set resolved before the profile waits
+// for any, and the replay computes what it captured.
+func TestProfileReplayTimesGraphsLongerThanOneQuerySet(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	const n = 2*2048 + 6 // three query sets of 2048 dispatches at most
+	a := gputest.Upload(t, s, gputest.Fill(64, 0))
+	b, _ := s.Empty(a.Size())
+	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, n, 64) })
+	p, err := s.ProfileReplay(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Info().Timestamps {
+		got := make([]int, len(p.Dispatches))
+		for i, dt := range p.Dispatches {
+			got[i] = dt.Index
+		}
+		want := make([]int, n)
+		for i := range want {
+			want[i] = i
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("timed dispatches of a %d-dispatch graph, by index (-want +got):\n%s", n, diff)
+		}
+	} else if p.Method != recorder.ProfileWallClock || !(p.Total > 0) {
+		t.Fatalf("without timestamps: want a positive wall time, got %+v", p)
+	}
+	gputest.WantEqual(t, "the profiled replay computed (warmup n + replay n)", gputest.Fill(64, 2*n), gputest.Read(t, s, a))
 }
 
 // TestMemoryStatsAccountForPoolsGraphsAndParams: the numbers add up and the
