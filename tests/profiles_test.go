@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -307,4 +308,84 @@ func TestProfilesInterleavedWithReplaysOnTwoStreamsMatchTheModel(t *testing.T) {
 		want := c.init + c.per*float32(c.runs.Load())
 		gputest.WantEqual(t, fmt.Sprintf("counter %d: its warmup and %d runs of %v", i, c.runs.Load(), c.per), gputest.Fill(counterElems, want), gputest.Read(t, c.x.Stream(), c.x))
 	}
+}
+
+// TestProfileReplayRacingCapturesOnItsStreamLeavesEveryGraphExact: one
+// goroutine profiles a replay long enough to need several timestamp query
+// sets while another captures, replays and releases short graphs on the
+// same stream. Each ProfileReplay either runs whole (every dispatch timed,
+// the replay computed once) or is refused with ErrGraphState before it
+// replays anything; each capture seals exactly its own launches; and the
+// buffers end as the count of what ran says. Without it, a profile step
+// encoded after a wait could land in a capture's window, or a profile
+// refused half-way could leave its replay half-run.
+func TestProfileReplayRacingCapturesOnItsStreamLeavesEveryGraphExact(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	const (
+		profiled = 2048 + 4 // two query sets
+		short    = 4
+		wantRuns = 2    // profiles that must run while captures go on
+		attempts = 2000 // profile calls at most
+		elems    = 64
+	)
+	pa := gputest.Upload(t, s, gputest.Fill(elems, 0))
+	pb := gputest.Empty(t, s, pa.Size())
+	ca := gputest.Upload(t, s, gputest.Fill(elems, 0))
+	cb := gputest.Empty(t, s, ca.Size())
+	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, pa, pb, profiled, elems) })
+
+	var profiles, refused, captures atomic.Int32
+	var profiling atomic.Bool
+	profiling.Store(true)
+	var errs collect
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		defer profiling.Store(false)
+		for i := 0; i < attempts && profiles.Load() < wantRuns; i++ {
+			p, err := s.ProfileReplay(g)
+			switch {
+			case err == nil:
+				profiles.Add(1)
+				if d.Info().Timestamps && len(p.Dispatches) != profiled {
+					errs.add(fmt.Errorf("profile %d timed %d dispatches, want %d", i, len(p.Dispatches), profiled))
+				}
+			case errors.Is(err, lifecycle.ErrGraphState):
+				refused.Add(1)
+				time.Sleep(100 * time.Microsecond) // a capture is recording: try again soon
+			default:
+				errs.add(fmt.Errorf("profile %d: %w (want nil or ErrGraphState)", i, err))
+			}
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		for i := 0; profiling.Load() && i < attempts; i++ {
+			time.Sleep(500 * time.Microsecond) // leave the profiles room between captures
+			cg, err := s.Capture(func() error { return gputest.Chain(s, k, ca, cb, short, elems) })
+			if err != nil {
+				errs.add(fmt.Errorf("capture %d: %w", i, err))
+				return
+			}
+			captures.Add(1)
+			if got := cg.Len(); got != short {
+				errs.add(fmt.Errorf("capture %d sealed %d dispatches, want its own %d launches", i, got, short))
+			}
+			if err := cg.Replay(); err != nil {
+				errs.add(fmt.Errorf("replay of capture %d: %w", i, err))
+			}
+			cg.Release()
+		}
+	}()
+	wg.Wait()
+	errs.report(t)
+	t.Logf("%d profiles ran and %d were refused while %d captures ran", profiles.Load(), refused.Load(), captures.Load())
+	if profiles.Load() < wantRuns || captures.Load() == 0 {
+		t.Fatalf("%d profiles ran beside %d captures in %d attempts; the test needs %d beside at least one", profiles.Load(), captures.Load(), attempts, wantRuns)
+	}
+	n := float32(profiled) * float32(1+profiles.Load()) // the capture's warmup, then each profile
+	gputest.WantFloats(t, "the profiled buffer", gputest.Fill(elems, n), gputest.Read(t, s, pa))
+	gputest.WantFloats(t, "the captured buffer (each capture's warmup and one replay)", gputest.Fill(elems, float32(2*short*captures.Load())), gputest.Read(t, s, ca))
 }
