@@ -3,11 +3,11 @@ package recorder
 import (
 	"context"
 	"errors"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/softgraph/softgraph/internal/envswitch"
 
 	"github.com/rs/zerolog"
 
@@ -174,18 +174,6 @@ type config struct {
 	finishAhead bool
 }
 
-// envSwitch reads an on/off environment variable: "1" or "true" is on,
-// "0" or "false" off; set is false for anything else (the default stays).
-func envSwitch(name string) (on, set bool) {
-	switch v := os.Getenv(name); {
-	case v == "1" || strings.EqualFold(v, "true"):
-		return true, true
-	case v == "0" || strings.EqualFold(v, "false"):
-		return false, true
-	}
-	return false, false
-}
-
 // Option configures New.
 type Option func(*config)
 
@@ -340,12 +328,12 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		// competes with it for them.
 		preEncode: !drv.Info().Software,
 		async:     true}
-	if on, set := envSwitch("SOFTGRAPH_PREENCODE"); set {
+	if on, set := envswitch.Read("SOFTGRAPH_PREENCODE"); set {
 		cfg.preEncode = on
 	}
 	// SOFTGRAPH_FINISH_AHEAD=1 finishes batches ahead (on any adapter whose
 	// driver runs Finishes in parallel: the tests run that path on lavapipe).
-	if on, set := envSwitch("SOFTGRAPH_FINISH_AHEAD"); set {
+	if on, set := envswitch.Read("SOFTGRAPH_FINISH_AHEAD"); set {
 		cfg.finishAhead = on && drv.Info().ConcurrentFinish
 	}
 	for _, o := range opts {

@@ -8,13 +8,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
+
+	"github.com/softgraph/softgraph/internal/envswitch"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/rs/zerolog"
@@ -303,8 +303,8 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.view = &driverView{d: d}
 	// The device's limits are what was granted, not what the adapter offered.
 	d.info.Limits = deviceLimits(dev)
-	off := os.Getenv("SOFTGRAPH_SHARED_FINISH")
-	d.sharedScopes.Store(c.info.Backend != BackendGL && off != "0" && !strings.EqualFold(off, "false"))
+	on, set := envswitch.Read("SOFTGRAPH_SHARED_FINISH")
+	d.sharedScopes.Store(c.info.Backend != BackendGL && (on || !set))
 	d.driverInfo = driverInfoOf(d.info)
 	d.driverInfo.ConcurrentFinish = d.sharedScopes.Load()
 	registry.Lock()

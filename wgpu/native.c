@@ -310,7 +310,6 @@ void sg_pop_oom(WGPUDevice device, sg_err * out) {
 	wgpuDevicePopErrorScope(device, sg_err_cb, out);
 }
 
-
 // Validation inside out-of-memory, for softgraph's own calls.
 static void sg_push(WGPUDevice d) {
 	if (sg_shared) return;

@@ -156,10 +156,10 @@ void sg_enc_clear(sg_enc * e, WGPUBuffer b, uint64_t off, uint64_t size);       
 void sg_enc_copy_b2t(sg_enc * e, WGPUBuffer src, uint64_t off, uint32_t bpr, uint32_t rows, WGPUTexture dst, uint32_t w, uint32_t h, uint32_t depth); // scoped
 void sg_enc_copy_t2b(sg_enc * e, WGPUTexture src, uint32_t w, uint32_t h, uint32_t depth, WGPUBuffer dst, uint64_t off, uint32_t bpr, uint32_t rows); // scoped
 void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count, WGPUBuffer dst, uint64_t off); // scoped
-WGPUCommandBuffer sg_enc_finish(sg_enc * e);
-WGPUCommandBuffer sg_enc_finish_shared(sg_enc * e);
-void sg_enc_prepare_shared(sg_enc * e);
-void sg_shared_probe(WGPUDevice d, sg_err * out);                                          // scoped
+WGPUCommandBuffer sg_enc_finish(sg_enc * e);                                          // scoped
+WGPUCommandBuffer sg_enc_finish_shared(sg_enc * e);                                   // shared mode
+void sg_enc_prepare_shared(sg_enc * e);                                               // shared mode
+void sg_shared_probe(WGPUDevice d, sg_err * out);                                     // shared mode
 void sg_enc_discard(sg_enc * e);                                                      // scoped
 
 // Programs (native.c).
