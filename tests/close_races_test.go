@@ -703,3 +703,49 @@ func TestLoadGraphAndSaveRacingStreamCloseReturnNilOrErrClosed(t *testing.T) {
 		lg.Release()
 	})
 }
+
+// TestCloseRacingAProfileReplayOfSeveralQuerySetsReturnsNilOrErrClosed:
+// Stream.Close or Device.Close, at staggered moments, while another
+// goroutine profiles (with its floor) a graph longer than one timestamp
+// query set, whose resolves are all in flight before it reads any: the
+// profile returns nil or an error wrapping ErrClosed, the close returns,
+// and nothing aborts (fresh process).
+func TestCloseRacingAProfileReplayOfSeveralQuerySetsReturnsNilOrErrClosed(t *testing.T) {
+	skipIfShort(t)
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		for round := range 6 {
+			d := gputest.Open(t, wgpu.Options{})
+			s, err := recorder.New(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+			a := gputest.Upload(t, s, gputest.Fill(64, 0))
+			b := gputest.Empty(t, s, a.Size())
+			g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 2048+6, 64) })
+			var wg sync.WaitGroup
+			var perr error
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 3 {
+					if _, perr = s.ProfileReplay(g, recorder.WithFloor(1)); perr != nil {
+						return
+					}
+				}
+			}()
+			time.Sleep(time.Duration(round) * 5 * time.Millisecond)
+			if round%2 == 1 {
+				d.Close()
+			} else if err := s.Close(); err != nil && !errors.Is(err, wgpu.ErrClosed) {
+				t.Errorf("round %d: Stream.Close: %v", round, err)
+			}
+			wg.Wait()
+			if perr != nil && !errors.Is(perr, wgpu.ErrClosed) {
+				t.Errorf("round %d: ProfileReplay racing Close: %v, want nil or ErrClosed", round, perr)
+			}
+			g.Release()
+			d.Close()
+		}
+	})
+}
