@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
-	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -83,8 +83,11 @@ type fusion struct {
 
 // maxFusedParts bounds the dispatches one fused kernel runs: each is a
 // function of the generated module, which the device compiles at
-// EndCapture; past a few dozen the saving per dispatch is already made.
-const maxFusedParts = 64
+// EndCapture. Past a dozen parts the saving per dispatch is already made,
+// while a module's compile time, and the chance of meeting a driver
+// compiler's limits (Mesa 22.3's llvmpipe corrupted its heap compiling
+// large fused modules), grows with its size.
+const maxFusedParts = 16
 
 // fusedPart is one unfused dispatch of a chain being built.
 type fusedPart struct {
@@ -93,9 +96,21 @@ type fusedPart struct {
 	at int // n's index in the unfused nodes
 }
 
+// fusedKernel is a compiled fused kernel and the graphs holding it: a
+// chain fusing to a source a graph of the stream already uses (the same
+// capture made twice, a Rebind) takes it instead of compiling again.
+type fusedKernel struct {
+	k    *wgpu.Kernel
+	src  string
+	refs int
+}
+
 // fuseNodes fuses chains in nodes (the lowered nodes of a graph). Bind
-// groups it makes are pinned in pins; kernels it compiles are returned
-// for the graph to release. The caller holds s.mu.
+// groups it makes are pinned in pins; the fused kernels it uses are
+// returned, each with a reference the graph drops at release
+// (dropKernels). A chain whose fused kernel does not come out (Fuse
+// refuses it, the device does not compile it) stays unfused, with the
+// reason in the fusion's account. The caller holds s.mu.
 func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node, *fusion, []*wgpu.Kernel, error) {
 	fz := &fusion{unfused: nodes, group: make([]int, len(nodes)), why: make([]string, len(nodes))}
 	analysed := map[driver.Kernel]*wgpu.Pointwise{}
@@ -129,37 +144,39 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	}
 	var out []node
 	var kernels []*wgpu.Kernel
-	// Chains that fuse to the same source (a ping-pong chain split at the
-	// part limit, say) share one compiled kernel.
-	compiled := map[string]*wgpu.Kernel{}
 	var chain []fusedPart
 	flush := func() error {
 		if len(chain) == 0 {
 			return nil
 		}
-		if len(chain) == 1 {
-			out = append(out, *chain[0].n)
-		} else {
-			n, k, err := s.fusedNode(op, chain, pins, compiled)
+		if len(chain) > 1 {
+			n, k, why, err := s.fusedNode(op, chain, pins)
 			if err != nil {
 				return err
 			}
-			if k != nil {
+			if why == "" {
 				kernels = append(kernels, k)
+				out = append(out, n)
+				fz.fused++
+				for _, p := range chain {
+					fz.group[p.at] = len(out) - 1
+				}
+				chain = chain[:0]
+				return nil
 			}
-			out = append(out, n)
-			fz.fused++
+			for _, p := range chain[1:] {
+				fz.why[p.at-1] = why
+			}
 		}
 		for _, p := range chain {
-			fz.group[p.at] = len(out) - 1
+			fz.group[p.at] = len(out)
+			out = append(out, *p.n)
 		}
 		chain = chain[:0]
 		return nil
 	}
 	fail := func(err error) ([]node, *fusion, []*wgpu.Kernel, error) {
-		for _, k := range kernels {
-			k.Release()
-		}
+		s.dropKernels(kernels)
 		return nil, nil, nil, err
 	}
 	prevWhy := ""
@@ -219,8 +236,8 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 	switch {
 	case len(chain) >= maxFusedParts:
 		return fmt.Sprintf("a fused kernel runs at most %d dispatches", maxFusedParts)
-	case p.pw.WorkgroupSize != head.pw.WorkgroupSize:
-		return fmt.Sprintf("workgroup size %d, not %d", p.pw.WorkgroupSize, head.pw.WorkgroupSize)
+	case p.pw.Workgroup != head.pw.Workgroup:
+		return fmt.Sprintf("workgroup size %s, not %s", workgroupLabel(p.pw.Workgroup), workgroupLabel(head.pw.Workgroup))
 	case p.n.d != head.n.d:
 		return fmt.Sprintf("%s, not %s", p.n.d.label(), head.n.d.label())
 	case p.pw.Index != head.pw.Index:
@@ -234,6 +251,7 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 		return why
 	}
 	storage, uniform := slotCounts(all)
+	uniform++ // the fused kernel's zero words
 	lim := &s.limits
 	if storage > int(lim.MaxStorageBuffersPerShaderStage) {
 		return fmt.Sprintf("the fused kernel would bind %d storage buffers (maxStorageBuffersPerShaderStage %d)", storage, lim.MaxStorageBuffersPerShaderStage)
@@ -247,23 +265,37 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 	return ""
 }
 
-// dependence checks the rule WithFusion's proof rests on: a buffer any part
-// writes is accessed by every part at index i only, with one element type.
-func dependence(parts []fusedPart) string {
-	written := map[*pool.Page]bool{}
-	for _, p := range parts {
-		for j := range p.n.acc {
-			if a := &p.n.acc[j]; a.kind == accessBuffer && a.write {
-				written[a.pg] = true
-			}
-		}
+// workgroupLabel spells a workgroup size as WGSL does, dimensions of 1 at
+// the end left out.
+func workgroupLabel(w [3]uint32) string {
+	switch {
+	case w[2] != 1:
+		return fmt.Sprintf("(%d, %d, %d)", w[0], w[1], w[2])
+	case w[1] != 1:
+		return fmt.Sprintf("(%d, %d)", w[0], w[1])
 	}
-	types := map[*pool.Page]string{}
+	return fmt.Sprintf("(%d)", w[0])
+}
+
+// memory is the identity of the memory behind a buffer access: two
+// wrappers of one application buffer (WrapBuffer twice) are one memory.
+func memory(a *access) any { return a.pg.Buffer().Memory() }
+
+// dependence checks the rule WithFusion's proof rests on: memory any part
+// writes is accessed by every part at index i only, through bindings of
+// one element type and one size (so one binding of the fused kernel).
+func dependence(parts []fusedPart) string {
+	written := writtenMemory(parts)
+	type view struct {
+		typ  string
+		size uint64
+	}
+	views := map[any]view{}
 	for _, p := range parts {
 		res := p.n.k.Resources()
 		for j := range p.n.acc {
 			a := &p.n.acc[j]
-			if a.kind != accessBuffer || !written[a.pg] {
+			if a.kind != accessBuffer || !written[memory(a)] {
 				continue
 			}
 			if p.pw.Gathered[j] {
@@ -272,13 +304,30 @@ func dependence(parts []fusedPart) string {
 			if res[j].Kind == driver.ResourceUniform {
 				return fmt.Sprintf("kernel %s reads as a uniform a buffer the chain writes", p.n.name())
 			}
-			if t, ok := types[a.pg]; ok && t != res[j].Type {
-				return fmt.Sprintf("a buffer the chain writes is bound as %s and as %s", t, res[j].Type)
+			v := view{res[j].Type, a.size}
+			if o, ok := views[memory(a)]; ok && o != v {
+				if o.typ != v.typ {
+					return fmt.Sprintf("a buffer the chain writes is bound as %s and as %s", o.typ, v.typ)
+				}
+				return fmt.Sprintf("a buffer the chain writes is bound with %d and with %d bytes (wrapped twice)", o.size, v.size)
 			}
-			types[a.pg] = res[j].Type
+			views[memory(a)] = v
 		}
 	}
 	return ""
+}
+
+// writtenMemory is the memory some part of parts writes.
+func writtenMemory(parts []fusedPart) map[any]bool {
+	written := map[any]bool{}
+	for _, p := range parts {
+		for j := range p.n.acc {
+			if a := &p.n.acc[j]; a.kind == accessBuffer && a.write {
+				written[memory(a)] = true
+			}
+		}
+	}
+	return written
 }
 
 // sharing checks wgpu.FuseSource's rule for a binding several parts
@@ -296,7 +345,7 @@ func sharing(parts []fusedPart) string {
 			if a.kind != accessBuffer || res[j].Kind == driver.ResourceUniform {
 				continue
 			}
-			key := fusedSlotKey(a, res[j], p.n.k, j)
+			key := fusedSlotKey(p, i, j)
 			o := first[key]
 			if o == nil {
 				first[key] = p
@@ -311,37 +360,43 @@ func sharing(parts []fusedPart) string {
 	return ""
 }
 
-// slotKey identifies one binding of the fused kernel. A storage buffer
-// is one binding per (page, size, element type), whichever parts bind it;
-// a uniform (params or a Buffer) is shared only by dispatches of the same
-// kernel binding the same range at the same resource, whose struct types
-// are the same declaration (wgsl.Fuse checks).
+// slotKey identifies one binding of the fused kernel. Storage the parts
+// read and write at their index is one binding per (memory, size, element
+// type), whichever parts bind it. What a part reads elsewhere than at its
+// index (a gathered read, a uniform) is a binding of that part's own: the
+// compiler then cannot share one load, or an expression of loads, between
+// two parts (part is -1 for a shared binding).
 type slotKey struct {
-	pg   *pool.Page
+	mem  any
 	meta any // the params entry, compared by identity
 	size uint64
 	typ  string
-	k    driver.Kernel
-	res  int
+	part int
 }
 
-func fusedSlotKey(a *access, r driver.Resource, k driver.Kernel, res int) slotKey {
+func fusedSlotKey(p *fusedPart, part, res int) slotKey {
+	a := &p.n.acc[res]
+	r := p.n.k.Resources()[res]
 	switch {
 	case a.kind == accessParams:
-		return slotKey{meta: a.meta, size: a.size, k: k, res: res}
+		return slotKey{meta: a.meta, size: a.size, part: part}
 	case r.Kind == driver.ResourceUniform:
-		return slotKey{pg: a.pg, size: a.size, k: k, res: res}
+		return slotKey{mem: memory(a), size: a.size, part: part}
+	case p.pw.Gathered[res]:
+		return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: part}
 	}
-	return slotKey{pg: a.pg, size: a.size, typ: r.Type}
+	return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: -1}
 }
 
-// slotCounts counts the fused kernel's storage and uniform bindings.
+// slotCounts counts the fused kernel's storage and uniform bindings, the
+// zero words left out.
 func slotCounts(parts []fusedPart) (storage, uniform int) {
 	seen := map[slotKey]bool{}
-	for _, p := range parts {
+	for i := range parts {
+		p := &parts[i]
 		res := p.n.k.Resources()
 		for j := range p.n.acc {
-			key := fusedSlotKey(&p.n.acc[j], res[j], p.n.k, j)
+			key := fusedSlotKey(p, i, j)
 			if seen[key] {
 				continue
 			}
@@ -356,80 +411,116 @@ func slotCounts(parts []fusedPart) (storage, uniform int) {
 	return storage, uniform
 }
 
-// fusedNode compiles chain's fused kernel and makes its node: one binding
-// per slot, in slot order, read_write wherever any part writes the buffer.
-// The kernel is returned when it was compiled here, nil when compiled
-// holds it already.
-func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet, compiled map[string]*wgpu.Kernel) (node, *wgpu.Kernel, error) {
+// fusedNode makes chain's fused node: one binding per slot, in slot order,
+// read_write wherever any part writes the memory, and the zero words last.
+// It returns the kernel, with a reference for the caller, or, when the
+// chain cannot be fused after all (Fuse refuses it; the device does not
+// compile it or its bind group), why, for the chain to stay unfused. An
+// error is one the capture itself fails with (the device closed).
+func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (node, *wgpu.Kernel, string, error) {
 	slots := map[slotKey]uint32{}
 	var acc []access
-	written := map[*pool.Page]bool{}
-	for _, p := range chain {
-		for j := range p.n.acc {
-			if a := &p.n.acc[j]; a.kind == accessBuffer && a.write {
-				written[a.pg] = true
-			}
-		}
-	}
+	written := writtenMemory(chain)
 	parts := make([]wgpu.FusePart, len(chain))
-	var names []string
-	for k, p := range chain {
+	for k := range chain {
+		p := &chain[k]
 		res := p.n.k.Resources()
 		fp := wgpu.FusePart{Source: p.n.k.Source(), Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res))}
 		for j := range p.n.acc {
 			a := p.n.acc[j]
-			key := fusedSlotKey(&a, res[j], p.n.k, j)
+			rw := a.kind == accessBuffer && written[memory(&a)] && res[j].Kind != driver.ResourceUniform
+			key := fusedSlotKey(p, k, j)
 			slot, ok := slots[key]
 			if !ok {
 				slot = uint32(len(acc))
 				slots[key] = slot
-				a.group, a.binding = 0, slot
-				a.write = a.kind == accessBuffer && written[a.pg] && res[j].Kind != driver.ResourceUniform
+				a.group, a.binding, a.write = 0, slot, rw
 				acc = append(acc, a)
 			}
 			fp.Slots[j] = slot
-			fp.ReadWrite[j] = a.kind == accessBuffer && written[a.pg] && res[j].Kind != driver.ResourceUniform
+			fp.ReadWrite[j] = rw
 		}
 		parts[k] = fp
-		names = append(names, p.n.name())
 	}
 	src, entry, err := wgpu.FuseSource(parts)
 	if err != nil {
-		return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
+		return node{}, nil, "the fused kernel was not written: " + err.Error(), nil
 	}
-	k, fresh := compiled[src], false
-	if k == nil {
-		if k, err = s.dev.Kernel(src, entry, wgpu.Private()); err != nil {
-			return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
-		}
-		compiled[src], fresh = k, true
+	zero, err := s.meta.Lookup(ParamsOf(make([]uint32, wgpu.FuseZeroBytes/4)...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
+	if err != nil {
+		return node{}, nil, "", &Error{Op: op.String(), Arg: "the fused kernel's zero words", Err: err}
 	}
-	release := func() {
-		if fresh {
-			delete(compiled, src)
-			k.Release()
-		}
+	acc = append(acc, access{kind: accessParams, meta: zero, size: zero.Size, binding: uint32(len(acc))})
+	k, why, err := s.fusedKernel(src, entry)
+	if why != "" || err != nil {
+		return node{}, nil, why, err
 	}
 	kd, err := s.drv.Kernel(k)
 	if err != nil {
-		release()
-		return node{}, nil, &Error{Op: op.String(), Arg: "fusing " + strings.Join(names, ", "), Err: err}
+		s.dropKernels([]*wgpu.Kernel{k})
+		return node{}, nil, "", &Error{Op: op.String(), Arg: "fused kernel", Err: err}
 	}
 	head := chain[0].n
 	n := node{kind: nodeDispatch, k: kd, d: head.d, acc: acc, region: head.region}
 	if err := s.bindGroups(op, kd, n.acc, &n.groups); err != nil {
-		release()
-		return node{}, nil, err
+		s.dropKernels([]*wgpu.Kernel{k})
+		if errors.Is(err, wgpu.ErrValidation) {
+			return node{}, nil, "the fused kernel's bind group was refused: " + err.Error(), nil
+		}
+		return node{}, nil, "", err
 	}
+	pins.addMeta(zero)
 	for _, g := range n.groups {
 		if g != nil {
 			pins.addGroup(g)
 		}
 	}
-	if !fresh {
-		k = nil
+	return n, k, "", nil
+}
+
+// fusedKernel is the compiled kernel of a fused source, with a reference
+// for the caller: the stream's, when a graph of it holds one already, or
+// a fresh compile (its time counted in the stream's fusion statistics).
+// A source the device does not compile returns why. The caller holds s.mu.
+func (s *Stream) fusedKernel(src, entry string) (*wgpu.Kernel, string, error) {
+	if fk := s.fused[src]; fk != nil {
+		fk.refs++
+		return fk.k, "", nil
 	}
-	return n, k, nil
+	start := time.Now()
+	k, err := s.dev.Kernel(src, entry, wgpu.Private())
+	s.fusionCompile += time.Since(start)
+	switch {
+	case errors.Is(err, wgpu.ErrCompile), errors.Is(err, wgpu.ErrValidation), errors.Is(err, wgpu.ErrInvalidArgument):
+		return nil, "the fused kernel did not compile: " + err.Error(), nil
+	case err != nil:
+		return nil, "", err
+	}
+	if s.fused == nil {
+		s.fused = map[string]*fusedKernel{}
+		s.fusedOf = map[*wgpu.Kernel]*fusedKernel{}
+	}
+	fk := &fusedKernel{k: k, src: src, refs: 1}
+	s.fused[src], s.fusedOf[k] = fk, fk
+	return k, "", nil
+}
+
+// dropKernels drops a graph's references to its kernels: a fused kernel
+// is released with its last holder, any other (a loaded graph's own) at
+// once. The caller holds s.mu.
+func (s *Stream) dropKernels(ks []*wgpu.Kernel) {
+	for _, k := range ks {
+		fk := s.fusedOf[k]
+		if fk == nil {
+			k.Release()
+			continue
+		}
+		if fk.refs--; fk.refs == 0 {
+			delete(s.fused, fk.src)
+			delete(s.fusedOf, k)
+			k.Release()
+		}
+	}
 }
 
 // pinUnfused pins the bind groups of a fused graph's unfused nodes, which a
@@ -449,19 +540,14 @@ func pinUnfused(pins *pinSet, nodes []node) {
 // the unfused ones stay in g.fusion for Rebind, and the fused kernels are
 // g's to release. The caller holds s.mu.
 func (s *Stream) fuseGraph(g *Graph) error {
+	before := s.fusionCompile
 	nodes, fz, kernels, err := s.fuseNodes(lifecycle.EndCapture, g.nodes, g.pins)
 	if err != nil {
 		return err
 	}
 	g.nodes, g.fusion, g.kernels = nodes, fz, append(g.kernels, kernels...)
+	g.stats.FusionCompileTime = s.fusionCompile - before
 	return nil
-}
-
-// releaseKernels releases kernels compiled for a graph that was not made.
-func releaseKernels(ks []*wgpu.Kernel) {
-	for _, k := range ks {
-		k.Release()
-	}
 }
 
 // recorded is the nodes Rebind rebinds: a fused graph's unfused nodes.
@@ -486,16 +572,21 @@ func fusedAliasing(nodes []node) error {
 			continue
 		}
 		res := n.k.Resources()
-		types := map[*pool.Page]string{}
+		type view struct {
+			typ  string
+			size uint64
+		}
+		views := map[any]view{}
 		for j := range n.acc {
 			a := &n.acc[j]
 			if a.kind != accessBuffer || res[j].Kind == driver.ResourceUniform {
 				continue
 			}
-			if t, ok := types[a.pg]; ok && t != res[j].Type {
-				return argError(lifecycle.Rebind, ErrInvalidArgument, "command %d (a fused kernel) would bind one buffer as %s and as %s; its parts would meet at different bytes for one index", i, t, res[j].Type)
+			v := view{res[j].Type, a.size}
+			if o, ok := views[memory(a)]; ok && o != v {
+				return argError(lifecycle.Rebind, ErrInvalidArgument, "command %d (a fused kernel) would bind one buffer as %s of %d bytes and as %s of %d bytes; its parts would meet at different bytes for one index", i, o.typ, o.size, v.typ, v.size)
 			}
-			types[a.pg] = res[j].Type
+			views[memory(a)] = v
 		}
 	}
 	return nil

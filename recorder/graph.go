@@ -103,6 +103,10 @@ type GraphStats struct {
 	RetainedBytes uint64        // bytes of the pinned pages and params slots
 	ParamsBytes   uint64        // of which params (uniform) slots
 	CaptureTime   time.Duration // from BeginCapture to EndCapture
+	// FusionCompileTime is the part of CaptureTime spent compiling fused
+	// kernels (WithFusion): zero when every chain's kernel was one the
+	// stream's graphs already held.
+	FusionCompileTime time.Duration
 }
 
 // seal turns a recording into a Graph: control flow is lowered to plain
@@ -125,12 +129,12 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 		}
 	}
 	if g.prog, err = buildProgram(s.drv, g.nodes); err != nil {
-		releaseKernels(g.kernels)
+		s.dropKernels(g.kernels)
 		return nil, err
 	}
 	if err := s.validateProgram(g.prog); err != nil {
 		g.prog.Release()
-		releaseKernels(g.kernels)
+		s.dropKernels(g.kernels)
 		return nil, err
 	}
 	g.stats.CaptureTime = time.Since(rec.start)
@@ -432,9 +436,7 @@ func (g *Graph) releaseLocked() {
 	}
 	g.releaseProgramIfUnused() // else the last profile or batch entry releases it
 	g.pins.unref()             // open batches that replayed it keep the pins
-	for _, k := range g.kernels {
-		k.Release()
-	}
+	g.s.dropKernels(g.kernels)
 	g.kernels = nil
 	delete(g.s.graphs, g)
 	g.s.log.Debug().Int("dispatches", g.stats.Dispatches).Msg("graph released")

@@ -141,7 +141,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, err
 	}
 	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table, fusion: fz, kernels: kernels}
 	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
-		releaseKernels(kernels)
+		s.dropKernels(kernels)
 		return fail(&Error{Op: op.String(), Err: err})
 	}
 	ng.stats.CaptureTime = g.stats.CaptureTime

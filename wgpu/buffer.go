@@ -49,6 +49,10 @@ type buffer struct {
 
 func (b *buffer) Size() uint64        { return b.size }
 func (b *buffer) Usage() driver.Usage { return b.usage }
+
+// Memory is the native handle: a wrapped application buffer shares it with
+// every other wrap of the same buffer.
+func (b *buffer) Memory() any { return b.raw }
 func (b *buffer) Release() {
 	if b != nil {
 		b.dev.releaseGated(&b.life, b)

@@ -23,6 +23,19 @@ const (
 	FusedHeader = wgsl.FusedHeader
 )
 
+// FuseZeroBytes is the size of the uniform buffer of zeros a fused module
+// binds after its parts' bindings (FuseZeroBinding), which the caller
+// must bind: it is what keeps each part's arithmetic its own
+// (docs/fusion.md). MaxFuseParts is the most parts one module runs.
+const (
+	FuseZeroBytes = wgsl.FuseZeroBytes
+	MaxFuseParts  = wgsl.MaxFuseParts
+)
+
+// FuseZeroBinding is the @binding, in @group(0), of the zero words of the
+// module FuseSource writes for parts: one past their largest slot.
+func FuseZeroBinding(parts []FusePart) uint32 { return wgsl.FuseZeroBinding(parts) }
+
 // FusePart is one kernel of a chain FuseSource fuses: its source, entry
 // point, and per resource the binding it gets in the fused module and
 // whether it is declared read_write there.

@@ -103,6 +103,11 @@ type Buffer interface {
 	Object
 	Size() uint64
 	Usage() Usage
+	// Memory identifies the memory behind the buffer: two Buffers of one
+	// native buffer (an application's buffer wrapped twice) have equal
+	// Memory, and live Buffers of different memory never do. Passes that
+	// reason about which bindings meet (fusion) compare it, not Buffers.
+	Memory() any
 }
 
 // TextureDim is a texture's dimensionality.

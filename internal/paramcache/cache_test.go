@@ -31,6 +31,7 @@ func (b *memBuffer) Release() {
 func (b *memBuffer) Released() bool      { return b.released }
 func (b *memBuffer) Size() uint64        { return uint64(len(b.data)) }
 func (b *memBuffer) Usage() driver.Usage { return driver.UsageUniform }
+func (b *memBuffer) Memory() any         { return b }
 
 func (d *memDevice) NewBuffer(size uint64, _ driver.Usage, _ string) (driver.Buffer, error) {
 	d.live++

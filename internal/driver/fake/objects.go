@@ -39,6 +39,7 @@ type buffer struct {
 
 func (b *buffer) Size() uint64        { return b.size }
 func (b *buffer) Usage() driver.Usage { return b.usage }
+func (b *buffer) Memory() any         { return b }
 
 // Bytes returns a copy of b's contents as the queue left them, for tests
 // that look at memory without going through a read (b must be a buffer of

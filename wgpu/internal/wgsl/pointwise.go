@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -31,8 +32,11 @@ func (e *PointwiseError) Unwrap() error { return ErrNotPointwise }
 // can run one after another inside one invocation (Fuse).
 type Pointwise struct {
 	Entry string
-	// WorkgroupSize is the x size; y and z are 1.
+	// WorkgroupSize is the x size of Workgroup, the @workgroup_size.
 	WorkgroupSize uint32
+	// Workgroup is the whole @workgroup_size (a dimension left out is 1):
+	// fused parts must agree on all three.
+	Workgroup [3]uint32
 	// Index is the invocation's index in a canonical spelling: the builtin
 	// values by their builtin names ("global_invocation_id.y *
 	// num_workgroups.x * 256u + global_invocation_id.x"). Two kernels with
@@ -51,6 +55,10 @@ type Pointwise struct {
 	// Builtins are the builtin names of the entry point's parameters, in
 	// order.
 	Builtins []string
+	// Unused names the module's resource declarations the entry point
+	// never uses (a family of kernels sharing one header): the fused
+	// module drops them, since no binding is made for them.
+	Unused []string
 }
 
 // pointwiseBuiltins are the builtin values a pointwise entry point may take,
@@ -116,7 +124,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused}, nil
 }
 
 type pointwiseAnalysis struct {
@@ -132,7 +140,8 @@ type pointwiseAnalysis struct {
 	index        string // the canonical index
 	accesses     []storageAccess
 	fold         Fold
-	reason       string // the first reason found
+	unused       []string // resource declarations the entry point does not use
+	reason       string   // the first reason found
 }
 
 func (a *pointwiseAnalysis) fail(format string, args ...any) {
@@ -161,9 +170,6 @@ func (a *pointwiseAnalysis) run() string {
 	if stages != 1 {
 		return fmt.Sprintf("the module has %d entry points", stages)
 	}
-	if k.WorkgroupSize[1] != 1 || k.WorkgroupSize[2] != 1 {
-		return fmt.Sprintf("@workgroup_size(%d, %d, %d) is not one-dimensional", k.WorkgroupSize[0], k.WorkgroupSize[1], k.WorkgroupSize[2])
-	}
 	if k.WorkgroupStorage > 0 {
 		return "it uses workgroup memory"
 	}
@@ -190,11 +196,19 @@ func (a *pointwiseAnalysis) run() string {
 		case "workgroup":
 			return fmt.Sprintf("it declares var<workgroup> %s", name)
 		default:
-			if !used[name] {
-				return fmt.Sprintf("the module declares %s, which the entry point does not use", name)
+			if used[name] {
+				continue
 			}
+			// A declaration the entry point does not use (a header shared
+			// by a family of kernels) gets no binding: the fused module
+			// drops it, which is sound only when nothing names it.
+			if a.namedOutside(name, v) {
+				return fmt.Sprintf("the module declares %s, which the entry point does not use but other code names", name)
+			}
+			a.unused = append(a.unused, name)
 		}
 	}
+	slices.Sort(a.unused)
 	for _, p := range a.entry.params {
 		b := attr(p.attrs, "builtin")
 		if b == nil || len(b.args) != 1 || len(p.attrs) != 1 {
@@ -327,7 +341,7 @@ func (a *pointwiseAnalysis) decideIndex() string {
 	if a.index == "" {
 		return "it accesses no storage at an invocation index"
 	}
-	fold, ok := injective(a.index, a.k.WorkgroupSize[0])
+	fold, ok := injective(a.index, a.k.WorkgroupSize)
 	if !ok {
 		return fmt.Sprintf("its index %s is not one the analysis knows to differ between invocations", a.index)
 	}
@@ -346,13 +360,21 @@ func (a *pointwiseAnalysis) decideIndex() string {
 // workgroups), the x id folded with y over num_workgroups.x times the
 // workgroup size (what ElementwiseGroups dispatches; one layer in z), the
 // x id plus y times a constant K (workgroup counts in x at most K / size;
-// one layer), or the workgroup id times the size plus the local id.
-func injective(index string, w uint32) (Fold, bool) {
+// one layer), or the workgroup id times the size plus the local id (the
+// local index, with the whole workgroup's size). ws is @workgroup_size: the
+// x forms hold for its x size, and whether other dimensions vary is
+// OneToOne's to check.
+func injective(index string, ws [3]uint32) (Fold, bool) {
+	w, all := ws[0], ws[0]*ws[1]*ws[2]
+	for _, lit := range []string{fmt.Sprint(all), fmt.Sprint(all) + "u"} {
+		if index == "workgroup_id.x * "+lit+" + local_invocation_index" {
+			return Fold{Kind: FoldLocalIndex}, true
+		}
+	}
 	for _, lit := range []string{fmt.Sprint(w), fmt.Sprint(w) + "u"} {
 		switch index {
 		case "global_invocation_id.x",
-			"workgroup_id.x * " + lit + " + local_invocation_id.x",
-			"workgroup_id.x * " + lit + " + local_invocation_index":
+			"workgroup_id.x * " + lit + " + local_invocation_id.x":
 			return Fold{Kind: FoldNone}, true
 		case "global_invocation_id.y * num_workgroups.x * " + lit + " + global_invocation_id.x",
 			"global_invocation_id.x + global_invocation_id.y * num_workgroups.x * " + lit,
@@ -394,6 +416,7 @@ const (
 	FoldNone     FoldKind = iota // the x id alone: one row of workgroups
 	FoldGroups                   // y folded over num_workgroups.x: one layer
 	FoldConstant                 // y folded over a constant K: one layer, x·size ≤ K
+	FoldLocalIndex               // workgroup x id times the whole workgroup plus the local index
 )
 
 // Fold is the dispatches on which a pointwise index is one-to-one.
@@ -406,14 +429,25 @@ type Fold struct {
 // of x×y×z workgroups a different value: what fusing dispatches of the
 // kernel needs (two invocations sharing an element would see each other's
 // stores in a fused kernel in an order the unfused graph does not have).
+// The global ids range over the workgroup counts times the workgroup size
+// in each dimension: an index of x alone needs one invocation in y and z,
+// one folding y over a row width needs every x id below that width.
 func (p *Pointwise) OneToOne(x, y, z uint32) bool {
+	wg := p.Workgroup
+	if wg == ([3]uint32{}) {
+		wg = [3]uint32{p.WorkgroupSize, 1, 1}
+	}
+	ny := uint64(y) * uint64(wg[1])
+	nz := uint64(z) * uint64(wg[2])
 	switch p.Fold.Kind {
 	case FoldNone:
+		return ny == 1 && nz == 1
+	case FoldLocalIndex:
 		return y == 1 && z == 1
 	case FoldGroups:
-		return z == 1
+		return nz == 1
 	case FoldConstant:
-		return z == 1 && (y == 1 || uint64(x)*uint64(p.WorkgroupSize) <= p.Fold.K)
+		return nz == 1 && (ny == 1 || uint64(x)*uint64(wg[0]) <= p.Fold.K)
 	}
 	return false
 }
@@ -581,4 +615,26 @@ func walkExprs(b *blockStmt, f func(expr)) {
 			visit(s.cond)
 		}
 	})
+}
+
+// namedOutside reports whether the module's text names name anywhere but
+// in v, its declaration.
+func (a *pointwiseAnalysis) namedOutside(name string, v *varDecl) bool {
+	lex, err := scan(a.m.src)
+	if err != nil {
+		return true
+	}
+	start, end := v.pos, v.pos
+	if len(v.attrs) > 0 {
+		start = min(start, v.attrs[0].pos)
+	}
+	if v.typ != nil {
+		end = exprEnd(v.typ)
+	}
+	for _, l := range lex {
+		if l.kind == tokIdent && a.m.src[l.pos:l.end] == name && (l.pos < start || l.pos > end) {
+			return true
+		}
+	}
+	return false
 }

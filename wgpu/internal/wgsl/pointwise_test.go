@@ -69,7 +69,7 @@ func TestShippedReductionsAreNotPointwise(t *testing.T) {
 		"sum":      "workgroup memory",
 		"softmax":  "workgroup memory",
 		"rms_norm": "workgroup memory",
-		"matmul":   "not one-dimensional",
+		"matmul":   "workgroup memory",
 	}
 	for name, want := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -111,12 +111,15 @@ func TestPointwiseAnalysisExplainsEachRefusal(t *testing.T) {
 		{"storage barrier", entry("storageBarrier();\ny[id.x] = x[id.x];"), "synchronizes invocations"},
 		{"atomics", "@group(0) @binding(0) var<storage, read_write> n: atomic<u32>;\n@compute @workgroup_size(64)\nfn main() { atomicAdd(&n, 1u); }\n", "is atomic"},
 		{"workgroup memory", pwDecls + "var<workgroup> tile: array<f32, 64>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { tile[0] = 1.0; y[id.x] = tile[0]; }\n", "workgroup"},
-		{"two-dimensional workgroup", pwDecls + "@compute @workgroup_size(8, 8)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x]; }\n", "not one-dimensional"},
+		{"two-dimensional workgroup over a row", pwDecls + "@compute @workgroup_size(8, 8)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { let i = id.x + id.y * 32u; y[i] = x[i]; }\n", ""},
+		{"two-dimensional workgroup, x alone", pwDecls + "@compute @workgroup_size(8, 8)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x]; }\n", ""},
+		{"typed pointer into storage", entry("let q: ptr<storage, f32, read> = &x[id.x];\ny[id.x] = *q + 1.0;"), ""},
 		{"storage texture", "@group(0) @binding(0) var t: texture_storage_2d<rgba8unorm, write>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { textureStore(t, vec2<u32>(id.xy), vec4<f32>(1.0)); }\n", "binds t"},
 		{"helper with storage", pwDecls + "fn put(i: u32) { y[i] = 1.0; }\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { put(id.x); y[id.x] = x[id.x]; }\n", "function put, which the entry point calls, uses storage y"},
 		{"pointer to storage", entry("let p = &y;\n(*p)[id.x] = x[id.x];"), "storage y is used other than as y[index]"},
 		{"override", "override k: f32 = 1.0;\n" + entry("y[id.x] = k * x[id.x];"), "overrides"},
-		{"unused resource", pwDecls + "@group(0) @binding(2) var<storage, read> z: array<f32>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x]; }\n", "declares z, which the entry point does not use"},
+		{"unused resource", pwDecls + "@group(0) @binding(2) var<storage, read> z: array<f32>;\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x]; }\n", ""},
+		{"unused resource another function names", pwDecls + "@group(0) @binding(2) var<storage, read> z: array<f32>;\nfn other() -> f32 { return z[0]; }\n@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) id: vec3<u32>) { y[id.x] = x[id.x]; }\n", "declares z, which the entry point does not use but other code names"},
 		{"two entry points", entry("y[id.x] = x[id.x];") + "@compute @workgroup_size(64)\nfn other() {}\n", "2 entry points"},
 		{"local invocation builtin struct", pwDecls + "struct In { @builtin(global_invocation_id) id: vec3<u32> }\n@compute @workgroup_size(64)\nfn main(in: In) { y[in.id.x] = x[in.id.x]; }\n", "parameter in is not a builtin value"},
 		{"subgroup builtin", pwDecls + "@compute @workgroup_size(64)\nfn main(@builtin(subgroup_invocation_id) s: u32) { y[s] = x[s]; }\n", "@builtin(subgroup_invocation_id)"},
@@ -193,6 +196,7 @@ func TestFuseRunsPartsInOrderUnderOneEntryPoint(t *testing.T) {
 		{2, "f0_out", ResourceStorage, "array<f32>"},
 		{3, "f0_p", ResourceUniform, "f0_Params"},
 		{4, "f1_p", ResourceUniform, "f1_Params"},
+		{5, "_sg_zero", ResourceUniform, "array<vec4<u32>, 16>"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fused resources (-want +got):\n%s\n%s", diff, src)
@@ -200,11 +204,19 @@ func TestFuseRunsPartsInOrderUnderOneEntryPoint(t *testing.T) {
 	if k.WorkgroupSize != [3]uint32{256, 1, 1} {
 		t.Errorf("workgroup size %v; want 256", k.WorkgroupSize)
 	}
-	call0 := strings.Index(src, "f0_add(_global_invocation_id, _num_workgroups);")
-	barrier := strings.Index(src, "storageBarrier();")
-	call1 := strings.Index(src, "f1_scale(_global_invocation_id, _num_workgroups);")
-	if call0 < 0 || barrier < call0 || call1 < barrier {
-		t.Errorf("the fused entry point does not call add, then a storage barrier (values pass through memory), then scale:\n%s", src)
+	// Each part takes the builtins plus a zero word of its own, which the
+	// compiler cannot see through: no load or arithmetic is shared, moved
+	// or contracted across parts.
+	call0 := strings.Index(src, "f0_add(_global_invocation_id + vec3<u32>(_sg_zero[0][0]), _num_workgroups + vec3<u32>(_sg_zero[0][0]));")
+	call1 := strings.Index(src, "f1_scale(_global_invocation_id + vec3<u32>(_sg_zero[0][1]), _num_workgroups + vec3<u32>(_sg_zero[0][1]));")
+	if call0 < 0 || call1 < call0 {
+		t.Errorf("the fused entry point does not call add, then scale, each with its own zero words:\n%s", src)
+	}
+	if !strings.Contains(src, "@group(0) @binding(5) var<uniform> _sg_zero: array<vec4<u32>, 16>;") || FuseZeroBinding([]FusePart{{Slots: []uint32{0, 1, 2, 3}}, {Slots: []uint32{2, 0, 4}}}) != 5 {
+		t.Errorf("the zero words are not bound one past the last slot:\n%s", src)
+	}
+	if strings.Contains(src, "Barrier") {
+		t.Errorf("the fused module synchronizes invocations, which no part did:\n%s", src)
 	}
 	// Scale's body now writes through add's variable a.
 	if !strings.Contains(src, "f0_a[i] = f1_p.a * f0_out[i];") {
