@@ -253,7 +253,7 @@ func fusePart(k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot 
 		start, end int
 		text       string
 	}
-	var edits, spans []edit // spans replace whole regions; edits inside them are dropped
+	var edits, spans []edit       // spans replace whole regions; edits inside them are dropped
 	promoted := map[string]bool{} // read-only storage declared read_write here
 	for _, name := range pw.Unused {
 		v, ok := m.names[name].(*varDecl)

@@ -413,10 +413,10 @@ var (
 type FoldKind uint8
 
 const (
-	FoldNone     FoldKind = iota // the x id alone: one row of workgroups
-	FoldGroups                   // y folded over num_workgroups.x: one layer
-	FoldConstant                 // y folded over a constant K: one layer, x·size ≤ K
-	FoldLocalIndex               // workgroup x id times the whole workgroup plus the local index
+	FoldNone       FoldKind = iota // the x id alone: one row of workgroups
+	FoldGroups                     // y folded over num_workgroups.x: one layer
+	FoldConstant                   // y folded over a constant K: one layer, x·size ≤ K
+	FoldLocalIndex                 // workgroup x id times the whole workgroup plus the local index
 )
 
 // Fold is the dispatches on which a pointwise index is one-to-one.
