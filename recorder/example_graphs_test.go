@@ -432,5 +432,5 @@ func ExampleStream_ProfileReplay() {
 	fmt.Println(summary)
 	// Output:
 	// GPU time measured: true
-	// graph: 1 dispatches; kernels: scale-and-shift ×1
+	// graph: 1 dispatch; kernels: scale-and-shift ×1
 }

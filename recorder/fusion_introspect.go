@@ -3,6 +3,7 @@ package recorder
 import (
 	"bufio"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -42,8 +43,10 @@ func (g *Graph) fusedName(j int) string {
 
 // fusionSummary is String's part on fusion: the fused chains (a name
 // repeated is counted: "fused: 2 chains of 7 dispatches (add+scale ×2)")
-// and how many adjacent dispatches were not fused with the first reason;
-// "" when the graph was not sealed WithFusion(true).
+// and every adjacent pair of dispatches that was not fused, grouped by
+// reason, most frequent first ("not fused: 3 adjacent pairs (2 × kernel
+// main: dispatched indirectly; 1 × ...)"); "" when the graph was not
+// sealed WithFusion(true).
 func (g *Graph) fusionSummary() string {
 	fz := g.fusion
 	if fz == nil {
@@ -69,24 +72,56 @@ func (g *Graph) fusionSummary() string {
 	for _, name := range order {
 		cs = append(cs, fmt.Sprintf("%s ×%d", name, counts[name]))
 	}
-	fmt.Fprintf(&b, "fused: %d chains of %d dispatches", fz.fused, parts)
+	fmt.Fprintf(&b, "fused: %s of %s", plural(fz.fused, "chain", "chains"), plural(parts, "dispatch", "dispatches"))
 	if len(cs) > 0 {
 		fmt.Fprintf(&b, " (%s)", strings.Join(cs, ", "))
 	}
-	pairs, first := 0, ""
-	for i, why := range fz.why {
+	if reasons := fz.reasons(); len(reasons) > 0 {
+		pairs := 0
+		var rs []string
+		for _, r := range reasons {
+			pairs += r.count
+			rs = append(rs, fmt.Sprintf("%d × %s", r.count, r.why))
+		}
+		fmt.Fprintf(&b, "; not fused: %s (%s)", plural(pairs, "adjacent pair", "adjacent pairs"), strings.Join(rs, "; "))
+	}
+	return b.String()
+}
+
+// fusionReason is one reason adjacent dispatches were not fused, and for
+// how many pairs.
+type fusionReason struct {
+	why   string
+	count int
+}
+
+// reasons groups the pairs not fused by reason, most frequent first (the
+// first seen first among equals).
+func (fz *fusion) reasons() []fusionReason {
+	at := map[string]int{}
+	var out []fusionReason
+	for _, why := range fz.why {
 		if why == "" {
 			continue
 		}
-		if pairs == 0 {
-			first = fmt.Sprintf("%d %s, %d %s: %s", i, fz.unfused[i].name(), i+1, fz.unfused[i+1].name(), why)
+		i, ok := at[why]
+		if !ok {
+			i = len(out)
+			at[why] = i
+			out = append(out, fusionReason{why: why})
 		}
-		pairs++
+		out[i].count++
 	}
-	if pairs > 0 {
-		fmt.Fprintf(&b, "; not fused: %d adjacent pairs (first: %s)", pairs, first)
+	slices.SortStableFunc(out, func(a, b fusionReason) int { return b.count - a.count })
+	return out
+}
+
+// plural is "1 chain" or "n chains".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
 	}
-	return b.String()
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // writeFusionDOT draws, for adjacent dispatches that were not fused, a

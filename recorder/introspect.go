@@ -77,7 +77,7 @@ func (g *Graph) String() string {
 	released := g.released
 	g.s.mu.Unlock()
 	if released {
-		return fmt.Sprintf("graph: released (%d dispatches)", g.stats.Dispatches)
+		return fmt.Sprintf("graph: released (%s)", plural(g.stats.Dispatches, "dispatch", "dispatches"))
 	}
 	// Count by kernel, named by entry point; different kernels sharing an
 	// entry name ("main") are told apart as main, main#2, ...
@@ -123,7 +123,7 @@ func (g *Graph) String() string {
 		pbytes += e.Size
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "graph: %d dispatches; kernels: %s", g.stats.Dispatches, strings.Join(ks, ", "))
+	fmt.Fprintf(&b, "graph: %s; kernels: %s", plural(g.stats.Dispatches, "dispatch", "dispatches"), strings.Join(ks, ", "))
 	if copies+clears > 0 {
 		fmt.Fprintf(&b, "; copies: %d, clears: %d", copies, clears)
 	}

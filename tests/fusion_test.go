@@ -284,7 +284,7 @@ func TestFusionKeepsEveryStoreAndInPlaceUpdates(t *testing.T) {
 	if got := fg.Stats().Dispatches; got != 1 {
 		t.Errorf("a chain of %d pointwise dispatches fused to %d dispatches, want 1: %v", len(chain), got, fg)
 	}
-	if s := fg.String(); !strings.Contains(s, "fused: 1 chains of 7 dispatches (add_one+scale+axpy×2+bias_gelu+mul+add ×1)") {
+	if s := fg.String(); !strings.Contains(s, "fused: 1 chain of 7 dispatches (add_one+scale+axpy×2+bias_gelu+mul+add ×1)") {
 		t.Errorf("String does not show the fused chain: %s", s)
 	}
 }

@@ -1,0 +1,171 @@
+package tests
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// The forms real code is written in, each fused (or refused, where fusing
+// would be wrong) and compared with the plain stream word for word.
+
+// formsRun captures step on a fusing and a plain stream of device
+// d (each making its buffers with mk), replays once, and returns the fused
+// graph and both streams' words of the buffers mk returned.
+func formsRun(t *testing.T, d *wgpu.Device, mk func(s *recorder.Stream) []*recorder.Buffer, step func(s *recorder.Stream, bs []*recorder.Buffer) error) (*recorder.Graph, [2][][]uint32) {
+	t.Helper()
+	var out [2][][]uint32
+	var fused *recorder.Graph
+	for i, s := range []*recorder.Stream{gputest.Stream(t, d, recorder.WithFusion(true)), gputest.Stream(t, d)} {
+		bs := mk(s)
+		g, err := s.Capture(func() error { return step(s, bs) })
+		if err != nil {
+			t.Fatalf("Capture on the %s stream: %v", []string{"fusing", "plain"}[i], err)
+		}
+		t.Cleanup(g.Release)
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			out[i] = append(out[i], gputest.ReadU32(t, s, b))
+		}
+		if i == 0 {
+			fused = g
+		}
+	}
+	if diff := cmp.Diff(out[1], out[0]); diff != "" {
+		t.Fatalf("the fused graph differs (-plain +fused):\n%s\n%v", diff, fused)
+	}
+	return fused, out
+}
+
+func ramp(n int, f func(i int) uint32) []uint32 {
+	v := make([]uint32, n)
+	for i := range v {
+		v[i] = f(i)
+	}
+	return v
+}
+
+// TestFusionTreatsTwoWrapsOfOneNativeBufferAsOneBuffer: a kernel writing
+// through one wrap of a native buffer and one reading a neighbour through
+// another wrap of it are not fused (the read is of what the chain writes,
+// at another index), so the capture seals and computes the plain stream's
+// values; fused, the device refused the dispatch or the read raced.
+func TestFusionTreatsTwoWrapsOfOneNativeBufferAsOneBuffer(t *testing.T) {
+	const n = 1000
+	d := gputest.Open(t, wgpu.Options{})
+	write := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read> a: array<u32>;
+@group(0) @binding(1) var<storage, read_write> w: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&w)) { return; }
+	w[i] = a[i] * 3u + 1u;
+}`)
+	shifted := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read> r: array<u32>;
+@group(0) @binding(1) var<storage, read_write> o: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i + 1u >= arrayLength(&r)) { return; }
+	o[i] = r[i + 1u] + 5u;
+}`)
+	var outs [2][]uint32
+	var fused *recorder.Graph
+	for si, s := range []*recorder.Stream{gputest.Stream(t, d, recorder.WithFusion(true)), gputest.Stream(t, d)} {
+		a := gputest.UploadU32(t, s, ramp(n, func(i int) uint32 { return uint32(i) })...)
+		base := gputest.UploadU32(t, s, make([]uint32, n)...)
+		o := gputest.UploadU32(t, s, make([]uint32, n)...)
+		w1, err := s.WrapBuffer(base.Native(), 4*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w2, err := s.WrapBuffer(base.Native(), 4*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := s.Capture(func() error {
+			if err := s.Launch(write, recorder.Groups(16, 1, 1), a, w1); err != nil {
+				return err
+			}
+			return s.Launch(shifted, recorder.Groups(16, 1, 1), w2, o)
+		})
+		if err != nil {
+			t.Fatalf("Capture (fusing %v): %v", si == 0, err)
+		}
+		t.Cleanup(g.Release)
+		outs[si] = gputest.ReadU32(t, s, o)
+		if si == 0 {
+			fused = g
+		}
+	}
+	want := ramp(n, func(i int) uint32 {
+		if i+1 >= n {
+			return 0
+		}
+		return uint32(i+1)*3 + 1 + 5
+	})
+	if diff := cmp.Diff(want, outs[0]); diff != "" {
+		t.Errorf("fusing stream (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, outs[1]); diff != "" {
+		t.Errorf("plain stream (-want +got):\n%s", diff)
+	}
+	if got := fused.Stats().Dispatches; got != 2 {
+		t.Errorf("fused to %d dispatches; two wraps of one buffer are one buffer, read at another index than written: want 2", got)
+	}
+	if s := fused.String(); !strings.Contains(s, "reads r at other indices than its own, and the chain writes it") {
+		t.Errorf("String does not say why the pair was not fused: %s", s)
+	}
+}
+
+// TestFusionFusesTheFormsPeopleWrite: 8x8 workgroups over a row index,
+// typed pointers into storage that another kernel of the chain writes, and
+// declarations the entry point does not use (a header shared by a family
+// of kernels) all fuse into one dispatch, computing the plain values.
+func TestFusionFusesTheFormsPeopleWrite(t *testing.T) {
+	const n, row = 1000, 32
+	header := `@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> unused: array<f32>;
+`
+	d := gputest.Open(t, wgpu.Options{})
+	k1 := gputest.Kernel(t, d, header+`@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x + gid.y * 32u;
+	if (i >= arrayLength(&y)) { return; }
+	let q: ptr<storage, f32, read> = &x[i];
+	y[i] = *q * 1.5 + 0.25;
+}`)
+	k2 := gputest.Kernel(t, d, header+`@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x + gid.y * 32u;
+	if (i >= arrayLength(&y)) { return; }
+	let q: ptr<storage, f32, read> = &x[i];
+	let v = *q;
+	y[i] = v * v - 2.0;
+}`)
+	groups := recorder.Groups(row/8, (n+row*8-1)/(row*8), 1)
+	g, _ := formsRun(t, d, func(s *recorder.Stream) []*recorder.Buffer {
+		return []*recorder.Buffer{gputest.Upload(t, s, gputest.Ramp(n, -3)), gputest.Upload(t, s, make([]float32, n)), gputest.Upload(t, s, make([]float32, n))}
+	}, func(s *recorder.Stream, bs []*recorder.Buffer) error {
+		// x -> y, then y (read through the pointer) -> z, then z -> x.
+		for _, st := range []struct {
+			k        *wgpu.Kernel
+			src, dst int
+		}{{k1, 0, 1}, {k2, 1, 2}, {k1, 2, 0}, {k2, 0, 1}} {
+			if err := s.Launch(st.k, groups, bs[st.src], bs[st.dst]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if got := g.Stats().Dispatches; got != 1 {
+		t.Errorf("fused to %d dispatches, want 1: %v", got, g)
+	}
+}
