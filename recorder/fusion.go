@@ -91,9 +91,10 @@ const maxFusedParts = 16
 
 // fusedPart is one unfused dispatch of a chain being built.
 type fusedPart struct {
-	n  *node
-	pw *wgpu.Pointwise
-	at int // n's index in the unfused nodes
+	n   *node
+	pw  *wgpu.Pointwise
+	at  int    // n's index in the unfused nodes
+	src string // n's kernel's source, its overrides bound
 }
 
 // fusedKernel is a compiled fused kernel and the graphs holding it: a
@@ -115,20 +116,25 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	fz := &fusion{unfused: nodes, group: make([]int, len(nodes)), why: make([]string, len(nodes))}
 	analysed := map[driver.Kernel]*wgpu.Pointwise{}
 	reasons := map[driver.Kernel]string{}
+	sources := map[driver.Kernel]string{}
 	analyse := func(n *node) (*wgpu.Pointwise, string) {
 		if pw, ok := analysed[n.k]; ok {
 			return pw, reasons[n.k]
 		}
 		var pw *wgpu.Pointwise
 		why := ""
+		// A kernel compiled with constants (or overrides at their
+		// defaults) fuses as the text it was compiled from: its overrides
+		// bound to their values.
+		src, err := wgpu.BindOverrides(n.k.Source(), n.k.Constants())
 		switch {
 		case n.k.Guarded():
 			why = "a guarded variant"
-		case len(n.k.Constants()) > 0:
-			why = "compiled with constants"
+		case err != nil:
+			why = "its overrides do not bind: " + err.Error()
 		default:
-			var err error
-			pw, err = wgpu.AnalyzePointwise(n.k.Source(), n.k.Entry())
+			sources[n.k] = src
+			pw, err = wgpu.AnalyzePointwise(src, n.k.Entry())
 			if err != nil {
 				var pe *wgpu.PointwiseError
 				if errors.As(err, &pe) {
@@ -196,7 +202,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 				pw, why = nil, fmt.Sprintf("its index %s is not one-to-one over %s", pw.Index, n.d.label())
 			}
 		}
-		part := fusedPart{n: n, pw: pw, at: i}
+		part := fusedPart{n: n, pw: pw, at: i, src: sources[n.k]}
 		if pw != nil && len(chain) > 0 {
 			j := s.joins(chain, part)
 			if j == "" {
@@ -351,7 +357,7 @@ func sharing(parts []fusedPart) string {
 				first[key] = p
 				continue
 			}
-			sameKernel := o.n.k.Source() == p.n.k.Source() && o.n.k.Entry() == p.n.k.Entry()
+			sameKernel := o.src == p.src && o.n.k.Entry() == p.n.k.Entry()
 			if !sameKernel && !wgpu.FuseShareable(res[j].Type) {
 				return fmt.Sprintf("kernels %s and %s bind one buffer as %s, a type each declares for itself", o.n.name(), p.n.name(), res[j].Type)
 			}
@@ -425,7 +431,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	for k := range chain {
 		p := &chain[k]
 		res := p.n.k.Resources()
-		fp := wgpu.FusePart{Source: p.n.k.Source(), Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res))}
+		fp := wgpu.FusePart{Source: p.src, Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res))}
 		for j := range p.n.acc {
 			a := p.n.acc[j]
 			rw := a.kind == accessBuffer && written[memory(&a)] && res[j].Kind != driver.ResourceUniform

@@ -169,3 +169,38 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 		t.Errorf("fused to %d dispatches, want 1: %v", got, g)
 	}
 }
+
+// TestFusionFusesKernelsCompiledWithConstants: kernels whose overrides
+// are set with WithConstants (and one left at its defaults) fuse as the
+// text they were compiled from, each part with its own values.
+func TestFusionFusesKernelsCompiledWithConstants(t *testing.T) {
+	const n = 1000
+	src := `override scale: f32 = 2.0;
+override bias: f32 = 0.5;
+override wg: u32 = 64u;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(wg)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&y)) { return; }
+	y[i] = x[i] * scale + bias;
+}`
+	d := gputest.Open(t, wgpu.Options{})
+	k1 := gputest.Kernel(t, d, src, wgpu.WithConstants(map[string]float64{"scale": 3, "bias": -1.25}))
+	k2 := gputest.Kernel(t, d, src, wgpu.WithConstants(map[string]float64{"scale": 0.5}))
+	k3 := gputest.Kernel(t, d, src)
+	g, _ := formsRun(t, d, func(s *recorder.Stream) []*recorder.Buffer {
+		return []*recorder.Buffer{gputest.Upload(t, s, gputest.Ramp(n, -7)), gputest.Upload(t, s, make([]float32, n))}
+	}, func(s *recorder.Stream, bs []*recorder.Buffer) error {
+		for i, k := range []*wgpu.Kernel{k1, k2, k3, k1} {
+			if err := s.Launch(k, recorder.Groups(16, 1, 1), bs[i%2], bs[1-i%2]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if got := g.Stats().Dispatches; got != 1 {
+		t.Errorf("fused to %d dispatches, want 1: %v", got, g)
+	}
+}

@@ -62,6 +62,14 @@ func AnalyzePointwise(source, entry string) (*Pointwise, error) {
 	return wgsl.AnalyzePointwise(source, entry)
 }
 
+// BindOverrides is source with every override turned into a const of its
+// value under constants, as Device.Kernel's WithConstants binds them, and
+// nothing else changed: the text of a kernel compiled with constants that
+// AnalyzePointwise and FuseSource take.
+func BindOverrides(source string, constants map[string]float64) (string, error) {
+	return wgsl.BindOverrides(source, constants)
+}
+
 // FuseSource writes one WGSL module whose entry point runs each part's
 // entry point, in order, in every invocation (each body a function of its
 // own, so a return leaves only that body), with the parts' resources

@@ -7,6 +7,62 @@ import (
 	"strings"
 )
 
+// BindOverrides is src with every override turned into a const of its
+// value under constants (the same values and spelling Specialize gives
+// them) and nothing else changed: the author's text of a kernel compiled
+// with constants, which the fusion pass analyses and fuses as written.
+// Errors are Specialize's for the same constants.
+func BindOverrides(src string, constants map[string]float64) (string, error) {
+	m, err := parse(src)
+	if err != nil {
+		return "", err
+	}
+	if len(m.overrides) == 0 {
+		return src, nil
+	}
+	c := newChecker(m)
+	if err := c.bind(constants); err != nil {
+		return "", err
+	}
+	var edits []edit
+	for _, o := range m.overrides {
+		text, err := c.overrideConst(o)
+		if err != nil {
+			return "", err
+		}
+		edits = append(edits, edit{o.start, o.end, text})
+	}
+	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
+	var b strings.Builder
+	at := 0
+	for _, e := range edits {
+		b.WriteString(src[at:e.start])
+		b.WriteString(e.text)
+		at = e.end
+	}
+	b.WriteString(src[at:])
+	return b.String(), nil
+}
+
+// overrideConst is the const declaration override o becomes, its line
+// breaks kept.
+func (c *checker) overrideConst(o *overrideDecl) (string, error) {
+	v, err := c.overrideValue(o)
+	if err != nil {
+		return "", err
+	}
+	typ := ": " + v.kind.String()
+	switch {
+	case o.typ != nil:
+		typ = ": " + format(o.typ)
+	case c.m.names[v.kind.String()] != nil:
+		// The module redeclares the predeclared type's name (alias
+		// i32 = u32); the literal's suffix already gives the type.
+		typ = ""
+	}
+	return keepLines(c.m.src[o.start:o.end], "const "+o.name+typ+" = "+wgslLiteral(v)+";"), nil
+}
+
 // rewrite produces Kernel.Source: the module with every override turned
 // into a const of its value and every trailing comma of an attribute
 // argument list removed, each replaced region keeping its line breaks so
@@ -17,21 +73,11 @@ func (c *checker) rewrite() (string, error) {
 	}
 	edits := slices.Clone(c.edits)
 	for _, o := range c.m.overrides {
-		v, err := c.overrideValue(o)
+		text, err := c.overrideConst(o)
 		if err != nil {
 			return "", err
 		}
-		typ := ": " + v.kind.String()
-		switch {
-		case o.typ != nil:
-			typ = ": " + format(o.typ)
-		case c.m.names[v.kind.String()] != nil:
-			// The module redeclares the predeclared type's name (alias
-			// i32 = u32); the literal's suffix already gives the type.
-			typ = ""
-		}
-		text := "const " + o.name + typ + " = " + wgslLiteral(v) + ";"
-		edits = append(edits, edit{o.start, o.end, keepLines(c.m.src[o.start:o.end], text)})
+		edits = append(edits, edit{o.start, o.end, text})
 	}
 	for _, pos := range c.m.commas {
 		edits = append(edits, edit{pos, pos + 1, ""})
