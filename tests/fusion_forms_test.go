@@ -204,3 +204,56 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 		t.Errorf("fused to %d dispatches, want 1: %v", got, g)
 	}
 }
+
+// TestFusedKernelsCompileOncePerSourceWhileAGraphHoldsThem: a chain
+// captured twice compiles its fused kernel once (the second graph's
+// FusionCompileTime is zero) and both graphs replay after either is
+// released; once neither holds it, a capture compiles it again.
+func TestFusedKernelsCompileOncePerSourceWhileAGraphHoldsThem(t *testing.T) {
+	const n = 1000
+	d := gputest.Open(t, wgpu.Options{})
+	s := gputest.Stream(t, d, recorder.WithFusion(true))
+	k := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&y)) { return; }
+	y[i] = y[i] * 0.5 + 1.0;
+}`)
+	b := gputest.Upload(t, s, make([]float32, n))
+	capture := func() *recorder.Graph {
+		g, err := s.Capture(func() error {
+			for range 4 {
+				if err := s.Launch(k, recorder.Groups(16, 1, 1), b); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.Stats().Dispatches; got != 1 {
+			t.Fatalf("fused to %d dispatches, want 1", got)
+		}
+		return g
+	}
+	g1 := capture()
+	g2 := capture()
+	if g1.Stats().FusionCompileTime <= 0 || g2.Stats().FusionCompileTime != 0 {
+		t.Errorf("FusionCompileTime %v then %v; want a compile for the first graph and none for the second", g1.Stats().FusionCompileTime, g2.Stats().FusionCompileTime)
+	}
+	g1.Release()
+	if err := g2.Replay(); err != nil {
+		t.Fatalf("the second graph's replay after the first's release: %v", err)
+	}
+	// y = y/2 + 1 from 0 is 2 - 2^(1-k) after k steps, exactly: two
+	// captures' runs and one replay are 12.
+	gputest.WantFloats(t, "y", gputest.Fill(n, 2-1.0/2048), gputest.Read(t, s, b))
+	g2.Release()
+	g3 := capture()
+	defer g3.Release()
+	if g3.Stats().FusionCompileTime <= 0 {
+		t.Errorf("a capture after every holder was released did not compile its fused kernel (FusionCompileTime %v)", g3.Stats().FusionCompileTime)
+	}
+}
