@@ -267,18 +267,29 @@ func abstractInts(code string) bool {
 
 // AdapterError is returned by Open when no adapter matches what was asked
 // for, or none of those that match works. It wraps ErrNoAdapter and lists
-// what was found, so the message answers "what do I have instead?", with a
-// hint for this operating system when nothing was found at all.
+// what was found, so the message answers "what do I have instead?"; each
+// backend that could not start says what is missing and what to install or
+// set, and with nothing found and no such reason it gives a hint for this
+// operating system.
 type AdapterError struct {
 	Want   string        // what was asked for, e.g. `backend=metal adapter="H200"`
 	Found  []AdapterInfo // every adapter enumerated, on every backend tried
 	Failed []string      // adapters that matched but could not run a kernel, with why
+	// Unavailable lists the backends tried that offered no adapter, each
+	// as "backend: why", naming what is missing and what to install or
+	// set, e.g. "gl: EGL gave no default display ...: install
+	// libegl-mesa0 ...". OpenGL is listed when softgraph did not start it
+	// because wgpu-native would have aborted the process (see Open).
+	Unavailable []string
 }
 
 func (e *AdapterError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Open: no adapter matches %s; found ", e.Want)
-	if len(e.Found) == 0 {
+	switch {
+	case len(e.Found) == 0 && len(e.Unavailable) > 0:
+		b.WriteString("none")
+	case len(e.Found) == 0:
 		fmt.Fprintf(&b, "none (%s)", noAdapterHint(runtime.GOOS))
 	}
 	for i, a := range e.Found {
@@ -290,6 +301,10 @@ func (e *AdapterError) Error() string {
 	if len(e.Failed) > 0 {
 		b.WriteString("; none of the matching adapters could run a compute kernel: ")
 		b.WriteString(strings.Join(e.Failed, "; "))
+	}
+	for _, u := range e.Unavailable {
+		b.WriteString("; unavailable: ")
+		b.WriteString(u)
 	}
 	return b.String()
 }
