@@ -224,9 +224,19 @@ func lookupDevice(id uintptr) *Device {
 // adapter whose backend cannot compile a compute kernel (DX12 under wine,
 // say) is skipped with a logged warning, and the next one is tried.
 //
+// A broken driver install never aborts the process. Before wgpu-native
+// starts OpenGL, softgraph checks in its own C that EGL can give and
+// initialise the display wgpu-hal will ask for (wgpu-hal panics, aborting
+// the process, when EGL has no vendor library); when it cannot, OpenGL is
+// left out and offers no adapter, so a machine with lavapipe still opens
+// it. A backend that offers no adapter (no Vulkan driver, an ICD that does
+// not load, EGL with no vendor) is named in the error's Unavailable with
+// what is missing and what to install or set.
+//
 // It fails with an *AdapterError (wrapping ErrNoAdapter) listing the
-// adapters it did find when none matches or none works, and with an *Error
-// wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
+// adapters it did find and the backends that could not start when none
+// matches or none works, and with an *Error wrapping ErrInvalidArgument
+// for a bad SOFTGRAPH_BACKEND.
 func Open(o Options) (*Device, error) {
 	if handleLayoutErr != nil {
 		return nil, handleLayoutErr
