@@ -173,7 +173,7 @@ func infoOf(a *wgpu.Adapter) AdapterInfo {
 		Driver:     strings.TrimSpace(gi.DriverDescription),
 		Backend:    backendOf(gi.BackendType),
 		Type:       adapterTypeOf(gi.AdapterType),
-		Limits:     adapterLimits(a),
+		Limits:     capLimits(adapterLimits(a), allocationCap(gi)),
 		Timestamps: a.HasFeature(wgpu.FeatureNameTimestampQuery),
 	}
 }

@@ -311,8 +311,10 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.raw = rawDevice(dev)
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}
-	// The device's limits are what was granted, not what the adapter offered.
-	d.info.Limits = deviceLimits(dev)
+	// The device's limits are what was granted, not what the adapter
+	// offered, with the buffer sizes lowered to what one allocation can
+	// hold (allocationCap).
+	d.info.Limits = capLimits(deviceLimits(dev), allocationCap(c.adapter.GetInfo()))
 	on, set := envswitch.Read("SOFTGRAPH_SHARED_FINISH")
 	d.sharedScopes.Store(c.info.Backend != BackendGL && (on || !set))
 	d.driverInfo = driverInfoOf(d.info)
@@ -461,7 +463,7 @@ func (d *Device) markLost(why string) {
 }
 
 func (d *Device) addUncaptured(t ErrorType, msg string) {
-	err := &DeviceError{Op: "uncaptured", Type: t, Message: msg}
+	err := deviceError("uncaptured", t, msg)
 	d.errMu.Lock()
 	d.uncaptured = append(d.uncaptured, err)
 	d.errMu.Unlock()

@@ -121,13 +121,38 @@ func (e *DeviceError) Error() string {
 func (e *DeviceError) Unwrap() error { return e.Type.sentinel() }
 
 // cogentcore reports every scoped error as "wgpu.(*X).Method(): message"
-// with its type dropped; inside its validation scopes the type is validation.
+// with its type dropped; inside its validation scopes the type is
+// validation, unless the message is an allocation failure (deviceError).
 func validationError(op string, err error) error {
 	msg := err.Error()
 	if i := strings.Index(msg, "(): "); i >= 0 {
 		msg = msg[i+4:]
 	}
-	return &DeviceError{Op: op, Type: ErrorValidation, Message: msg}
+	return deviceError(op, ErrorValidation, msg)
+}
+
+// outOfMemoryMessage is the text of wgpu-core's allocation failures:
+// DeviceError::OutOfMemory ("Not enough memory left.", what wgpu-hal's
+// allocator's "out of device memory" and Vulkan's
+// VK_ERROR_OUT_OF_DEVICE_MEMORY become) and the create-device,
+// request-device, texture-view and render-pass variants ("Not enough memory
+// left to ...", "... for render pass").
+const outOfMemoryMessage = "Not enough memory left"
+
+// deviceError is the one constructor of errors the device reported: a
+// *DeviceError of type t, except that a validation error whose message is
+// an allocation failure is an out-of-memory error. Why: wgpu-native v22
+// classifies an error as out-of-memory only when a DeviceError::OutOfMemory
+// is among its sources, and wgpu-core wraps it transparently
+// (CreateBufferError::Device is #[error(transparent)]), which hides it from
+// that search; so a buffer too large for the device's memory came back as
+// ErrValidation "Not enough memory left." (measured on the H200's Vulkan
+// for every Empty from 4 GiB up).
+func deviceError(op string, t ErrorType, msg string) *DeviceError {
+	if t == ErrorValidation && strings.Contains(msg, outOfMemoryMessage) {
+		t = ErrorOutOfMemory
+	}
+	return &DeviceError{Op: op, Type: t, Message: msg}
 }
 
 // CompileError is a WGSL kernel that did not compile, an entry point the
