@@ -404,6 +404,15 @@ func (d *Device) Close() error {
 	for _, k := range kernels {
 		k.release(k)
 	}
+	// Dropping the queue, the device and the adapter takes wgpu-hal's GL
+	// context (the GL device's teardown makes it current): without glMu,
+	// another GL Device's call holding the process's one EGL context found
+	// it current on this thread, or this one found it current there, and
+	// eglMakeCurrent's EGL_BAD_ACCESS aborted the process ("egl.rs:295
+	// ... BadAccess"; the issue saw it on the H200's GL, reproduced on
+	// llvmpipe by closing one of two or three GL devices while the others
+	// work).
+	d.lockGL()
 	d.queue.Release()
 	if d.adopted {
 		C.sg_device_release(d.raw) // Adopt's reference; the application's stays
@@ -411,6 +420,7 @@ func (d *Device) Close() error {
 		d.dev.Release()
 		d.adapter.Release()
 	}
+	d.unlockGL()
 	// The device is gone, and with it every pending work-done callback.
 	C.free(unsafe.Pointer(d.done))
 	d.done = nil
