@@ -658,6 +658,13 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 // a Close racing another returns once the first has finished. It returns
 // the errors still queued, once: to the call that closed the stream, or,
 // after a CloseContext that gave up waiting, to the next Close.
+//
+// It waits the same way on every backend: until the GPU has finished the
+// stream's last submission. On OpenGL (Mesa's llvmpipe measured) the
+// driver runs the work inside the submit, so Flush (or Close's own
+// submit) takes the work's time and the wait after it finds it done; on
+// Vulkan the submit returns at once and Close waits. On a device that is
+// lost or closed nothing can finish, and Close does not wait.
 func (s *Stream) Close() error {
 	if s == nil {
 		return nil

@@ -8,6 +8,8 @@
 // What each file proves (TestDocListsEveryTestFile keeps this list and the
 // directory in step):
 //
+//   - address_space_linux_test.go: limitAddressSpace, an RLIMIT_AS for a child process, so a software adapter runs out of memory on cue without touching the machine's memory (no tests).
+//   - address_space_other_test.go: limitAddressSpace where the address space cannot be limited (no tests).
 //   - badinput_test.go: every public entry point, given nil, zero, huge, misaligned, out-of-range, released, closed or foreign arguments in every lifecycle state, returns a specific error naming the argument, changes nothing, and the stream then computes a known result.
 //   - capture_window_test.go: every way a capture can fail (a panicking or hostile step, a Close from inside it, heavy traffic around each transition) ends in NoCapture with a typed error, and sealed graphs record exactly the window.
 //   - close_races_test.go: Stream.Close and Device.Close racing heavy launch, replay, profile, load and save traffic, stalled streams and long GPU work return nil or ErrClosed, never early, never aborting.
@@ -30,7 +32,7 @@
 //   - latching_races_test.go: latched loops captured and replayed on concurrent streams, with kernels released and the device closed under them, fail cleanly or match the model.
 //   - latching_test.go: every form of body kernel, dispatch shape, condition and nesting that While and If lower to latches or gates replays bit for bit as the eager step, up to MaxWhileIterations.
 //   - leak_test.go: long replay and capture/release runs, churn of every resource, uncached bind groups, kernel release and Trim keep pools, live native objects, goroutines and the Go heap flat.
-//   - limits_test.go: kernels and buffers at and over the device's limits (workgroup storage, bind groups, storage bindings, maxBufferSize) are refused at once with a typed error or work.
+//   - limits_test.go: kernels and buffers at and over the device's limits (workgroup storage, bind groups, storage bindings, maxBufferSize) are refused at once with a typed error or work, and a buffer of maxBufferSize on every adapter is made or runs out of memory, never fails validation.
 //   - nesting_test.go: the deepest nesting the WGSL front-end lets through compiles, one past it is refused, and a 10000-long else-if chain is refused instead of crashing.
 //   - nil_arguments_test.go: nil receivers, readers, writers, options and contexts are refused with an error, never a panic.
 //   - norace_test.go: raceEnabled is false in a binary built without the race detector (no tests).
@@ -44,7 +46,7 @@
 //   - stream_order_test.go: writes, reads, launches and replays take effect in call order at every batch boundary, under every submission schedule and flush delay, across streams and goroutines.
 //   - textures_test.go: odd textures are refused or work, TexelSize sizes them first, MemoryStats counts every live one, and a refused ReadTexture drops no other launch.
 //   - vars_test.go: SetVar and Replay alternating on many streams, with values queued behind unsubmitted replays under every submission schedule, give each replay the value set just before it; a Var another stream binds, a Var released with a value queued and Close racing SetVar keep that rule or fail cleanly.
-//   - waits_test.go: waits behind long GPU work: Sync, SyncContext and Close never return before the GPU is done, and deadlines hold on every backend and while the submitter is busy. The work's length is measured, not assumed.
+//   - waits_test.go: waits behind long GPU work: Sync, SyncContext and Close never return before the GPU is done (Close on every backend the machine has, GL included), and deadlines hold on every backend and while the submitter is busy. The work's length is measured, not assumed.
 //
 // The default run takes a few minutes on lavapipe under the race detector
 // (the waits tests make about 35 s of GPU work); -short skips every test

@@ -3,9 +3,12 @@ package tests
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -389,4 +392,142 @@ func TestBodyKernelsAtTheBindingLimitsReplayAsTheEagerStep(t *testing.T) {
 			})
 		}
 	})
+}
+
+// maxBufferChild names, in a re-executed test binary, the adapter and mode
+// TestEmptyOfMaxBufferSizeIsMadeOrRunsOutOfMemory checks there:
+// "backend|adapter name|limited" (limited: 1 to cap the address space).
+const (
+	maxBufferChild = "SOFTGRAPH_MAX_BUFFER_CHILD"
+	maxBufferMark  = "max-buffer-outcome: "
+)
+
+// maxBufferOutcome is what a child saw.
+type maxBufferOutcome struct {
+	Adapter     string
+	Max         uint64 // Limits().MaxBufferSize
+	Binding     uint64 // Limits().MaxStorageBufferBindingSize
+	Limited     bool   // the address space was capped below Max
+	Err         string // Empty's error, "" when it made the buffer
+	OutOfMemory bool   // it wraps ErrOutOfMemory
+	Validation  bool   // it wraps ErrValidation
+	SyncErr     string // the Sync after it
+	SyncOOM     bool
+}
+
+// TestEmptyOfMaxBufferSizeIsMadeOrRunsOutOfMemory: on every adapter,
+// Limits().MaxBufferSize is what one buffer can really be: Empty of it
+// (through the stream's pool) makes the buffer, or fails with
+// ErrOutOfMemory, never with ErrValidation; the storage binding limit is
+// no larger; and a software Vulkan adapter made to run out of address
+// space (RLIMIT_AS) fails that Empty with ErrOutOfMemory. Without the
+// mapping of wgpu-core's "Not enough memory left." to ErrOutOfMemory the
+// limited case failed with ErrValidation (wgpu-native v22 calls it a
+// validation error), and on the H200 MaxBufferSize said 2^62 while every
+// Empty from 4 GiB up failed that way (its maxMemoryAllocationSize is
+// about 4 GiB). Each adapter runs in a fresh process: the allocation may
+// exhaust it. On OpenGL llvmpipe fills a new buffer (2 GiB: 12 s and 2 GiB
+// of host memory on a 2-core machine), so there the unlimited case runs
+// only with SOFTGRAPH_LONG=1; under the address-space cap llvmpipe's
+// allocation fails silently (wgpu-hal does not check glBufferData) and the
+// buffer reads as made, which the rule allows.
+func TestEmptyOfMaxBufferSizeIsMadeOrRunsOutOfMemory(t *testing.T) {
+	if spec := os.Getenv(maxBufferChild); spec != "" {
+		b, _ := json.Marshal(maxBufferChildRun(t, spec))
+		fmt.Printf("\n%s%s\n", maxBufferMark, b)
+		return
+	}
+	adapters := append(wgpu.Adapters(wgpu.BackendAuto), wgpu.Adapters(wgpu.BackendGL)...)
+	seen := map[string]bool{}
+	ran := 0
+	for _, a := range adapters {
+		key := a.Backend.String() + "|" + a.Name
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		for _, limited := range []bool{false, true} {
+			name := fmt.Sprintf("%s on %s", a.Name, a.Backend)
+			if limited {
+				name += ", address space capped"
+			}
+			t.Run(name, func(t *testing.T) {
+				soft := a.Type == wgpu.AdapterCPU
+				switch {
+				case limited && !soft:
+					t.Skip("only a software adapter's memory is the process's address space")
+				case limited && runtime.GOOS != "linux":
+					t.Skip("the address space is capped with RLIMIT_AS, on Linux")
+				case !limited && soft && a.Backend == wgpu.BackendGL && !longRun():
+					t.Skip("llvmpipe fills a new buffer: 2 GiB of host memory for seconds; SOFTGRAPH_LONG=1 runs it")
+				}
+				spec := fmt.Sprintf("%s|%s|%v", a.Backend, a.Name, limited)
+				cmd := exec.Command(os.Args[0], "-test.run=^TestEmptyOfMaxBufferSizeIsMadeOrRunsOutOfMemory$", "-test.count=1")
+				cmd.Env = append(os.Environ(), maxBufferChild+"="+spec)
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("Empty(MaxBufferSize) on %s must return, never abort the process: %v\n%s", name, err, out)
+				}
+				_, line, ok := strings.Cut(string(out), maxBufferMark)
+				var got maxBufferOutcome
+				if !ok || json.Unmarshal([]byte(strings.SplitN(line, "\n", 2)[0]), &got) != nil {
+					t.Fatalf("the child printed no outcome:\n%s", out)
+				}
+				t.Logf("%+v", got)
+				if got.Binding > got.Max {
+					t.Errorf("maxStorageBufferBindingSize %d must not exceed maxBufferSize %d: no binding is larger than its buffer", got.Binding, got.Max)
+				}
+				if got.Err != "" && (!got.OutOfMemory || got.Validation) {
+					t.Errorf("Empty(MaxBufferSize=%d) may fail only with ErrOutOfMemory (never ErrValidation); got %q", got.Max, got.Err)
+				}
+				if got.SyncErr != "" && !got.SyncOOM {
+					t.Errorf("after Empty(MaxBufferSize), Sync may report only ErrOutOfMemory; got %q", got.SyncErr)
+				}
+				if limited && a.Backend == wgpu.BackendVulkan {
+					if !got.Limited {
+						t.Fatalf("the child could not cap its address space below %d bytes", got.Max)
+					}
+					if !got.OutOfMemory {
+						t.Errorf("Empty(%d) in a process that cannot map it must fail with ErrOutOfMemory on a software Vulkan adapter; got %q", got.Max, got.Err)
+					}
+				}
+			})
+			ran++
+		}
+	}
+	if ran == 0 {
+		gputest.SkipIfNoAdapter(t, wgpu.ErrNoAdapter)
+	}
+}
+
+// maxBufferChildRun is the child's part: open the adapter spec names,
+// cap the address space if asked, and try Empty(MaxBufferSize).
+func maxBufferChildRun(t *testing.T, spec string) maxBufferOutcome {
+	f := strings.SplitN(spec, "|", 3)
+	backend, err := wgpu.ParseBackend(f[0])
+	if err != nil || len(f) != 3 {
+		t.Fatalf("bad %s=%q", maxBufferChild, spec)
+	}
+	d := gputest.Open(t, wgpu.Options{Backend: backend, Adapter: f[1], IgnoreEnv: true})
+	s := gputest.Stream(t, d)
+	l := d.Info().Limits
+	out := maxBufferOutcome{Adapter: d.Info().String(), Max: l.MaxBufferSize, Binding: l.MaxStorageBufferBindingSize}
+	size := l.MaxBufferSize &^ 3
+	if f[2] == "true" && size > 1<<30 {
+		// Room for the Go heap and the driver's threads, not for the buffer.
+		out.Limited = limitAddressSpace(size / 2)
+	}
+	b, err := s.Empty(size)
+	if err != nil {
+		out.Err = err.Error()
+		out.OutOfMemory = errors.Is(err, wgpu.ErrOutOfMemory)
+		out.Validation = errors.Is(err, wgpu.ErrValidation)
+	} else {
+		b.Release()
+	}
+	if err := s.Sync(); err != nil {
+		out.SyncErr = err.Error()
+		out.SyncOOM = errors.Is(err, wgpu.ErrOutOfMemory)
+	}
+	return out
 }

@@ -173,7 +173,7 @@ func infoOf(a *wgpu.Adapter) AdapterInfo {
 		Driver:     strings.TrimSpace(gi.DriverDescription),
 		Backend:    backendOf(gi.BackendType),
 		Type:       adapterTypeOf(gi.AdapterType),
-		Limits:     adapterLimits(a),
+		Limits:     capLimits(adapterLimits(a), allocationCap(gi)),
 		Timestamps: a.HasFeature(wgpu.FeatureNameTimestampQuery),
 	}
 }
@@ -201,6 +201,9 @@ func (a AdapterInfo) matches(want string) bool {
 var instances struct {
 	primaryOnce, glOnce sync.Once
 	primary, gl         *wgpu.Instance
+	// glProblem is why the GL instance was not made (glProblem's answer),
+	// "" when it was or GL was never asked for. Written once inside glOnce.
+	glProblem string
 }
 
 func primaryInstance() *wgpu.Instance {
@@ -211,12 +214,47 @@ func primaryInstance() *wgpu.Instance {
 	return instances.primary
 }
 
+// glInstance makes the GL instance the first time it is asked for, unless
+// glProblem says wgpu-hal's EGL start-up would abort the process (or find
+// nothing) here: then there is no GL instance, GL offers no adapter, and
+// glUnavailable says why.
 func glInstance() *wgpu.Instance {
 	instances.glOnce.Do(func() {
 		ensureRuntimeDir()
+		if p := glProblem(); p != "" {
+			instances.glProblem = p
+			return
+		}
 		instances.gl = createInstance(wgpu.InstanceBackendGL)
 	})
 	return instances.gl
+}
+
+// glProblems is, once the GL instance was asked for, why it offers no
+// adapter ("gl: ..." for AdapterError.Unavailable), or nothing.
+func glProblems() []string {
+	if instances.glProblem == "" {
+		return nil
+	}
+	return []string{"gl: " + instances.glProblem}
+}
+
+// primaryProblems says, for each backend of want that the primary instance
+// was asked for and that offered none of c, why (Vulkan: the loader is
+// missing or found no driver).
+func primaryProblems(c []candidate, want ...Backend) []string {
+	var out []string
+	for _, b := range want {
+		if slices.ContainsFunc(c, func(c candidate) bool { return c.info.Backend == b }) {
+			continue
+		}
+		if b == BackendVulkan {
+			out = append(out, "vulkan: "+vulkanProblem(os.Getenv))
+		} else {
+			out = append(out, b.String()+": no adapter")
+		}
+	}
+	return out
 }
 
 type candidate struct {
@@ -242,7 +280,8 @@ func enumerate(inst *wgpu.Instance) []candidate {
 // programs. It is what examples/headless prints.
 func Adapters(b Backend) []AdapterInfo {
 	var out []AdapterInfo
-	for _, c := range rankCandidates(candidatesFor(b)) {
+	c, _ := candidatesFor(b)
+	for _, c := range rankCandidates(c) {
 		out = append(out, c.info)
 		c.adapter.Release()
 	}
@@ -261,16 +300,20 @@ func RankReason(a AdapterInfo) string {
 	}
 }
 
-func candidatesFor(b Backend) []candidate {
+// candidatesFor enumerates the adapters of backend b (see Adapters) and
+// says, for each backend asked that offered none, why (for
+// AdapterError.Unavailable).
+func candidatesFor(b Backend) ([]candidate, []string) {
 	switch b {
 	case BackendGL:
-		return enumerate(glInstance())
+		return enumerate(glInstance()), glProblems()
 	case BackendAuto:
 		c := enumerate(primaryInstance())
+		missing := primaryProblems(c, primaryBackends()...)
 		if slices.ContainsFunc(c, func(c candidate) bool { return c.info.Type != AdapterCPU }) {
-			return c
+			return c, missing
 		}
-		return append(c, enumerate(glInstance())...)
+		return append(c, enumerate(glInstance())...), append(missing, glProblems()...)
 	}
 	var out []candidate
 	for _, c := range enumerate(primaryInstance()) {
@@ -280,7 +323,7 @@ func candidatesFor(b Backend) []candidate {
 			c.adapter.Release()
 		}
 	}
-	return out
+	return out, primaryProblems(out, b)
 }
 
 // primaryBackends are the backends native to the platform, best first.
@@ -365,7 +408,7 @@ func wantString(o Options) string {
 // chooseAdapters returns the adapters that match o, best first (the caller
 // owns them), and everything that was found, for error messages.
 func chooseAdapters(o Options) ([]candidate, []AdapterInfo, error) {
-	all := candidatesFor(o.Backend)
+	all, missing := candidatesFor(o.Backend)
 	var pick []candidate
 	found := make([]AdapterInfo, 0, len(all))
 	for _, c := range all {
@@ -385,7 +428,7 @@ func chooseAdapters(o Options) ([]candidate, []AdapterInfo, error) {
 				}
 			}
 		}
-		return nil, nil, &AdapterError{Want: wantString(o), Found: found}
+		return nil, nil, &AdapterError{Want: wantString(o), Found: found, Unavailable: missing}
 	}
 	return rankCandidates(pick), found, nil
 }

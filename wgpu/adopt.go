@@ -126,6 +126,9 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}
 	d.info.Limits = deviceLimits(dev)
+	if o.NativeAdapter != nil {
+		d.info.Limits = capLimits(d.info.Limits, allocationCap(o.NativeAdapter.GetInfo()))
+	}
 	// Dispatches carry at most four bind groups (see sg_request_device).
 	d.info.Limits.MaxBindGroups = min(d.info.Limits.MaxBindGroups, 4)
 	d.info.Timestamps = dev.HasFeature(wgpu.FeatureNameTimestampQuery)

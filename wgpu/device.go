@@ -224,9 +224,19 @@ func lookupDevice(id uintptr) *Device {
 // adapter whose backend cannot compile a compute kernel (DX12 under wine,
 // say) is skipped with a logged warning, and the next one is tried.
 //
+// A broken driver install never aborts the process. Before wgpu-native
+// starts OpenGL, softgraph checks in its own C that EGL can give and
+// initialise the display wgpu-hal will ask for (wgpu-hal panics, aborting
+// the process, when EGL has no vendor library); when it cannot, OpenGL is
+// left out and offers no adapter, so a machine with lavapipe still opens
+// it. A backend that offers no adapter (no Vulkan driver, an ICD that does
+// not load, EGL with no vendor) is named in the error's Unavailable with
+// what is missing and what to install or set.
+//
 // It fails with an *AdapterError (wrapping ErrNoAdapter) listing the
-// adapters it did find when none matches or none works, and with an *Error
-// wrapping ErrInvalidArgument for a bad SOFTGRAPH_BACKEND.
+// adapters it did find and the backends that could not start when none
+// matches or none works, and with an *Error wrapping ErrInvalidArgument
+// for a bad SOFTGRAPH_BACKEND.
 func Open(o Options) (*Device, error) {
 	if handleLayoutErr != nil {
 		return nil, handleLayoutErr
@@ -301,8 +311,10 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	d.raw = rawDevice(dev)
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}
-	// The device's limits are what was granted, not what the adapter offered.
-	d.info.Limits = deviceLimits(dev)
+	// The device's limits are what was granted, not what the adapter
+	// offered, with the buffer sizes lowered to what one allocation can
+	// hold (allocationCap).
+	d.info.Limits = capLimits(deviceLimits(dev), allocationCap(c.adapter.GetInfo()))
 	on, set := envswitch.Read("SOFTGRAPH_SHARED_FINISH")
 	d.sharedScopes.Store(c.info.Backend != BackendGL && (on || !set))
 	d.driverInfo = driverInfoOf(d.info)
@@ -392,6 +404,15 @@ func (d *Device) Close() error {
 	for _, k := range kernels {
 		k.release(k)
 	}
+	// Dropping the queue, the device and the adapter takes wgpu-hal's GL
+	// context (the GL device's teardown makes it current): without glMu,
+	// another GL Device's call holding the process's one EGL context found
+	// it current on this thread, or this one found it current there, and
+	// eglMakeCurrent's EGL_BAD_ACCESS aborted the process ("egl.rs:295
+	// ... BadAccess"; the issue saw it on the H200's GL, reproduced on
+	// llvmpipe by closing one of two or three GL devices while the others
+	// work).
+	d.lockGL()
 	d.queue.Release()
 	if d.adopted {
 		C.sg_device_release(d.raw) // Adopt's reference; the application's stays
@@ -399,6 +420,7 @@ func (d *Device) Close() error {
 		d.dev.Release()
 		d.adapter.Release()
 	}
+	d.unlockGL()
 	// The device is gone, and with it every pending work-done callback.
 	C.free(unsafe.Pointer(d.done))
 	d.done = nil
@@ -451,7 +473,7 @@ func (d *Device) markLost(why string) {
 }
 
 func (d *Device) addUncaptured(t ErrorType, msg string) {
-	err := &DeviceError{Op: "uncaptured", Type: t, Message: msg}
+	err := deviceError("uncaptured", t, msg)
 	d.errMu.Lock()
 	d.uncaptured = append(d.uncaptured, err)
 	d.errMu.Unlock()

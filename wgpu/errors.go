@@ -121,13 +121,38 @@ func (e *DeviceError) Error() string {
 func (e *DeviceError) Unwrap() error { return e.Type.sentinel() }
 
 // cogentcore reports every scoped error as "wgpu.(*X).Method(): message"
-// with its type dropped; inside its validation scopes the type is validation.
+// with its type dropped; inside its validation scopes the type is
+// validation, unless the message is an allocation failure (deviceError).
 func validationError(op string, err error) error {
 	msg := err.Error()
 	if i := strings.Index(msg, "(): "); i >= 0 {
 		msg = msg[i+4:]
 	}
-	return &DeviceError{Op: op, Type: ErrorValidation, Message: msg}
+	return deviceError(op, ErrorValidation, msg)
+}
+
+// outOfMemoryMessage is the text of wgpu-core's allocation failures:
+// DeviceError::OutOfMemory ("Not enough memory left.", what wgpu-hal's
+// allocator's "out of device memory" and Vulkan's
+// VK_ERROR_OUT_OF_DEVICE_MEMORY become) and the create-device,
+// request-device, texture-view and render-pass variants ("Not enough memory
+// left to ...", "... for render pass").
+const outOfMemoryMessage = "Not enough memory left"
+
+// deviceError is the one constructor of errors the device reported: a
+// *DeviceError of type t, except that a validation error whose message is
+// an allocation failure is an out-of-memory error. Why: wgpu-native v22
+// classifies an error as out-of-memory only when a DeviceError::OutOfMemory
+// is among its sources, and wgpu-core wraps it transparently
+// (CreateBufferError::Device is #[error(transparent)]), which hides it from
+// that search; so a buffer too large for the device's memory came back as
+// ErrValidation "Not enough memory left." (measured on the H200's Vulkan
+// for every Empty from 4 GiB up).
+func deviceError(op string, t ErrorType, msg string) *DeviceError {
+	if t == ErrorValidation && strings.Contains(msg, outOfMemoryMessage) {
+		t = ErrorOutOfMemory
+	}
+	return &DeviceError{Op: op, Type: t, Message: msg}
 }
 
 // CompileError is a WGSL kernel that did not compile, an entry point the
@@ -267,18 +292,29 @@ func abstractInts(code string) bool {
 
 // AdapterError is returned by Open when no adapter matches what was asked
 // for, or none of those that match works. It wraps ErrNoAdapter and lists
-// what was found, so the message answers "what do I have instead?", with a
-// hint for this operating system when nothing was found at all.
+// what was found, so the message answers "what do I have instead?"; each
+// backend that could not start says what is missing and what to install or
+// set, and with nothing found and no such reason it gives a hint for this
+// operating system.
 type AdapterError struct {
 	Want   string        // what was asked for, e.g. `backend=metal adapter="H200"`
 	Found  []AdapterInfo // every adapter enumerated, on every backend tried
 	Failed []string      // adapters that matched but could not run a kernel, with why
+	// Unavailable lists the backends tried that offered no adapter, each
+	// as "backend: why", naming what is missing and what to install or
+	// set, e.g. "gl: EGL gave no default display ...: install
+	// libegl-mesa0 ...". OpenGL is listed when softgraph did not start it
+	// because wgpu-native would have aborted the process (see Open).
+	Unavailable []string
 }
 
 func (e *AdapterError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Open: no adapter matches %s; found ", e.Want)
-	if len(e.Found) == 0 {
+	switch {
+	case len(e.Found) == 0 && len(e.Unavailable) > 0:
+		b.WriteString("none")
+	case len(e.Found) == 0:
 		fmt.Fprintf(&b, "none (%s)", noAdapterHint(runtime.GOOS))
 	}
 	for i, a := range e.Found {
@@ -290,6 +326,10 @@ func (e *AdapterError) Error() string {
 	if len(e.Failed) > 0 {
 		b.WriteString("; none of the matching adapters could run a compute kernel: ")
 		b.WriteString(strings.Join(e.Failed, "; "))
+	}
+	for _, u := range e.Unavailable {
+		b.WriteString("; unavailable: ")
+		b.WriteString(u)
 	}
 	return b.String()
 }

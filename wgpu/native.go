@@ -108,7 +108,7 @@ func errFrom(op string, e *C.sg_err) error {
 	if e._type == 0 {
 		return nil
 	}
-	return &DeviceError{Op: op, Type: ErrorType(e._type), Message: C.GoString(&e.message[0])}
+	return deviceError(op, ErrorType(e._type), C.GoString(&e.message[0]))
 }
 
 func deviceFromRef(ref C.WGPUDevice) *wgpu.Device {
@@ -171,7 +171,7 @@ func (d *Device) scoped(op string, f func() error) error {
 		return validationError(op, ferr)
 	}
 	if typ != ErrorNone {
-		return &DeviceError{Op: op, Type: typ, Message: msg}
+		return deviceError(op, typ, msg)
 	}
 	return nil
 }

@@ -78,8 +78,13 @@ func run(args []string, stdout io.Writer) error {
 	}
 	if *list {
 		if len(found) == 0 {
-			// The error names what to install on this operating system.
-			return &wgpu.AdapterError{Want: "backend=" + backend.String()}
+			// Open's error names each backend that could not start and
+			// what to install or set.
+			dev, err := wgpu.Open(wgpu.Options{Backend: backend, IgnoreEnv: true})
+			if err == nil {
+				dev.Close()
+			}
+			return err
 		}
 		return nil
 	}
