@@ -261,6 +261,7 @@ type options struct {
 	merge      string
 	saveDir    string
 	devices    string
+	wide       bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -279,6 +280,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
+	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
