@@ -85,19 +85,24 @@ func (c Chart) SVG() string {
 		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", left, width-right, yy, yy)
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">%g</text>`+"\n", left-6, yy+4, t)
 	}
-	// Bars are centred in their group's width.
-	barsW := barW * float64(len(c.Series))
+	// Bars are centred in their group's width, and widen (up to 48 px)
+	// into room a few series leave.
+	bw := barW
+	if n := float64(len(c.Series)); n > 0 {
+		bw = min(48, max(barW, (groupW-gap)/n))
+	}
+	barsW := bw * float64(len(c.Series))
 	for i, g := range c.Groups {
 		gx := left + float64(i)*groupW + (groupW-barsW)/2
 		for j, bar := range g.Bars {
 			if bar == nil || j >= len(c.Series) {
 				continue
 			}
-			bx := gx + float64(j)*barW
+			bx := gx + float64(j)*bw
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s</title></rect>`+"\n",
-				bx, ax.y(bar.Value), barW-2, ax.base()-ax.y(bar.Value), c.Series[j].Color, Escape(bar.Tooltip))
+				bx, ax.y(bar.Value), bw-2, ax.base()-ax.y(bar.Value), c.Series[j].Color, Escape(bar.Tooltip))
 			if bar.Whisker {
-				cx := bx + (barW-2)/2
+				cx := bx + (bw-2)/2
 				fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>`+"\n", cx, cx, ax.y(bar.Lo), ax.y(bar.Hi))
 			}
 		}
