@@ -57,10 +57,10 @@
 //	fused          the replay path on a stream with recorder.WithFusion(true):
 //	               the graph's chains of pointwise dispatches are fused into
 //	               generated kernels at EndCapture (JSON
-//	               fused_graph_dispatches: how many it keeps; fusion, and a
-//	               line under the table: the graph's own account, from
-//	               Graph.String, of what fused and why the first pair that
-//	               did not was not)
+//	               fused_graph_dispatches: how many it keeps; fusion: the
+//	               graph's own account, from Graph.String, of what fused and
+//	               why the first pair that did not was not; a note under the
+//	               table gives it with the fused chains counted by kernel)
 //	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
 //	               and bind groups made once, the K dispatches in one compute
 //	               pass, one submit, wait
@@ -73,8 +73,10 @@
 //	               buffer before the clock starts, then submit and wait
 //
 // After the chunk sweep, three rounds of every path are not counted. The
-// report gives, per path, the median over rounds of the end-to-end time per
-// kernel and its min–max spread; the enqueue time per pass of eager, replay
+// default table (120 columns) gives each path's median and the ratios,
+// with a legend; -wide and the JSON give, per path, the median over rounds
+// of the end-to-end time per kernel and its min–max spread; the enqueue
+// time per pass of eager, replay
 // and replay_inline (until the last call returns, before the Sync) and per
 // Replay call (pass enqueue / (K/G)); share = eager enqueue / eager e2e; the
 // capture time; and three ratios, each of two medians of the same run:
@@ -113,6 +115,7 @@
 //
 //	go run ./examples/graphbench                 # full sweep
 //	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life, mlp, sort; few rounds (under a minute on lavapipe)
+//	go run ./examples/graphbench -quick -wide    # the full table: spreads, enqueue and capture times (about 400 columns)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
