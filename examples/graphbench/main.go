@@ -85,8 +85,9 @@
 //	                 replay is faster)
 //	replay/raw_best  replay / the lower of raw's and raw_chunked's medians
 //	                 (JSON raw_best_path and raw_best_chunk name the winner
-//	                 and its dispatches per submit; the table's "replay/raw"
-//	                 column is this ratio, "raw best" the winner): what
+//	                 and its dispatches per submit; -wide's "replay/raw"
+//	                 column is this ratio, "raw best" the winner, the
+//	                 default table's r/h and hand, with @C): what
 //	                 replay costs over the best hand-written loop (< 1:
 //	                 replay is faster)
 //	replay/floor     replay / gpu: how far replay is from the floor
