@@ -384,6 +384,8 @@ func cutCount(s, sep string) (string, int, bool) {
 // write prints the table and writes the JSON and SVG files o asks for.
 func (r report) write(stdout io.Writer, o options) error {
 	switch {
+	case len(r.Scaling) > 0 && o.wide:
+		r.writeWideScaling(stdout)
 	case len(r.Scaling) > 0:
 		r.writeScaling(stdout)
 	case o.wide:
