@@ -199,19 +199,16 @@ func run(n, substeps, frames, rounds int) error {
 		}
 	}
 
-	fmt.Printf("\n%-38s %14s %12s %14s %12s\n", "path, per frame", "frame median", "p10-p90", "host median", "p10-p90")
-	row := func(name string, frame, host []time.Duration) time.Duration {
-		fm, fs := medianSpread(frame)
-		hm, hs := medianSpread(host)
-		fmt.Printf("%-38s %14v %12v %14v %12v\n", name, fm, fs, hm, hs)
-		return fm
+	fmt.Printf("\n%-36s %15s %17s %15s %17s\n", "path, per frame", "frame median µs", "frame p10–p90 µs", "host median µs", "host p10–p90 µs")
+	row := func(name string, frame, host []time.Duration) (fm, hm time.Duration) {
+		f, h := quantiles(frame), quantiles(host)
+		fmt.Printf("%-36s %15.1f %17s %15.1f %17s\n", name, us(f.median), f.spread(), us(h.median), h.spread())
+		return f.median, h.median
 	}
-	am := row("Cogent Core ComputeSystem, own loop", appFrame, appHost)
-	sm := row("softgraph graph replay, same device", sgFrame, sgHost)
-	ah, _ := medianSpread(appHost)
-	sh, _ := medianSpread(sgHost)
-	fmt.Printf("softgraph / app: frame %.2fx, host %.2fx\n", float64(sm)/float64(am), float64(sh)/float64(ah))
-	fmt.Println("(frame: encode, submit and wait for the GPU; host: encode and submit only)")
+	am, ah := row("Cogent Core ComputeSystem, own loop", appFrame, appHost)
+	sm, sh := row("softgraph graph replay, same device", sgFrame, sgHost)
+	fmt.Printf("softgraph / app: frame %.2fx, host %.2fx (medians)\n", float64(sm)/float64(am), float64(sh)/float64(ah))
+	fmt.Println("(frame: encode, submit and wait for the GPU; host: encode and submit only; p10–p90: the 10th and 90th percentiles)")
 	if mismatches > 0 {
 		return fmt.Errorf("%d of 3 variables differ between the app's path and softgraph's", mismatches)
 	}
@@ -466,12 +463,22 @@ func firstDiff(a, b []float32) int {
 	return -1
 }
 
-func medianSpread(d []time.Duration) (median, spread time.Duration) {
+// frameTimes are the quantiles of one path's per-frame times.
+type frameTimes struct{ p10, median, p90 time.Duration }
+
+// quantiles returns the 10th, 50th and 90th percentiles of d (nearest rank
+// over the sorted times).
+func quantiles(d []time.Duration) frameTimes {
 	s := slices.Clone(d)
 	slices.Sort(s)
 	at := func(q float64) time.Duration { return s[int(q*float64(len(s)-1))] }
-	return at(0.5), at(0.9) - at(0.1)
+	return frameTimes{at(0.1), at(0.5), at(0.9)}
 }
+
+// spread is the p10–p90 range, both ends, in µs.
+func (f frameTimes) spread() string { return fmt.Sprintf("%.1f–%.1f", us(f.p10), us(f.p90)) }
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
 
 func f32Bytes(v []float32) []byte {
 	out := make([]byte, 4*len(v))

@@ -394,10 +394,48 @@ func runDevices(cfgs []config, ropts []recorder.Option, o options, stdout, stder
 	return nil
 }
 
-// writeScaling prints a -devices run: per config and path, one device's
-// pass and throughput, all devices' wall time, aggregate and per-device
-// throughput, and the scaling.
+// writeScaling prints a -devices run in lineWidth columns: per config and
+// path, one device's median pass and throughput, all devices' wall time
+// and aggregate throughput, the slowest and fastest device's throughput
+// in the joint run, and the scaling, with a legend.
 func (r report) writeScaling(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "config\tpath\tdevices\trounds\t1-dev µs\t1-dev k/s\tall µs\tall k/s\tper dev k/s\tscaling\tverified\t")
+	for _, x := range r.Scaling {
+		for _, p := range scalingPaths {
+			sp, ok := x.Paths[p]
+			if !ok {
+				continue
+			}
+			per := "–"
+			if len(sp.PerDeviceKps) > 0 {
+				per = fmt.Sprintf("%.0f–%.0f", slices.Min(sp.PerDeviceKps), slices.Max(sp.PerDeviceKps))
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%.2f\t%s\t\n",
+				x.Config, p, x.Devices, x.Rounds, sp.OneUS, sp.OneKps, sp.WallUS, sp.AggregateKps, per, sp.Scaling, sp.verified())
+		}
+	}
+	tw.Flush()
+	fmt.Fprint(w, wrap("µs per pass, the median of the rounds; k/s: kernels per second. 1-dev: device 0 alone; all: every device at once "+
+		"(the wall time from their release to the last Sync, and all kernels over it); per dev: the slowest and the fastest device's "+
+		"rate in the joint run; scaling: all k/s / 1-dev k/s (-wide adds the spreads and each device's rate).", lineWidth, ""))
+}
+
+// verified is "yes" when every device's result was right, else the first
+// device whose was not.
+func (sp scalingPath) verified() string {
+	for i, ok := range sp.Verified {
+		if !ok {
+			return fmt.Sprintf("NO: device %d", i)
+		}
+	}
+	return "yes"
+}
+
+// writeWideScaling prints a -devices run with every column (-wide): the
+// min–max spreads of the one-device pass and of the joint wall time, and
+// each device's throughput.
+func (r report) writeWideScaling(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "config\tpath\tdevices\trounds\t1 dev µs/pass\t1 dev kernels/s\tall µs/pass (wall)\taggregate kernels/s\tper device kernels/s\tscaling\tverified\t")
 	for _, x := range r.Scaling {
@@ -410,16 +448,9 @@ func (r report) writeScaling(w io.Writer) {
 			for _, v := range sp.PerDeviceKps {
 				per = append(per, fmt.Sprintf("%.0f", v))
 			}
-			verified := "yes"
-			for i, ok := range sp.Verified {
-				if !ok {
-					verified = fmt.Sprintf("NO: device %d", i)
-					break
-				}
-			}
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.0f [%.0f–%.0f]\t%.0f\t%.0f [%.0f–%.0f]\t%.0f\t%s\t%.2f\t%s\t\n",
 				x.Config, p, x.Devices, x.Rounds, sp.OneUS, sp.OneMinUS, sp.OneMaxUS, sp.OneKps,
-				sp.WallUS, sp.WallMinUS, sp.WallMaxUS, sp.AggregateKps, strings.Join(per, " / "), sp.Scaling, verified)
+				sp.WallUS, sp.WallMinUS, sp.WallMaxUS, sp.AggregateKps, strings.Join(per, " / "), sp.Scaling, sp.verified())
 		}
 	}
 	tw.Flush()

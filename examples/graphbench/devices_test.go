@@ -22,7 +22,8 @@ import (
 // both devices listed, per-device figures for each, the aggregate and the
 // scaling the quotients of the medians they come from, and every device's
 // eager and replay results verified (the second device replayed the graph
-// it loaded from the first one's file, and it computed).
+// it loaded from the first one's file, and it computed), in a report that
+// fits 120 columns.
 func TestDevicesRunReplaysTheLoadedGraphOnEveryDeviceAndReportsTheScaling(t *testing.T) {
 	gputest.Open(t, wgpu.Options{}) // skips, or fails on CI, where no adapter exists
 	if testing.Short() {
@@ -39,6 +40,7 @@ func TestDevicesRunReplaysTheLoadedGraphOnEveryDeviceAndReportsTheScaling(t *tes
 			t.Errorf("the output must show %q:\n%s", s, stdout.String())
 		}
 	}
+	checkFits(t, "-devices 2", stdout.String())
 	raw, err := os.ReadFile(jsonPath)
 	if err != nil {
 		t.Fatal(err)

@@ -57,10 +57,10 @@
 //	fused          the replay path on a stream with recorder.WithFusion(true):
 //	               the graph's chains of pointwise dispatches are fused into
 //	               generated kernels at EndCapture (JSON
-//	               fused_graph_dispatches: how many it keeps; fusion, and a
-//	               line under the table: the graph's own account, from
-//	               Graph.String, of what fused and why the first pair that
-//	               did not was not)
+//	               fused_graph_dispatches: how many it keeps; fusion: the
+//	               graph's own account, from Graph.String, of what fused and
+//	               why the first pair that did not was not; a note under the
+//	               table gives it with the fused chains counted by kernel)
 //	raw            hand-written cogentcore/webgpu: explicit layout, pipeline
 //	               and bind groups made once, the K dispatches in one compute
 //	               pass, one submit, wait
@@ -73,8 +73,10 @@
 //	               buffer before the clock starts, then submit and wait
 //
 // After the chunk sweep, three rounds of every path are not counted. The
-// report gives, per path, the median over rounds of the end-to-end time per
-// kernel and its min–max spread; the enqueue time per pass of eager, replay
+// default table (120 columns) gives each path's median and the ratios,
+// with a legend; -wide and the JSON give, per path, the median over rounds
+// of the end-to-end time per kernel and its min–max spread; the enqueue
+// time per pass of eager, replay
 // and replay_inline (until the last call returns, before the Sync) and per
 // Replay call (pass enqueue / (K/G)); share = eager enqueue / eager e2e; the
 // capture time; and three ratios, each of two medians of the same run:
@@ -83,8 +85,9 @@
 //	                 replay is faster)
 //	replay/raw_best  replay / the lower of raw's and raw_chunked's medians
 //	                 (JSON raw_best_path and raw_best_chunk name the winner
-//	                 and its dispatches per submit; the table's "replay/raw"
-//	                 column is this ratio, "raw best" the winner): what
+//	                 and its dispatches per submit; -wide's "replay/raw"
+//	                 column is this ratio, "raw best" the winner, the
+//	                 default table's r/h and hand, with @C): what
 //	                 replay costs over the best hand-written loop (< 1:
 //	                 replay is faster)
 //	replay/floor     replay / gpu: how far replay is from the floor
@@ -113,6 +116,7 @@
 //
 //	go run ./examples/graphbench                 # full sweep
 //	go run ./examples/graphbench -quick          # 3 chains, 2 short graphs, 2 Life, mlp, sort; few rounds (under a minute on lavapipe)
+//	go run ./examples/graphbench -quick -wide    # the full table: spreads, enqueue and capture times (about 400 columns)
 //	go run ./examples/graphbench -configs tiny_x150,1m_x500 -json out.json -svg out.svg
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
@@ -261,6 +265,7 @@ type options struct {
 	merge      string
 	saveDir    string
 	devices    string
+	wide       bool
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -279,6 +284,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
+	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

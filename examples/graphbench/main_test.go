@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -293,9 +294,18 @@ func TestMergeReadsRunsWithoutTheNewFields(t *testing.T) {
 	if err := run([]string{"-merge", oldPath + "," + curPath, "-json", outPath, "-svg", svgPath}, &stdout, &bytes.Buffer{}); err != nil {
 		t.Fatalf("merging an old run with a current one must work: %v", err)
 	}
-	for _, s := range []string{"tiny_x150", "150×1", "raw only", "tiny_g2_x1000", "2×500", "chunk 64"} {
+	for _, s := range []string{"tiny_x150", "150×1", "raw only", "tiny_g2_x1000", "2×500", "1.80 @64"} {
 		if !strings.Contains(stdout.String(), s) {
 			t.Errorf("the merged table must show %q:\n%s", s, stdout.String())
+		}
+	}
+	var wide bytes.Buffer
+	if err := run([]string{"-merge", oldPath + "," + curPath, "-wide"}, &wide, &bytes.Buffer{}); err != nil {
+		t.Fatalf("-merge -wide: %v", err)
+	}
+	for _, s := range []string{"raw only", "chunk 64", "1.80 [1.80–1.80] @64"} {
+		if !strings.Contains(wide.String(), s) {
+			t.Errorf("the merged -wide table must show %q:\n%s", s, wide.String())
 		}
 	}
 	raw, err := os.ReadFile(outPath)
@@ -463,5 +473,107 @@ func TestSortCheckAcceptsOnlyTheSortedKeys(t *testing.T) {
 	bad := sortCfg("sort512", 512) // 45 steps: odd, a pass would end in the second buffer
 	if err := bad.validate(); err == nil {
 		t.Errorf("a sort of an odd number of steps must be refused")
+	}
+}
+
+// checkFits fails the test for every line of out wider than lineWidth
+// runes: what a person reads in a terminal of 120 columns without
+// wrapping. -wide is the one output allowed past it.
+func checkFits(t *testing.T, what, out string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if n := utf8.RuneCountInString(line); n > lineWidth {
+			t.Errorf("%s: line %d is %d columns, the default report fits %d:\n%s", what, i+1, n, lineWidth, line)
+		}
+	}
+}
+
+// TestDefaultReportFitsInAHundredAndTwentyColumns runs the benchmark as a
+// user would, with -quick on a chain graph replayed in short graphs and on
+// the mlp chain (whose fused graph's own account names every dispatch of
+// its chains), pre-encoding off: every line of the report fits 120
+// columns, the fused chains are counted by kernel, and no line speaks of a
+// ramp worker, which only pre-encoding runs.
+func TestDefaultReportFitsInAHundredAndTwentyColumns(t *testing.T) {
+	gputest.Open(t, wgpu.Options{})
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-quick", "-preencode", "off", "-configs", "tiny_g1_x1000,mlp_4k_x999"}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	checkFits(t, "-quick", out)
+	if strings.Contains(out, "ramp worker") || strings.Contains(out, "pre-encoding (") {
+		t.Errorf("with pre-encoding off there is no ramp worker to report:\n%s", out)
+	}
+	words := strings.Join(strings.Fields(out), " ") // the notes are wrapped
+	for _, want := range []string{"tiny_g1_x1000", "1×1000", "mlp_4k_x999: the fused graph keeps ", "bias_gelu ×333, add ×333, scale ×333"} {
+		if !strings.Contains(words, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "bias_gelu+add") {
+		t.Errorf("the fused chains are counted by kernel, not named dispatch by dispatch:\n%s", out)
+	}
+}
+
+// TestCommittedRunsPrintInAHundredAndTwentyColumns prints every graphbench
+// run committed under docs/benchmarks (the oldest without the newer fields,
+// the newest with fused graphs whose account lists 999 dispatches) as
+// -merge does: each default report fits 120 columns, and each row's fused
+// chains, where its account names them, come out as counts by kernel.
+func TestCommittedRunsPrintInAHundredAndTwentyColumns(t *testing.T) {
+	var files []string
+	for _, pattern := range []string{"../../docs/benchmarks/*.json", "../../docs/benchmarks/experiments/*.json"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	printed := 0
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rep report
+		if json.Unmarshal(raw, &rep) != nil || len(rep.Rows) == 0 {
+			continue // another tool's JSON (the solver's)
+		}
+		var out bytes.Buffer
+		if err := run([]string{"-merge", f}, &out, &bytes.Buffer{}); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		checkFits(t, filepath.Base(f), out.String())
+		if strings.Contains(out.String(), "+add+scale+") {
+			t.Errorf("%s: a fused chain is named dispatch by dispatch:\n%s", f, out.String())
+		}
+		printed++
+	}
+	if printed < 10 {
+		t.Fatalf("found %d graphbench runs under docs/benchmarks; the committed ones are more than 10", printed)
+	}
+}
+
+// TestFusionIsSummarisedAsCountsByKernel: the graph's own account of a
+// fusion, with chains named dispatch by dispatch (an old run's), by runs of
+// one kernel (add_one×15) or not at all, reads as counts by kernel that
+// add up to the fused dispatches; the reason pairs were not fused is kept;
+// an account in another form is shown as it is, not miscounted.
+func TestFusionIsSummarisedAsCountsByKernel(t *testing.T) {
+	long := strings.Repeat("bias_gelu+add+scale+", 21) + "bias_gelu" // 64 dispatches
+	for _, c := range []struct{ account, want string }{
+		{"fused: 2 chains of 132 dispatches (" + long + " ×1, add+scale+" + long + "+add+scale ×1); not fused: 1 adjacent pairs (first: 63 bias_gelu, 64 add: a fused kernel runs at most 64 dispatches)",
+			"fused 132 dispatches into 2 chains: bias_gelu ×44, add ×44, scale ×44; not fused: 1 adjacent pairs (first: 63 bias_gelu, 64 add: a fused kernel runs at most 64 dispatches)"},
+		{"fused: 16 chains of 1000 dispatches (add_one×63 ×15, add_one×55 ×1)", "fused 1000 dispatches into 16 chains: add_one ×1000"},
+		{"fused: 1 chain of 2 dispatches (add+scale ×1)", "fused 2 dispatches into 1 chain: add ×1, scale ×1"},
+		{"fused: 0 chains of 0 dispatches; not fused: 77 adjacent pairs (first: 0 main, 1 main: kernel main: main calls atomicAdd, which is atomic)",
+			"nothing fused; not fused: 77 adjacent pairs (first: 0 main, 1 main: kernel main: main calls atomicAdd, which is atomic)"},
+		{"fused: 2 chains of 5 dispatches (add+scale ×2)", "fused: 2 chains of 5 dispatches (add+scale ×2)"}, // 4 counted, not 5
+		{"fusion: something new", "fusion: something new"},
+	} {
+		if got := summariseFusion(c.account); got != c.want {
+			t.Errorf("summariseFusion(%.60q…):\n got %q\nwant %q", c.account, got, c.want)
+		}
 	}
 }

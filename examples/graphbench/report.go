@@ -4,10 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
+	"regexp"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
+
+	"github.com/softgraph/softgraph/examples/internal/barchart"
 )
 
 type report struct {
@@ -119,7 +123,58 @@ func (x *row) upgrade() {
 	}
 }
 
+// lineWidth is what the default report fits in (a terminal of 120 columns);
+// -wide prints the full table, which does not.
+const lineWidth = 120
+
+// writeTable prints the default report: per config the median µs per
+// kernel of each path and the ratios, in 120 columns, then what the fused
+// graphs kept (counts by kernel) and, where the replay path pre-encoded,
+// how long its ramp worker ran past Sync.
 func (r report) writeTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "config\tgraph×n\teager\treplay\tinline\tfused\thand\tfloor\te/r\tr/h\tr/f\tfu/f\tverified\t")
+	for _, x := range r.Rows {
+		med := func(p string) string {
+			if v, ok := x.E2E[p]; ok {
+				return fmt.Sprintf("%.2f", v)
+			}
+			return "–"
+		}
+		hand := "–"
+		switch {
+		case x.RawBestPath == "raw":
+			hand = med("raw")
+		case x.RawBestPath != "":
+			hand = fmt.Sprintf("%s @%d", med(x.RawBestPath), x.RawBestChunk)
+		case x.Ratios["replay/raw"] > 0:
+			hand = med("raw") + " raw only" // an old run: no raw_chunked
+		}
+		rh := ratio(x.Ratios, "replay/raw_best")
+		if _, ok := x.Ratios["replay/raw_best"]; !ok && x.Ratios["replay/raw"] > 0 {
+			rh = ratio(x.Ratios, "replay/raw")
+		}
+		floor := "–"
+		if x.FloorUnfused > 0 {
+			floor = fmt.Sprintf("%.2f", x.FloorUnfused)
+		}
+		fmt.Fprintf(tw, "%s\t%d×%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+			x.Config, x.GraphLen, x.Replays, med("eager"), med("replay"), med("replay_inline"), med("fused"), hand, floor,
+			ratio(x.Ratios, "eager/replay"), rh, ratio(x.Ratios, "replay/floor"), ratio(x.Ratios, "fused/floor_unfused"), x.verified())
+	}
+	tw.Flush()
+	fmt.Fprint(w, wrap("µs per kernel, the median of each config's rounds (-wide adds the min–max spreads, enqueue and capture times). "+
+		"graph×n: dispatches per graph × Replay calls per pass; inline: replay without pre-encoding; "+
+		"hand: the faster hand-written loop, one submit or @C (a submit every C dispatches); "+
+		"floor: the same dispatches encoded in one command buffer before the clock starts (for mlp, the library's floor of the unfused graph). "+
+		"Ratios of medians: e/r eager/replay (above 1: replay is faster), r/h replay/hand, r/f replay/floor, fu/f fused/floor.", lineWidth, ""))
+	r.writeNotes(w)
+}
+
+// writeWideTable prints every column (-wide): each path's median with its
+// min–max spread, the enqueue times, share and capture time, and every
+// ratio, one line per config (about 400 columns).
+func (r report) writeWideTable(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "config\trounds\tgraph×replays\teager µs/k\treplay µs/k\tinline µs/k\tfused µs/k\traw µs/k\tchunked µs/k\tgpu µs/k\tfloor_unfused µs/k\teager enq µs\treplay enq µs\tµs/Replay\tshare\tcapture ms\teager/replay\treplay/raw\traw best\treplay/floor\tfused graph\tfused/floor_unfused\tverified\t")
 	for _, x := range r.Rows {
@@ -139,16 +194,6 @@ func (r report) writeTable(w io.Writer) {
 				return fmt.Sprintf(format, v)
 			}
 			return "–"
-		}
-		var wrong []string
-		for _, p := range paths {
-			if _, ran := x.E2E[p]; ran && !x.Verified[p] {
-				wrong = append(wrong, p)
-			}
-		}
-		ok := "yes"
-		if wrong != nil {
-			ok = "NO: " + strings.Join(wrong, ",")
 		}
 		rawRatio, best := num(x.Ratios, "replay/raw_best", "%.2f"), "–"
 		switch {
@@ -172,26 +217,180 @@ func (r report) writeTable(w io.Writer) {
 			num(x.Enqueue, "eager", "%.0f"), num(x.Enqueue, "replay", "%.0f"), num(x.EnqueuePerReplay, "replay", "%.2f"),
 			x.Share, x.CaptureMS,
 			num(x.Ratios, "eager/replay", "%.2f"), rawRatio, best, num(x.Ratios, "replay/floor", "%.2f"),
-			fusedGraph, num(x.Ratios, "fused/floor_unfused", "%.2f"), ok)
+			fusedGraph, num(x.Ratios, "fused/floor_unfused", "%.2f"), x.verified())
 	}
 	tw.Flush()
+	r.writeNotes(w)
+}
+
+// writeNotes prints, under either table, what each fused graph kept (the
+// fused chains as counts by kernel, and why the first adjacent pair that
+// did not fuse did not) and, for a replay path that pre-encoded, how long
+// its ramp worker went on past Sync. Each note is wrapped to lineWidth.
+func (r report) writeNotes(w io.Writer) {
+	var notes []string
 	for _, x := range r.Rows {
 		if x.Fusion != "" {
-			fmt.Fprintf(w, "%s: the fused graph keeps %d of %d dispatches; %s\n", x.Config, x.FusedDispatches, x.GraphLen, x.Fusion)
+			notes = append(notes, fmt.Sprintf("%s: the fused graph keeps %d of %d dispatches; %s", x.Config, x.FusedDispatches, x.GraphLen, summariseFusion(x.Fusion)))
 		}
 	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\nfused (recorder.WithFusion):")
+		for _, n := range notes {
+			fmt.Fprint(w, wrap(n, lineWidth, "    "))
+		}
+	}
+	notes = nil
 	for _, x := range r.Rows {
 		if x.RampLagMax > 0 {
-			fmt.Fprintf(w, "%s: the replay path's ramp worker ran %.0f µs past Sync (median; longest %.0f), waited for outside the timing\n", x.Config, x.RampLag, x.RampLagMax)
+			notes = append(notes, fmt.Sprintf("%s: the replay path's ramp worker ran %.0f µs past Sync (median; longest %.0f), waited for outside the timing", x.Config, x.RampLag, x.RampLagMax))
+		}
+	}
+	if len(notes) > 0 {
+		fmt.Fprintln(w, "\npre-encoding (recorder.WithPreEncode):")
+		for _, n := range notes {
+			fmt.Fprint(w, wrap(n, lineWidth, "    "))
 		}
 	}
 }
 
+// verified is "yes" when every path that ran computed what its dispatches
+// compute, else "NO: " and the paths that did not.
+func (x row) verified() string {
+	var wrong []string
+	for _, p := range paths {
+		if _, ran := x.E2E[p]; ran && !x.Verified[p] {
+			wrong = append(wrong, p)
+		}
+	}
+	if wrong != nil {
+		return "NO: " + strings.Join(wrong, ",")
+	}
+	return "yes"
+}
+
+func ratio(m map[string]float64, k string) string {
+	if v, ok := m[k]; ok {
+		return fmt.Sprintf("%.2f", v)
+	}
+	return "–"
+}
+
+// wrap breaks s into lines of at most width runes at spaces (a word longer
+// than a line stays whole), the lines after the first indented by indent;
+// every line ends in a newline.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			b.WriteString(line + "\n")
+			line = indent + word
+		}
+	}
+	if line != "" {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+// summariseFusion shortens the graph's own account of its fusion
+// (Graph.String's part on it, kept whole in the JSON's "fusion") for a
+// person: the fused chains as counts by kernel instead of each chain's
+// name, which lists every dispatch it runs ("bias_gelu+add+scale+…" 64
+// times over). The account reads
+//
+//	fused: 16 chains of 999 dispatches (NAME ×5, NAME ×1); not fused: 15 adjacent pairs (first: …)
+//
+// where NAME is kernel names joined by "+", a run of one kernel written
+// "add_one×15". An account that does not read so, or whose kernel counts
+// do not add up to its dispatches, is returned as it is.
+func summariseFusion(account string) string {
+	m := fusionAccount.FindStringSubmatch(account)
+	if m == nil {
+		return account
+	}
+	chains, dispatches := m[1], m[2]
+	list, rest := m[3], m[4]
+	counts := map[string]int{}
+	var order []string
+	total := 0
+	if list != "" {
+		for _, entry := range strings.Split(list, ", ") {
+			name, times, ok := cutCount(entry, " ×")
+			if !ok {
+				return account
+			}
+			for _, k := range strings.Split(name, "+") {
+				kernel, run, ok := cutCount(k, "×")
+				if !ok {
+					kernel, run = k, 1
+				}
+				if counts[kernel] == 0 {
+					order = append(order, kernel)
+				}
+				counts[kernel] += run * times
+				total += run * times
+			}
+		}
+	}
+	if strconv.Itoa(total) != dispatches {
+		return account
+	}
+	var b strings.Builder
+	if total == 0 {
+		b.WriteString("nothing fused")
+	} else {
+		unit := "chains"
+		if chains == "1" {
+			unit = "chain"
+		}
+		fmt.Fprintf(&b, "fused %s dispatches into %s %s:", dispatches, chains, unit)
+		for i, k := range order {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s ×%d", k, counts[k])
+		}
+	}
+	if rest != "" {
+		b.WriteString("; not fused: " + rest)
+	}
+	return b.String()
+}
+
+// fusionAccount reads Graph.String's account of fusion (see
+// summariseFusion); "chain" and "dispatch" may be singular.
+var fusionAccount = regexp.MustCompile(`^fused: (\d+) chains? of (\d+) dispatch(?:es)?(?: \((.*?)\))?(?:; not fused: (.*))?$`)
+
+// cutCount splits "name" + sep + "N" at the last sep into name and N.
+func cutCount(s, sep string) (string, int, bool) {
+	i := strings.LastIndex(s, sep)
+	if i <= 0 {
+		return s, 0, false
+	}
+	n, err := strconv.Atoi(s[i+len(sep):])
+	if err != nil || n < 1 {
+		return s, 0, false
+	}
+	return s[:i], n, true
+}
+
 // write prints the table and writes the JSON and SVG files o asks for.
 func (r report) write(stdout io.Writer, o options) error {
-	if len(r.Scaling) > 0 {
+	switch {
+	case len(r.Scaling) > 0 && o.wide:
+		r.writeWideScaling(stdout)
+	case len(r.Scaling) > 0:
 		r.writeScaling(stdout)
-	} else {
+	case o.wide:
+		r.writeWideTable(stdout)
+	default:
 		r.writeTable(stdout)
 	}
 	if o.jsonPath != "" {
@@ -243,86 +442,41 @@ func (r report) writeJSON(path string) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// writeSVG draws grouped bars: one group per config, one bar per path it
-// measured, µs/kernel on a log scale, with min–max whiskers; under each group
-// eager/replay and replay/raw_best (replay/raw for an old run).
+// writeSVG draws grouped bars (examples/internal/barchart): one group per
+// config, one bar per path it measured, µs/kernel on a log scale, with
+// min–max whiskers; under each group eager/replay and replay/raw_best
+// (replay/raw for an old run).
 func (r report) writeSVG(path string) error {
 	colors := map[string]string{"eager": "#d62728", "replay": "#1f77b4", "replay_inline": "#9ecae1", "fused": "#9467bd", "raw": "#ff7f0e", "raw_chunked": "#ffbb78", "gpu": "#2ca02c"}
-	const (
-		left, right, top, bottom = 70.0, 20.0, 60.0, 90.0
-		barW, gap                = 16.0, 28.0
-		height                   = 360.0
-		legendStep               = 110.0
-	)
-	groupW := barW*float64(len(paths)) + gap
-	width := max(left+right+groupW*float64(len(r.Rows)), left+right+legendStep*float64(len(paths)))
-	lo, hi := math.Inf(1), math.Inf(-1)
+	c := barchart.Chart{
+		Title:    "softgraph graphbench: end-to-end µs per kernel (log scale, median, min–max whiskers)",
+		Subtitle: r.Adapter,
+		Log:      true,
+		Footnote: "under each config: ×eager/replay · ×replay/raw_best (medians of one run)",
+	}
+	for _, p := range paths {
+		c.Series = append(c.Series, barchart.Series{Name: p, Color: colors[p]})
+	}
 	for _, x := range r.Rows {
-		for _, p := range paths {
-			if _, ok := x.E2E[p]; ok {
-				lo = math.Min(lo, x.E2EMin[p])
-				hi = math.Max(hi, x.E2EMax[p])
-			}
-		}
-	}
-	if !(lo > 0) || math.IsInf(lo, 1) {
-		lo = 0.01
-	}
-	if !(hi > lo) {
-		hi = lo * 10
-	}
-	lmin, lmax := math.Floor(math.Log10(lo)), math.Ceil(math.Log10(hi))
-	if lmax <= lmin {
-		lmax = lmin + 1
-	}
-	y := func(v float64) float64 {
-		v = math.Max(v, math.Pow(10, lmin))
-		return top + height - (math.Log10(v)-lmin)/(lmax-lmin)*height
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" font-family="sans-serif" font-size="12">`+"\n", width, top+height+bottom)
-	fmt.Fprintf(&b, `<rect width="100%%" height="100%%" fill="white"/>`+"\n")
-	fmt.Fprintf(&b, `<text x="%.0f" y="20" font-size="14">softgraph graphbench: end-to-end µs per kernel (log scale, median, min–max whiskers)</text>`+"\n", left)
-	fmt.Fprintf(&b, `<text x="%.0f" y="38" fill="#555">%s</text>`+"\n", left, escape(r.Adapter))
-	for e := lmin; e <= lmax; e++ {
-		yy := y(math.Pow(10, e))
-		fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="#ddd"/>`+"\n", left, width-right, yy, yy)
-		fmt.Fprintf(&b, `<text x="%.0f" y="%.1f" text-anchor="end">%g</text>`+"\n", left-6, yy+4, math.Pow(10, e))
-	}
-	for i, x := range r.Rows {
-		gx := left + gap/2 + float64(i)*groupW
-		for j, p := range paths {
-			v, ok := x.E2E[p]
-			if !ok {
-				continue // an old run without this path
-			}
-			bx := gx + float64(j)*barW
-			label := p
-			if p == "raw_chunked" && x.RawChunk > 0 {
-				label = fmt.Sprintf("%s (chunk %d)", p, x.RawChunk)
-			}
-			fmt.Fprintf(&b, `<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %s: %.2f µs/kernel</title></rect>`+"\n",
-				bx, y(v), barW-2, top+height-y(v), colors[p], x.Config, label, v)
-			cx := bx + (barW-2)/2
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="black"/>`+"\n", cx, cx, y(x.E2EMin[p]), y(x.E2EMax[p]))
-		}
-		mid := gx + barW*float64(len(paths))/2
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle">%s</text>`+"\n", mid, top+height+18, x.Config)
 		rawRatio, ok := x.Ratios["replay/raw_best"]
 		if !ok {
 			rawRatio = x.Ratios["replay/raw"]
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.0f" text-anchor="middle" fill="#555">×%.2f · ×%.2f</text>`+"\n", mid, top+height+34, x.Ratios["eager/replay"], rawRatio)
+		g := barchart.Group{Label: x.Config, Note: fmt.Sprintf("×%.2f · ×%.2f", x.Ratios["eager/replay"], rawRatio)}
+		for _, p := range paths {
+			v, ok := x.E2E[p]
+			if !ok {
+				g.Bars = append(g.Bars, nil) // an old run without this path
+				continue
+			}
+			label := p
+			if p == "raw_chunked" && x.RawChunk > 0 {
+				label = fmt.Sprintf("%s (chunk %d)", p, x.RawChunk)
+			}
+			g.Bars = append(g.Bars, &barchart.Bar{Value: v, Whisker: true, Lo: x.E2EMin[p], Hi: x.E2EMax[p],
+				Tooltip: fmt.Sprintf("%s %s: %.2f µs/kernel", x.Config, label, v)})
+		}
+		c.Groups = append(c.Groups, g)
 	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" fill="#555">under each config: ×eager/replay · ×replay/raw_best (medians of one run)</text>`+"\n", left, top+height+54)
-	for j, p := range paths {
-		lx := left + float64(j)*legendStep
-		fmt.Fprintf(&b, `<rect x="%.0f" y="%.0f" width="12" height="12" fill="%s"/><text x="%.0f" y="%.0f">%s</text>`+"\n", lx, top+height+64, colors[p], lx+16, top+height+74, p)
-	}
-	b.WriteString("</svg>\n")
-	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+	return c.WriteFile(path)
 }

@@ -4,6 +4,7 @@
 //	go run ./examples/image                          # a generated 512×384 test card → $TMPDIR/softgraph-blurred.png
 //	go run ./examples/image -o out.png -radius 8     # the widest exact blur
 //	go run ./examples/image -in photo.png -o soft.png
+//	go run ./examples/image -quick                   # a 128×96 card, 3 replays: CI's run
 //
 // It writes the PNG where -o says, by default to softgraph-blurred.png in
 // the system's temporary directory (os.TempDir), never into the current
@@ -51,8 +52,12 @@ func main() {
 // defaultOutput is the name of the PNG written, in os.TempDir, without -o.
 const defaultOutput = "softgraph-blurred.png"
 
-// generatedWidth and generatedHeight are the size of the generated test card.
-const generatedWidth, generatedHeight = 512, 384
+// generatedWidth and generatedHeight are the size of the generated test
+// card; quickWidth and quickHeight its size with -quick.
+const (
+	generatedWidth, generatedHeight = 512, 384
+	quickWidth, quickHeight         = 128, 96
+)
 
 func run(args []string, stdout io.Writer) (err error) {
 	fs := flag.NewFlagSet("image", flag.ContinueOnError)
@@ -61,8 +66,18 @@ func run(args []string, stdout io.Writer) (err error) {
 	out := fs.String("o", filepath.Join(os.TempDir(), defaultOutput), "write the blurred image here, as PNG")
 	radius := fs.Int("radius", 4, fmt.Sprintf("blur radius in texels, 0 to %d", workloads.MaxBlurRadius))
 	replays := fs.Int("replays", 10, "replays of the graph to time (at least 1)")
+	quick := fs.Bool("quick", false, fmt.Sprintf("a %d×%d test card and 3 replays unless -replays is given (with -in, only the replays)", quickWidth, quickHeight))
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	cardW, cardH := generatedWidth, generatedHeight
+	if *quick {
+		cardW, cardH = quickWidth, quickHeight
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["replays"] {
+			*replays = 3
+		}
 	}
 	if *radius < 0 || *radius > workloads.MaxBlurRadius {
 		return fmt.Errorf("-radius %d: want 0 to %d (beyond it the sums are no longer exact in f32)", *radius, workloads.MaxBlurRadius)
@@ -73,7 +88,7 @@ func run(args []string, stdout io.Writer) (err error) {
 
 	var img *image.NRGBA
 	if *in == "" {
-		img = testCard(generatedWidth, generatedHeight)
+		img = testCard(cardW, cardH)
 	} else if img, err = readImage(*in); err != nil {
 		return err
 	}

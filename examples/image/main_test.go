@@ -113,3 +113,28 @@ func TestRunRefusesARadiusBeyondTheExactRange(t *testing.T) {
 		t.Fatalf("-radius 9 must be refused, naming the flag; got %v", err)
 	}
 }
+
+// TestQuickBlursTheSmallCard: -quick, which the README promises every
+// longer example has, blurs the small test card with a few replays, and
+// its PNG is still the reference blur of that card.
+func TestQuickBlursTheSmallCard(t *testing.T) {
+	gputest.Open(t, wgpu.Options{})
+	path := filepath.Join(gputest.TempDir(t), "quick.png")
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-o", path}, &out); err != nil {
+		t.Fatalf("run -quick: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"over 3 replays", "verified: replay is byte-identical to eager", "(128×96, radius 4)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the -quick output lacks %q:\n%s", want, out.String())
+		}
+	}
+	got, err := readImage(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := testCard(quickWidth, quickHeight)
+	if want := workloads.BlurReference(card.Pix, quickWidth, quickHeight, 4); got.Rect != card.Rect || !bytes.Equal(got.Pix, want) {
+		t.Fatalf("-quick must write the reference blur of the %d×%d card; got a %v image", quickWidth, quickHeight, got.Rect)
+	}
+}

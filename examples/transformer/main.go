@@ -38,9 +38,9 @@
 // sequence again, the paths interleaved token by token (the order rotated
 // each token), and every token is compared with the checked sequence. The
 // report gives per path the median ms per token and its 10–90% spread,
-// tokens/s (tokens over the sum of their times), the median host enqueue
-// time per token (until the last call before the read returns) and the
-// ratios. Each round then also decodes the sequence pipelined, path after
+// the mean ms per token, tokens/s at the median (1000 / median ms, so the
+// two columns agree), the median host enqueue time per token (until the
+// last call before the read returns) and the ratios of medians. Each round then also decodes the sequence pipelined, path after
 // path: every token enqueued back to back and one read at the end (the
 // token feeds back on the GPU, so a loop that does not stream its output
 // need not wait), reported as the median over rounds of time per token.
@@ -55,11 +55,14 @@
 // -profile adds ProfileReplay of one replayed token at the last position:
 // GPU time per kernel, which kernels dominate, each projection's effective
 // bandwidth, the submit-and-wait floor, and the weights' read time at
-// -bw GB/s.
+// -bw GB/s. -profile-svg FILE also draws the per-kernel GPU time as a bar
+// chart (examples/internal/barchart, as graphbench's -svg), where the
+// adapter's timestamps give per-dispatch times.
 //
 //	go run ./examples/transformer                  # small default model
 //	go run ./examples/transformer -quick           # seconds on lavapipe
 //	go run ./examples/transformer -gpt2 -profile   # GPT-2 small's shape
+//	go run ./examples/transformer -profile-svg profile.svg
 //	go run ./examples/transformer -devices all     # one decode per GPU
 package main
 
@@ -76,6 +79,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/barchart"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
@@ -95,6 +99,7 @@ type options struct {
 	prompt                int
 	seed                  uint64
 	profile               bool
+	profileSVG            string // -profile-svg: write the per-kernel profile as a chart here (implies profile)
 	bandwidthGBs          float64
 	shardBytes            uint64 // the vocabulary tables' shards are at most this (0: the adapter's binding limit)
 	quiet                 bool   // no progress lines
@@ -125,6 +130,7 @@ func parse(args []string) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the random weights")
 	fs.BoolVar(&o.quiet, "q", false, "no progress lines")
 	fs.BoolVar(&o.profile, "profile", false, "profile one replayed token: GPU time per kernel and the floor")
+	fs.StringVar(&o.profileSVG, "profile-svg", "", "also write the per-kernel profile as an SVG chart to this file (implies -profile)")
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
 	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the vocabulary tables into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
@@ -168,6 +174,9 @@ func parse(args []string) (options, error) {
 		return o, fmt.Errorf("-devices %q: want a count of at least 1 or all", *devices)
 	} else {
 		o.devices = n
+	}
+	if o.profileSVG != "" {
+		o.profile = true
 	}
 	if o.devices != 1 && o.profile {
 		return o, errors.New("-profile profiles one device: leave out -devices")
@@ -466,10 +475,13 @@ func check(o options, host *tensors[[]float32], paths []path, progress func(stri
 // The report prints the worst error seen.
 const refTolerance = 1e-4
 
-// report prints the comparison tables.
+// report prints the comparison tables. Every column says its statistic,
+// and tokens/s is 1000 / the median ms/token beside it, so the two agree;
+// the mean is a column of its own (the whole run's throughput is its
+// inverse).
 func report(stdout io.Writer, paths []path, samples [][]sample, piped [][]time.Duration, perPath int) {
 	fmt.Fprintf(stdout, "\n%d tokens per path, interleaved; per token: first call until the token is read back on the host\n", perPath)
-	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %12s %9s %9s\n", "path", "ms/token", "p10–p90", "tokens/s", "enqueue µs", "vs eager", "vs raw")
+	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %10s %13s %9s %9s\n", "path", "median ms", "p10–p90 ms", "mean ms", "tokens/s", "enqueue µs", "vs eager", "vs raw")
 	meds := make([]time.Duration, len(paths))
 	for i := range paths {
 		meds[i] = median(totals(samples[i]))
@@ -484,22 +496,31 @@ func report(stdout io.Writer, paths []path, samples [][]sample, piped [][]time.D
 		for j, s := range samples[i] {
 			enq[j] = s.enqueue
 		}
-		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %9.1f %12.1f %8.2f× %8.2f×\n", p.name(), ms(meds[i]),
-			ms(percentile(ts, 0.1)), ms(percentile(ts, 0.9)), float64(len(ts))/sum.Seconds(),
+		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %9.3f %10.1f %13.1f %8.2f× %8.2f×\n", p.name(), ms(meds[i]),
+			ms(percentile(ts, 0.1)), ms(percentile(ts, 0.9)), ms(sum)/float64(len(ts)), perSecond(meds[i]),
 			float64(median(enq).Nanoseconds())/1e3, ratio(meds[0], meds[i]), ratio(meds[len(paths)-1], meds[i]))
 	}
-	fmt.Fprintln(stdout, "(vs eager, vs raw: that path's median over this one's; above 1 this one is faster)")
+	fmt.Fprintln(stdout, "(tokens/s: 1000 / median ms; enqueue µs: the median; vs eager, vs raw: that path's median over this one's, above 1 this one is faster)")
 
 	fmt.Fprintf(stdout, "\npipelined: %d tokens enqueued back to back, one read at the end; median of %d rounds\n", perPath/len(piped[0]), len(piped[0]))
-	fmt.Fprintf(stdout, "%-7s %10s %17s %9s %9s %9s\n", "path", "ms/token", "min–max", "tokens/s", "vs eager", "vs raw")
+	fmt.Fprintf(stdout, "%-7s %10s %17s %10s %9s %9s\n", "path", "median ms", "min–max ms", "tokens/s", "vs eager", "vs raw")
 	pm := make([]time.Duration, len(paths))
 	for i := range paths {
 		pm[i] = median(piped[i])
 	}
 	for i, p := range paths {
-		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %9.1f %8.2f× %8.2f×\n", p.name(), ms(pm[i]), ms(slices.Min(piped[i])), ms(slices.Max(piped[i])),
-			1/pm[i].Seconds(), ratio(pm[0], pm[i]), ratio(pm[len(paths)-1], pm[i]))
+		fmt.Fprintf(stdout, "%-7s %10.3f %8.3f–%-8.3f %10.1f %8.2f× %8.2f×\n", p.name(), ms(pm[i]), ms(slices.Min(piped[i])), ms(slices.Max(piped[i])),
+			perSecond(pm[i]), ratio(pm[0], pm[i]), ratio(pm[len(paths)-1], pm[i]))
 	}
+	fmt.Fprintln(stdout, "(median ms per token over the rounds; tokens/s: 1000 / median ms)")
+}
+
+// perSecond is how many tokens of d each fit in a second.
+func perSecond(d time.Duration) float64 {
+	if d <= 0 {
+		return math.NaN()
+	}
+	return float64(time.Second) / float64(d)
 }
 
 // profile replays one token at the last position with ProfileReplay and
@@ -518,6 +539,9 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 	fmt.Fprintf(stdout, "weights: %.1f MB read per token, %v at %.0f GB/s (-bw): the GPU time is %.1f× that, the floor %.1f×\n",
 		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Total, weights), ratio(pr.Floor(), weights))
 	if len(pr.Dispatches) == 0 {
+		if o.profileSVG != "" {
+			fmt.Fprintf(stdout, "profile-svg: not written: a %v profile has no time per dispatch to draw\n", pr.Method)
+		}
 		return nil
 	}
 	if len(pr.Dispatches) != len(p.launches) {
@@ -566,6 +590,31 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		}
 	}
 	fmt.Fprintf(stdout, "dominant: %s of the GPU time; %d dispatches, %.1f µs each on average\n", strings.Join(top, ", "), len(pr.Dispatches), us(pr.Total)/float64(len(pr.Dispatches)))
+	if o.profileSVG == "" {
+		return nil
+	}
+	// The chart: one bar per kernel, in the table's order (most GPU time
+	// first), its share and dispatch count under it.
+	c := barchart.Chart{
+		Title: fmt.Sprintf("softgraph transformer: GPU µs per kernel in one replayed token at position %d (all its dispatches; %v)", o.tokens-1, pr.Method),
+		Subtitle: fmt.Sprintf("%s; %d layers, width %d, vocab %d; GPU %.1f µs, floor %.1f µs",
+			s.Device().Info(), o.cfg.Layers, o.cfg.Width, o.cfg.Vocab, us(pr.Total), us(pr.Floor())),
+		Series:   []barchart.Series{{Name: "GPU µs per token", Color: "#1f77b4"}},
+		Footnote: "under each kernel: its share of the token's GPU time · its dispatches per token",
+	}
+	for _, r := range sorted {
+		share := 100 * float64(r.gpu) / float64(pr.Total)
+		c.Groups = append(c.Groups, barchart.Group{
+			Label: r.name,
+			Note:  fmt.Sprintf("%.1f%% · %d×", share, r.n),
+			Bars: []*barchart.Bar{{Value: us(r.gpu),
+				Tooltip: fmt.Sprintf("%s: %.1f µs, %.1f%% (%d× %.1f–%.1f µs)", r.name, us(r.gpu), share, r.n, us(r.min), us(r.max))}},
+		})
+	}
+	if err := c.WriteFile(o.profileSVG); err != nil {
+		return fmt.Errorf("-profile-svg: %w", err)
+	}
+	fmt.Fprintf(stdout, "profile-svg: %s\n", o.profileSVG)
 	return nil
 }
 

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -25,8 +28,9 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes on three paths: a few seconds on a software adapter")
 	}
+	svgPath := filepath.Join(gputest.TempDir(t), "profile.svg")
 	var out bytes.Buffer
-	if err := run([]string{"-quick", "-profile"}, &out); err != nil {
+	if err := run([]string{"-quick", "-profile-svg", svgPath}, &out); err != nil { // -profile-svg implies -profile
 		t.Fatalf("run -quick: %v\n%s", err, out.String())
 	}
 	got := out.String()
@@ -51,12 +55,47 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 			t.Errorf("no timed row for path %s:\n%s", p, got)
 		}
 	}
+	checkColumnsAgree(t, got)
 	if !strings.Contains(got, "(gpu-timestamps)") {
 		return // a wall-clock profile has no rows per kernel
+	}
+	svg, err := os.ReadFile(svgPath)
+	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !strings.Contains(got, "profile-svg: "+svgPath) {
+		t.Errorf("-profile-svg must write the chart and say where: %v\n%s", err, got)
 	}
 	for _, k := range []string{"embed", "layer_norm", "qkv", "attn_scores", "attn_softmax", "attn_values", "attn_proj", "mlp_fc_gelu", "mlp_proj", "lm_head", "argmax"} {
 		if !regexp.MustCompile(`(?m)^` + k + ` `).MatchString(got) {
 			t.Errorf("the profile has no row for kernel %s:\n%s", k, got)
+		}
+		if !bytes.Contains(svg, []byte(">"+k+"<")) {
+			t.Errorf("the profile chart has no bar for kernel %s", k)
+		}
+	}
+}
+
+// checkColumnsAgree reads the per-token table: each path's tokens/s is
+// 1000 / its median ms (the header says median, and a rate from another
+// statistic beside it would disagree with it), and its p10 ≤ median ≤ p90.
+func checkColumnsAgree(t *testing.T, report string) {
+	t.Helper()
+	if !strings.Contains(report, "median ms") || !strings.Contains(report, "mean ms") || !strings.Contains(report, "tokens/s: 1000 / median ms") {
+		t.Errorf("the table must say which statistic each column is:\n%s", report)
+	}
+	rows := regexp.MustCompile(`(?m)^(eager|replay|raw) +([0-9.]+) +([0-9.]+)–([0-9.]+) +([0-9.]+) +([0-9.]+) `).FindAllStringSubmatch(report, -1)
+	if len(rows) < 3 {
+		t.Fatalf("want a per-token row for each of the three paths:\n%s", report)
+	}
+	for _, r := range rows[:3] {
+		var v [5]float64
+		for i := range v {
+			v[i], _ = strconv.ParseFloat(r[2+i], 64)
+		}
+		med, p10, p90, rate := v[0], v[1], v[2], v[4]
+		if want := 1000 / med; math.Abs(rate-want) > 0.05+want*1e-3*2 {
+			t.Errorf("%s: tokens/s %v, but 1000 / median %v ms is %.1f", r[1], rate, med, want)
+		}
+		if p10 > med || med > p90 {
+			t.Errorf("%s: p10 %v ≤ median %v ≤ p90 %v must hold", r[1], p10, med, p90)
 		}
 	}
 }
