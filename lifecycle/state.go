@@ -150,7 +150,7 @@ func (s *State) Begin() error {
 		*s = Capture
 		return nil
 	case NoCapture:
-		return refuse(BeginCapture, *s, "call GraphPrepare before starting a capture")
+		return refuse(BeginCapture, *s, "call PrepareCapture before starting a capture")
 	case Capture:
 		return refuse(BeginCapture, *s, "a graph capture is already recording on this stream")
 	}

@@ -34,7 +34,7 @@ func TestEveryTransitionFromEveryStateFollowsTheCaptureOrder(t *testing.T) {
 	table := map[lifecycle.State]map[string]want{
 		lifecycle.NoCapture: {
 			"Prepare": {to: lifecycle.Prepare},
-			"Begin":   {to: lifecycle.NoCapture, reason: "call GraphPrepare before starting a capture"},
+			"Begin":   {to: lifecycle.NoCapture, reason: "call PrepareCapture before starting a capture"},
 			"End":     {to: lifecycle.NoCapture, reason: "no graph capture is recording on this stream"},
 		},
 		lifecycle.Prepare: {

@@ -12,20 +12,30 @@ import (
 )
 
 // Arg is one launch argument, bound to the kernel's bindings in the order
-// wgpu.Kernel.Bindings lists them (by group, then binding number): a
+// wgpu.Kernel.Bindings lists them (by group, then binding number), or in
+// the order wgpu.Kernel.DeclaredBindings lists them (see Stream.Launch): a
 // *Buffer (a storage binding, or a uniform one if it fits), Params (a small
-// uniform served from the metadata cache), a *Texture or a *Sampler.
+// read-only value served from the metadata cache), StructParams, a *Var, a
+// *Texture or a *Sampler.
 type Arg interface{ isArg() }
 
 func (*Buffer) isArg()  {}
 func (*Texture) isArg() {}
 func (*Sampler) isArg() {}
 
-// Params is a uniform argument given by value: its bytes (a positive
-// multiple of 4, at most the device's maxUniformBufferBindingSize) are
-// uploaded once per distinct content and cached, so a loop launching with
-// the same params reuses one uniform slice. Bind it to a var<uniform>.
-// ParamsOf and ParamsFrom build one.
+// Params is a read-only argument given by value: its bytes (a positive
+// multiple of 4) are uploaded once per distinct content and cached, so a
+// loop launching with the same params reuses one slice of the stream's
+// params buffers. Bind it to a var<uniform> (at most the device's
+// maxUniformBufferBindingSize; the binding is the bytes zero-padded to a
+// multiple of 16) or to a var<storage, read> (at most
+// maxStorageBufferBindingSize; the binding is exactly the bytes, so
+// arrayLength of a runtime-sized array counts the elements given), as
+// Cogent Core's gosl declares parameter structs. Both come from the same
+// cache: its buffers have uniform and storage usage, and its slices are
+// aligned to both minUniformBufferOffsetAlignment and
+// minStorageBufferOffsetAlignment. ParamsOf, ParamsFrom and StructParams
+// build one.
 type Params []byte
 
 func (Params) isArg() {}
@@ -99,8 +109,9 @@ type access struct {
 	meta           *paramcache.Entry
 	tex            *Texture
 	smp            *Sampler
-	size           uint64
+	size           uint64 // the binding's size (params: the cached slice's, or for storage the bytes given)
 	write          bool
+	storage        bool // params bound to a var<storage, read>: size is the bytes given
 	group, binding uint32
 }
 
@@ -111,7 +122,7 @@ func (a *access) entry() driver.Entry {
 	case accessBuffer:
 		e.Buffer, e.Size = a.pg.Buffer(), a.size
 	case accessParams:
-		e.Buffer, e.Offset, e.Size = a.meta.Page.Buf, a.meta.Off, a.meta.Size
+		e.Buffer, e.Offset, e.Size = a.meta.Page.Buf, a.meta.Off, a.size
 	case accessTexture:
 		e.Texture = a.tex.h.t
 	case accessSampler:
@@ -196,9 +207,12 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err error) {
 	const op = lifecycle.Launch
 	if err := s.check(op); err != nil {
-		return err
+		return launchError(op, k, err)
 	}
 	defer s.noteRefusal(&err) // runs after the deferred unlock below
+	// Every error names the kernel (before noteRefusal queues it, so a
+	// failed EndCapture names it too).
+	defer func() { err = launchError(op, k, err) }()
 	if err := s.lock(op); err != nil {
 		return err
 	}
@@ -259,7 +273,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 	}
 	if err != nil {
 		l.release()
-		return &Error{Op: op.String(), Arg: "kernel " + l.k.Entry(), Err: err}
+		return &Error{Op: op.String(), Kernel: errKernelName(l.k.Label(), l.k.Entry()), Err: err}
 	}
 	for i := range l.acc {
 		a := &l.acc[i]
@@ -302,112 +316,73 @@ func signature(res []driver.Resource) string {
 }
 
 // resolve checks everything about a launch that the host can know and
-// takes references on its resources, before the stream's lock.
+// takes references on its resources. The caller holds s.mu.
+//
+// args follow the kernel's Resources, or its Declared list when the module
+// declares bindings the entry point does not use and args has one for each
+// (unless the stream is WithStrictBindings). An argument for an unused
+// binding is checked as if it were bound, then dropped: the pipeline
+// layout holds only Resources, so a bind group cannot carry it, and l.acc
+// stays one access per resource, in Resources' order, whichever list the
+// caller passed (fusion, graph files and rebinding rely on that).
 func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, args []Arg, l *launch) error {
 	if k == nil {
 		return argError(op, ErrInvalidArgument, "kernel is nil")
 	}
 	kd, err := s.drv.Kernel(k)
 	if err != nil {
-		return &Error{Op: op.String(), Arg: "kernel " + k.Entry(), Err: err}
+		return &Error{Op: op.String(), Kernel: errKernelName(k.Label(), k.Entry()), Err: err}
 	}
 	l.k, l.res, l.d = kd, kd.Resources(), d
-	entry := kd.Entry()
 	if kd.Groups() > len(l.groups) {
 		// Every dispatch carries four bind-group slots (devices offer no
 		// more; see wgpu's sg_request_device).
-		return argError(op, ErrInvalidArgument, "kernel %q uses %d bind groups; at most %d are supported", entry, kd.Groups(), len(l.groups))
+		return argError(op, ErrInvalidArgument, "the kernel uses %d bind groups; at most %d are supported", kd.Groups(), len(l.groups))
 	}
-	if len(args) != len(l.res) {
-		return argError(op, ErrInvalidArgument, "%d argument(s) for kernel %q, which binds %d: %s", len(args), entry, len(l.res), signature(l.res))
+	decl := kd.Declared()
+	byDecl := false
+	switch {
+	case len(args) == len(l.res):
+	case len(decl) > len(l.res) && len(args) == len(decl) && s.cfg.strictBindings:
+		return argError(op, ErrInvalidArgument, "%d argument(s), one for each binding the module declares (%s); the entry point binds %d (%s), and the stream is WithStrictBindings(true)",
+			len(args), signature(decl), len(l.res), signature(l.res))
+	case len(decl) > len(l.res) && len(args) == len(decl):
+		byDecl = true
+	case len(decl) > len(l.res):
+		return argError(op, ErrInvalidArgument, "%d argument(s) for a kernel which binds %d (%s) and whose module declares %d (%s)",
+			len(args), len(l.res), signature(l.res), len(decl), signature(decl))
+	default:
+		return argError(op, ErrInvalidArgument, "%d argument(s) for a kernel which binds %d: %s", len(args), len(l.res), signature(l.res))
 	}
-	if len(args) <= maxInline {
+	if len(l.res) <= maxInline {
 		l.acc = l.inline[:0]
 	} else {
-		l.acc = make([]access, 0, len(args))
+		l.acc = make([]access, 0, len(l.res))
 	}
-	lim := &s.limits
+	next := 0 // the next of l.res that args[i] may be, by declared order
 	for i, a := range args {
-		r := l.res[i]
-		where := func() string {
-			return fmt.Sprintf("argument %d of kernel %q (@group(%d) @binding(%d) %s, %s)", i, entry, r.Group, r.Binding, r.Name, wgpu.BindingKind(r.Kind))
+		r, used := l.res[i], true
+		if byDecl {
+			// decl holds l.res and both are sorted by (group, binding).
+			r = decl[i]
+			used = next < len(l.res) && l.res[next].Group == r.Group && l.res[next].Binding == r.Binding
+			if used {
+				next++
+			}
 		}
 		ac := access{group: r.Group, binding: r.Binding}
-		switch a := a.(type) {
-		case *Buffer:
-			switch r.Kind {
-			case driver.ResourceStorage, driver.ResourceReadOnlyStorage, driver.ResourceUniform:
-			default:
-				return argError(op, ErrInvalidArgument, "%s is a buffer", where())
-			}
-			pg, why, sentinel := a.take(s)
-			if sentinel != nil {
-				return argError(op, sentinel, "%s %s", where(), why)
-			}
-			ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, a, pg, a.size, r.Kind == driver.ResourceStorage
+		if err := s.resolveArg(op, i, r, used, a, &ac); err != nil {
+			ac.drop()
+			return err
+		}
+		if used {
 			l.acc = append(l.acc, ac)
-			if r.Kind == driver.ResourceUniform && a.size > lim.MaxUniformBufferBindingSize {
-				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxUniformBufferBindingSize %d", where(), a.size, lim.MaxUniformBufferBindingSize)
-			}
-			if r.Kind != driver.ResourceUniform && a.size > lim.MaxStorageBufferBindingSize {
-				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxStorageBufferBindingSize %d", where(), a.size, lim.MaxStorageBufferBindingSize)
-			}
-			if a.size < r.MinSize {
-				return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer is smaller than its type %s needs (%d bytes)", where(), a.size, r.Type, r.MinSize)
-			}
-		case Params:
-			if r.Kind != driver.ResourceUniform {
-				return argError(op, ErrInvalidArgument, "%s is Params; pass Params to a var<uniform> only", where())
-			}
-			if len(a) == 0 || len(a)%4 != 0 || uint64(len(a)) > lim.MaxUniformBufferBindingSize {
-				return argError(op, ErrInvalidArgument, "%s: Params of %d bytes (a positive multiple of 4, at most %d)", where(), len(a), lim.MaxUniformBufferBindingSize)
-			}
-			if padded := (uint64(len(a)) + 15) &^ 15; padded < r.MinSize {
-				return argError(op, ErrInvalidArgument, "%s: Params of %d bytes; its type %s needs %d", where(), len(a), r.Type, r.MinSize)
-			}
-			ac.kind, ac.params = accessParams, a
-			l.acc = append(l.acc, ac)
-		case *Var:
-			err := s.resolveVar(op, a, r.Kind == driver.ResourceUniform, r.Kind == driver.ResourceReadOnlyStorage, &ac, where)
-			if ac.pg != nil {
-				l.acc = append(l.acc, ac)
-			}
-			if err != nil {
-				return err
-			}
-		case *Texture:
-			if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
-				return argError(op, ErrInvalidArgument, "%s is a texture", where())
-			}
-			if why, sentinel := a.take(s); sentinel != nil {
-				return argError(op, sentinel, "%s %s", where(), why)
-			}
-			ac.kind, ac.tex = accessTexture, a
-			ac.write = r.Kind == driver.ResourceStorageTexture && r.Access != "read"
-			l.acc = append(l.acc, ac)
-			if err := textureFits(r, a); err != nil {
-				return argError(op, ErrInvalidArgument, "%s: %v", where(), err)
-			}
-		case *Sampler:
-			if r.Kind != driver.ResourceSampler && r.Kind != driver.ResourceComparisonSampler {
-				return argError(op, ErrInvalidArgument, "%s is a sampler", where())
-			}
-			if why, sentinel := a.take(s); sentinel != nil {
-				return argError(op, sentinel, "%s %s", where(), why)
-			}
-			ac.kind, ac.smp = accessSampler, a
-			l.acc = append(l.acc, ac)
-			if a.desc.Compare != (r.Kind == driver.ResourceComparisonSampler) {
-				return argError(op, ErrInvalidArgument, "%s: a comparison sampler and a sampler are not interchangeable", where())
-			}
-		case nil:
-			return argError(op, ErrInvalidArgument, "%s is nil", where())
-		default:
-			return argError(op, ErrInvalidArgument, "%s has unsupported type %T", where(), a)
+		} else {
+			ac.drop() // checked; the kernel does not read it
 		}
 	}
 	if err := conflict(l.acc, nil); err != nil {
-		return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)
+		return argError(op, ErrInvalidArgument, "%v", err)
 	}
 	if d.isIndirect {
 		b := d.indirect
@@ -420,13 +395,111 @@ func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, arg
 			return argError(op, ErrInvalidArgument, "indirect offset=%d into a %d-byte %s (a multiple of 4 with 12 bytes after it)", d.offset, size, b.kindName())
 		}
 		if err := conflict(l.acc, pg); err != nil {
-			return argError(op, ErrInvalidArgument, "kernel %q: %v", entry, err)
+			return argError(op, ErrInvalidArgument, "%v", err)
 		}
 		return nil
 	}
+	lim := &s.limits
 	max := lim.MaxComputeWorkgroupsPerDimension
 	if d.x == 0 || d.y == 0 || d.z == 0 || d.x > max || d.y > max || d.z > max {
-		return argError(op, ErrInvalidArgument, "workgroups=(%d,%d,%d) for kernel %q (each 1..%d, the device's maxComputeWorkgroupsPerDimension)", d.x, d.y, d.z, entry, max)
+		return argError(op, ErrInvalidArgument, "workgroups=(%d,%d,%d) (each 1..%d, the device's maxComputeWorkgroupsPerDimension)", d.x, d.y, d.z, max)
+	}
+	return nil
+}
+
+// resolveArg checks argument i, a, against binding r and fills ac with
+// it, taking a reference on its resource. used says whether the entry
+// point uses r (messages say so when it does not). On error ac holds
+// whatever reference was taken, for the caller to drop.
+func (s *Stream) resolveArg(op lifecycle.Op, i int, r driver.Resource, used bool, a Arg, ac *access) error {
+	lim := &s.limits
+	where := func() string {
+		unused := ""
+		if !used {
+			unused = ", declared and not used by the entry point"
+		}
+		return fmt.Sprintf("argument %d (@group(%d) @binding(%d) %s, %s%s)", i, r.Group, r.Binding, r.Name, wgpu.BindingKind(r.Kind), unused)
+	}
+	if sp, ok := a.(structParams); ok {
+		// Laid out now, by the address space of the binding it meets.
+		p, err := paramsFrom(sp.v, r.Kind != driver.ResourceUniform)
+		if err != nil {
+			return argError(op, ErrInvalidArgument, "%s: StructParams: %v", where(), err)
+		}
+		a = p
+	}
+	switch a := a.(type) {
+	case *Buffer:
+		switch r.Kind {
+		case driver.ResourceStorage, driver.ResourceReadOnlyStorage, driver.ResourceUniform:
+		default:
+			return argError(op, ErrInvalidArgument, "%s is a buffer", where())
+		}
+		pg, why, sentinel := a.take(s)
+		if sentinel != nil {
+			return argError(op, sentinel, "%s %s", where(), why)
+		}
+		ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, a, pg, a.size, r.Kind == driver.ResourceStorage
+		if r.Kind == driver.ResourceUniform && a.size > lim.MaxUniformBufferBindingSize {
+			return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxUniformBufferBindingSize %d", where(), a.size, lim.MaxUniformBufferBindingSize)
+		}
+		if r.Kind != driver.ResourceUniform && a.size > lim.MaxStorageBufferBindingSize {
+			return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer exceeds maxStorageBufferBindingSize %d", where(), a.size, lim.MaxStorageBufferBindingSize)
+		}
+		if a.size < r.MinSize {
+			return argError(op, ErrInvalidArgument, "%s: a %d-byte buffer is smaller than its type %s needs (%d bytes)", where(), a.size, r.Type, r.MinSize)
+		}
+	case Params:
+		limit, limitName := lim.MaxUniformBufferBindingSize, "maxUniformBufferBindingSize"
+		switch r.Kind {
+		case driver.ResourceUniform:
+		case driver.ResourceReadOnlyStorage:
+			limit, limitName = lim.MaxStorageBufferBindingSize, "maxStorageBufferBindingSize"
+		default:
+			return argError(op, ErrInvalidArgument, "%s is Params; Params are read-only: bind them to a var<uniform> or a var<storage, read>", where())
+		}
+		if len(a) == 0 || len(a)%4 != 0 || uint64(len(a)) > limit {
+			return argError(op, ErrInvalidArgument, "%s: Params of %d bytes (a positive multiple of 4, at most %d, the device's %s)", where(), len(a), limit, limitName)
+		}
+		// A uniform binds the bytes padded to 16 (zeros after them); a
+		// storage binding binds exactly the bytes given.
+		size := (uint64(len(a)) + 15) &^ 15
+		if r.Kind == driver.ResourceReadOnlyStorage {
+			size = uint64(len(a))
+		}
+		if size < r.MinSize {
+			return argError(op, ErrInvalidArgument, "%s: Params of %d bytes; its type %s needs %d", where(), len(a), r.Type, r.MinSize)
+		}
+		ac.kind, ac.params, ac.storage = accessParams, a, r.Kind == driver.ResourceReadOnlyStorage
+	case *Var:
+		return s.resolveVar(op, a, r.Kind == driver.ResourceUniform, r.Kind == driver.ResourceReadOnlyStorage, ac, where)
+	case *Texture:
+		if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
+			return argError(op, ErrInvalidArgument, "%s is a texture", where())
+		}
+		if why, sentinel := a.take(s); sentinel != nil {
+			return argError(op, sentinel, "%s %s", where(), why)
+		}
+		ac.kind, ac.tex = accessTexture, a
+		ac.write = r.Kind == driver.ResourceStorageTexture && r.Access != "read"
+		if err := textureFits(r, a); err != nil {
+			return argError(op, ErrInvalidArgument, "%s: %v", where(), err)
+		}
+	case *Sampler:
+		if r.Kind != driver.ResourceSampler && r.Kind != driver.ResourceComparisonSampler {
+			return argError(op, ErrInvalidArgument, "%s is a sampler", where())
+		}
+		if why, sentinel := a.take(s); sentinel != nil {
+			return argError(op, sentinel, "%s %s", where(), why)
+		}
+		ac.kind, ac.smp = accessSampler, a
+		if a.desc.Compare != (r.Kind == driver.ResourceComparisonSampler) {
+			return argError(op, ErrInvalidArgument, "%s: a comparison sampler and a sampler are not interchangeable", where())
+		}
+	case nil:
+		return argError(op, ErrInvalidArgument, "%s is nil", where())
+	default:
+		return argError(op, ErrInvalidArgument, "%s has unsupported type %T", where(), a)
 	}
 	return nil
 }
@@ -469,7 +542,11 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}
-		a.meta, a.size, a.params = e, e.Size, nil
+		a.meta, a.size = e, e.Size
+		if a.storage {
+			a.size = uint64(len(a.params)) // the bytes given, not the padded slot
+		}
+		a.params = nil
 	}
 	return s.bindGroups(op, l.k, l.acc, &l.groups)
 }
@@ -489,7 +566,7 @@ func (s *Stream) bindGroups(op lifecycle.Op, k driver.Kernel, acc []access, out 
 		bg, err := s.bindGroup(k, uint32(g), group)
 		clear(group)
 		if err != nil {
-			return &Error{Op: op.String(), Arg: fmt.Sprintf("kernel %s, @group(%d)", k.Entry(), g), Err: err}
+			return &Error{Op: op.String(), Kernel: errKernelName(k.Label(), k.Entry()), Arg: fmt.Sprintf("@group(%d)", g), Err: err}
 		}
 		out[g] = bg
 	}
