@@ -361,7 +361,8 @@ func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, arg
 	}
 	next := 0 // the next of l.res that args[i] may be, by declared order
 	for i, a := range args {
-		r, used := l.res[i], true
+		var r driver.Resource
+		used := true
 		if byDecl {
 			// decl holds l.res and both are sorted by (group, binding).
 			r = decl[i]
@@ -369,6 +370,8 @@ func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, arg
 			if used {
 				next++
 			}
+		} else {
+			r = l.res[i]
 		}
 		ac := access{group: r.Group, binding: r.Binding}
 		if err := s.resolveArg(op, i, r, used, a, &ac); err != nil {

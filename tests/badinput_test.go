@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -58,7 +59,9 @@ struct S { a: array<f32, 64> }
 fn main() { s.a[0] = s.a[63]; }
 `
 
-func newMatrixRig(t *testing.T) *matrixRig {
+// newMatrixRig builds the rig; kopts go to every kernel it compiles (a
+// label, for the test that launch errors name it).
+func newMatrixRig(t *testing.T, kopts ...wgpu.KernelOption) *matrixRig {
 	r := &matrixRig{elems: 64}
 	r.d = gputest.Open(t, wgpu.Options{})
 	r.s = gputest.Stream(t, r.d)
@@ -66,21 +69,21 @@ func newMatrixRig(t *testing.T) *matrixRig {
 	r.other = gputest.Open(t, wgpu.Options{})
 	otherS := gputest.Stream(t, r.other)
 	r.closedDev = gputest.Open(t, wgpu.Options{})
-	r.closedDevK = gputest.Kernel(t, r.closedDev, gputest.AddOneWGSL)
+	r.closedDevK = gputest.Kernel(t, r.closedDev, gputest.AddOneWGSL, kopts...)
 	if err := r.closedDev.Close(); err != nil {
 		t.Fatal(err)
 	}
 	r.lostDev = gputest.Open(t, wgpu.Options{})
 	driver.InjectLoss(r.lostDev, "bad-input matrix")
 
-	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL)
-	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL)
-	r.fixedK = gputest.Kernel(t, r.d, fixedWGSL)
+	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL, kopts...)
+	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL, kopts...)
+	r.fixedK = gputest.Kernel(t, r.d, fixedWGSL, kopts...)
 	// Kernels are cached per source: the released one gets a source of its
 	// own, or Release would take the live copy kernel with it.
-	r.releasedK = gputest.Kernel(t, r.d, gputest.CopyWGSL+"// released\n")
+	r.releasedK = gputest.Kernel(t, r.d, gputest.CopyWGSL+"// released\n", kopts...)
 	r.releasedK.Release()
-	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL)
+	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL, kopts...)
 	r.a = gputest.Upload(t, r.s, gputest.Fill(64, 0))
 	r.b = gputest.Empty(t, r.s, 256)
 	r.x = gputest.Upload(t, r.s, gputest.Fill(16, 1))
@@ -980,6 +983,65 @@ func safely(t *testing.T, r *matrixRig, do func(*testing.T, *matrixRig) error) (
 		}
 	}()
 	return do(t, r)
+}
+
+// TestEveryLaunchErrorNamesTheKernelsLabelAndEntryPoint: every error a
+// Launch returns (each bad-input case of Stream.Launch but the nil kernel,
+// which has no name) names the kernel it was given by its label and entry
+// point, after the operation and before the argument, in its message and
+// in recorder.Error.Kernel; and a launch refused inside a capture window
+// makes EndCapture fail naming it too. In a model of 70 dispatches whose
+// entry points are all "main", an error naming only "main" does not say
+// which launch failed.
+func TestEveryLaunchErrorNamesTheKernelsLabelAndEntryPoint(t *testing.T) {
+	const label = "matrix kernel"
+	r := newMatrixRig(t, wgpu.WithLabel(label))
+	want := `"` + label + `" (entry point main)`
+	n := 0
+	for _, c := range badLaunchCases() {
+		if c.entry != "Stream.Launch" || c.name == "nil kernel" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			defer r.reset()
+			err := safely(t, r, c.do)
+			if errors.Is(err, errNotApplicable) {
+				t.Skipf("not applicable on this device: %v", err)
+			}
+			if err == nil {
+				t.Fatalf("%s: Launch returned nil; the bad-input matrix says it fails", c.name)
+			}
+			if prefix := "recorder: Launch: kernel " + want + ": "; !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("%s: a launch error must begin %q (operation, kernel, then argument); got %q", c.name, prefix, err)
+			}
+			var re *recorder.Error
+			if !errors.As(err, &re) || re.Kernel != want {
+				t.Errorf("%s: the error must be a *recorder.Error whose Kernel is %s; got %#v", c.name, want, err)
+			}
+		})
+		n++
+	}
+	if n < 30 {
+		t.Fatalf("only %d launch cases ran; the matrix has more", n)
+	}
+	t.Run("refused inside a capture window", func(t *testing.T) {
+		defer r.reset()
+		if err := r.s.PrepareCapture(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.s.BeginCapture(); err != nil {
+			t.Fatal(err)
+		}
+		_ = r.s.Launch(r.k, recorder.Groups(1, 1, 1), r.x) // too few arguments: refused and noted
+		g, err := r.s.EndCapture()
+		if g != nil {
+			g.Release()
+		}
+		var ce *recorder.CaptureError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "kernel "+want) {
+			t.Errorf("EndCapture after a refused launch must fail with a *CaptureError naming kernel %s; got %v", want, err)
+		}
+	})
 }
 
 // TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes: every

@@ -8,7 +8,7 @@
 // What each file proves (TestDocListsEveryTestFile keeps this list and the
 // directory in step):
 //
-//   - badinput_test.go: every public entry point, given nil, zero, huge, misaligned, out-of-range, released, closed or foreign arguments in every lifecycle state, returns a specific error naming the argument, changes nothing, and the stream then computes a known result.
+//   - badinput_test.go: every public entry point, given nil, zero, huge, misaligned, out-of-range, released, closed or foreign arguments in every lifecycle state, returns a specific error naming the argument, changes nothing, and the stream then computes a known result; every launch error names the kernel's label and entry point.
 //   - capture_window_test.go: every way a capture can fail (a panicking or hostile step, a Close from inside it, heavy traffic around each transition) ends in NoCapture with a typed error, and sealed graphs record exactly the window.
 //   - close_races_test.go: Stream.Close and Device.Close racing heavy launch, replay, profile, load and save traffic, stalled streams and long GPU work return nil or ErrClosed, never early, never aborting.
 //   - close_test.go: a closed stream frees nothing another stream or graph still uses, concurrent and repeated Closes finish before they return, and idle streams, hundreds of streams and a device closed inside bodies release every native object and goroutine.
@@ -22,6 +22,7 @@
 //   - forged_graph_files_test.go: graph files with one field forged are refused with a GraphFileError or replay exactly, and tiny files declaring huge buffers or textures commit no gigabytes (each case in a guarded process).
 //   - fusion_test.go: a graph captured with WithFusion replays bit for bit like the unfused one (random chains of the shipped kernels, Rebind, graph files, control flow left unfused), and String/DOT say what fused and why not.
 //   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
+//   - gosl_test.go: a program written as Cogent Core's gosl generates it (kernels sharing a header that declares every variable, every declared variable passed, parameters in read-only storage) runs eagerly and replayed bit for bit as its Go reference; arguments for unused bindings are checked, WithStrictBindings refuses them, Params in read-only storage are exactly their bytes and StructParams lays out by the binding's address space.
 //   - graph_calls_test.go: graphs without dispatches work through every Graph call, and Rebind keeps its identity rules, chains and the conditions a saved graph reads.
 //   - graph_files_test.go: Save and LoadGraph keep child graphs with control flow, textures and samplers; a hand-built file replays; a loaded graph saves a file it can load; resealed garbage never crashes LoadGraph (FuzzLoadGraphResealed).
 //   - graph_on_several_devices_test.go: a graph captured on one device and loaded from its file on another replays on both at once, with the same results.
