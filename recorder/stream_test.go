@@ -256,7 +256,7 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 		{"nil arg", wgpu.ErrInvalidArgument, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, nil, p) }},
 		{"released buffer", wgpu.ErrReleased, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, released, p) }},
 		{"foreign buffer", wgpu.ErrForeignDevice, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), foreign, b, p) }},
-		{"params to storage", wgpu.ErrInvalidArgument, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), p, b, p) }},
+		{"params to read-write storage", wgpu.ErrInvalidArgument, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, p, p) }},
 		{"empty params", wgpu.ErrInvalidArgument, "Params of 0 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{}) }},
 		{"odd params", wgpu.ErrInvalidArgument, "Params of 3 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{1, 2, 3}) }},
 		{"usage conflict", wgpu.ErrInvalidArgument, "same resource", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, a, p) }},
