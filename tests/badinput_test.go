@@ -176,7 +176,7 @@ func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
 	if st == lifecycle.NoCapture {
 		return
 	}
-	if err := r.s.GraphPrepare(); err != nil {
+	if err := r.s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if st == lifecycle.Capture {
@@ -496,26 +496,26 @@ func badAllocCases() []badCase {
 	var nilStream *recorder.Stream
 
 	return []badCase{
-		// Stream.Empty
-		{entry: "Stream.Empty", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(0); return err }},
-		{entry: "Stream.Empty", name: "size 2", want: wantIs(wgpu.ErrInvalidArgument, "size=2"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(2); return err }},
-		{entry: "Stream.Empty", name: "size 6", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(6); return err }},
-		{entry: "Stream.Empty", name: "size MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551615"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(huge); return err }},
-		{entry: "Stream.Empty", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551612", "maxBufferSize"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(hugeAligned); return err }},
-		{entry: "Stream.Empty", name: "one word over maxBufferSize", want: wantIs(wgpu.ErrInvalidArgument, "maxBufferSize"),
+		// Stream.Alloc
+		{entry: "Stream.Alloc", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(0); return err }},
+		{entry: "Stream.Alloc", name: "size 2", want: wantIs(wgpu.ErrInvalidArgument, "size=2"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(2); return err }},
+		{entry: "Stream.Alloc", name: "size 6", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(6); return err }},
+		{entry: "Stream.Alloc", name: "size MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551615"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(huge); return err }},
+		{entry: "Stream.Alloc", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551612", "maxBufferSize"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(hugeAligned); return err }},
+		{entry: "Stream.Alloc", name: "one word over maxBufferSize", want: wantIs(wgpu.ErrInvalidArgument, "maxBufferSize"),
 			do: func(_ *testing.T, r *matrixRig) error {
-				_, err := r.s.Empty((r.d.Info().Limits.MaxBufferSize + 4) &^ 3)
+				_, err := r.s.Alloc((r.d.Info().Limits.MaxBufferSize + 4) &^ 3)
 				return err
 			}},
-		{entry: "Stream.Empty", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "stream is nil"),
-			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Empty(64); return err }},
-		{entry: "Stream.Empty", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Alloc"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Empty(64); return err }},
+		{entry: "Stream.Alloc", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Alloc(64); return err }},
+		{entry: "Stream.Alloc", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Alloc"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Alloc(64); return err }},
 
 		// Stream.Upload
 		{entry: "Stream.Upload", name: "nil data", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
@@ -830,11 +830,11 @@ func badLifecycleCases() []badCase {
 
 		// Stream.GraphPrepare / BeginCapture / EndCapture
 		{entry: "Stream.GraphPrepare", name: "out of order", states: notNoCapture, want: *graphState("GraphPrepare", "already prepared"), inCapture: graphState("GraphPrepare", "already recording"),
-			do: func(_ *testing.T, r *matrixRig) error { return r.s.GraphPrepare() }},
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.PrepareCapture() }},
 		{entry: "Stream.GraphPrepare", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "GraphPrepare", "stream is nil"),
-			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.GraphPrepare() }},
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.PrepareCapture() }},
 		{entry: "Stream.GraphPrepare", name: "closed stream", want: wantIs(wgpu.ErrClosed, "GraphPrepare"),
-			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.GraphPrepare() }},
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.PrepareCapture() }},
 		{entry: "Stream.BeginCapture", name: "without GraphPrepare", states: once, want: *graphState("BeginCapture", "call PrepareCapture"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},
 		{entry: "Stream.BeginCapture", name: "while recording", states: onlyCapture, want: *graphState("BeginCapture", "already recording"),
@@ -922,7 +922,7 @@ func badGraphAndReleaseCases() []badCase {
 			do: func(_ *testing.T, _ *matrixRig) error { nilBuffer.Release(); return nil }},
 		{entry: "Buffer.Release", name: "twice, then Write", want: wantIs(wgpu.ErrReleased, "Write", "released"),
 			do: func(_ *testing.T, r *matrixRig) error {
-				b, err := r.s.Empty(16)
+				b, err := r.s.Alloc(16)
 				if err != nil {
 					return err
 				}
