@@ -102,7 +102,7 @@ type StateError struct {
 }
 
 func (e *StateError) Error() string {
-	return fmt.Sprintf("%s: %s (stream is in %s)", e.Op, e.Reason, e.From)
+	return fmt.Sprintf("lifecycle: %s: %s (stream is in %s)", e.Op, e.Reason, e.From)
 }
 
 // Unwrap returns ErrGraphState.

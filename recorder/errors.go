@@ -133,7 +133,7 @@ type CaptureError struct {
 
 func (e *CaptureError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: capture failed; stream is back in %s: ", e.Op, lifecycle.NoCapture)
+	fmt.Fprintf(&b, "recorder: %s: capture failed; stream is back in %s: ", e.Op, lifecycle.NoCapture)
 	for i, c := range e.Causes {
 		if i > 0 {
 			b.WriteString("; ")
