@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strings"
@@ -243,6 +244,84 @@ func TestAGoslStyleProgramRunsAsGeneratedEagerlyAndReplayed(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantCounts, gputest.ReadU32(t, s, p.counts)); diff != "" {
 		t.Errorf("replayed Counts differ from the Go reference (-want +got):\n%s", diff)
+	}
+
+	// The same graph saved and loaded (its launches resolved again from
+	// the file, Params in read-only storage included) replays the same.
+	var file bytes.Buffer
+	if _, err := g.Save(&file, recorder.SaveOptions{}); err != nil {
+		t.Fatalf("Save of the gosl-style graph: %v", err)
+	}
+	loaded, err := s.LoadGraph(&file)
+	if err != nil {
+		t.Fatalf("LoadGraph of the gosl-style graph: %v", err)
+	}
+	defer loaded.Release()
+	// A loaded graph binds buffers of its own, zeroed, listed in the same
+	// order as the captured graph's.
+	own, theirs := g.Buffers(), loaded.Buffers()
+	if len(own) != len(theirs) {
+		t.Fatalf("the loaded graph has %d buffers, the captured one %d", len(theirs), len(own))
+	}
+	twin := map[*recorder.Buffer]*recorder.Buffer{}
+	for i, b := range own {
+		twin[b] = theirs[i]
+	}
+	for _, w := range []struct {
+		b *recorder.Buffer
+		v []uint32
+	}{{p.data, bits(data0)}, {p.counts, counts0}, {p.strides, []uint32{p.stride}}} {
+		if twin[w.b] == nil {
+			t.Fatalf("the captured graph does not list a buffer the program binds")
+		}
+		if err := recorder.WriteSlice(s, twin[w.b], 0, w.v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < 4; i++ {
+		if err := loaded.Replay(); err != nil {
+			t.Fatalf("Replay %d of the loaded graph: %v", i, err)
+		}
+	}
+	if diff := cmp.Diff(bits(wantData), gputest.ReadU32(t, s, twin[p.data])); diff != "" {
+		t.Errorf("the loaded graph's Data differs from the Go reference (bits, -want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantCounts, gputest.ReadU32(t, s, twin[p.counts])); diff != "" {
+		t.Errorf("the loaded graph's Counts differ from the Go reference (-want +got):\n%s", diff)
+	}
+}
+
+// TestAGoslStyleGraphCapturedWithFusionReplaysAsTheReference: fusion
+// reads a dispatch's resources in the order its entry point uses them;
+// a launch that passed the declared list, unused arguments included, and
+// Params in read-only storage must fuse (or stay unfused, with its reason)
+// into a graph that still matches the Go reference bit for bit.
+func TestAGoslStyleGraphCapturedWithFusionReplaysAsTheReference(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithFusion(true))
+	const n = 200
+	data0, counts0 := goslInitial(n)
+	p := newGoslProgram(t, d, s, data0, counts0)
+	params := goslParams{N: n, Scale: 0.5, Offset: 1.5, Seed: 31}
+	g, err := s.Capture(func() error { return p.step(s, params) }, recorder.WithoutWarmup())
+	if err != nil {
+		t.Fatalf("Capture WithFusion of the gosl-style step: %v", err)
+	}
+	defer g.Release()
+	t.Logf("%s", g)
+	for i := 0; i < 4; i++ {
+		if err := g.Replay(); err != nil {
+			t.Fatalf("Replay %d: %v", i, err)
+		}
+	}
+	wantData, wantCounts := append([]float32(nil), data0...), append([]uint32(nil), counts0...)
+	for i := 0; i < 4; i++ {
+		goslStep(wantData, wantCounts, p.stride, params)
+	}
+	if diff := cmp.Diff(bits(wantData), bits(gputest.Read(t, s, p.data))); diff != "" {
+		t.Errorf("fused replays' Data differs from the Go reference (bits, -want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantCounts, gputest.ReadU32(t, s, p.counts)); diff != "" {
+		t.Errorf("fused replays' Counts differ from the Go reference (-want +got):\n%s", diff)
 	}
 }
 
