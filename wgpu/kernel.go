@@ -123,7 +123,11 @@ func WithConstants(c map[string]float64) KernelOption {
 // keeps only the bindings its entry point uses, and a bind group carrying an
 // entry for a declared-but-unused binding is then a validation error. With
 // the layouts taken from the reflected entry point, argument i always meets
-// binding i of Bindings.
+// binding i of Bindings. The bindings the module declares and the entry
+// point does not use (DeclaredBindings lists them with the rest) stay out
+// of the layout: in it they would count against the per-stage binding
+// limits and the usage-conflict rule of every dispatch, for resources the
+// shader never touches. A launch passing them has them checked, not bound.
 //
 // Kernels are cached by their Device: Device.Kernel with the same source,
 // entry and constants returns the same *Kernel until Release. Release frees
