@@ -20,7 +20,7 @@ func ExampleState() {
 	_ = s.End()
 	fmt.Println(s)
 	// Output:
-	// true BeginCapture: call GraphPrepare before starting a capture (stream is in no_capture)
+	// true lifecycle: BeginCapture: call PrepareCapture before starting a capture (stream is in no_capture)
 	// prepare capture
 	// capture true
 	// no_capture

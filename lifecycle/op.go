@@ -123,7 +123,7 @@ type rule struct {
 // states NoCapture, Prepare, Capture. It is the package doc's table, as data.
 var table = [...][3]rule{
 	Launch:  {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Write:   {{Execute, ""}, {Execute, ""}, {DeferError, "a write was issued while recording; graphs replay GPU work only, so the graph would replay without it (write before GraphPrepare or between replays)"}},
+	Write:   {{Execute, ""}, {Execute, ""}, {DeferError, "a write was issued while recording; graphs replay GPU work only, so the graph would replay without it (write before PrepareCapture or between replays)"}},
 	Read:    {{Execute, ""}, {Execute, ""}, {Refuse, "a read is refused while recording; it would wait for work that is recorded, not executed"}},
 	Sync:    {{Execute, ""}, {Execute, ""}, {Refuse, "a sync is refused while recording; it would wait for work that is recorded, not executed"}},
 	Profile: {{Execute, ""}, {Execute, ""}, {Refuse, "profiling is refused while recording; nothing executes in the window"}},
@@ -141,7 +141,7 @@ var table = [...][3]rule{
 		{Refuse, "loading a graph is refused while a capture is prepared; it writes buffers, which the warmup would not repeat"},
 		{Refuse, "loading a graph is refused while recording; it writes buffers, which a graph cannot record"}},
 	Save:   {{Execute, ""}, {Execute, ""}, {Refuse, "saving buffer contents is refused while recording; it reads the GPU"}},
-	SetVar: {{Execute, ""}, {Execute, ""}, {Refuse, "a Var is set between replays, not while recording; a graph reads the Var's value when it replays (set it before GraphPrepare or between replays)"}},
+	SetVar: {{Execute, ""}, {Execute, ""}, {Refuse, "a Var is set between replays, not while recording; a graph reads the Var's value when it replays (set it before PrepareCapture or between replays)"}},
 }
 
 // Admit decides what op may do in state s: Execute, Record, DeferError or

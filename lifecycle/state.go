@@ -102,7 +102,7 @@ type StateError struct {
 }
 
 func (e *StateError) Error() string {
-	return fmt.Sprintf("%s: %s (stream is in %s)", e.Op, e.Reason, e.From)
+	return fmt.Sprintf("lifecycle: %s: %s (stream is in %s)", e.Op, e.Reason, e.From)
 }
 
 // Unwrap returns ErrGraphState.
@@ -150,7 +150,7 @@ func (s *State) Begin() error {
 		*s = Capture
 		return nil
 	case NoCapture:
-		return refuse(BeginCapture, *s, "call GraphPrepare before starting a capture")
+		return refuse(BeginCapture, *s, "call PrepareCapture before starting a capture")
 	case Capture:
 		return refuse(BeginCapture, *s, "a graph capture is already recording on this stream")
 	}

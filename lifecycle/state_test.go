@@ -34,7 +34,7 @@ func TestEveryTransitionFromEveryStateFollowsTheCaptureOrder(t *testing.T) {
 	table := map[lifecycle.State]map[string]want{
 		lifecycle.NoCapture: {
 			"Prepare": {to: lifecycle.Prepare},
-			"Begin":   {to: lifecycle.NoCapture, reason: "call GraphPrepare before starting a capture"},
+			"Begin":   {to: lifecycle.NoCapture, reason: "call PrepareCapture before starting a capture"},
 			"End":     {to: lifecycle.NoCapture, reason: "no graph capture is recording on this stream"},
 		},
 		lifecycle.Prepare: {
@@ -74,8 +74,8 @@ func TestEveryTransitionFromEveryStateFollowsTheCaptureOrder(t *testing.T) {
 			if d := cmp.Diff(wantErr, got); d != "" {
 				t.Errorf("%s from %s: refusal (-want +got):\n%s", tr.name, from, d)
 			}
-			if !strings.HasPrefix(err.Error(), tr.op+": "+w.reason) {
-				t.Errorf("message %q must start with the operation and the reason", err)
+			if !strings.HasPrefix(err.Error(), "lifecycle: "+tr.op+": "+w.reason) {
+				t.Errorf("message %q must start with the package, the operation and the reason", err)
 			}
 		}
 	}
@@ -210,8 +210,8 @@ func TestRefusalExplainsEveryRefusedCell(t *testing.T) {
 			if se.Op != op.String() || se.From != st || se.Reason == "" {
 				t.Errorf("%s in %s: refusal %+v must name the op, the state and a reason", op, st, se)
 			}
-			if !strings.HasPrefix(err.Error(), op.String()+": ") {
-				t.Errorf("message %q must start with the operation", err)
+			if !strings.HasPrefix(err.Error(), "lifecycle: "+op.String()+": ") {
+				t.Errorf("message %q must start with the package and the operation", err)
 			}
 		}
 	}

@@ -19,7 +19,7 @@ func BenchmarkEagerLaunch(b *testing.B) {
 	d, s := gputest.OpenStream(b)
 	k := gputest.Kernel(b, d, gputest.AddOneWGSL)
 	x := gputest.Upload(b, s, gputest.Fill(64, 0))
-	y, _ := s.Empty(256)
+	y, _ := s.Alloc(256)
 	p := gputest.U32(64)
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -51,7 +51,7 @@ func BenchmarkReplay(b *testing.B) {
 			d, s := gputest.OpenStream(b)
 			k := gputest.Kernel(b, d, gputest.AddOneWGSL)
 			x := gputest.Upload(b, s, gputest.Fill(64, 0))
-			y, _ := s.Empty(256)
+			y, _ := s.Alloc(256)
 			g := gputest.Capture(b, s, func() { gputest.MustChain(b, s, k, x, y, n, 64) })
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -79,7 +79,7 @@ func BenchmarkShortGraphs(b *testing.B) {
 	d, s := gputest.OpenStream(b)
 	k := gputest.Kernel(b, d, gputest.AddOneWGSL)
 	x := gputest.Upload(b, s, gputest.Fill(64, 0))
-	y, _ := s.Empty(256)
+	y, _ := s.Alloc(256)
 	b.Run("eager", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -111,7 +111,7 @@ func BenchmarkShortGraphs(b *testing.B) {
 	// encoding after one Sync overlaps the next iteration's start.
 	inline := gputest.Stream(b, d, recorder.WithPreEncode(false))
 	xi := gputest.Upload(b, inline, gputest.Fill(64, 0))
-	yi, _ := inline.Empty(256)
+	yi, _ := inline.Alloc(256)
 	for _, run := range []struct {
 		name string
 		s    *recorder.Stream

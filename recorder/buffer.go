@@ -184,11 +184,13 @@ func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64, mode lifecycle.Po
 	return b, nil
 }
 
-// Empty returns a pooled buffer of size bytes (a positive multiple of 4)
+// Alloc allocates a pooled buffer of size bytes (a positive multiple of 4)
 // with unspecified contents. Allocation is admitted in every lifecycle
 // state (lifecycle.Alloc); inside a capture window the buffer is pinned by
-// the graph that binds it.
-func (s *Stream) Empty(size uint64) (*Buffer, error) {
+// the graph that binds it. Refusals are an *Error wrapping
+// ErrInvalidArgument (a size WebGPU refuses), ErrClosed, or the device's
+// error (wgpu.ErrOutOfMemory, wgpu.ErrDeviceLost).
+func (s *Stream) Alloc(size uint64) (*Buffer, error) {
 	if _, err := s.admit(lifecycle.Alloc); err != nil {
 		return nil, err
 	}
@@ -196,13 +198,18 @@ func (s *Stream) Empty(size uint64) (*Buffer, error) {
 	return s.newBufferLocked(lifecycle.Alloc, size, s.life.State().PoolMode())
 }
 
+// Empty is Alloc.
+//
+// Deprecated: the name hides that it allocates; use Alloc.
+func (s *Stream) Empty(size uint64) (*Buffer, error) { return s.Alloc(size) }
+
 // Upload returns a pooled buffer holding a copy of data (length a positive
-// multiple of 4). It is Empty followed by Write, in stream order: inside a
+// multiple of 4). It is Alloc followed by Write, in stream order: inside a
 // capture window the write is rejected lazily like any Write (the buffer is
 // returned, its contents unspecified, and EndCapture fails), because a graph
-// replays GPU work only; upload constants before GraphPrepare.
+// replays GPU work only; upload constants before PrepareCapture.
 func (s *Stream) Upload(data []byte) (*Buffer, error) {
-	b, err := s.Empty(uint64(len(data)))
+	b, err := s.Alloc(uint64(len(data)))
 	if err != nil {
 		return nil, err
 	}

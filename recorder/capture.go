@@ -338,14 +338,17 @@ func (r *recording) discard(s *Stream) {
 	*r = recording{}
 }
 
-// GraphPrepare moves NoCapture → Prepare: the warmup run follows, executed
-// normally, with the pools handing out exact-fit pages and holding each
-// one (so the pool ends up owning the capture's working set) and the params
-// cache in capture mode. Then call BeginCapture (or AbortCapture).
+// PrepareCapture moves NoCapture → Prepare, the first of a capture's
+// explicit steps (PrepareCapture, the warmup run, BeginCapture, the
+// recorded run, EndCapture; Capture does all of them): the warmup run
+// follows, executed normally, with the pools handing out exact-fit pages
+// and holding each one (so the pool ends up owning the capture's working
+// set) and the params cache in capture mode. Then call BeginCapture (or
+// AbortCapture).
 //
 // Refused with lifecycle.ErrGraphState when a capture is already prepared or
 // recording on this stream; the stream is then unchanged.
-func (s *Stream) GraphPrepare() error {
+func (s *Stream) PrepareCapture() error {
 	const op = lifecycle.GraphPrepare
 	if err := s.check(op); err != nil {
 		return err
@@ -363,12 +366,18 @@ func (s *Stream) GraphPrepare() error {
 	return nil
 }
 
+// GraphPrepare is PrepareCapture.
+//
+// Deprecated: named apart from BeginCapture and EndCapture; use
+// PrepareCapture.
+func (s *Stream) GraphPrepare() error { return s.PrepareCapture() }
+
 // BeginCapture moves Prepare → Capture: it submits the warmup, surfaces its
 // errors, ends pool priming and opens the recording window. From now on
 // launches, copies, clears and replays are recorded, not executed; reads,
 // syncs and profiles are refused; writes are rejected lazily.
 //
-// Refused with lifecycle.ErrGraphState (stream unchanged) when GraphPrepare
+// Refused with lifecycle.ErrGraphState (stream unchanged) when PrepareCapture
 // has not run or a capture is already recording. If the warmup reported
 // device errors, the capture is aborted: the stream returns to NoCapture,
 // usable and re-capturable, and the *CaptureError lists the errors.
@@ -492,7 +501,7 @@ func (s *Stream) abortLocked() error {
 	return nil
 }
 
-// Capture records step into a Graph in one call: GraphPrepare, step once
+// Capture records step into a Graph in one call: PrepareCapture, step once
 // as the warmup (executed), BeginCapture, step again (recorded), EndCapture.
 // The warmup is the default: step runs once, for real, before it is
 // recorded (so the pool and params cache hold its working set when the
@@ -514,7 +523,7 @@ func (s *Stream) Capture(step func() error, opts ...CaptureOption) (*Graph, erro
 	if step == nil {
 		return nil, argError(lifecycle.GraphPrepare, ErrInvalidArgument, "Capture: step is nil")
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		return nil, err
 	}
 	abort := func() {

@@ -55,7 +55,7 @@ func TestARefusedCallInsideTheWindowFailsEndCapture(t *testing.T) {
 		{"Replay", released.Replay},
 		{"SetVar", func() error { return s.SetVar(v, recorder.ParamsOf[uint32](2)) }},
 	} {
-		if err := s.GraphPrepare(); err != nil {
+		if err := s.PrepareCapture(); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.BeginCapture(); err != nil {

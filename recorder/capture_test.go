@@ -37,7 +37,7 @@ func captureReplaysExactly(t *testing.T, pre bool) {
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	in := gputest.Ramp(100, 0)
 	a := gputest.Upload(t, s, in)
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 150, 100) })
 	gputest.WantEqual(t, "after warmup only (the recorded run must not execute)", gputest.Plus(in, 150), gputest.Read(t, s, a))
 	for range 2 {
@@ -65,22 +65,22 @@ func TestCaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(8, 0))
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	wantGraphState(t, "BeginCapture without GraphPrepare", s.BeginCapture())
 	_, err := s.EndCapture()
 	wantGraphState(t, "EndCapture with nothing recording", err)
 	gputest.WantEqual(t, "state after refusals", lifecycle.NoCapture, s.State())
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
-	wantGraphState(t, "a second GraphPrepare", s.GraphPrepare())
+	wantGraphState(t, "a second GraphPrepare", s.PrepareCapture())
 	_, err = s.EndCapture()
 	wantGraphState(t, "EndCapture while only prepared", err)
 	gputest.WantEqual(t, "state after refusals in Prepare", lifecycle.Prepare, s.State())
 	if err := s.BeginCapture(); err != nil {
 		t.Fatal(err)
 	}
-	wantGraphState(t, "GraphPrepare while recording", s.GraphPrepare())
+	wantGraphState(t, "GraphPrepare while recording", s.PrepareCapture())
 	wantGraphState(t, "BeginCapture while recording", s.BeginCapture())
 	gputest.WantEqual(t, "state after refusals in Capture", lifecycle.Capture, s.State())
 	gputest.MustChain(t, s, k, a, b, 2, 8)
@@ -105,7 +105,7 @@ func TestLaunchesInTheCaptureWindowAreRecordedNotExecuted(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -134,7 +134,7 @@ func TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t 
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -166,7 +166,7 @@ func TestAWriteWhileRecordingFailsEndCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -203,7 +203,7 @@ func TestAFailedWarmupAbortsBeginCapture(t *testing.T) {
 	d, s, f := faultyStream(t)
 	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	w := gputest.Upload(t, s, gputest.Fill(4, 0))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	f.FailFinishes(1) // the warmup's batch is refused by the device
@@ -236,7 +236,7 @@ func TestAFailedSealLeavesTheStreamInNoCapture(t *testing.T) {
 	d, s, f := faultyStream(t)
 	ok := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	w := gputest.Upload(t, s, gputest.Fill(4, 0))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -267,9 +267,9 @@ func TestAnIntermediateReleasedInTheWindowIsPinnedByTheGraph(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	in := gputest.Upload(t, s, gputest.Fill(64, 1))
-	out, _ := s.Empty(256)
+	out, _ := s.Alloc(256)
 	step := func() {
-		tmp, err := s.Empty(256)
+		tmp, err := s.Alloc(256)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -281,7 +281,7 @@ func TestAnIntermediateReleasedInTheWindowIsPinnedByTheGraph(t *testing.T) {
 		}
 		tmp.Release()
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	step()
@@ -406,7 +406,7 @@ func TestACaptureRecordsOnlyItsOwnStreamsLaunches(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
 	y := gputest.Upload(t, s2, gputest.Fill(16, 1))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -449,14 +449,14 @@ func TestReleaseWhileAReplayIsEnqueuedStillComputesIt(t *testing.T) {
 	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 0))
-	out, _ := s.Empty(256)
+	out, _ := s.Alloc(256)
 	step := func() {
-		tmp, _ := s.Empty(256)
+		tmp, _ := s.Alloc(256)
 		gputest.MustChain(t, s, k, a, tmp, 1, 64)
 		gputest.MustChain(t, s, k, tmp, out, 1, 64)
 		tmp.Release()
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	step()
@@ -474,7 +474,7 @@ func TestReleaseWhileAReplayIsEnqueuedStillComputesIt(t *testing.T) {
 	g.Release()
 	g.Release()   // idempotent
 	for range 4 { // reuse whatever the graph freed
-		b, _ := s.Empty(256)
+		b, _ := s.Alloc(256)
 		if err := recorder.WriteSlice(s, b, 0, gputest.Fill(64, 99)); err != nil {
 			t.Fatal(err)
 		}
@@ -500,7 +500,7 @@ func replayDoesNotAllocate(t *testing.T, pre bool) {
 	d, s := gputest.OpenStream(t, recorder.WithPreEncode(pre))
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 0))
-	b, _ := s.Empty(256)
+	b, _ := s.Alloc(256)
 	allocs := map[int]float64{}
 	for _, n := range []int{10, 400} {
 		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, n, 64) })
@@ -557,7 +557,7 @@ func TestReleaseRightAfterAReplayNeverHangs(t *testing.T) {
 	d, s := gputest.OpenStream(t, recorder.WithPreEncode(true))
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 0))
-	b, _ := s.Empty(256)
+	b, _ := s.Alloc(256)
 	for range 50 {
 		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 2, 64) })
 		if err := g.Replay(); err != nil {

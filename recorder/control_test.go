@@ -228,7 +228,7 @@ func TestBranchArgumentsAreChecked(t *testing.T) {
 	gputest.WantErr(t, "zero iterations", s.While(st, 0, 0, nop), []error{wgpu.ErrInvalidArgument}, "maxIterations=0")
 	gputest.WantErr(t, "too many iterations", s.While(st, 0, recorder.MaxWhileIterations+1, nop), []error{wgpu.ErrInvalidArgument}, "maxIterations")
 	boom := errors.New("boom")
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {

@@ -18,7 +18,7 @@
 // [lifecycle.State.Admit] what it may do in the stream's state, and the
 // transitions are lifecycle's Prepare, Begin, End and Cancel:
 //
-//	s.GraphPrepare()         // NoCapture → Prepare: pools prime, params cache in capture mode
+//	s.PrepareCapture()       // NoCapture → Prepare: pools prime, params cache in capture mode
 //	step()                   // the warmup runs eagerly
 //	s.BeginCapture()         // Prepare → Capture: warmup submitted and checked
 //	step()                   // launches, copies, clears, replays, If and While are recorded

@@ -3,8 +3,10 @@ package recorder
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -28,17 +30,68 @@ var (
 // Error is a refused stream operation: what was attempted, on which argument
 // and why (a wrapped sentinel). It is returned on the spot; nothing was
 // enqueued.
+//
+// Its message is one scheme for every operation: "recorder: " then the
+// operation, then (for a launch) the kernel, then the argument, then the
+// cause, each after ": " —
+//
+//	recorder: Launch: kernel "blur" (entry point main): argument 1 (@group(0) @binding(1) dst, storage) was released: released
 type Error struct {
-	Op  string // the operation, as lifecycle.Op names it: "Launch", "Write", "Read", ...
-	Arg string // the offending argument and its value; may be empty
-	Err error  // wraps a sentinel
+	Op string // the operation, as lifecycle.Op names it: "Launch", "Write", "Read", ...
+	// Kernel names the kernel of a launch (or of a graph file's dispatch):
+	// `"label" (entry point main)`, or `"main"` for a kernel without a
+	// label (wgpu.WithLabel). Empty for other operations and for a launch
+	// of a nil kernel.
+	Kernel string
+	Arg    string // the offending argument and its value; may be empty
+	Err    error  // wraps a sentinel
 }
 
 func (e *Error) Error() string {
-	if e.Arg == "" {
-		return "recorder: " + e.Op + ": " + e.Err.Error()
+	var b strings.Builder
+	b.WriteString("recorder: ")
+	b.WriteString(e.Op)
+	if e.Kernel != "" {
+		b.WriteString(": kernel ")
+		b.WriteString(e.Kernel)
 	}
-	return "recorder: " + e.Op + ": " + e.Arg + ": " + e.Err.Error()
+	if e.Arg != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Arg)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// errKernelName is how an Error names a kernel: `"label" (entry point
+// main)`, or `"main"` when it has no label (or the label is its entry
+// point).
+func errKernelName(label, entry string) string {
+	if label == "" || label == entry {
+		return strconv.Quote(entry)
+	}
+	return strconv.Quote(label) + " (entry point " + entry + ")"
+}
+
+// launchError names kernel k in err, an error about a launch of k: an
+// *Error gets k in a copy (its Kernel field, if empty), any other error is
+// wrapped in an *Error of op naming k. A nil k, or an err that names it
+// already, is returned as it is.
+func launchError(op lifecycle.Op, k driver.KernelHandle, err error) error {
+	if err == nil || k == nil {
+		return err
+	}
+	name := errKernelName(k.Label(), k.Entry())
+	if e, ok := err.(*Error); ok {
+		if e.Kernel != "" {
+			return err
+		}
+		c := *e
+		c.Kernel = name
+		return &c
+	}
+	return &Error{Op: op.String(), Kernel: name, Err: err}
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -80,7 +133,7 @@ type CaptureError struct {
 
 func (e *CaptureError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: capture failed; stream is back in %s: ", e.Op, lifecycle.NoCapture)
+	fmt.Fprintf(&b, "recorder: %s: capture failed; stream is back in %s: ", e.Op, lifecycle.NoCapture)
 	for i, c := range e.Causes {
 		if i > 0 {
 			b.WriteString("; ")

@@ -363,7 +363,7 @@ fn read(@builtin(local_invocation_id) id: vec3<u32>) {
 		return
 	}
 	defer t.Release()
-	out, err := s.Empty(16)
+	out, err := s.Alloc(16)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -79,7 +79,7 @@ fn scale(@builtin(global_invocation_id) id: vec3<u32>) {
 		fmt.Println(err)
 		return
 	}
-	y, err := s.Empty(x.Size())
+	y, err := s.Alloc(x.Size())
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -160,7 +160,7 @@ fn inc(@builtin(global_invocation_id) id: vec3<u32>) {
 		fmt.Println(what, v)
 	}
 
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		fmt.Println(err)
 		return
 	}

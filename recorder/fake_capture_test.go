@@ -33,7 +33,7 @@ func TestCaptureRecordsLaunchesWithoutExecutingThem(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatalf("Sync: %v", err)
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -76,7 +76,7 @@ func TestCaptureDefersWritesAndRefusesReadsAndLoads(t *testing.T) {
 	s := r.stream(t)
 	x := upload(t, s, 1)
 	// A graph to save while recording, captured first.
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -95,7 +95,7 @@ func TestCaptureDefersWritesAndRefusesReadsAndLoads(t *testing.T) {
 		t.Fatalf("WriteTo outside a capture: %v", err)
 	}
 
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if err := s.BeginCapture(); err != nil {

@@ -100,7 +100,7 @@ func TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork(t *testing.T
 	if took > deadline+time.Second {
 		t.Errorf("CloseContext with a %v deadline returned after %v", deadline, took)
 	}
-	if _, err := s.Empty(64); !errors.Is(err, ErrClosed) {
+	if _, err := s.Alloc(64); !errors.Is(err, ErrClosed) {
 		t.Errorf("Empty after CloseContext gave up: err = %v, want ErrClosed", err)
 	}
 	release()

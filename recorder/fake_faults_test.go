@@ -37,10 +37,10 @@ func TestRefusedSubmissionIsReportedAtTheNextSyncAndTheStreamStillWorks(t *testi
 		t.Errorf("after a refused submission (-want +got):\n%s", diff)
 	}
 	r.dev.Fail(fake.OpNewBuffer, 1)
-	if _, err := s.Empty(1 << 20); !errors.Is(err, wgpu.ErrOutOfMemory) {
+	if _, err := s.Alloc(1 << 20); !errors.Is(err, wgpu.ErrOutOfMemory) {
 		t.Errorf("Empty with the device out of memory returned %v; want an error wrapping wgpu.ErrOutOfMemory", err)
 	}
-	if _, err := s.Empty(1 << 20); err != nil {
+	if _, err := s.Alloc(1 << 20); err != nil {
 		t.Errorf("Empty after a refused allocation: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 // captureAdds records n launches of +1 on x into a graph.
 func (r *fakeRig) captureAdds(t *testing.T, s *Stream, x *Buffer, n int) *Graph {
 	t.Helper()
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if err := s.BeginCapture(); err != nil {

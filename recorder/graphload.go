@@ -349,13 +349,14 @@ func (l *loader) node(i int) error {
 	}
 	ln := &s.scratch.launch
 	defer ln.reset()
-	if err := s.resolve(op, l.kernels[n.Kernel], d, args, ln); err != nil {
+	k := l.kernels[n.Kernel]
+	if err := s.resolve(op, k, d, args, ln); err != nil {
 		ln.release()
-		return err
+		return launchError(op, k, err)
 	}
 	if err := s.bind(op, ln); err != nil {
 		ln.release()
-		return err
+		return launchError(op, k, err)
 	}
 	l.rec.addLaunch(s, ln)
 	return nil

@@ -59,7 +59,7 @@ func keyOf(a *access) keyEntry {
 	case accessBuffer:
 		return keyEntry{unsafe.Pointer(a.pg), 0, a.size}
 	case accessParams:
-		return keyEntry{unsafe.Pointer(a.meta.Page), a.meta.Off, a.meta.Size}
+		return keyEntry{unsafe.Pointer(a.meta.Page), a.meta.Off, a.size}
 	case accessTexture:
 		return keyEntry{unsafe.Pointer(a.tex.h), 0, 0}
 	}

@@ -483,7 +483,7 @@ func TestSaveIsRefusedWhileRecordingAndAllocIsAdmitted(t *testing.T) {
 		}
 	})
 	defer g.Release()
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -491,7 +491,7 @@ func TestSaveIsRefusedWhileRecordingAndAllocIsAdmitted(t *testing.T) {
 	}
 	var file bytes.Buffer
 	_, saveErr := g.WriteTo(&file)
-	b, allocErr := s.Empty(64)
+	b, allocErr := s.Alloc(64)
 	if err := s.AbortCapture(); err != nil {
 		t.Fatalf("AbortCapture: %v", err)
 	}
@@ -540,7 +540,7 @@ func TestCloseContextGivesUpAtTheDeadlineAndClosesTheStream(t *testing.T) {
 	default:
 		t.Fatalf("CloseContext with %v of work queued: err = %v after %v, want context.DeadlineExceeded", work, err, took)
 	}
-	if _, err := s.Empty(64); !errors.Is(err, recorder.ErrClosed) {
+	if _, err := s.Alloc(64); !errors.Is(err, recorder.ErrClosed) {
 		t.Errorf("Empty after CloseContext gave up: err = %v, want ErrClosed", err)
 	}
 	// A plain Close waits for the teardown that went on in the background.

@@ -32,23 +32,60 @@ import (
 // has no such member). The layout is WGSL's on every backend: on OpenGL,
 // where naga v22 would lay a uniform's matCx2 out as std140, the kernel
 // binds such a uniform as read-only storage (see docs/design.md).
+//
+// The uniform address space's rules differ from storage's only for arrays
+// whose element stride is not a multiple of 16 and for struct members whose
+// alignment is under 16; for a struct free of both the bytes suit a
+// var<storage, read> too. StructParams lays a struct out by the binding it
+// meets, and can be written inline in a Launch.
 func ParamsFrom(v any) (Params, error) {
+	p, err := paramsFrom(v, false)
+	if err != nil {
+		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %v", err)
+	}
+	return p, nil
+}
+
+// StructParams is a Params argument written inline in a Launch: the Go
+// struct v (or a pointer to one), laid out when the launch resolves it by
+// the rules of the address space of the binding it meets: a var<uniform>
+// as ParamsFrom does, a var<storage, read> by the storage address space's
+// (arrays strided by their element's size rounded to its alignment, a
+// struct aligned as its most aligned member). A value that has no WGSL form
+// is refused by that Launch, as an *Error wrapping ErrInvalidArgument
+// naming the argument and the field, and nothing is enqueued; ParamsFrom
+// reports the same before a launch. The struct is read when Launch is
+// called (a graph keeps the bytes of the captured launch, as for Params).
+// It costs a walk of the struct's fields by reflection on every Launch;
+// ParamsFrom once, outside a hot loop, does not.
+//
+//	s.Launch(k, g, x, y, recorder.StructParams(Params{N: n, Scale: 0.5}))
+func StructParams(v any) Arg { return structParams{v} }
+
+// structParams is StructParams' argument until Launch lays it out.
+type structParams struct{ v any }
+
+func (structParams) isArg() {}
+
+// paramsFrom lays v out with the uniform address space's rules, or the
+// storage address space's when storage is set.
+func paramsFrom(v any, storage bool) (Params, error) {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: nil pointer")
+			return nil, fmt.Errorf("nil pointer")
 		}
 		rv = rv.Elem()
 	}
 	if rv.Kind() != reflect.Struct {
-		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %T is not a struct", v)
+		return nil, fmt.Errorf("%T is not a struct", v)
 	}
-	l, err := layoutOf(rv.Type(), rv.Type().Name(), "")
+	l, err := layoutOf(rv.Type(), rv.Type().Name(), "", storage)
 	if err != nil {
-		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %v", err)
+		return nil, err
 	}
 	if l.size == 0 {
-		return nil, argError(lifecycle.Launch, ErrInvalidArgument, "ParamsFrom: %s has no fields", rv.Type())
+		return nil, fmt.Errorf("%s has no fields", rv.Type())
 	}
 	out := make(Params, l.size)
 	l.put(out, rv)
@@ -79,8 +116,10 @@ func scalarLayout(t reflect.Type) (uniformLayout, bool) {
 }
 
 // layoutOf computes the layout of t; path names the field for errors and
-// tag is its `wgsl` struct tag.
-func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
+// tag is its `wgsl` struct tag. storage selects the storage address
+// space's rules: no rounding of array strides and struct alignments up to
+// 16 (WGSL § "Memory Layout": those are the uniform address space's).
+func layoutOf(t reflect.Type, path, tag string, storage bool) (uniformLayout, error) {
 	if l, ok := scalarLayout(t); ok {
 		return l, nil
 	}
@@ -121,13 +160,16 @@ func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
 				}
 			}}, nil
 		}
-		e, err := layoutOf(el, path+"[]", "")
+		e, err := layoutOf(el, path+"[]", "", storage)
 		if err != nil {
 			return uniformLayout{}, err
 		}
 		// Uniform buffers round array strides (and alignment) up to 16.
-		stride := roundUp(roundUp(e.size, e.align), 16)
-		return uniformLayout{max(e.align, 16), stride * n, func(dst []byte, v reflect.Value) {
+		stride, align := roundUp(roundUp(e.size, e.align), 16), max(e.align, 16)
+		if storage {
+			stride, align = roundUp(e.size, e.align), e.align
+		}
+		return uniformLayout{align, stride * n, func(dst []byte, v reflect.Value) {
 			for i := 0; i < int(n); i++ {
 				e.put(dst[uint64(i)*stride:], v.Index(i))
 			}
@@ -140,6 +182,9 @@ func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
 		}
 		var fields []field
 		var off, align uint64 = 0, 16
+		if storage {
+			align = 4
+		}
 		for i := 0; i < t.NumField(); i++ {
 			f := t.Field(i)
 			if f.Name == "_" {
@@ -149,7 +194,7 @@ func layoutOf(t reflect.Type, path, tag string) (uniformLayout, error) {
 			if path != "" {
 				name = path + "." + f.Name
 			}
-			fl, err := layoutOf(f.Type, name, strings.TrimSpace(f.Tag.Get("wgsl")))
+			fl, err := layoutOf(f.Type, name, strings.TrimSpace(f.Tag.Get("wgsl")), storage)
 			if err != nil {
 				return uniformLayout{}, err
 			}

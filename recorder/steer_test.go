@@ -26,8 +26,8 @@ func TestGraphKeepsCallerBuffersAliveAfterTheirRelease(t *testing.T) {
 	add := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	cp := gputest.Kernel(t, d, gputest.CopyWGSL)
 	in := gputest.Upload(t, s, gputest.Fill(64, 1))
-	out, _ := s.Empty(256)
-	result, _ := s.Empty(256)
+	out, _ := s.Alloc(256)
+	result, _ := s.Alloc(256)
 	compute := gputest.Capture(t, s, func() {
 		if err := s.Launch(add, recorder.Groups(1, 1, 1), in, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ func TestRebindSwapsDoubleBufferedInputsWithoutRecapture(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 10))
 	b := gputest.Upload(t, s, gputest.Fill(64, 20))
-	out, _ := s.Empty(256)
+	out, _ := s.Alloc(256)
 	g := gputest.Capture(t, s, func() {
 		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, gputest.U32(64)); err != nil {
 			t.Fatal(err)
@@ -142,10 +142,10 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 1))
-	out, _ := s.Empty(256)
-	other, _ := s.Empty(256)
-	small, _ := s.Empty(128)
-	gone, _ := s.Empty(256)
+	out, _ := s.Alloc(256)
+	other, _ := s.Alloc(256)
+	small, _ := s.Alloc(128)
+	gone, _ := s.Alloc(256)
 	gone.Release()
 	g := gputest.Capture(t, s, func() {
 		if err := s.Launch(k, recorder.Groups(1, 1, 1), a, out, gputest.U32(64)); err != nil {
@@ -172,7 +172,7 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 			t.Errorf("%s: want no graph and %v mentioning %q, got %v, %v", c.name, c.want, c.msg, ng, err)
 		}
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -303,8 +303,8 @@ func TestGraphDescribesItselfAsTextAndDOT(t *testing.T) {
 	add := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	scale := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(64, 1))
-	b, _ := s.Empty(256)
-	c, _ := s.Empty(1024)
+	b, _ := s.Alloc(256)
+	c, _ := s.Alloc(1024)
 	g := gputest.Capture(t, s, func() {
 		for _, err := range []error{
 			s.Launch(add, recorder.Groups(1, 1, 1), a, b, gputest.U32(64)),
@@ -344,7 +344,7 @@ func TestProfileReplayTimesEveryDispatch(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(4096, 0))
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 6, 4096) })
 	p, err := s.ProfileReplay(g)
 	if err != nil {
@@ -377,7 +377,7 @@ func TestProfileReplayTimesGraphsLongerThanOneQuerySet(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	const n = 2*2048 + 6 // three query sets of 2048 dispatches at most
 	a := gputest.Upload(t, s, gputest.Fill(64, 0))
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, n, 64) })
 	p, err := s.ProfileReplay(g)
 	if err != nil {
@@ -407,8 +407,8 @@ func TestMemoryStatsAccountForPoolsGraphsAndParams(t *testing.T) {
 	var logs bytes.Buffer
 	d, s := gputest.OpenStream(t, recorder.WithLogger(zerolog.New(&logs).Level(zerolog.DebugLevel)))
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
-	x, _ := s.Empty(4096)
-	y, _ := s.Empty(100)
+	x, _ := s.Alloc(4096)
+	y, _ := s.Alloc(100)
 	m := s.MemoryStats()
 	if m.Pages != 2 || m.Reserved != 4096+256 || m.InUse != m.Reserved || m.Free != 0 {
 		t.Fatalf("two live buffers (4096 B and a 256 B class): %+v", m)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/driver/faulty"
+	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/tests/gputest"
 	"github.com/softgraph/softgraph/wgpu"
@@ -43,7 +44,7 @@ func TestChainComputesEagerly(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	in := gputest.Ramp(100, 0)
 	a := gputest.Upload(t, s, in)
-	b, err := s.Empty(a.Size())
+	b, err := s.Alloc(a.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,8 +59,8 @@ func TestWriteIsOrderedWithLaunches(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.CopyWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(64, 1))
-	before, _ := s.Empty(x.Size())
-	after, _ := s.Empty(x.Size())
+	before, _ := s.Alloc(x.Size())
+	after, _ := s.Alloc(x.Size())
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, before); err != nil {
 		t.Fatal(err)
 	}
@@ -85,9 +86,9 @@ func TestWriteIsOrderedWithLaunches(t *testing.T) {
 func TestArrayLengthIsTheBufferSize(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.LenWGSL)
-	out, _ := s.Empty(4)
+	out, _ := s.Alloc(4)
 	for _, n := range []uint64{1, 5, 63, 65, 1000} {
-		a, err := s.Empty(4 * n)
+		a, err := s.Alloc(4 * n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +111,7 @@ func TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.CopyWGSL)
 	src := gputest.Upload(t, s, gputest.Fill(64, 5))
-	a, _ := s.Empty(256)
+	a, _ := s.Alloc(256)
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), src, a); err != nil { // enqueued, not submitted
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestReleasedBufferIsReusedOnlyAfterItsWorkIsSubmitted(t *testing.T) {
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	c, err := s.Empty(256)
+	c, err := s.Alloc(256)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +183,7 @@ func TestParamsCacheEvictsInNormalModeWithoutCorruptingQueuedLaunches(t *testing
 func TestABindingSmallerThanItsTypeIsRefusedOnTheSpot(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	bad := gputest.Kernel(t, d, fixedWGSL)
-	small, _ := s.Empty(16)
+	small, _ := s.Alloc(16)
 	err := s.Launch(bad, recorder.Groups(1, 1, 1), small)
 	gputest.WantErr(t, "a too-small binding is a host error", err, []error{wgpu.ErrInvalidArgument}, "16-byte buffer", "256 bytes")
 	if err := s.Sync(); err != nil {
@@ -199,7 +200,7 @@ func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
 	d, s, f := faultyStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(10, 1))
-	y, _ := s.Empty(40)
+	y, _ := s.Alloc(40)
 	f.FailFinishes(1)
 	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, y, gputest.U32(10)); err != nil {
 		t.Fatalf("the host cannot see this error; Launch must accept it: %v", err)
@@ -213,7 +214,7 @@ func TestDeferredDeviceErrorIsReturnedBySyncAndTheStreamRecovers(t *testing.T) {
 		t.Fatalf("the queue is cleared once returned, got %v", err)
 	}
 	a := gputest.Upload(t, s, gputest.Fill(10, 1))
-	b, _ := s.Empty(40)
+	b, _ := s.Alloc(40)
 	gputest.WantEqual(t, "the stream computes after the failure", gputest.Fill(10, 4), gputest.Read(t, s, gputest.MustChain(t, s, k, a, b, 3, 10)))
 }
 
@@ -233,13 +234,13 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.Close()
-	foreign, _ := os.Empty(64)
+	foreign, _ := os.Alloc(64)
 	foreignK := gputest.Kernel(t, other, gputest.AddOneWGSL)
-	a, _ := s.Empty(64)
-	b, _ := s.Empty(64)
-	released, _ := s.Empty(64)
+	a, _ := s.Alloc(64)
+	b, _ := s.Alloc(64)
+	released, _ := s.Alloc(64)
 	released.Release()
-	ind, _ := s.Empty(16)
+	ind, _ := s.Alloc(16)
 	max := d.Info().Limits.MaxComputeWorkgroupsPerDimension
 	p := gputest.U32(16)
 	cases := []struct {
@@ -256,7 +257,7 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 		{"nil arg", wgpu.ErrInvalidArgument, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, nil, p) }},
 		{"released buffer", wgpu.ErrReleased, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, released, p) }},
 		{"foreign buffer", wgpu.ErrForeignDevice, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), foreign, b, p) }},
-		{"params to storage", wgpu.ErrInvalidArgument, "argument 0", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), p, b, p) }},
+		{"params to read-write storage", wgpu.ErrInvalidArgument, "argument 1", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, p, p) }},
 		{"empty params", wgpu.ErrInvalidArgument, "Params of 0 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{}) }},
 		{"odd params", wgpu.ErrInvalidArgument, "Params of 3 bytes", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, recorder.Params{1, 2, 3}) }},
 		{"usage conflict", wgpu.ErrInvalidArgument, "same resource", func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, a, p) }},
@@ -269,8 +270,8 @@ func TestBadLaunchArgumentsAreRefusedOnTheSpot(t *testing.T) {
 		{"write past end", wgpu.ErrInvalidArgument, "past the end", func() error { return s.Write(a, 60, make([]byte, 8)) }},
 		{"misaligned write", wgpu.ErrInvalidArgument, "offset=2", func() error { return s.Write(a, 2, make([]byte, 4)) }},
 		{"write released", wgpu.ErrReleased, "was released", func() error { return s.Write(released, 0, make([]byte, 4)) }},
-		{"empty size 0", wgpu.ErrInvalidArgument, "size=0", func() error { _, err := s.Empty(0); return err }},
-		{"empty size 6", wgpu.ErrInvalidArgument, "size=6", func() error { _, err := s.Empty(6); return err }},
+		{"empty size 0", wgpu.ErrInvalidArgument, "size=0", func() error { _, err := s.Alloc(0); return err }},
+		{"empty size 6", wgpu.ErrInvalidArgument, "size=6", func() error { _, err := s.Alloc(6); return err }},
 		{"upload 3 bytes", wgpu.ErrInvalidArgument, "size=3", func() error { _, err := s.Upload([]byte{1, 2, 3}); return err }},
 		{"read nil", wgpu.ErrInvalidArgument, "buffer is nil", func() error { _, err := s.Read(nil); return err }},
 		{"read foreign", wgpu.ErrForeignDevice, "another device", func() error { _, err := s.Read(foreign); return err }},
@@ -305,7 +306,7 @@ func TestConcurrentLaunchesFromManyGoroutines(t *testing.T) {
 				errs <- err
 				return
 			}
-			b, _ := s.Empty(a.Size())
+			b, _ := s.Alloc(a.Size())
 			src, dst := a, b
 			for range 40 {
 				if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(32)); err != nil {
@@ -337,7 +338,7 @@ func TestProfileMeasuresPositiveGPUTime(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(1<<16, 0))
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	tok, err := s.StartProfile()
 	if err != nil {
 		t.Fatal(err)
@@ -374,7 +375,7 @@ func TestProfileAfterBusyWorkTimesItsPasses(t *testing.T) {
 	}
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(1<<10, 0))
-	b, _ := s.Empty(a.Size())
+	b, _ := s.Alloc(a.Size())
 	// Enough launches for several batches, so spare encoders come back
 	// readied, twice over with a sync between.
 	for range 2 {
@@ -413,19 +414,19 @@ func TestClosedStreamRefusesEverything(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
-	a, _ := s.Empty(64)
-	b, _ := s.Empty(64)
+	a, _ := s.Alloc(64)
+	b, _ := s.Alloc(64)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, e1 := s.Empty(64)
+	_, e1 := s.Alloc(64)
 	e2 := s.Launch(k, recorder.Groups(1, 1, 1), a, b, gputest.U32(1))
 	_, e3 := s.Read(a)
 	e4 := s.Sync()
-	e5 := s.GraphPrepare()
+	e5 := s.PrepareCapture()
 	for i, err := range []error{e1, e2, e3, e4, e5} {
 		if !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("call %d after Close: want ErrClosed, got %v", i, err)
@@ -449,7 +450,7 @@ func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	keep := gputest.Upload(t, s, gputest.Fill(64, 1))
 	for range 4 {
-		b, err := s.Empty(1 << 20)
+		b, err := s.Alloc(1 << 20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,7 +477,7 @@ func TestTrimGivesFreeMemoryBackAndKeepsLiveBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 	gputest.WantEqual(t, "live buffers and graphs survive a trim (warmup ×2, replay ×2)", gputest.Fill(64, 4), gputest.Read(t, s, keep))
-	if b, err := s.Empty(1 << 20); err != nil || s.MemoryStats().Pages != after.Pages+1 {
+	if b, err := s.Alloc(1 << 20); err != nil || s.MemoryStats().Pages != after.Pages+1 {
 		t.Fatalf("allocation after a trim grows the pool again: %v", err)
 	} else {
 		b.Release()
@@ -491,4 +492,39 @@ func live(t testing.TB, d *wgpu.Device) driver.Live {
 		t.Fatal(err)
 	}
 	return drv.Live()
+}
+
+// TestDeprecatedNamesDoWhatTheirReplacementsDo: Empty is Alloc and
+// GraphPrepare is PrepareCapture, refusals included, so code written
+// against the old names keeps working unchanged.
+func TestDeprecatedNamesDoWhatTheirReplacementsDo(t *testing.T) {
+	_, s := gputest.OpenStream(t)
+	//lint:ignore SA1019 the deprecated alias is what this test checks
+	b, err := s.Empty(64)
+	if err != nil || b.Size() != 64 {
+		t.Fatalf("Empty(64) = %v, %v; want a 64-byte buffer like Alloc(64)", b, err)
+	}
+	b.Release()
+	//lint:ignore SA1019 the deprecated alias is what this test checks
+	_, oldErr := s.Empty(6)
+	_, newErr := s.Alloc(6)
+	if oldErr == nil || oldErr.Error() != newErr.Error() {
+		t.Errorf("Empty(6) must be refused as Alloc(6) is: got %v, want %v", oldErr, newErr)
+	}
+	//lint:ignore SA1019 the deprecated alias is what this test checks
+	if err := s.GraphPrepare(); err != nil {
+		t.Fatalf("GraphPrepare: %v", err)
+	}
+	if got := s.State(); got != lifecycle.Prepare {
+		t.Errorf("GraphPrepare must move the stream to Prepare as PrepareCapture does; state %v", got)
+	}
+	//lint:ignore SA1019 the deprecated alias is what this test checks
+	oldErr = s.GraphPrepare()
+	newErr = s.PrepareCapture()
+	if oldErr == nil || oldErr.Error() != newErr.Error() {
+		t.Errorf("a second GraphPrepare must be refused as PrepareCapture is: got %v, want %v", oldErr, newErr)
+	}
+	if err := s.AbortCapture(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -169,7 +169,7 @@ func (s *Stream) NewTexture(desc TextureDesc) (*Texture, error) {
 // Width texels (Width × texel size bytes each), Height rows per layer,
 // Depth layers. Like Upload it is NewTexture then a write in stream order,
 // and inside a capture window the write is rejected lazily (EndCapture
-// fails): upload images before GraphPrepare.
+// fails): upload images before PrepareCapture.
 func (s *Stream) UploadTexture(desc TextureDesc, data []byte) (*Texture, error) {
 	t, err := s.NewTexture(desc)
 	if err != nil {

@@ -29,7 +29,7 @@ func (*Var) isArg() {}
 // NewVar makes a Var holding p (a positive multiple of 4 bytes, at most the
 // device's maxUniformBufferBindingSize). Setting the initial value is a
 // SetVar: ordered like a Write, and refused with lifecycle.ErrGraphState
-// inside a capture window (make Vars before GraphPrepare or Capture).
+// inside a capture window (make Vars before PrepareCapture or Capture).
 // Errors are returned on the spot (inside a capture window the refusal
 // also makes EndCapture fail): ErrInvalidArgument for a bad size,
 // ErrClosed after Close, the allocation's error when the pool is out of

@@ -416,7 +416,7 @@ func TestAVarIsSavedAndLoadedWithItsValue(t *testing.T) {
 // naming SetVar, nothing is sealed, and the stream and the Var work after.
 func TestNewVarAndSetVarAreRefusedWhileRecording(t *testing.T) {
 	f := newVarFixture(t)
-	if err := f.s.GraphPrepare(); err != nil {
+	if err := f.s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.s.BeginCapture(); err != nil {

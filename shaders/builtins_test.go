@@ -591,7 +591,7 @@ func (p *probe) launch(t *testing.T, d *wgpu.Device, s *recorder.Stream, mode st
 	t.Helper()
 	nOps := len(p.slots[0].ops)
 	nOut := len(p.cases) * len(p.slots)
-	out, err := s.Empty(uint64(16 * nOut))
+	out, err := s.Alloc(uint64(16 * nOut))
 	if err != nil {
 		t.Fatal(err)
 	}

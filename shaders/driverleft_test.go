@@ -91,7 +91,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		w[22] = uint32(x*y + y*x)
 		w[23] = bits.Reverse32(ux) ^ uint32(min(x, y)) ^ max(ux, uy)
 	}
-	out, err := s.Empty(uint64(len(want) * 4))
+	out, err := s.Alloc(uint64(len(want) * 4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,7 +244,7 @@ fn main(@builtin(local_invocation_index) li: u32, @builtin(workgroup_id) wg: vec
   o[wg.x * 256u + li] = t + acc * 10u + (arr[0] + arr[1] + arr[2] + arr[3]) * 100u + (pv.x + pv.y) * 1000u + atomicLoad(&count) * 100000u;
 }`, "main", nil)
 	const groups = 8
-	out, err := s.Empty(groups * 256 * 4)
+	out, err := s.Alloc(groups * 256 * 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +303,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 		wantV[2*i], wantV[2*i+1] = f16Reference(x), f16Reference(-x)
 	}
 	vb := upload(t, s, in)
-	wb, err := s.Empty(uint64(8 * len(in)))
+	wb, err := s.Alloc(uint64(8 * len(in)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +380,7 @@ fn main(@builtin(local_invocation_index) li: u32) {
 	}
 	want := []float32{1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 24, 26, 28, 30, 11, 22, 33, 5}
 	for _, asBuffer := range []bool{false, true} {
-		out, err := s.Empty(uint64(4 * len(want)))
+		out, err := s.Alloc(uint64(4 * len(want)))
 		if err != nil {
 			t.Fatal(err)
 		}

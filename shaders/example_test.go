@@ -32,7 +32,7 @@ func ExampleShader_Compile() {
 		fmt.Println(err)
 		return
 	}
-	dst, err := s.Empty(src.Size())
+	dst, err := s.Alloc(src.Size())
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -60,7 +60,7 @@ func upload(t testing.TB, s *recorder.Stream, v []float32) *recorder.Buffer {
 
 func empty(t testing.TB, s *recorder.Stream, n int) *recorder.Buffer {
 	t.Helper()
-	b, err := s.Empty(uint64(4 * n))
+	b, err := s.Alloc(uint64(4 * n))
 	if err != nil {
 		t.Fatal(err)
 	}

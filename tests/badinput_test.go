@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -58,7 +59,9 @@ struct S { a: array<f32, 64> }
 fn main() { s.a[0] = s.a[63]; }
 `
 
-func newMatrixRig(t *testing.T) *matrixRig {
+// newMatrixRig builds the rig; kopts go to every kernel it compiles (a
+// label, for the test that launch errors name it).
+func newMatrixRig(t *testing.T, kopts ...wgpu.KernelOption) *matrixRig {
 	r := &matrixRig{elems: 64}
 	r.d = gputest.Open(t, wgpu.Options{})
 	r.s = gputest.Stream(t, r.d)
@@ -66,21 +69,21 @@ func newMatrixRig(t *testing.T) *matrixRig {
 	r.other = gputest.Open(t, wgpu.Options{})
 	otherS := gputest.Stream(t, r.other)
 	r.closedDev = gputest.Open(t, wgpu.Options{})
-	r.closedDevK = gputest.Kernel(t, r.closedDev, gputest.AddOneWGSL)
+	r.closedDevK = gputest.Kernel(t, r.closedDev, gputest.AddOneWGSL, kopts...)
 	if err := r.closedDev.Close(); err != nil {
 		t.Fatal(err)
 	}
 	r.lostDev = gputest.Open(t, wgpu.Options{})
 	driver.InjectLoss(r.lostDev, "bad-input matrix")
 
-	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL)
-	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL)
-	r.fixedK = gputest.Kernel(t, r.d, fixedWGSL)
+	r.k = gputest.Kernel(t, r.d, gputest.AddOneWGSL, kopts...)
+	r.copyK = gputest.Kernel(t, r.d, gputest.CopyWGSL, kopts...)
+	r.fixedK = gputest.Kernel(t, r.d, fixedWGSL, kopts...)
 	// Kernels are cached per source: the released one gets a source of its
 	// own, or Release would take the live copy kernel with it.
-	r.releasedK = gputest.Kernel(t, r.d, gputest.CopyWGSL+"// released\n")
+	r.releasedK = gputest.Kernel(t, r.d, gputest.CopyWGSL+"// released\n", kopts...)
 	r.releasedK.Release()
-	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL)
+	r.foreignK = gputest.Kernel(t, r.other, gputest.AddOneWGSL, kopts...)
 	r.a = gputest.Upload(t, r.s, gputest.Fill(64, 0))
 	r.b = gputest.Empty(t, r.s, 256)
 	r.x = gputest.Upload(t, r.s, gputest.Fill(16, 1))
@@ -173,7 +176,7 @@ func (r *matrixRig) enter(t *testing.T, st lifecycle.State, base float32) {
 	if st == lifecycle.NoCapture {
 		return
 	}
-	if err := r.s.GraphPrepare(); err != nil {
+	if err := r.s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if st == lifecycle.Capture {
@@ -493,26 +496,26 @@ func badAllocCases() []badCase {
 	var nilStream *recorder.Stream
 
 	return []badCase{
-		// Stream.Empty
-		{entry: "Stream.Empty", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(0); return err }},
-		{entry: "Stream.Empty", name: "size 2", want: wantIs(wgpu.ErrInvalidArgument, "size=2"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(2); return err }},
-		{entry: "Stream.Empty", name: "size 6", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(6); return err }},
-		{entry: "Stream.Empty", name: "size MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551615"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(huge); return err }},
-		{entry: "Stream.Empty", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551612", "maxBufferSize"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Empty(hugeAligned); return err }},
-		{entry: "Stream.Empty", name: "one word over maxBufferSize", want: wantIs(wgpu.ErrInvalidArgument, "maxBufferSize"),
+		// Stream.Alloc
+		{entry: "Stream.Alloc", name: "size 0", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(0); return err }},
+		{entry: "Stream.Alloc", name: "size 2", want: wantIs(wgpu.ErrInvalidArgument, "size=2"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(2); return err }},
+		{entry: "Stream.Alloc", name: "size 6", want: wantIs(wgpu.ErrInvalidArgument, "size=6"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(6); return err }},
+		{entry: "Stream.Alloc", name: "size MaxUint64", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551615"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(huge); return err }},
+		{entry: "Stream.Alloc", name: "size MaxUint64 aligned", want: wantIs(wgpu.ErrInvalidArgument, "size=18446744073709551612", "maxBufferSize"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.s.Alloc(hugeAligned); return err }},
+		{entry: "Stream.Alloc", name: "one word over maxBufferSize", want: wantIs(wgpu.ErrInvalidArgument, "maxBufferSize"),
 			do: func(_ *testing.T, r *matrixRig) error {
-				_, err := r.s.Empty((r.d.Info().Limits.MaxBufferSize + 4) &^ 3)
+				_, err := r.s.Alloc((r.d.Info().Limits.MaxBufferSize + 4) &^ 3)
 				return err
 			}},
-		{entry: "Stream.Empty", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "stream is nil"),
-			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Empty(64); return err }},
-		{entry: "Stream.Empty", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Alloc"),
-			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Empty(64); return err }},
+		{entry: "Stream.Alloc", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "stream is nil"),
+			do: func(_ *testing.T, _ *matrixRig) error { _, err := nilStream.Alloc(64); return err }},
+		{entry: "Stream.Alloc", name: "closed stream", want: wantIs(wgpu.ErrClosed, "Alloc"),
+			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.Alloc(64); return err }},
 
 		// Stream.Upload
 		{entry: "Stream.Upload", name: "nil data", want: wantIs(wgpu.ErrInvalidArgument, "Alloc", "size=0"),
@@ -581,8 +584,8 @@ func badLaunchCases() []badCase {
 			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.foreign, r.y, p) }},
 		{entry: "Stream.Launch", name: "buffer of a closed stream", want: wantIs(wgpu.ErrClosed, "argument 1", "closed stream"),
 			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.closedBuf, p) }},
-		{entry: "Stream.Launch", name: "params for a storage binding", want: wantIs(wgpu.ErrInvalidArgument, "argument 0", "is Params"),
-			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, p, r.y, p) }},
+		{entry: "Stream.Launch", name: "params for a read-write storage binding", want: wantIs(wgpu.ErrInvalidArgument, "argument 1", "is Params", "read-only"),
+			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, p, p) }},
 		{entry: "Stream.Launch", name: "params of 3 bytes", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "Params of 3 bytes"),
 			do: func(_ *testing.T, r *matrixRig) error { return launch(r, g1, r.x, r.y, recorder.Params{1, 2, 3}) }},
 		{entry: "Stream.Launch", name: "params over maxUniformBufferBindingSize", want: wantIs(wgpu.ErrInvalidArgument, "argument 2", "Params of 65540 bytes"),
@@ -827,12 +830,12 @@ func badLifecycleCases() []badCase {
 
 		// Stream.GraphPrepare / BeginCapture / EndCapture
 		{entry: "Stream.GraphPrepare", name: "out of order", states: notNoCapture, want: *graphState("GraphPrepare", "already prepared"), inCapture: graphState("GraphPrepare", "already recording"),
-			do: func(_ *testing.T, r *matrixRig) error { return r.s.GraphPrepare() }},
+			do: func(_ *testing.T, r *matrixRig) error { return r.s.PrepareCapture() }},
 		{entry: "Stream.GraphPrepare", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "GraphPrepare", "stream is nil"),
-			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.GraphPrepare() }},
+			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.PrepareCapture() }},
 		{entry: "Stream.GraphPrepare", name: "closed stream", want: wantIs(wgpu.ErrClosed, "GraphPrepare"),
-			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.GraphPrepare() }},
-		{entry: "Stream.BeginCapture", name: "without GraphPrepare", states: once, want: *graphState("BeginCapture", "call GraphPrepare"),
+			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.PrepareCapture() }},
+		{entry: "Stream.BeginCapture", name: "without GraphPrepare", states: once, want: *graphState("BeginCapture", "call PrepareCapture"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},
 		{entry: "Stream.BeginCapture", name: "while recording", states: onlyCapture, want: *graphState("BeginCapture", "already recording"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},
@@ -919,7 +922,7 @@ func badGraphAndReleaseCases() []badCase {
 			do: func(_ *testing.T, _ *matrixRig) error { nilBuffer.Release(); return nil }},
 		{entry: "Buffer.Release", name: "twice, then Write", want: wantIs(wgpu.ErrReleased, "Write", "released"),
 			do: func(_ *testing.T, r *matrixRig) error {
-				b, err := r.s.Empty(16)
+				b, err := r.s.Alloc(16)
 				if err != nil {
 					return err
 				}
@@ -980,6 +983,65 @@ func safely(t *testing.T, r *matrixRig, do func(*testing.T, *matrixRig) error) (
 		}
 	}()
 	return do(t, r)
+}
+
+// TestEveryLaunchErrorNamesTheKernelsLabelAndEntryPoint: every error a
+// Launch returns (each bad-input case of Stream.Launch but the nil kernel,
+// which has no name) names the kernel it was given by its label and entry
+// point, after the operation and before the argument, in its message and
+// in recorder.Error.Kernel; and a launch refused inside a capture window
+// makes EndCapture fail naming it too. In a model of 70 dispatches whose
+// entry points are all "main", an error naming only "main" does not say
+// which launch failed.
+func TestEveryLaunchErrorNamesTheKernelsLabelAndEntryPoint(t *testing.T) {
+	const label = "matrix kernel"
+	r := newMatrixRig(t, wgpu.WithLabel(label))
+	want := `"` + label + `" (entry point main)`
+	n := 0
+	for _, c := range badLaunchCases() {
+		if c.entry != "Stream.Launch" || c.name == "nil kernel" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			defer r.reset()
+			err := safely(t, r, c.do)
+			if errors.Is(err, errNotApplicable) {
+				t.Skipf("not applicable on this device: %v", err)
+			}
+			if err == nil {
+				t.Fatalf("%s: Launch returned nil; the bad-input matrix says it fails", c.name)
+			}
+			if prefix := "recorder: Launch: kernel " + want + ": "; !strings.HasPrefix(err.Error(), prefix) {
+				t.Errorf("%s: a launch error must begin %q (operation, kernel, then argument); got %q", c.name, prefix, err)
+			}
+			var re *recorder.Error
+			if !errors.As(err, &re) || re.Kernel != want {
+				t.Errorf("%s: the error must be a *recorder.Error whose Kernel is %s; got %#v", c.name, want, err)
+			}
+		})
+		n++
+	}
+	if n < 30 {
+		t.Fatalf("only %d launch cases ran; the matrix has more", n)
+	}
+	t.Run("refused inside a capture window", func(t *testing.T) {
+		defer r.reset()
+		if err := r.s.PrepareCapture(); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.s.BeginCapture(); err != nil {
+			t.Fatal(err)
+		}
+		_ = r.s.Launch(r.k, recorder.Groups(1, 1, 1), r.x) // too few arguments: refused and noted
+		g, err := r.s.EndCapture()
+		if g != nil {
+			g.Release()
+		}
+		var ce *recorder.CaptureError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "kernel "+want) {
+			t.Errorf("EndCapture after a refused launch must fail with a *CaptureError naming kernel %s; got %v", want, err)
+		}
+	})
 }
 
 // TestBadInputIsRefusedWithANamedErrorAndTheStreamStillComputes: every

@@ -61,7 +61,7 @@ func TestEveryCaptureFailureEndsInNoCapture(t *testing.T) {
 			return nil
 		}, lifecycle.ErrGraphState},
 		{"step calls GraphPrepare", func(int) error {
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				return err
 			}
 			return launch()
@@ -410,7 +410,7 @@ func TestCaptureTransitionsRightAfterHeavyEagerTrafficRecordExactlyTheWindow(t *
 			}
 			wantY += 10
 			// 2: traffic inside the warmup, then BeginCapture at once.
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				t.Fatal(err)
 			}
 			traffic(100)
@@ -432,13 +432,13 @@ func TestCaptureTransitionsRightAfterHeavyEagerTrafficRecordExactlyTheWindow(t *
 			// 3: traffic, GraphPrepare, AbortCapture at once; traffic,
 			// GraphPrepare, BeginCapture, AbortCapture.
 			traffic(200)
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.AbortCapture(); err != nil {
 				t.Fatalf("round %d: AbortCapture from Prepare after traffic: %v", round, err)
 			}
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				t.Fatal(err)
 			}
 			traffic(200)

@@ -203,7 +203,7 @@ func TestConcurrentClosesOfADeviceAndItsStreamsFinishBeforeTheyReturn(t *testing
 				if err != nil {
 					return err
 				}
-				y, err := s.Empty(x.Size())
+				y, err := s.Alloc(x.Size())
 				if err != nil {
 					return err
 				}

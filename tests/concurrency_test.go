@@ -61,13 +61,13 @@ func TestGoroutinesLaunchCaptureAndReplayConcurrentlyOnOneDevice(t *testing.T) {
 				errs.add(err)
 				return
 			}
-			b, _ := s.Empty(a.Size())
+			b, _ := s.Alloc(a.Size())
 			total := float32(ci)
 			for r := range rounds {
 				var g *recorder.Graph
 				err := func() error {
 					step := func() error { return gputest.Chain(s, k, a, b, chainLen, elems) }
-					if err := s.GraphPrepare(); err != nil {
+					if err := s.PrepareCapture(); err != nil {
 						return err
 					}
 					if err := step(); err != nil {
@@ -162,7 +162,7 @@ func eagerChains(s *recorder.Stream, k *wgpu.Kernel, si, gi, rounds, chainLen, e
 		return err
 	}
 	defer a.Release()
-	b, err := s.Empty(a.Size())
+	b, err := s.Alloc(a.Size())
 	if err != nil {
 		return err
 	}
@@ -257,7 +257,7 @@ func closeWhileInUse(t *testing.T, names []string, delay time.Duration) {
 		"sync":   s.Sync,
 		"replay": g.Replay,
 		"empty": func() error {
-			b, err := s.Empty(64)
+			b, err := s.Alloc(64)
 			b.Release()
 			return err
 		},
@@ -368,7 +368,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 			c2 := gputest.Upload(t, s2, gputest.Fill(32, 0))
 			cb2 := gputest.Empty(t, s2, c2.Size())
 			ops = append(ops, func() error {
-				if err := s2.GraphPrepare(); err != nil {
+				if err := s2.PrepareCapture(); err != nil {
 					return err
 				}
 				if err := gputest.Chain(s2, k, c2, cb2, 2, 32); err != nil {
@@ -441,7 +441,7 @@ func deviceCloseWhileStreamsAreInUse(t *testing.T) {
 		if err := s.Sync(); !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("stream %d: after Device.Close, Sync must return ErrClosed, got %v", i, err)
 		}
-		if _, err := s.Empty(64); !errors.Is(err, wgpu.ErrClosed) {
+		if _, err := s.Alloc(64); !errors.Is(err, wgpu.ErrClosed) {
 			t.Errorf("stream %d: after Device.Close, Empty must return ErrClosed, got %v", i, err)
 		}
 		if err := s.Close(); err != nil && !errors.Is(err, wgpu.ErrClosed) {

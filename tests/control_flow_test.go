@@ -37,7 +37,7 @@ func TestABodyThatClosesTheStreamEndsTheBranchWithErrClosed(t *testing.T) {
 			done := make(chan error, 1)
 			go func() {
 				if capture {
-					if err := s.GraphPrepare(); err != nil {
+					if err := s.PrepareCapture(); err != nil {
 						done <- err
 						return
 					}
@@ -82,7 +82,7 @@ func TestABodyThatPanicsWhileRecordingCannotSealAGraph(t *testing.T) {
 			}
 			x := gputest.Upload(t, s, gputest.Fill(64, 0))
 			add := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(1)) }
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				t.Fatal(err)
 			}
 			if err := add(); err != nil {
@@ -145,7 +145,7 @@ func TestEndCaptureInsideAnIfBodyDoesNotSealAnOpenBody(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := gputest.Upload(t, s, gputest.Fill(64, 0))
-		if err := s.GraphPrepare(); err != nil {
+		if err := s.PrepareCapture(); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.BeginCapture(); err != nil {
@@ -250,7 +250,7 @@ func TestIfBodiesRecordedConcurrentlyOnOneStreamCannotSealAGraph(t *testing.T) {
 			cond := gputest.UploadU32(t, s, 1)
 			x := gputest.Upload(t, s, gputest.Fill(64, 0))
 			add := func(v float32) error { return s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(v)) }
-			if err := s.GraphPrepare(); err != nil {
+			if err := s.PrepareCapture(); err != nil {
 				t.Fatal(err)
 			}
 			if err := s.BeginCapture(); err != nil {
@@ -405,7 +405,7 @@ func TestNestedLoopsOverTheLoweringBoundAreRefusedBeforeTheyAreBuilt(t *testing.
 	k := gputest.Kernel(t, d, countdownWGSL)
 	st := gputest.UploadU32(t, s, 0, 0, 0, 0)
 	const max = recorder.MaxWhileIterations
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {

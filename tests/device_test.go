@@ -64,7 +64,7 @@ func newDeviceWorld(t *testing.T) *deviceWorld {
 			w.spare = gputest.Empty(t, s, a.Size())
 			continue
 		}
-		if err := s.GraphPrepare(); err != nil {
+		if err := s.PrepareCapture(); err != nil {
 			t.Fatal(err)
 		}
 		if st == lifecycle.Capture {
@@ -111,7 +111,7 @@ func (w *deviceWorld) calls() []call {
 		s, a, b := w.streams[st], w.bufs[st][0], w.bufs[st][1]
 		p := func(name string) string { return fmt.Sprintf("%v/Stream.%s", st, name) }
 		out = append(out,
-			call{p("Empty"), func() error { _, err := s.Empty(64); return err }},
+			call{p("Empty"), func() error { _, err := s.Alloc(64); return err }},
 			call{p("Upload"), func() error { _, err := s.Upload(make([]byte, 16)); return err }},
 			call{p("Launch"), func() error { return gputest.Chain(s, w.k, a, b, 2, 16) }},
 			call{p("Write"), func() error { return recorder.WriteSlice(s, a, 0, gputest.Fill(16, 5)) }},

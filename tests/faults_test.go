@@ -46,7 +46,7 @@ func TestDeviceValidationFailureInsideTheWindowFailsEndCapture(t *testing.T) {
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	a := gputest.Upload(t, s, gputest.Fill(32, 0))
 	b := gputest.Empty(t, s, a.Size())
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := gputest.Chain(s, k, a, b, 2, 32); err != nil {
@@ -116,7 +116,7 @@ func TestDeviceErrorDuringWarmupFailsBeginCapture(t *testing.T) {
 	a := gputest.Upload(t, s, gputest.Fill(32, 0))
 	b := gputest.Empty(t, s, a.Size())
 	other := gputest.Upload(t, s, gputest.Fill(4, 0))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	f.FailFinishes(1) // the warmup's batch is refused by the device
@@ -167,7 +167,7 @@ func TestWriteInsideTheWindowFailsEndCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -239,7 +239,7 @@ func TestDeviceErrorQueuedBeforeTheWindowIsReportedOnce(t *testing.T) {
 		gputest.WantErr(t, op+" reports the queued device error", err, []error{wgpu.ErrValidation}, injected)
 		wantState(t, "a lifecycle call that reports an error leaves NoCapture", s, lifecycle.NoCapture)
 	}
-	check("GraphPrepare", s.GraphPrepare())
+	check("GraphPrepare", s.PrepareCapture())
 	if reported == 0 {
 		if err := gputest.Chain(s, k, a, b, 2, 32); err != nil {
 			t.Fatal(err)

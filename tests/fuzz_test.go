@@ -473,7 +473,7 @@ func (m *streamModel) stepCapture(op int) bool {
 		} else {
 			fs.state = lifecycle.Prepare
 		}
-		m.expectErr("prepare", fs.s.GraphPrepare(), want)
+		m.expectErr("prepare", fs.s.PrepareCapture(), want)
 	case opBegin:
 		var want error
 		if fs.state != lifecycle.Prepare {
@@ -560,7 +560,7 @@ func (m *streamModel) stepResource(op int, arg []byte) {
 				sl.m = knownBuf(init)
 			}
 		} else {
-			sl.b, err = fs.s.Empty(4 * fuzzElems)
+			sl.b, err = fs.s.Alloc(4 * fuzzElems)
 			sl.m = &modelBuf{}
 		}
 		m.expectErr("realloc", err, nil)

@@ -810,7 +810,7 @@ func conditionCases(t *testing.T, s *recorder.Stream, k latchKernels) []conditio
 	tmp := gputest.UploadU32(t, s, 0, 0)
 	counts := gputest.UploadU32(t, s, 0, 0, 0)
 	c := gputest.UploadU32(t, s, 0, 0)
-	big, err := s.Empty(bigWords * 4)
+	big, err := s.Alloc(bigWords * 4)
 	if err != nil {
 		t.Fatal(err)
 	}

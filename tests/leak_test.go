@@ -145,7 +145,7 @@ func TestCaptureReleaseCyclesLeakNothing(t *testing.T) {
 	a := gputest.Upload(t, s, gputest.Fill(elems, 0))
 	out := gputest.Empty(t, s, a.Size())
 	step := func() error {
-		tmp, err := s.Empty(a.Size())
+		tmp, err := s.Alloc(a.Size())
 		if err != nil {
 			return err
 		}
@@ -168,7 +168,7 @@ func TestCaptureReleaseCyclesLeakNothing(t *testing.T) {
 			}
 			total = 0
 		}
-		if err := s.GraphPrepare(); err != nil {
+		if err := s.PrepareCapture(); err != nil {
 			t.Fatalf("cycle %d: GraphPrepare: %v", i, err)
 		}
 		if err := step(); err != nil {
@@ -360,7 +360,7 @@ func TestAbortCaptureFromPrepareThenTrimReclaimsTheWarmupsMemory(t *testing.T) {
 			b.Release()
 		}
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	churn()
@@ -380,7 +380,7 @@ func TestAbortCaptureFromPrepareThenTrimReclaimsTheWarmupsMemory(t *testing.T) {
 	// In the window a released, unbound page is reused at once.
 	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(64, 0))
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {

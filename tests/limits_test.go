@@ -120,7 +120,7 @@ func TestABufferNearMaxBufferSizeReadsBackOrIsRefusedAtOnce(t *testing.T) {
 				size, max, raceEnabled, affordableBytes()>>20, practical)
 			size = practical
 		}
-		b, err := s.Empty(size)
+		b, err := s.Alloc(size)
 		if err != nil {
 			var oom *recorder.OutOfMemoryError
 			if !errors.As(err, &oom) && !errors.Is(err, wgpu.ErrInvalidArgument) {
@@ -242,7 +242,7 @@ func TestBuffersOverTheStorageBindingLimitAreRefusedWhereAControlFlowKernelBinds
 	small := gputest.Upload(t, s, gputest.Fill(16, 3))
 	cond := gputest.UploadU32(t, s, 1)
 	k := gputest.Kernel(t, d, gputest.AddConstWGSL)
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {
@@ -267,7 +267,7 @@ func TestBuffersOverTheStorageBindingLimitAreRefusedWhereAControlFlowKernelBinds
 	if ifErr != nil {
 		t.Fatal(ifErr)
 	}
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.BeginCapture(); err != nil {

@@ -53,7 +53,7 @@ func TestEveryMethodOnANilReceiverReturnsWithoutPanicking(t *testing.T) {
 		"Stream.Copy":    func() error { return s.Copy(nil, 0, nil, 0, 4) },
 		"Stream.Clear":   func() error { return s.Clear(nil, 0, 4) },
 		"Stream.Launch":  func() error { return s.Launch(nil, recorder.Groups(1, 1, 1)) },
-		"Stream.Empty":   func() error { _, err := s.Empty(4); return err },
+		"Stream.Empty":   func() error { _, err := s.Alloc(4); return err },
 		"Stream.Upload":  func() error { _, err := s.Upload(make([]byte, 4)); return err },
 		"Stream.NewTexture": func() error {
 			_, err := s.NewTexture(recorder.TextureDesc{Width: 1, Height: 1, Format: "r32float"})
@@ -64,7 +64,7 @@ func TestEveryMethodOnANilReceiverReturnsWithoutPanicking(t *testing.T) {
 			return err
 		},
 		"Stream.NewSampler":   func() error { _, err := s.NewSampler(recorder.SamplerDesc{}); return err },
-		"Stream.GraphPrepare": func() error { return s.GraphPrepare() },
+		"Stream.GraphPrepare": func() error { return s.PrepareCapture() },
 		"Stream.BeginCapture": func() error { return s.BeginCapture() },
 		"Stream.EndCapture":   func() error { _, err := s.EndCapture(); return err },
 		"Stream.AbortCapture": func() error { return s.AbortCapture() },

@@ -215,10 +215,10 @@ func TestNumericExtremesAreRefusedWithNamedErrors(t *testing.T) {
 			"Groups(2^31,1,1)":           func() error { return s.Launch(k, recorder.Groups(1<<31, 1, 1), a, b, gputest.U32(64)) },
 			"Groups(1,1,2^32-1)":         func() error { return s.Launch(k, recorder.Groups(1, 1, math.MaxUint32), a, b, gputest.U32(64)) },
 			"Params of 2^16+4 bytes":     func() error { return s.Launch(k, recorder.Groups(1, 1, 1), a, b, make(recorder.Params, 1<<16+4)) },
-			"Empty(2^64-4)":              func() error { _, err := s.Empty(top); return err },
-			"Empty(2^63)":                func() error { _, err := s.Empty(1 << 63); return err },
-			"Empty(0)":                   func() error { _, err := s.Empty(0); return err },
-			"Empty(2^64-1)":              func() error { _, err := s.Empty(math.MaxUint64); return err },
+			"Empty(2^64-4)":              func() error { _, err := s.Alloc(top); return err },
+			"Empty(2^63)":                func() error { _, err := s.Alloc(1 << 63); return err },
+			"Empty(0)":                   func() error { _, err := s.Alloc(0); return err },
+			"Empty(2^64-1)":              func() error { _, err := s.Alloc(math.MaxUint64); return err },
 			"NewTexture 2^32-1 wide": func() error {
 				_, err := s.NewTexture(recorder.TextureDesc{Width: math.MaxUint32, Height: math.MaxUint32, Depth: math.MaxUint32, Format: "rgba32float"})
 				return err

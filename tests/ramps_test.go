@@ -1152,7 +1152,7 @@ func TestAChildGraphCapturedBetweenCountedReplaysKeepsStreamOrder(t *testing.T) 
 		wantAllU32(t, "5 counted replays, then a capture replaying the child", s, x, mx)
 		// An abandoned capture whose warmup replayed the child: the
 		// warmup ran, in order.
-		if err := s.GraphPrepare(); err != nil {
+		if err := s.PrepareCapture(); err != nil {
 			t.Fatal(err)
 		}
 		for range 3 {

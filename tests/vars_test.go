@@ -193,7 +193,7 @@ func TestAVarReleasedWithAValueQueuedStillDeliversIt(t *testing.T) {
 	l.v.Release()
 	// Memory churn: the pool must not hand the Var's page to these.
 	for range 8 {
-		b, err := s.Empty(16)
+		b, err := s.Alloc(16)
 		if err != nil {
 			t.Fatalf("Empty: %v", err)
 		}

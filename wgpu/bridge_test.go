@@ -45,4 +45,5 @@ func (w wrapper) Unwrap() driver.Device { return w.Device }
 type otherHandle struct{}
 
 func (otherHandle) Entry() string  { return "other" }
+func (otherHandle) Label() string  { return "" }
 func (otherHandle) Released() bool { return false }

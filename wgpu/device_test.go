@@ -112,8 +112,10 @@ func TestCompileErrorCarriesTheDiagnostic(t *testing.T) {
 }
 
 // TestKernelIsCachedAndLayoutIsExplicit: asking twice returns the same
-// *Kernel; a declared-but-unused binding is not an argument (the entry
-// point does not use it), while a commented-out one never existed.
+// *Kernel; a declared-but-unused binding is not in Bindings (the entry
+// point does not use it, so the layout leaves it out) but is in
+// DeclaredBindings (the other argument list a launch may pass), while a
+// commented-out one never existed.
 func TestKernelIsCachedAndLayoutIsExplicit(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
 	src := `
@@ -149,6 +151,14 @@ fn run() { out[0] = params.x; }
 	}{[]wgpu.BindingKind{wgpu.BindStorage, wgpu.BindUniform}, [3]uint32{8, 4, 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("declarations read from the source (-want +got):\n%s", diff)
+	}
+	var declared []string
+	for _, b := range k1.DeclaredBindings() {
+		declared = append(declared, b.String())
+	}
+	wantDeclared := []string{"@group(0) @binding(0) out (storage)", "@group(0) @binding(1) unused (read-only storage)", "@group(0) @binding(2) params (uniform)"}
+	if diff := cmp.Diff(wantDeclared, declared); diff != "" {
+		t.Fatalf("DeclaredBindings must list every declared binding, used or not (-want +got):\n%s", diff)
 	}
 	before := drv(t, d).Live().Kernels
 	k1.Release()

@@ -52,9 +52,9 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Arg == "" {
-		return e.Op + ": " + e.Err.Error()
+		return "wgpu: " + e.Op + ": " + e.Err.Error()
 	}
-	return e.Op + ": " + e.Arg + ": " + e.Err.Error()
+	return "wgpu: " + e.Op + ": " + e.Arg + ": " + e.Err.Error()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -115,7 +115,7 @@ type DeviceError struct {
 }
 
 func (e *DeviceError) Error() string {
-	return fmt.Sprintf("%s: %s error: %s", e.Op, e.Type, strings.TrimSpace(e.Message))
+	return fmt.Sprintf("wgpu: %s: %s error: %s", e.Op, e.Type, strings.TrimSpace(e.Message))
 }
 
 func (e *DeviceError) Unwrap() error { return e.Type.sentinel() }
@@ -167,7 +167,7 @@ type CompileError struct {
 }
 
 func (e *CompileError) Error() string {
-	msg := fmt.Sprintf("Kernel: entry %q: %s", e.Entry, strings.TrimSpace(e.Diagnostic))
+	msg := fmt.Sprintf("wgpu: Kernel: entry %q: %s", e.Entry, strings.TrimSpace(e.Diagnostic))
 	if e.Hint != "" {
 		msg += "\nhint: " + e.Hint
 	}
@@ -310,7 +310,7 @@ type AdapterError struct {
 
 func (e *AdapterError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Open: no adapter matches %s; found ", e.Want)
+	fmt.Fprintf(&b, "wgpu: Open: no adapter matches %s; found ", e.Want)
 	switch {
 	case len(e.Found) == 0 && len(e.Unavailable) > 0:
 		b.WriteString("none")

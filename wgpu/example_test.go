@@ -45,5 +45,5 @@ func ExampleParseBackend() {
 	// "Vulkan" → vulkan
 	// "opengl" → gl
 	// "" → auto
-	// ParseBackend: backend="cuda" (want auto, vulkan, metal, dx12 or gl): invalid argument
+	// wgpu: ParseBackend: backend="cuda" (want auto, vulkan, metal, dx12 or gl): invalid argument
 }

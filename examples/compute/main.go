@@ -52,7 +52,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("upload: %w", err)
 	}
-	dst, err := s.Empty(src.Size())
+	dst, err := s.Alloc(src.Size())
 	if err != nil {
 		return fmt.Errorf("allocate the output: %w", err)
 	}

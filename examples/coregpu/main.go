@@ -383,7 +383,7 @@ func newSoftgraph(a *app, gp *gpu.GPU, n, substeps int) (_ *softgraphPath, err e
 	}
 	size := uint64(4 * n)
 	for _, b := range []**recorder.Buffer{&p.pos, &p.vel, &p.energy} {
-		if *b, err = p.s.Empty(size); err != nil {
+		if *b, err = p.s.Alloc(size); err != nil {
 			return nil, err
 		}
 	}

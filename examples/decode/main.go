@@ -181,7 +181,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 // eagerly, then the same step between BeginCapture and EndCapture. The input
 // buffer is written before the window: writes inside it are rejected.
 func capture(s *recorder.Stream, b *block) (*recorder.Graph, error) {
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		return nil, fmt.Errorf("graph prepare: %w", err)
 	}
 	if err := b.feed(s, 0); err != nil {

@@ -101,7 +101,7 @@ func newBlock(dev *wgpu.Device, s *recorder.Stream, hidden, vocab uint32, rng *r
 		{&b.normed, hidden}, {&b.logits, vocab}, {&b.probs, vocab},
 	}
 	for _, a := range activations {
-		if *a.dst, err = s.Empty(4 * uint64(a.n)); err != nil {
+		if *a.dst, err = s.Alloc(4 * uint64(a.n)); err != nil {
 			b.release()
 			return nil, fmt.Errorf("allocate activations: %w", err)
 		}

@@ -61,7 +61,7 @@ func newMLPTarget(s *recorder.Stream, w *workload) (*mlpTarget, error) {
 		return nil, err
 	}
 	for _, b := range []**recorder.Buffer{&t.h, &t.r} {
-		if *b, err = s.Empty(uint64(n) * 4); err != nil {
+		if *b, err = s.Alloc(uint64(n) * 4); err != nil {
 			return nil, err
 		}
 	}

@@ -61,12 +61,12 @@ func newBufTarget(s *recorder.Stream, w *workload) (*bufTarget, error) {
 		return nil, err
 	}
 	if w.pingPong() {
-		if t.bufs[1], err = s.Empty(uint64(w.words) * 4); err != nil {
+		if t.bufs[1], err = s.Alloc(uint64(w.words) * 4); err != nil {
 			return nil, err
 		}
 	}
 	if slices.Contains(w.bindings, roleCounter) {
-		if t.counter, err = s.Empty(4); err != nil {
+		if t.counter, err = s.Alloc(4); err != nil {
 			return nil, err
 		}
 	}

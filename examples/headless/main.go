@@ -143,7 +143,7 @@ func checkAddOne(s *recorder.Stream, n uint32) error {
 		return err
 	}
 	defer src.Release()
-	dst, err := s.Empty(src.Size())
+	dst, err := s.Alloc(src.Size())
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func checkMatMul(s *recorder.Stream, m, n, k uint32) error {
 		return err
 	}
 	defer gb.Release()
-	gc, err := s.Empty(4 * uint64(m*n))
+	gc, err := s.Alloc(4 * uint64(m*n))
 	if err != nil {
 		return err
 	}

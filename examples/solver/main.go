@@ -126,11 +126,11 @@ func NewSolver(dev *wgpu.Device, s *recorder.Stream, n, sweeps int, tol float32,
 	}
 	size := uint64(4 * n * n)
 	for _, b := range []**recorder.Buffer{&sv.u, &sv.v, &sv.diff} {
-		if *b, err = s.Empty(size); err != nil {
+		if *b, err = s.Alloc(size); err != nil {
 			return nil, err
 		}
 	}
-	if sv.state, err = s.Empty(16); err != nil {
+	if sv.state, err = s.Alloc(16); err != nil {
 		return nil, err
 	}
 	return sv, sv.Reset()
@@ -405,7 +405,7 @@ func skipCost(dev *wgpu.Device, s *recorder.Stream, sv *Solver, loop *recorder.G
 	if err != nil {
 		return 0, 0, err
 	}
-	x, err := s.Empty(16)
+	x, err := s.Alloc(16)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -280,7 +280,7 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 	}
 	for _, b := range sizes {
 		var err error
-		if *b.p, err = s.Empty(4 * b.n); err != nil {
+		if *b.p, err = s.Alloc(4 * b.n); err != nil {
 			st.release()
 			return nil, fmt.Errorf("allocate state: %w", err)
 		}

@@ -312,7 +312,7 @@ func TestSampledUnorm8CodesRoundTripExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(dst.Release)
-	out, err := s.Empty(256 * 4)
+	out, err := s.Alloc(256 * 4)
 	if err != nil {
 		t.Fatal(err)
 	}

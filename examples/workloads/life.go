@@ -85,10 +85,10 @@ func NewLife(s *recorder.Stream, width, height int, opts ...LifeOption) (*Life, 
 		return nil, &wgpu.Error{Op: op, Arg: fmt.Sprintf("size=%d×%d needs %d×%d workgroups of %d×%d (limit %d per dimension)", width, height, gx, gy, l.BlockSize(), l.BlockSize(), lim), Err: wgpu.ErrInvalidArgument}
 	}
 	bytes := uint64(width) * uint64(height) * 4
-	if l.cells, err = s.Empty(bytes); err != nil {
+	if l.cells, err = s.Alloc(bytes); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if l.spare, err = s.Empty(bytes); err != nil {
+	if l.spare, err = s.Alloc(bytes); err != nil {
 		l.cells.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

@@ -79,14 +79,14 @@ func NewSort(s *recorder.Stream, n int) (*Sort, error) {
 		}
 	}
 	size := uint64(n) * 4
-	if q.keys, err = s.Empty(size); err != nil {
+	if q.keys, err = s.Alloc(size); err != nil {
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if q.out, err = s.Empty(size); err != nil {
+	if q.out, err = s.Alloc(size); err != nil {
 		q.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	if q.counter, err = s.Empty(4); err != nil {
+	if q.counter, err = s.Alloc(4); err != nil {
 		q.Release()
 		return nil, fmt.Errorf("%s: %w", op, err)
 	}

@@ -207,6 +207,13 @@ type Kernel interface {
 	// Resources are the bindings in launch-argument order: by group, then
 	// binding.
 	Resources() []Resource
+	// Declared are every resource binding the kernel's module declares, by
+	// group, then binding: Resources plus the ones the entry point does not
+	// use (the other argument list a launch may pass, as gosl's generated
+	// code does). Those extra bindings are not in the pipeline layout: the
+	// recorder checks their arguments and binds only Resources. Declared
+	// is Resources when the entry point uses every declared binding.
+	Declared() []Resource
 	// Groups is the number of bind groups its pipeline layout has.
 	Groups() int
 	WorkgroupSize() [3]uint32
@@ -349,6 +356,9 @@ func (l GuardLayout) AtWords(enable, cond uint32) []uint32 {
 // implementations and devices.
 type KernelHandle interface {
 	Entry() string
+	// Label is the kernel's name (wgpu.WithLabel), or "": errors about a
+	// launch name it.
+	Label() string
 	Released() bool
 }
 

@@ -191,7 +191,7 @@ func ReadU32(t testing.TB, s *recorder.Stream, b *recorder.Buffer) []uint32 {
 // Empty makes a buffer of size bytes.
 func Empty(t testing.TB, s *recorder.Stream, size uint64) *recorder.Buffer {
 	t.Helper()
-	b, err := s.Empty(size)
+	b, err := s.Alloc(size)
 	if err != nil {
 		t.Fatalf("Empty(%d): %v", size, err)
 	}
@@ -269,7 +269,7 @@ func Chain(s *recorder.Stream, k *wgpu.Kernel, a, b *recorder.Buffer, n int, ele
 // sealed graph, released when the test ends.
 func Capture(t testing.TB, s *recorder.Stream, step func()) *recorder.Graph {
 	t.Helper()
-	if err := s.GraphPrepare(); err != nil {
+	if err := s.PrepareCapture(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	step()

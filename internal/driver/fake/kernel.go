@@ -18,7 +18,11 @@ type KernelSpec struct {
 	Label string
 	// Resources are the bindings in launch-argument order (by group, then
 	// binding). Groups defaults to the highest group used plus one.
-	Resources     []driver.Resource
+	Resources []driver.Resource
+	// Declared, if set, are every binding the kernel's module declares
+	// (driver.Kernel.Declared): Resources plus unused ones, by group, then
+	// binding. Nil means Resources.
+	Declared      []driver.Resource
 	Groups        int
 	WorkgroupSize [3]uint32
 	// Run executes one dispatch of (x, y, z) workgroups. Bufs[i] is the
@@ -54,8 +58,14 @@ func (k *Kernel) Source() string                { return k.spec.Source }
 func (k *Kernel) Constants() map[string]float64 { return maps.Clone(k.spec.Constants) }
 func (k *Kernel) Resources() []driver.Resource  { return k.spec.Resources }
 func (k *Kernel) Groups() int                   { return k.spec.Groups }
-func (k *Kernel) WorkgroupSize() [3]uint32      { return k.spec.WorkgroupSize }
-func (k *Kernel) Guarded() bool                 { return false }
+func (k *Kernel) Declared() []driver.Resource {
+	if k.spec.Declared == nil {
+		return k.spec.Resources
+	}
+	return k.spec.Declared
+}
+func (k *Kernel) WorkgroupSize() [3]uint32 { return k.spec.WorkgroupSize }
+func (k *Kernel) Guarded() bool            { return false }
 
 // Register adds a kernel to the device, for Compile and as a handle to
 // launch. A later Register of the same entry point replaces it for Compile.

@@ -26,6 +26,16 @@ type Kernel struct {
 	// Resources are the module-scope resources the entry point uses through
 	// its call graph, sorted by (Group, Binding); nil when there are none.
 	Resources []Resource
+	// Declared are the module's resources for a launch that passes an
+	// argument for every binding the module declares (as Cogent Core's gosl
+	// does): Resources plus every module-scope resource the entry point does
+	// not use, one per (group, binding), sorted by (Group, Binding). Where
+	// several unused variables share a (group, binding), the first in
+	// source order stands for it; where a used one shares it, the used one.
+	// An unused declaration that is not a valid resource is left out (the
+	// bundled compiler reports it). It is Resources itself when the entry
+	// point uses every declared resource.
+	Declared []Resource
 	// WorkgroupStorage is what WebGPU counts against
 	// maxComputeWorkgroupStorageSize: the sum, over the var<workgroup> the
 	// entry point uses, of roundUp(16, SizeOf(store type)) (WebGPU §

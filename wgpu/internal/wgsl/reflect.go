@@ -293,9 +293,42 @@ func (c *checker) reflect(entry *fnDecl, k *Kernel) error {
 		}
 		k.Resources = append(k.Resources, *r)
 	}
-	slices.SortFunc(k.Resources, func(a, b Resource) int {
+	bySlot := func(a, b Resource) int {
 		return cmp.Or(cmp.Compare(a.Group, b.Group), cmp.Compare(a.Binding, b.Binding))
-	})
+	}
+	slices.SortFunc(k.Resources, bySlot)
+	k.Declared = k.Resources
+	// The declared-but-unused resources, in source order so the first of
+	// several at one slot stands for it. Their errors are not the entry
+	// point's: an unused declaration does not stop the kernel from
+	// compiling here (the bundled compiler validates the whole module).
+	var unused []*varDecl
+	for _, d := range c.m.names {
+		if v, ok := d.(*varDecl); ok && !seen[v] {
+			unused = append(unused, v)
+		}
+	}
+	slices.SortFunc(unused, func(a, b *varDecl) int { return cmp.Compare(a.pos, b.pos) })
+	var extra []Resource
+	for _, v := range unused {
+		if v.space == "private" || v.space == "workgroup" || v.space == "function" {
+			continue
+		}
+		r, _, err := c.resource(v)
+		if err != nil || r == nil {
+			continue
+		}
+		slot := [2]uint32{r.Group, r.Binding}
+		if at[slot] != nil {
+			continue
+		}
+		at[slot] = v
+		extra = append(extra, *r)
+	}
+	if len(extra) > 0 {
+		k.Declared = append(slices.Clone(k.Resources), extra...)
+		slices.SortFunc(k.Declared, bySlot)
+	}
 	return nil
 }
 

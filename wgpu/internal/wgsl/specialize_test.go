@@ -2,6 +2,7 @@ package wgsl
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +56,24 @@ func (tc specializeCase) entryName() string {
 // resources, nothing else.
 func kernel(resources ...Resource) *Kernel {
 	return &Kernel{WorkgroupSize: [3]uint32{64, 1, 1}, Resources: resources}
+}
+
+// declaring is k whose module also declares the resources unused, which
+// its entry point does not use: Declared lists them with Resources, by
+// (group, binding).
+func declaring(k *Kernel, unused ...Resource) *Kernel {
+	k.Declared = append(slices.Clone(k.Resources), unused...)
+	slices.SortFunc(k.Declared, func(a, b Resource) int {
+		ka, kb := uint64(a.Group)<<32|uint64(a.Binding), uint64(b.Group)<<32|uint64(b.Binding)
+		switch {
+		case ka < kb:
+			return -1
+		case ka > kb:
+			return 1
+		}
+		return 0
+	})
+	return k
 }
 
 var specializeCases = []specializeCase{
@@ -351,11 +370,11 @@ var specializeCases = []specializeCase{
 			"fn mid(i: u32) -> f32 { return a[i] + leaf(i); }\n" +
 			"fn never() -> f32 { return unused[0]; }\n" +
 			"@compute @workgroup_size(64)\nfn main() { out[0] = mid(0u); }\n",
-		want: kernel(
+		want: declaring(kernel(
 			Resource{Binding: 0, Name: "a", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			Resource{Binding: 1, Name: "b", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			at(out, 0, 3),
-		),
+		), Resource{Binding: 2, Name: "unused", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead}),
 	},
 	{
 		name: "another entry point's resources do not matter, even at the same binding",
@@ -364,7 +383,23 @@ var specializeCases = []specializeCase{
 			"@group(1) @binding(0) var<uniform> elsewhere: vec4f;\n" +
 			"@compute @workgroup_size(8)\nfn second() { other[0] = bitcast<u32>(elsewhere.x); }\n" +
 			useOut,
-		want: kernel(out),
+		// other shares out's slot, which main uses: out stands for it.
+		want: declaring(kernel(out), Resource{Group: 1, Name: "elsewhere", Kind: ResourceUniform, Type: "vec4f", MinSize: 16}),
+	},
+	{
+		// gosl's shared header declares every variable in every kernel's
+		// module: a launch may pass them all (wgpu.Kernel.DeclaredBindings).
+		name: "Declared lists each declared resource slot once, the first in source order, and no private or workgroup var",
+		src: outDecl +
+			"@group(1) @binding(0) var<storage> strides: array<u32>;\n" +
+			"@group(1) @binding(0) var<storage> again: array<f32>;\n" +
+			"var<private> p: f32;\n" +
+			"var<workgroup> w: array<f32, 4>;\n" +
+			"@group(0) @binding(1) var<uniform> params: vec4f;\n" +
+			useOut,
+		want: declaring(kernel(out),
+			Resource{Binding: 1, Name: "params", Kind: ResourceUniform, Type: "vec4f", MinSize: 16},
+			Resource{Group: 1, Name: "strides", Kind: ResourceReadOnlyStorage, Type: "array<u32>", MinSize: 4, Access: AccessRead}),
 	},
 	{
 		name: "parameters and locals shadow module-scope names; member names are not references",
@@ -383,11 +418,12 @@ var specializeCases = []specializeCase{
 			"  out[2] = c;\n" +
 			"  let d = d[0];\n" +
 			"  out[3] = d;\n}\n",
-		want: kernel(
+		want: declaring(kernel(
 			Resource{Binding: 2, Name: "c", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			Resource{Binding: 3, Name: "d", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			at(out, 0, 4),
-		),
+		), Resource{Name: "a", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
+			Resource{Binding: 1, Name: "b", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead}),
 	},
 	{
 		name: "a local declared in a nested block stops shadowing at the block's end",
@@ -667,6 +703,9 @@ func TestSpecializeKeepsItsContract(t *testing.T) {
 				want.Source = tc.src
 			}
 			want.Entry, want.Stage = tc.entryName(), StageCompute
+			if want.Declared == nil {
+				want.Declared = want.Resources // the module declares only what main uses
+			}
 			if diff := cmp.Diff(&want, k); diff != "" {
 				t.Errorf("Specialize returned a different Kernel (-want +got):\n%s", diff)
 			}
@@ -707,6 +746,9 @@ func TestCommentsAndLineBreaksBetweenTokensChangeNothing(t *testing.T) {
 			}
 			want := *tc.want
 			want.Entry, want.Stage = tc.entryName(), StageCompute
+			if want.Declared == nil {
+				want.Declared = want.Resources
+			}
 			want.Source, k.Source = "", ""
 			if diff := cmp.Diff(&want, k); diff != "" {
 				t.Errorf("comments between tokens changed the Kernel (-want +got):\n%s", diff)
