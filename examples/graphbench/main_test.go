@@ -193,7 +193,11 @@ func checkRow(t *testing.T, r row) {
 	// fused. The other workloads are pointwise chains.
 	switch r.Workload {
 	case "life", "sort":
-		want := fmt.Sprintf("fused: 0 chains of 0 dispatches; not fused: %d adjacent pairs (", r.GraphLen-1)
+		pairs := fmt.Sprintf("%d adjacent pairs", r.GraphLen-1)
+		if r.GraphLen == 2 {
+			pairs = "1 adjacent pair"
+		}
+		want := "fused: 0 chains of 0 dispatches; not fused: " + pairs + " ("
 		if r.FusedDispatches != r.GraphLen || !strings.HasPrefix(r.Fusion, want) || !strings.Contains(r.Fusion, " × kernel main: ") {
 			t.Errorf("%s: nothing fuses, so the fused graph keeps its %d dispatches (got %d) and says why for every pair:\n got %q\nwant prefix %q", r.Config, r.GraphLen, r.FusedDispatches, r.Fusion, want)
 		}
