@@ -137,7 +137,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 			sources[n.k] = src
 			pw, err = wgpu.AnalyzePointwise(src, n.k.Entry())
 			if err == nil && floatsNotExact(s.dev.Info()) && floatKernel.MatchString(src) {
-				pw, why = nil, "it computes in floating point, which this device's compiler does not keep bit-exact across fusion (NaN and infinity results differed)"
+				pw, why = nil, "it computes in floating point, which this adapter's compiler does not keep bit-exact across fusion (FusesFloatKernels)"
 				break
 			}
 			if err != nil {
@@ -603,19 +603,20 @@ func fusedAliasing(nodes []node) error {
 	return nil
 }
 
-// floatsNotExact reports whether the device's compiler is known to compute
-// a float kernel's non-finite results differently once fused, so that
-// fusion leaves float kernels unfused there. NVIDIA's (Vulkan and OpenGL,
-// on the H200) does: naga declares no float controls (Vulkan's
-// SignedZeroInfNanPreserve, GLSL's precise), so the compiler may assume no
-// NaN or infinity occurs, and a kernel whose values are NaN computed a
-// number in 6 of 1000 random fused chains, the same part's code with the
-// same loads, only compiled inside a larger function. Integer kernels
-// fuse everywhere; float kernels fuse where that was not seen (lavapipe,
-// llvmpipe; docs/fusion.md).
+// FusesFloatKernels reports whether WithFusion fuses kernels that compute
+// in floating point on an adapter: not on OpenGL nor on NVIDIA adapters,
+// whose compilers computed a float kernel's NaN results differently once
+// fused (NaN as 2.25, from min and max of a NaN, on llvmpipe's GL and the
+// H200's Vulkan alike, in the same part code with the same loads): naga
+// declares no float controls (Vulkan's SignedZeroInfNanPreserve, GLSL's
+// precise), and GLSL and SPIR-V leave min and max of a NaN undefined, so
+// no WGSL construct keeps those bits. Integer kernels fuse everywhere
+// (docs/fusion.md).
+func FusesFloatKernels(info wgpu.AdapterInfo) bool { return !floatsNotExact(info) }
+
 func floatsNotExact(info wgpu.AdapterInfo) bool {
 	v := strings.ToLower(info.Vendor + " " + info.Name)
-	return strings.Contains(v, "nvidia") || strings.Contains(v, "0x10de") || info.Vendor == "4318"
+	return info.Backend == wgpu.BackendGL || strings.Contains(v, "nvidia") || strings.Contains(v, "0x10de") || info.Vendor == "4318"
 }
 
 // floatKernel matches WGSL that names a float type or writes a float

@@ -499,26 +499,22 @@ func live(t testing.TB, d *wgpu.Device) driver.Live {
 // against the old names keeps working unchanged.
 func TestDeprecatedNamesDoWhatTheirReplacementsDo(t *testing.T) {
 	_, s := gputest.OpenStream(t)
-	//lint:ignore SA1019 the deprecated alias is what this test checks
 	b, err := s.Empty(64)
 	if err != nil || b.Size() != 64 {
 		t.Fatalf("Empty(64) = %v, %v; want a 64-byte buffer like Alloc(64)", b, err)
 	}
 	b.Release()
-	//lint:ignore SA1019 the deprecated alias is what this test checks
 	_, oldErr := s.Empty(6)
 	_, newErr := s.Alloc(6)
 	if oldErr == nil || oldErr.Error() != newErr.Error() {
 		t.Errorf("Empty(6) must be refused as Alloc(6) is: got %v, want %v", oldErr, newErr)
 	}
-	//lint:ignore SA1019 the deprecated alias is what this test checks
 	if err := s.GraphPrepare(); err != nil {
 		t.Fatalf("GraphPrepare: %v", err)
 	}
 	if got := s.State(); got != lifecycle.Prepare {
 		t.Errorf("GraphPrepare must move the stream to Prepare as PrepareCapture does; state %v", got)
 	}
-	//lint:ignore SA1019 the deprecated alias is what this test checks
 	oldErr = s.GraphPrepare()
 	newErr = s.PrepareCapture()
 	if oldErr == nil || oldErr.Error() != newErr.Error() {

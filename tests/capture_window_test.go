@@ -272,7 +272,7 @@ func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 		"StartProfile":             {func() error { _, err := s.StartProfile(); return err }, false},
 		"AbortCapture":             {s.AbortCapture, false},
 		"Trim":                     {func() error { _, err := s.Trim(); return err }, false},
-		"GraphPrepare":             {s.GraphPrepare, false},
+		"GraphPrepare":             {s.PrepareCapture, false},
 		"Replay of an older graph": {old.Replay, true},
 	}
 	for name, c := range cases {

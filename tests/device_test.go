@@ -130,7 +130,7 @@ func (w *deviceWorld) calls() []call {
 			}},
 			call{p("StartProfile"), func() error { _, err := s.StartProfile(); return err }},
 			call{p("EndProfile"), func() error { _, err := s.EndProfile(w.tok); return err }},
-			call{p("GraphPrepare"), s.GraphPrepare},
+			call{p("GraphPrepare"), s.PrepareCapture},
 			call{p("BeginCapture"), s.BeginCapture},
 			call{p("EndCapture"), func() error { return endCaptureErr(s) }},
 			call{p("AbortCapture"), s.AbortCapture},

@@ -517,7 +517,7 @@ func maxBufferChildRun(t *testing.T, spec string) maxBufferOutcome {
 		// Room for the Go heap and the driver's threads, not for the buffer.
 		out.Limited = limitAddressSpace(size / 2)
 	}
-	b, err := s.Empty(size)
+	b, err := s.Alloc(size)
 	if err != nil {
 		out.Err = err.Error()
 		out.OutOfMemory = errors.Is(err, wgpu.ErrOutOfMemory)

@@ -73,7 +73,7 @@ func closeInOrderWhileOthersWork(t *testing.T, order []int) {
 						return nil, err
 					}
 					defer a.Release()
-					b, err := w.s.Empty(a.Size())
+					b, err := w.s.Alloc(a.Size())
 					if err != nil {
 						return nil, err
 					}
