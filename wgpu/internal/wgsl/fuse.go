@@ -249,10 +249,6 @@ func fusePart(k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot 
 			rename[name] = prefix + name
 		}
 	}
-	type edit struct {
-		start, end int
-		text       string
-	}
 	var edits, spans []edit       // spans replace whole regions; edits inside them are dropped
 	promoted := map[string]bool{} // read-only storage declared read_write here
 	for _, name := range pw.Unused {
@@ -344,17 +340,7 @@ func fusePart(k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot 
 		}
 		edits = append(edits, edit{l.pos, l.end, to})
 	}
-	edits = append(edits, spans...)
-	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
-	var b strings.Builder
-	at := 0
-	for _, e := range edits {
-		b.WriteString(src[at:e.start])
-		b.WriteString(e.text)
-		at = e.end
-	}
-	b.WriteString(src[at:])
-	return b.String(), nil
+	return applyEdits(src, append(edits, spans...)), nil
 }
 
 // fuseType spells a resource's type when it names nothing of the module

@@ -32,6 +32,12 @@ func BindOverrides(src string, constants map[string]float64) (string, error) {
 		}
 		edits = append(edits, edit{o.start, o.end, text})
 	}
+	return applyEdits(src, edits), nil
+}
+
+// applyEdits is src with each edit's span replaced by its text; the spans
+// must not overlap.
+func applyEdits(src string, edits []edit) string {
 	slices.SortFunc(edits, func(a, b edit) int { return a.start - b.start })
 	var b strings.Builder
 	at := 0
@@ -41,7 +47,7 @@ func BindOverrides(src string, constants map[string]float64) (string, error) {
 		at = e.end
 	}
 	b.WriteString(src[at:])
-	return b.String(), nil
+	return b.String()
 }
 
 // overrideConst is the const declaration override o becomes, its line
