@@ -501,6 +501,7 @@ func (s *Stream) fusedKernel(src, entry string) (*wgpu.Kernel, string, error) {
 	start := time.Now()
 	k, err := s.dev.Kernel(src, entry, wgpu.Private())
 	s.fusionCompile += time.Since(start)
+	s.fusionCompiles++
 	switch {
 	case errors.Is(err, wgpu.ErrCompile), errors.Is(err, wgpu.ErrValidation), errors.Is(err, wgpu.ErrInvalidArgument):
 		return nil, "the fused kernel did not compile: " + err.Error(), nil
@@ -551,13 +552,14 @@ func pinUnfused(pins *pinSet, nodes []node) {
 // the unfused ones stay in g.fusion for Rebind, and the fused kernels are
 // g's to release. The caller holds s.mu.
 func (s *Stream) fuseGraph(g *Graph) error {
-	before := s.fusionCompile
+	before, compiles := s.fusionCompile, s.fusionCompiles
 	nodes, fz, kernels, err := s.fuseNodes(lifecycle.EndCapture, g.nodes, g.pins)
 	if err != nil {
 		return err
 	}
 	g.nodes, g.fusion, g.kernels = nodes, fz, append(g.kernels, kernels...)
 	g.stats.FusionCompileTime = s.fusionCompile - before
+	g.stats.FusionCompiles = s.fusionCompiles - compiles
 	return nil
 }
 

@@ -107,6 +107,9 @@ type GraphStats struct {
 	// kernels (WithFusion): zero when every chain's kernel was one the
 	// stream's graphs already held.
 	FusionCompileTime time.Duration
+	// FusionCompiles counts the fused kernels compiled for the graph:
+	// chains whose kernel a graph of the stream already held count none.
+	FusionCompiles int
 }
 
 // seal turns a recording into a Graph: control flow is lowered to plain

@@ -47,9 +47,10 @@ type Stream struct {
 	// fused holds the fused kernels the stream's graphs use, by source,
 	// and fusedOf the same by kernel; fusionCompile is the time spent
 	// compiling them (fusion.go). Guarded by mu.
-	fused         map[string]*fusedKernel
-	fusedOf       map[*wgpu.Kernel]*fusedKernel
-	fusionCompile time.Duration
+	fused          map[string]*fusedKernel
+	fusedOf        map[*wgpu.Kernel]*fusedKernel
+	fusionCompile  time.Duration
+	fusionCompiles int
 
 	// closeStarted picks the one Close (or CloseContext) that tears the
 	// stream down; closing is set by it before it takes mu, so calls are
