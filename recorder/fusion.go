@@ -136,8 +136,8 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		default:
 			sources[n.k] = src
 			pw, err = wgpu.AnalyzePointwise(src, n.k.Entry())
-			if err == nil && floatsNotExact(s.dev.Info()) && floatKernel.MatchString(src) {
-				pw, why = nil, "it computes in floating point, which this adapter's compiler does not keep bit-exact across fusion (FusesFloatKernels)"
+			if err == nil && pw.NaNSensitive && floatsNotExact(s.dev.Info()) && floatKernel.MatchString(src) {
+				pw, why = nil, "it compares floats or takes their min or max, whose NaN results this adapter's compiler does not keep across fusion (FusesFloatKernels)"
 				break
 			}
 			if err != nil {
@@ -605,15 +605,17 @@ func fusedAliasing(nodes []node) error {
 	return nil
 }
 
-// FusesFloatKernels reports whether WithFusion fuses kernels that compute
-// in floating point on an adapter: not on OpenGL nor on NVIDIA adapters,
-// whose compilers computed a float kernel's NaN results differently once
-// fused (NaN as 2.25, from min and max of a NaN, on llvmpipe's GL and the
-// H200's Vulkan alike, in the same part code with the same loads): naga
-// declares no float controls (Vulkan's SignedZeroInfNanPreserve, GLSL's
-// precise), and GLSL and SPIR-V leave min and max of a NaN undefined, so
-// no WGSL construct keeps those bits. Integer kernels fuse everywhere
-// (docs/fusion.md).
+// FusesFloatKernels reports whether WithFusion fuses, on an adapter, the
+// float kernels that compare floats or take their min or max
+// (wgpu.Pointwise.NaNSensitive): not on OpenGL nor on NVIDIA adapters,
+// whose compilers computed such a kernel's NaN results differently once
+// fused (NaN as 2.25, from a max of a NaN, on llvmpipe's GL and the H200's
+// Vulkan alike, in the same part code with the same loads): naga declares
+// no float controls (Vulkan's SignedZeroInfNanPreserve, GLSL's precise),
+// GLSL and SPIR-V leave min and max of a NaN undefined, and a compiler
+// that assumes no NaN turns select(x, y, x > y) into a max, so no WGSL
+// construct keeps those bits. Float arithmetic and the other builtins, and
+// integer kernels, fuse everywhere (docs/fusion.md).
 func FusesFloatKernels(info wgpu.AdapterInfo) bool { return !floatsNotExact(info) }
 
 func floatsNotExact(info wgpu.AdapterInfo) bool {

@@ -18,7 +18,6 @@ import (
 // graph and both streams' words of the buffers mk returned.
 func formsRun(t *testing.T, d *wgpu.Device, mk func(s *recorder.Stream) []*recorder.Buffer, step func(s *recorder.Stream, bs []*recorder.Buffer) error) (*recorder.Graph, [2][][]uint32) {
 	t.Helper()
-	skipUnlessFloatsFuse(t, d)
 	var out [2][][]uint32
 	var fused *recorder.Graph
 	for i, s := range []*recorder.Stream{gputest.Stream(t, d, recorder.WithFusion(true)), gputest.Stream(t, d)} {
@@ -213,7 +212,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 func TestFusedKernelsCompileOncePerSourceWhileAGraphHoldsThem(t *testing.T) {
 	const n = 1000
 	d := gputest.Open(t, wgpu.Options{})
-	skipUnlessFloatsFuse(t, d)
 	s := gputest.Stream(t, d, recorder.WithFusion(true))
 	k := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read_write> y: array<f32>;
 @compute @workgroup_size(64)

@@ -41,18 +41,21 @@ type randKernel struct {
 	inPlace bool   // it reads out too
 	twoD    bool   // @workgroup_size(8, 8), index gid.x + gid.y * 32u
 	params  bool   // it binds a uniform p {n, c}
+	arith   bool   // f32 without comparisons, min or max: it fuses everywhere
 	k       *wgpu.Kernel
 }
 
 // randExpr writes a random expression of type typ over leaves; no
 // operation has only literals for operands (a constant expression that
 // overflows or divides by zero does not compile).
-func randExpr(rng *rand.Rand, typ string, leaves []string, depth int) string {
-	e, _ := randExprConst(rng, typ, leaves, depth)
+func randExpr(rng *rand.Rand, typ string, leaves []string, depth int, arithmetic bool) string {
+	e, _ := randExprConst(rng, typ, leaves, depth, arithmetic)
 	return e
 }
 
-func randExprConst(rng *rand.Rand, typ string, leaves []string, depth int) (string, bool) {
+// randExprConst is randExpr, and whether the expression is a literal;
+// arithmetic leaves out float comparisons, min and max.
+func randExprConst(rng *rand.Rand, typ string, leaves []string, depth int, arithmetic bool) (string, bool) {
 	if depth == 0 || rng.Intn(4) == 0 {
 		if rng.Intn(5) == 0 {
 			if typ == "f32" {
@@ -62,16 +65,25 @@ func randExprConst(rng *rand.Rand, typ string, leaves []string, depth int) (stri
 		}
 		return leaves[rng.Intn(len(leaves))], false
 	}
-	x, cx := randExprConst(rng, typ, leaves, depth-1)
-	y, cy := randExprConst(rng, typ, leaves, depth-1)
+	x, cx := randExprConst(rng, typ, leaves, depth-1, arithmetic)
+	y, cy := randExprConst(rng, typ, leaves, depth-1, arithmetic)
 	if cx && cy {
 		y = leaves[rng.Intn(len(leaves))]
 	}
 	ops := []string{"+", "-", "*", "/", "min", "max", "select"}
-	if typ == "u32" {
+	switch {
+	case typ == "u32":
 		ops = append(ops, "^", "%")
+	case arithmetic:
+		// Float arithmetic and builtins with NaN results defined: the
+		// float kernels that fuse on every adapter.
+		ops = []string{"+", "-", "*", "/", "exp", "tanh", "sqrt", "abs", "fma"}
 	}
 	switch op := ops[rng.Intn(len(ops))]; op {
+	case "exp", "tanh", "sqrt", "abs":
+		return fmt.Sprintf("%s(%s)", op, x), false
+	case "fma":
+		return fmt.Sprintf("fma(%s, %s, %s)", x, y, leaves[rng.Intn(len(leaves))]), false
 	case "min", "max":
 		return fmt.Sprintf("%s(%s, %s)", op, x, y), false
 	case "select":
@@ -84,6 +96,7 @@ func randExprConst(rng *rand.Rand, typ string, leaves []string, depth int) (stri
 // newRandKernel writes one kernel's WGSL.
 func newRandKernel(rng *rand.Rand, typ string, twoD bool) *randKernel {
 	k := &randKernel{typ: typ, nin: 1 + rng.Intn(3), inPlace: rng.Intn(3) == 0, twoD: twoD, params: rng.Intn(4) != 0}
+	k.arith = typ == "f32" && rng.Intn(2) == 0
 	var b strings.Builder
 	if k.params {
 		fmt.Fprintf(&b, "struct P { n: u32, c: %s, _p0: u32, _p1: u32 }\n", typ)
@@ -113,7 +126,7 @@ func newRandKernel(rng *rand.Rand, typ string, twoD bool) *randKernel {
 	if helper {
 		// Every kernel calls its helper f: the fused module must keep them
 		// apart.
-		fmt.Fprintf(&b, "fn f(x: %s, y: %s) -> %s { return %s; }\n", typ, typ, typ, randExpr(rng, typ, []string{"x", "y"}, 2))
+		fmt.Fprintf(&b, "fn f(x: %s, y: %s) -> %s { return %s; }\n", typ, typ, typ, randExpr(rng, typ, []string{"x", "y"}, 2, k.arith))
 	}
 	if twoD {
 		b.WriteString("@compute @workgroup_size(8, 8)\n")
@@ -141,14 +154,14 @@ func newRandKernel(rng *rand.Rand, typ string, twoD bool) *randKernel {
 	if k.inPlace {
 		b.WriteString("\tlet old = out[i];\n")
 	}
-	fmt.Fprintf(&b, "\tvar t = %s;\n", randExpr(rng, typ, leaves, 3))
+	fmt.Fprintf(&b, "\tvar t = %s;\n", randExpr(rng, typ, leaves, 3, k.arith))
 	if helper {
 		fmt.Fprintf(&b, "\tt = f(t, %s);\n", leaves[rng.Intn(len(leaves))])
 	}
 	if private {
-		fmt.Fprintf(&b, "\tacc = t;\n\tacc = %s;\n\tt = acc;\n", randExpr(rng, typ, append(leaves, "acc"), 2))
+		fmt.Fprintf(&b, "\tacc = t;\n\tacc = %s;\n\tt = acc;\n", randExpr(rng, typ, append(leaves, "acc"), 2, k.arith))
 	}
-	fmt.Fprintf(&b, "\tout[i] = %s;\n}\n", randExpr(rng, typ, append(leaves, "t", "t"), 2))
+	fmt.Fprintf(&b, "\tout[i] = %s;\n}\n", randExpr(rng, typ, append(leaves, "t", "t"), 2, k.arith))
 	k.src = b.String()
 	// A declared p the body never reads is not bound (and stays in the
 	// module: fusion drops such declarations).
@@ -295,7 +308,7 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 	}
 	chains := randChains(t)
 	var failures []string
-	plain, fused, fusedGraphs, nanOnly := 0, 0, 0, 0
+	plain, fused, fusedGraphs, fusedFloat, nanOnly := 0, 0, 0, 0, 0
 	start := time.Now()
 	for c := range chains {
 		typ := []string{"f32", "u32"}[rng.Intn(2)]
@@ -366,6 +379,9 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 		fused += graphs[0].Stats().Dispatches
 		if graphs[0].Stats().Dispatches < graphs[1].Stats().Dispatches {
 			fusedGraphs++
+			if typ == "f32" {
+				fusedFloat++
+			}
 		}
 		for _, g := range graphs {
 			g.Release()
@@ -378,8 +394,8 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random chains (seed %d) in %v: %d dispatches plain, %d fused; %d of %d graphs fused something; %d differed; %d differed only in a NaN's sign or payload",
-		chains, seed, time.Since(start).Round(time.Millisecond), plain, fused, fusedGraphs, chains, len(failures), nanOnly)
+	t.Logf("%d random chains (seed %d) in %v: %d dispatches plain, %d fused; %d of %d graphs fused something (%d of them f32); %d differed; %d differed only in a NaN's sign or payload",
+		chains, seed, time.Since(start).Round(time.Millisecond), plain, fused, fusedGraphs, chains, fusedFloat, len(failures), nanOnly)
 	for i, f := range failures {
 		if i == 3 {
 			t.Errorf("... and %d more differing chains", len(failures)-3)

@@ -20,6 +20,11 @@ func (l *lowerer) call(e *callExpr) *ty {
 	return t
 }
 
+// nanUndefined are the builtins whose result on a NaN operand SPIR-V's
+// GLSL.std.450 (FMin, FMax, FClamp) or GLSL leaves undefined, and those
+// specified through them (Kernel.NaNSensitive).
+var nanUndefined = map[string]bool{"min": true, "max": true, "clamp": true, "saturate": true, "step": true, "smoothstep": true, "sign": true}
+
 // builtinRewrites records the rewrites of a call e of a predeclared
 // function with arguments, typed t by callType, and returns its type: the
 // packed-integer builtins take their signature's.
@@ -32,6 +37,9 @@ func (l *lowerer) builtinRewrites(e *callExpr, t *ty) *ty {
 		t = sig[len(sig)-1]
 	}
 	t0 := l.types[e.args[0]]
+	if nanUndefined[name] && (t0 == nil || leaf(t0).isFloat()) {
+		l.c.nanSensitive = true
+	}
 	if (name == "clamp" || name == "min" || name == "max") && abstractTy(t0) && t != nil && !abstractTy(t) {
 		// The arguments convert to one type, the result's: an
 		// abstract first argument takes the others' (clamp(1, 1, 1f)

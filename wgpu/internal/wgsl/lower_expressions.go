@@ -173,6 +173,9 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	case "==", "!=", "<", "<=", ">", ">=":
 		comparison = true
 	}
+	if comparison && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) {
+		l.c.nanSensitive = true
+	}
 	if tx == nil || ty_ == nil {
 		if comparison {
 			return scalarTy(scalarBool)

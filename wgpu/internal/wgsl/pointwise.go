@@ -59,6 +59,9 @@ type Pointwise struct {
 	// never uses (a family of kernels sharing one header): the fused
 	// module drops them, since no binding is made for them.
 	Unused []string
+	// NaNSensitive is Kernel.NaNSensitive: the module compares floats or
+	// takes their min or max.
+	NaNSensitive bool
 }
 
 // pointwiseBuiltins are the builtin values a pointwise entry point may take,
@@ -124,7 +127,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, NaNSensitive: k.NaNSensitive}, nil
 }
 
 type pointwiseAnalysis struct {
