@@ -96,6 +96,9 @@ type fusedPart struct {
 	pw  *wgpu.Pointwise
 	at  int    // n's index in the unfused nodes
 	src string // n's kernel's source, its overrides bound
+	// notPointwise says why a producer (pw.Producer) is not pointwise:
+	// it can begin a chain only.
+	notPointwise string
 }
 
 // fusedKernel is a compiled fused kernel and the graphs holding it: a
@@ -118,6 +121,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	analysed := map[driver.Kernel]*wgpu.Pointwise{}
 	reasons := map[driver.Kernel]string{}
 	sources := map[driver.Kernel]string{}
+	notPointwise := map[driver.Kernel]string{} // a producer's reason not to join a chain
 	analyse := func(n *node) (*wgpu.Pointwise, string) {
 		if pw, ok := analysed[n.k]; ok {
 			return pw, reasons[n.k]
@@ -136,8 +140,18 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		default:
 			sources[n.k] = src
 			pw, err = wgpu.AnalyzePointwise(src, n.k.Entry())
-			if err == nil && pw.NaNSensitive && floatsNotExact(s.dev.Info()) && floatKernel.MatchString(src) {
-				pw, why = nil, "it compares floats or takes their min or max, whose NaN results this adapter's compiler does not keep across fusion (FusesFloatKernels)"
+			if errors.Is(err, wgpu.ErrNotPointwise) {
+				// Not pointwise, but perhaps an epilogue's producer: it
+				// can begin a chain, and its pairs keep the reason.
+				if pr, perr := wgpu.AnalyzeProducer(src, n.k.Entry()); perr == nil {
+					var pe *wgpu.PointwiseError
+					errors.As(err, &pe)
+					notPointwise[n.k] = pe.Reason
+					pw, err = pr, nil
+				}
+			}
+			if err == nil && pw.ContextDependent && floatKernel.MatchString(src) {
+				pw, why = nil, "it compares floats, takes their min or max, or calls fma, which a compiler may compute differently in another context (docs/fusion.md)"
 				break
 			}
 			if err != nil {
@@ -207,7 +221,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 				pw, why = nil, fmt.Sprintf("its index %s is not one-to-one over %s", pw.Index, n.d.label())
 			}
 		}
-		part := fusedPart{n: n, pw: pw, at: i, src: sources[n.k]}
+		part := fusedPart{n: n, pw: pw, at: i, src: sources[n.k], notPointwise: notPointwise[n.k]}
 		if pw != nil && len(chain) > 0 {
 			j := s.joins(chain, part)
 			if j == "" {
@@ -247,11 +261,15 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 	switch {
 	case len(chain) >= maxFusedParts:
 		return fmt.Sprintf("a fused kernel runs at most %d dispatches", maxFusedParts)
-	case p.pw.Workgroup != head.pw.Workgroup:
+	case p.pw.Producer:
+		return fmt.Sprintf("kernel %s is not pointwise (%s): it can begin a chain only, as an epilogue's producer", p.n.name(), p.notPointwise)
+	case p.pw.Workgroup != head.pw.Workgroup && !p.pw.GlobalOnly():
 		return fmt.Sprintf("workgroup size %s, not %s", workgroupLabel(p.pw.Workgroup), workgroupLabel(head.pw.Workgroup))
-	case p.n.d != head.n.d:
+	case p.pw.Workgroup == head.pw.Workgroup && p.n.d != head.n.d:
 		return fmt.Sprintf("%s, not %s", p.n.d.label(), head.n.d.label())
-	case p.pw.Index != head.pw.Index:
+	case p.pw.Workgroup != head.pw.Workgroup && extent(p) != extent(head):
+		return fmt.Sprintf("%s of %s workgroups covers %v invocations, not %v", p.n.d.label(), workgroupLabel(p.pw.Workgroup), extent(p), extent(head))
+	case !wgpu.FuseJoins(head.pw, p.pw):
 		return fmt.Sprintf("invocation index %s, not %s", p.pw.Index, head.pw.Index)
 	}
 	all := append(append([]fusedPart(nil), chain...), p)
@@ -274,6 +292,14 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 		return fmt.Sprintf("the fused kernel would bind %d buffers (maxBindingsPerBindGroup %d)", storage+uniform, lim.MaxBindingsPerBindGroup)
 	}
 	return ""
+}
+
+// extent is the global invocation ids a part's dispatch covers, per
+// dimension: parts of different workgroup sizes that take only the global
+// id run as one when their extents agree.
+func extent(p fusedPart) [3]uint64 {
+	wg := p.pw.Workgroup
+	return [3]uint64{uint64(wg[0]) * uint64(p.n.d.x), uint64(wg[1]) * uint64(p.n.d.y), uint64(wg[2]) * uint64(p.n.d.z)}
 }
 
 // workgroupLabel spells a workgroup size as WGSL does, dimensions of 1 at
@@ -436,7 +462,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	for k := range chain {
 		p := &chain[k]
 		res := p.n.k.Resources()
-		fp := wgpu.FusePart{Source: p.src, Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res))}
+		fp := wgpu.FusePart{Source: p.src, Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res)), Producer: p.pw.Producer}
 		for j := range p.n.acc {
 			a := p.n.acc[j]
 			rw := a.kind == accessBuffer && written[memory(&a)] && res[j].Kind != driver.ResourceUniform
@@ -603,24 +629,6 @@ func fusedAliasing(nodes []node) error {
 		}
 	}
 	return nil
-}
-
-// FusesFloatKernels reports whether WithFusion fuses, on an adapter, the
-// float kernels that compare floats or take their min or max
-// (wgpu.Pointwise.NaNSensitive): not on OpenGL nor on NVIDIA adapters,
-// whose compilers computed such a kernel's NaN results differently once
-// fused (NaN as 2.25, from a max of a NaN, on llvmpipe's GL and the H200's
-// Vulkan alike, in the same part code with the same loads): naga declares
-// no float controls (Vulkan's SignedZeroInfNanPreserve, GLSL's precise),
-// GLSL and SPIR-V leave min and max of a NaN undefined, and a compiler
-// that assumes no NaN turns select(x, y, x > y) into a max, so no WGSL
-// construct keeps those bits. Float arithmetic and the other builtins, and
-// integer kernels, fuse everywhere (docs/fusion.md).
-func FusesFloatKernels(info wgpu.AdapterInfo) bool { return !floatsNotExact(info) }
-
-func floatsNotExact(info wgpu.AdapterInfo) bool {
-	v := strings.ToLower(info.Vendor + " " + info.Name)
-	return info.Backend == wgpu.BackendGL || strings.Contains(v, "nvidia") || strings.Contains(v, "0x10de") || info.Vendor == "4318"
 }
 
 // floatKernel matches WGSL that names a float type or writes a float

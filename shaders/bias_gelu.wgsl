@@ -3,6 +3,8 @@
 //   gelu(v) = 0.5 * v * (1 + tanh(sqrt(2/pi) * (v + 0.044715 * v^3))).
 // The tanh argument is clamped to [-10, 10], where tanh is already ±1 in f32:
 // some drivers compute tanh through exp and return NaN for large arguments.
+// The clamp compares bits, not floats, so the kernel computes the same bits
+// fused as alone (docs/fusion.md).
 // One invocation per element: dispatch ElementwiseGroups(rows*cols).
 
 struct Params {
@@ -24,7 +26,11 @@ fn bias_gelu(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgro
 	let i = gid.y * nwg.x * 256u + gid.x;
 	if (i < p.rows * p.cols) {
 		let v = x[i] + bias[i % p.cols];
-		let t = clamp(sqrt_2_over_pi * (v + 0.044715 * v * v * v), -10.0, 10.0);
+		let a = sqrt_2_over_pi * (v + 0.044715 * v * v * v);
+		// |a| > 10 (or NaN) by its bits: an integer compare computes the
+		// same in every context, where a clamp of a NaN is undefined.
+		let big = (bitcast<u32>(a) & 0x7fffffffu) > 0x41200000u;
+		let t = select(a, bitcast<f32>((bitcast<u32>(a) & 0x80000000u) | 0x41200000u), big);
 		y[i] = 0.5 * v * (1.0 + tanh(t));
 	}
 }

@@ -190,7 +190,6 @@ func fuseInit(rng *rand.Rand, nbuf int) ([][]float32, []float32) {
 func fusePair(t *testing.T) (*wgpu.Device, *recorder.Stream, *recorder.Stream, *fuseKernels) {
 	t.Helper()
 	d := gputest.Open(t, wgpu.Options{})
-	skipUnlessNaNSensitiveFloatsFuse(t, d) // fuseKernels include bias_gelu, which clamps
 	return d, gputest.Stream(t, d, recorder.WithFusion(true)), gputest.Stream(t, d), compileFuseKernels(t, d)
 }
 
@@ -687,16 +686,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	}
 	if diff := cmp.Diff(out[1], out[0]); diff != "" {
 		t.Errorf("results differ (-unfused +fused):\n%s", diff)
-	}
-}
-
-// skipUnlessNaNSensitiveFloatsFuse skips a test whose float kernels
-// compare floats or take their min or max on an adapter where such kernels
-// are left unfused (recorder.FusesFloatKernels); the random differential
-// test still runs there, on the kernels that fuse.
-func skipUnlessNaNSensitiveFloatsFuse(t *testing.T, d *wgpu.Device) {
-	t.Helper()
-	if !recorder.FusesFloatKernels(d.Info()) {
-		t.Skipf("float kernels that compare floats or take their min or max are not fused on %s (recorder.FusesFloatKernels)", d.Info().Name)
 	}
 }

@@ -85,3 +85,20 @@ func FuseSource(parts []FusePart) (source, entry string, err error) {
 	}
 	return src, FusedEntry, nil
 }
+
+// AnalyzeProducer decides whether entry of source can begin a fused chain
+// as an epilogue's producer: a kernel that need not be pointwise (a tiled
+// matrix multiply with workgroup memory and barriers) but stores each
+// read_write buffer once per invocation, outside loops, at one invocation
+// index, and touches those buffers nowhere else. Pointwise kernels that
+// follow it and read what it stored at that index then run inside its
+// invocations (FusePart.Producer; docs/fusion.md, "Epilogues").
+func AnalyzeProducer(source, entry string) (*Pointwise, error) {
+	return wgsl.AnalyzeProducer(source, entry)
+}
+
+// FuseJoins reports whether part p can run inside the invocations of
+// head, the first part of a fused chain, for dispatches covering the same
+// global invocation ids: the same index function and workgroup size, or
+// a part that takes only the global id.
+func FuseJoins(head, p *Pointwise) bool { return wgsl.Joins(head, p) }

@@ -24,6 +24,9 @@ type FusePart struct {
 	// writes the same buffer: WebGPU refuses one buffer bound read-only and
 	// writable in one dispatch).
 	ReadWrite []bool
+	// Producer marks the first part as an epilogue's producer
+	// (AnalyzeProducer) rather than a pointwise kernel.
+	Producer bool
 }
 
 // predeclaredArray matches a runtime-sized array of a predeclared scalar or
@@ -90,8 +93,9 @@ const fuseZero = "_sg_zero"
 // keeps them in program order, which is the unfused graph's order for the
 // invocation's own elements, the only ones it touches.
 //
-// Every part must be pointwise (AnalyzePointwise) with the same workgroup
-// size and Index; Fuse fails with a *PointwiseError when one is not, and
+// Every part must be pointwise (AnalyzePointwise), but the first may be
+// an epilogue's producer (AnalyzeProducer, FusePart.Producer), and every
+// later part must Join the first; Fuse fails with a *PointwiseError when one is not, and
 // with an error naming the slot when sharers disagree. Whether running the
 // parts in one invocation computes what running them as separate
 // dispatches does depends on the buffers bound, which only the caller
@@ -122,18 +126,29 @@ func Fuse(parts []FusePart) (string, error) {
 	// name: a copy of f0_P into a var of f1_P does not compile).
 	typeOwner := map[string]int{}
 	for k, p := range parts {
-		pw := analysed[[2]string{p.Source, p.Entry}]
+		if p.Producer && k > 0 {
+			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) is a producer; only part 0 may be", k, p.Entry)
+		}
+		key := [2]string{p.Source, p.Entry}
+		if p.Producer {
+			key[1] += "\x00producer"
+		}
+		pw := analysed[key]
 		if pw == nil {
 			var err error
-			if pw, err = AnalyzePointwise(p.Source, p.Entry); err != nil {
+			analyse := AnalyzePointwise
+			if p.Producer {
+				analyse = AnalyzeProducer
+			}
+			if pw, err = analyse(p.Source, p.Entry); err != nil {
 				return "", err
 			}
-			analysed[[2]string{p.Source, p.Entry}] = pw
+			analysed[key] = pw
 		}
 		if len(p.Slots) != len(pw.Resources) || len(p.ReadWrite) != len(pw.Resources) {
 			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) has %d resources, %d slots and %d access flags", k, p.Entry, len(pw.Resources), len(p.Slots), len(p.ReadWrite))
 		}
-		if k > 0 && (pw.Workgroup != infos[0].Workgroup || pw.Index != infos[0].Index) {
+		if k > 0 && !Joins(infos[0], pw) {
 			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) has workgroup size %v and index %s; part 0 has %v and %s", k, p.Entry, pw.Workgroup, pw.Index, infos[0].Workgroup, infos[0].Index)
 		}
 		infos[k] = pw

@@ -49,14 +49,17 @@ type Kernel struct {
 	// Guarded: the entry point is a guarded variant Guard made (its body
 	// begins with Guard's early return).
 	Guarded bool
-	// NaNSensitive: some function of the module compares floating-point
-	// values or calls a builtin whose result on a NaN operand SPIR-V and
-	// GLSL leave undefined (min, max, clamp and those built on them), or
-	// does either with an operand whose type the lowering does not know.
-	// Where a compiler assumes no NaN occurs (WGSL allows it), such code
-	// can compute a NaN differently in another context: fusion keeps these
-	// kernels apart on the adapters where that was measured.
-	NaNSensitive bool
+	// ContextDependent: some function of the module compares
+	// floating-point values, calls a builtin whose result on a NaN operand
+	// SPIR-V and GLSL leave undefined (min, max, clamp and those built on
+	// them), or calls fma (whose rounding, once or twice, WGSL leaves to
+	// the implementation), or does either with an operand whose type the
+	// lowering does not know. A compiler may compute such code differently
+	// in another context (it may assume no NaN occurs, order min's operands
+	// as it likes, fuse or not): the differential tests saw a fused kernel
+	// do so on lavapipe, llvmpipe's GL and the H200. Fusion leaves these
+	// kernels unfused.
+	ContextDependent bool
 }
 
 // Stage is the pipeline stage an entry point is declared for.
@@ -308,7 +311,7 @@ func specialize(src, entry string, o Options) (*Kernel, error) {
 	if k.Source, err = c.rewrite(); err != nil {
 		return nil, err
 	}
-	k.NaNSensitive = c.nanSensitive
+	k.ContextDependent = c.contextDependent
 	// The rewrite's workgroup temporaries count as the author's
 	// var<workgroup> do: the compiler sees them.
 	k.WorkgroupStorage += c.uniformLoadStorage(c.reached)

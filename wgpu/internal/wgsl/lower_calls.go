@@ -20,10 +20,11 @@ func (l *lowerer) call(e *callExpr) *ty {
 	return t
 }
 
-// nanUndefined are the builtins whose result on a NaN operand SPIR-V's
-// GLSL.std.450 (FMin, FMax, FClamp) or GLSL leaves undefined, and those
-// specified through them (Kernel.NaNSensitive).
-var nanUndefined = map[string]bool{"min": true, "max": true, "clamp": true, "saturate": true, "step": true, "smoothstep": true, "sign": true}
+// contextDependentCalls are the builtins whose result on a NaN operand
+// SPIR-V's GLSL.std.450 (FMin, FMax, FClamp) or GLSL leaves undefined,
+// those specified through them, and fma, which may round once or twice
+// (Kernel.ContextDependent).
+var contextDependentCalls = map[string]bool{"min": true, "max": true, "clamp": true, "saturate": true, "step": true, "smoothstep": true, "sign": true, "fma": true}
 
 // builtinRewrites records the rewrites of a call e of a predeclared
 // function with arguments, typed t by callType, and returns its type: the
@@ -37,8 +38,8 @@ func (l *lowerer) builtinRewrites(e *callExpr, t *ty) *ty {
 		t = sig[len(sig)-1]
 	}
 	t0 := l.types[e.args[0]]
-	if nanUndefined[name] && (t0 == nil || leaf(t0).isFloat()) {
-		l.c.nanSensitive = true
+	if contextDependentCalls[name] && (t0 == nil || leaf(t0).isFloat()) {
+		l.c.contextDependent = true
 	}
 	if (name == "clamp" || name == "min" || name == "max") && abstractTy(t0) && t != nil && !abstractTy(t) {
 		// The arguments convert to one type, the result's: an

@@ -174,7 +174,7 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 		comparison = true
 	}
 	if comparison && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) {
-		l.c.nanSensitive = true
+		l.c.contextDependent = true
 	}
 	if tx == nil || ty_ == nil {
 		if comparison {

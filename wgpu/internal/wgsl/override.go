@@ -46,8 +46,8 @@ type checker struct {
 	// functions whose calls use it, for Kernel.WorkgroupStorage.
 	reached      []*fnDecl
 	uniformTemps map[string][]*fnDecl
-	// nanSensitive is Kernel.NaNSensitive, found while lowering.
-	nanSensitive bool
+	// contextDependent is Kernel.ContextDependent, found while lowering.
+	contextDependent bool
 }
 
 // edit replaces src[start:end] with text.

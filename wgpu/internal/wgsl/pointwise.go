@@ -59,9 +59,13 @@ type Pointwise struct {
 	// never uses (a family of kernels sharing one header): the fused
 	// module drops them, since no binding is made for them.
 	Unused []string
-	// NaNSensitive is Kernel.NaNSensitive: the module compares floats or
-	// takes their min or max.
-	NaNSensitive bool
+	// ContextDependent is Kernel.ContextDependent: the module compares
+	// floats, takes their min or max, or calls fma.
+	ContextDependent bool
+	// Producer: AnalyzeProducer's result, the head of an epilogue; Index
+	// is its stores' index, and Gathered marks all but the stored
+	// resources.
+	Producer bool
 }
 
 // pointwiseBuiltins are the builtin values a pointwise entry point may take,
@@ -127,7 +131,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, NaNSensitive: k.NaNSensitive}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent}, nil
 }
 
 type pointwiseAnalysis struct {
@@ -145,6 +149,11 @@ type pointwiseAnalysis struct {
 	fold         Fold
 	unused       []string // resource declarations the entry point does not use
 	reason       string   // the first reason found
+	// producer is set for AnalyzeProducer: workgroup memory, barriers and
+	// atomics are allowed, and storage is checked by stores; helperUses
+	// holds the storage the entry point's callees name.
+	producer   bool
+	helperUses map[string]bool
 }
 
 func (a *pointwiseAnalysis) fail(format string, args ...any) {
@@ -173,7 +182,7 @@ func (a *pointwiseAnalysis) run() string {
 	if stages != 1 {
 		return fmt.Sprintf("the module has %d entry points", stages)
 	}
-	if k.WorkgroupStorage > 0 {
+	if k.WorkgroupStorage > 0 && !a.producer {
 		return "it uses workgroup memory"
 	}
 	used := map[string]bool{}
@@ -197,7 +206,9 @@ func (a *pointwiseAnalysis) run() string {
 		switch v.space {
 		case "private":
 		case "workgroup":
-			return fmt.Sprintf("it declares var<workgroup> %s", name)
+			if !a.producer {
+				return fmt.Sprintf("it declares var<workgroup> %s", name)
+			}
 		default:
 			if used[name] {
 				continue
@@ -256,7 +267,7 @@ func (a *pointwiseAnalysis) run() string {
 		walkExprs(f.body, func(e expr) {
 			switch e := e.(type) {
 			case *callExpr:
-				if why := forbiddenCall(e.fn.name); why != "" && m.names[e.fn.name] == nil {
+				if why := forbiddenCall(e.fn.name); why != "" && m.names[e.fn.name] == nil && (!a.producer || strings.HasPrefix(e.fn.name, "texture")) {
 					a.fail("%s calls %s, which %s", f.name, e.fn.name, why)
 				}
 				if g, ok := m.names[e.fn.name].(*fnDecl); ok && !done[g] {
@@ -265,6 +276,10 @@ func (a *pointwiseAnalysis) run() string {
 				}
 			case *identExpr:
 				if _, ok := a.storage[e.name]; ok && f != a.entry {
+					if a.producer {
+						a.helperUses[e.name] = true
+						break
+					}
 					a.fail("function %s, which the entry point calls, uses storage %s", f.name, e.name)
 				}
 			}
@@ -273,6 +288,9 @@ func (a *pointwiseAnalysis) run() string {
 	callees(a.entry)
 	if a.reason != "" {
 		return a.reason
+	}
+	if a.producer {
+		return a.stores()
 	}
 	// Lets of invocation expressions, then every storage access.
 	walkStmts(a.entry.body, func(s stmt) {
@@ -464,7 +482,18 @@ func (a *pointwiseAnalysis) invocation(e expr) (string, bool) {
 			return b, true
 		}
 		if c, ok := a.lets[e.name]; ok && e.tmpl == nil {
+			if !strings.Contains(c, " ") {
+				return c, true // one value (let row = gid.y) needs no parentheses
+			}
 			return "(" + c + ")", true
+		}
+		// A module-scope const of a literal (const N = 768u; an override
+		// bound by BindOverrides) is its literal: row widths are
+		// written so.
+		if c, ok := a.m.names[e.name].(*constDecl); ok && e.tmpl == nil {
+			if l, ok := unparen(c.init).(*litExpr); ok {
+				return l.text, true
+			}
 		}
 	case *litExpr:
 		return e.text, true

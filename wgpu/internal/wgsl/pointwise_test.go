@@ -340,11 +340,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) { var p: Particle = ps[id.
 	}
 }
 
-// TestNaNSensitiveMarksFloatComparisonsAndMinMaxOnly: a float kernel that
-// compares floats or takes their min or max (directly, in a helper, or
-// through select of a comparison) is NaN-sensitive; one of float
-// arithmetic and exp/tanh/sqrt, or one comparing only integers, is not.
-func TestNaNSensitiveMarksFloatComparisonsAndMinMaxOnly(t *testing.T) {
+// TestContextDependentMarksFloatComparisonsMinMaxAndFMAOnly: a float
+// kernel that compares floats, takes their min or max (directly, in a
+// helper, or through select of a comparison) or calls fma is
+// context-dependent; one of float arithmetic and exp/tanh/sqrt, or one
+// comparing only integers, is not.
+func TestContextDependentMarksFloatComparisonsMinMaxAndFMAOnly(t *testing.T) {
 	head := "@group(0) @binding(0) var<storage, read> a: array<f32>;\n@group(0) @binding(1) var<storage, read_write> b: array<f32>;\n@group(0) @binding(2) var<storage, read_write> u: array<u32>;\n"
 	body := func(helper, stmt string) string {
 		return head + helper + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\tlet i = gid.x;\n\tif (i >= arrayLength(&b)) { return; }\n\t" + stmt + "\n}\n"
@@ -359,6 +360,8 @@ func TestNaNSensitiveMarksFloatComparisonsAndMinMaxOnly(t *testing.T) {
 		{"float compare", body("", "b[i] = select(a[i], 0.0, a[i] > 0.0);"), true},
 		{"min", body("", "b[i] = min(a[i], 1.5);"), true},
 		{"clamp in helper", body("fn f(x: f32) -> f32 { return clamp(x, 0.0, 1.0); }\n", "b[i] = f(a[i]);"), true},
+		{"fma", body("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
+		{"fma", body("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
 		{"vector max", body("", "let v = max(vec2<f32>(a[i], 1.0), vec2<f32>(0.0)); b[i] = v.x;"), true},
 	}
 	for _, c := range cases {
@@ -366,8 +369,8 @@ func TestNaNSensitiveMarksFloatComparisonsAndMinMaxOnly(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		if k.NaNSensitive != c.want {
-			t.Errorf("%s: NaNSensitive = %v, want %v", c.name, k.NaNSensitive, c.want)
+		if k.ContextDependent != c.want {
+			t.Errorf("%s: ContextDependent = %v, want %v", c.name, k.ContextDependent, c.want)
 		}
 	}
 }
