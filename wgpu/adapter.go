@@ -201,6 +201,9 @@ func (a AdapterInfo) matches(want string) bool {
 var instances struct {
 	primaryOnce, glOnce sync.Once
 	primary, gl         *wgpu.Instance
+	// mu guards primary and gl for readers that must not make an instance
+	// (NativeObjects); the Once functions write them under it.
+	mu sync.Mutex
 	// glProblem is why the GL instance was not made (glProblem's answer),
 	// "" when it was or GL was never asked for. Written once inside glOnce.
 	glProblem string
@@ -209,7 +212,10 @@ var instances struct {
 func primaryInstance() *wgpu.Instance {
 	instances.primaryOnce.Do(func() {
 		ensureRuntimeDir()
-		instances.primary = createInstance(wgpu.InstanceBackendVulkan | wgpu.InstanceBackendMetal | wgpu.InstanceBackendDX12)
+		inst := createInstance(wgpu.InstanceBackendVulkan | wgpu.InstanceBackendMetal | wgpu.InstanceBackendDX12)
+		instances.mu.Lock()
+		instances.primary = inst
+		instances.mu.Unlock()
 	})
 	return instances.primary
 }
@@ -225,7 +231,10 @@ func glInstance() *wgpu.Instance {
 			instances.glProblem = p
 			return
 		}
-		instances.gl = createInstance(wgpu.InstanceBackendGL)
+		inst := createInstance(wgpu.InstanceBackendGL)
+		instances.mu.Lock()
+		instances.gl = inst
+		instances.mu.Unlock()
 	})
 	return instances.gl
 }
@@ -286,6 +295,24 @@ func Adapters(b Backend) []AdapterInfo {
 		c.adapter.Release()
 	}
 	return out
+}
+
+// Unavailable says, for each backend of b that offers no adapter in this
+// process, what is missing and what to install or set, as
+// AdapterError.Unavailable names them ("gl: ...", "vulkan: ..."); it is
+// empty when every backend of b offers one. It runs the checks Open runs
+// before bringing a backend up (for OpenGL, that EGL can give and
+// initialise a display: wgpu-hal's EGL start-up aborts the process where
+// it cannot), so an application making its own instance — one that
+// enables OpenGL, as cogentcore's CreateInstance(nil) does — can leave a
+// broken backend out instead of aborting. BackendGL is checked whatever
+// the primary backends offer.
+func Unavailable(b Backend) []string {
+	c, missing := candidatesFor(b)
+	for _, c := range c {
+		c.adapter.Release()
+	}
+	return missing
 }
 
 // RankReason says why an adapter sits where it does in Adapters' order.

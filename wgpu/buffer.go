@@ -72,6 +72,7 @@ func (b *buffer) freeNative() {
 	}
 	b.dev.unlockGL()
 	b.dev.live.buffers.Add(-1)
+	b.dev.triage(false)
 	if st := b.mapStatus; st != nil {
 		b.mapStatus = nil
 		if C.sg_map_status(st) != C.SG_MAP_PENDING {

@@ -81,6 +81,10 @@ type Device struct {
 	rawQ    C.WGPUQueue
 	done    *C.sg_done // completion record; C memory, freed by Close
 
+	// freedSincePoll counts buffers and textures released since triage
+	// last polled (triage).
+	freedSincePoll atomic.Int32
+
 	// polling is the OpenGL poll in progress on a goroutine (poll).
 	polling struct {
 		sync.Mutex

@@ -116,3 +116,26 @@ func (o *objects) releaseAll(first func(releaser) bool) {
 		r.releaseOwner()
 	}
 }
+
+// triageEvery is how many buffers and textures may be released between
+// two polls of the device (see triage).
+const triageEvery = 64
+
+// triage lets wgpu-core free what was released. wgpu-core (v22) destroys
+// a released shader module, pipeline, layout, buffer or texture only at
+// the device's next maintenance, a submit or a poll, and keeps it (with
+// the driver's memory behind it) alive until then, though no handle is
+// left: a program that releases objects and submits nothing — refused
+// LoadGraph calls, which compile and release a file's kernels — grew
+// without bound (docs/design.md, "Native memory"). A kernel's release
+// polls at once (force: a pipeline holds the driver's compiled code); a
+// buffer's or texture's every triageEvery releases, so a pool that gives
+// pages back pays one non-blocking poll per 64. The poll blocks on
+// nothing; on OpenGL it takes the context lock like any poll.
+func (d *Device) triage(force bool) {
+	if !force && d.freedSincePoll.Add(1) < triageEvery {
+		return
+	}
+	d.freedSincePoll.Store(0)
+	d.pollOnce()
+}

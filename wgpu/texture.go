@@ -128,6 +128,7 @@ func (t *texture) freeNative() {
 	t.tex.Release()
 	t.dev.unlockGL()
 	t.dev.live.textures.Add(-1)
+	t.dev.triage(false)
 }
 
 func (d *Device) newTexture(desc driver.TextureDesc) (driver.Texture, error) {

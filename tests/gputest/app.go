@@ -28,7 +28,17 @@ type App struct {
 // brought up the OpenGL backend terminates the process's EGL display under
 // every other instance (seen: softgraph's next OpenGL enumeration panicked
 // in wgpu-hal with BadDisplay and aborted the test binary).
-var appInstance = sync.OnceValue(func() *webgpu.Instance { return webgpu.CreateInstance(nil) })
+//
+// It enables OpenGL only where wgpu.Unavailable finds nothing missing for
+// it: wgpu-hal's EGL start-up, run inside CreateInstance, aborts the
+// process on an EGL with no vendor library (the check Open makes before
+// its own GL instance, wgpu/eglcheck_unix.go).
+var appInstance = sync.OnceValues(func() (*webgpu.Instance, []string) {
+	if missing := wgpu.Unavailable(wgpu.BackendGL); len(missing) > 0 {
+		return webgpu.CreateInstance(&webgpu.InstanceDescriptor{Backends: webgpu.InstanceBackendPrimary}), missing
+	}
+	return webgpu.CreateInstance(nil), nil
+})
 
 // AppDevice makes an App on the backend SOFTGRAPH_BACKEND names (default:
 // the best non-OpenGL adapter, hardware before software), released when the
@@ -39,7 +49,13 @@ func AppDevice(t testing.TB) *App {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inst := appInstance()
+	inst, glMissing := appInstance()
+	if want == wgpu.BackendGL && len(glMissing) > 0 {
+		if Required() {
+			t.Fatalf("no OpenGL for the application's device: %v", glMissing)
+		}
+		t.Skipf("no OpenGL for the application's device: %v", glMissing)
+	}
 	var best *webgpu.Adapter
 	bestScore := -1
 	for _, a := range inst.EnumerateAdapters(nil) {
