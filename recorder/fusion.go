@@ -12,59 +12,46 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// WithFusion sets whether EndCapture fuses chains of pointwise dispatches
-// into one generated kernel each (default off). A fused graph computes
-// the same values, bit for bit, with fewer dispatches: on a chain of tiny
+// WithFusion sets whether EndCapture fuses chains of dispatches into one
+// generated kernel each (default off). A fused graph computes the same
+// values, bit for bit, with fewer dispatches: on a chain of tiny
 // elementwise kernels the GPU's time per dispatch, not the kernels' work,
 // is what a replay costs, and fusion removes it.
 //
-// What fuses: two dispatches recorded one after the other at the graph's
-// top level (not inside an If or While body: a body's dispatches run
-// through guarded variants or indirectly, and are left as recorded), both
-// of kernels that wgpu.AnalyzePointwise accepts, with the same workgroup
-// size, the same direct workgroup counts and the same invocation index,
-// and whose buffers meet the dependence rule below (and, between different
-// kernels, are shared only as arrays of predeclared types: a struct each
-// kernel declares stays each part's own in the fused kernel); a chain is
-// split where the fused kernel would exceed the device's storage or
-// uniform buffers per shader stage. Copies, clears, indirect dispatches
-// and every other kernel end a chain. Graph.String and WriteDOT show the fused groups and,
-// for adjacent dispatches that were not fused, why.
+// What fuses (docs/fusion.md is the reference): dispatches recorded one
+// after the other at the graph's top level (not inside an If or While
+// body) of pointwise kernels (wgpu.AnalyzePointwise), the first of which
+// may instead be an epilogue's producer (wgpu.AnalyzeProducer: a tiled
+// matrix multiply storing each output element once per invocation), whose
+// indices are the same function of the global invocation id over
+// dispatches covering the same ids, and whose buffers meet the dependence
+// rule: memory any part writes is accessed by every part at the
+// invocation's index only, through one binding of one element type (and,
+// between different kernels, shared only as arrays of predeclared types).
+// Float kernels that compare floats, take their min or max or call fma
+// (wgpu.Pointwise.ContextDependent) are left unfused: a compiler may
+// compute those differently in another context, and did. A chain is split
+// at 16 dispatches and where the fused kernel would exceed the device's
+// storage or uniform buffers per shader stage. Copies, clears, indirect
+// dispatches and every other kernel end a chain. Graph.String and WriteDOT
+// show the fused groups and, for adjacent dispatches that were not fused,
+// why.
 //
-// Why the result is the same. Each invocation of a pointwise kernel reads
-// and writes storage only at its index i (a fixed function of the builtin
-// ids, which equal workgroup sizes and counts make the same in every part),
-// except for reads of read-only storage at other indices (gathered reads).
-// The dependence rule: every buffer that a part of the chain writes is
-// accessed by every part at index i only, through one binding of one
-// element type. Then the element a part reads from a written buffer in
-// invocation i was last written, in the unfused graph, by an earlier part
-// at invocation i, or not in the chain at all; in the fused kernel
-// invocation i runs the parts' bodies in recording order, so it reads the
-// same value; no other invocation touches element i of a written buffer;
-// and buffers nobody in the chain writes read the same everywhere. Each
-// body runs the float operations it ran before, in the same order, and
-// keeps every store (a return in a body ends that body only: each body is
-// a function of its own). Between bodies the fused kernel has a storage
-// barrier, so values pass from one body to the next through memory as they
-// did between dispatches: without it a compiler forwards one body's store
-// to the next body's load and contracts a multiply of one with an add of
-// the other into an fma, which rounds differently (lavapipe did, in the
-// last bit). The tests compare fused and unfused graphs bit for bit on
-// lavapipe and OpenGL.
-//
-// Which index is the invocation's, and that it differs between the
-// invocations of a dispatch, is decided from the WGSL (wgpu.Pointwise:
-// the forms it knows, and the workgroup counts they hold for); a kernel
-// that writes out of its buffer's bounds is the one thing the analysis
-// cannot see (robust buffer access may clamp the write to another
-// invocation's element), as it is for the unfused graph a race.
+// Why the result is the same: each invocation of the fused kernel runs
+// the parts' bodies in recording order, each a function of its own (a
+// return ends that body only), and reads from written memory only the
+// elements its own invocation wrote earlier in the chain or nobody in the
+// chain writes; each part is called with its builtin values plus a word of
+// a uniform of zeros the compiler cannot see through, so it can neither
+// forward one part's store into another's arithmetic nor share loads
+// between parts. The argument in full, and the differential tests on
+// lavapipe, llvmpipe's GL and the H200, are in docs/fusion.md.
 //
 // Costs: EndCapture analyses each distinct kernel once and compiles one
-// kernel per fused chain (wgpu.Private: released with the graph); Rebind
-// of a fused graph rebinds the recorded dispatches and fuses them again,
-// compiling anew. A saved fused graph stores the fused kernels' source and
-// loads as fused.
+// kernel per distinct fused source, shared by the stream's graphs while
+// any holds it (GraphStats.FusionCompileTime, FusionCompiles); Rebind of a
+// fused graph rebinds the recorded dispatches and fuses them again. A
+// saved fused graph stores the fused kernels' source and loads as fused.
 func WithFusion(on bool) Option { return func(c *config) { c.fusion = on } }
 
 // fusion is what a fused graph keeps of its fusion; fusion.go.
