@@ -13,18 +13,23 @@ import (
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
+// internalKernelPrefix begins the entry point of every kernel the
+// recorder compiles for itself (internal/kernels).
+const internalKernelPrefix = "softgraph_"
+
 // graphNames gives every resource a graph uses a short name, in order of
-// first use: buffers b0, b1, ... (or their label), params p0, ..., textures
-// t0, ....
+// first use: buffers b0, b1, ... and Vars v0, v1, ... (or their label),
+// params p0, ..., textures t0, ....
 type graphNames struct {
 	pages map[*pool.Page]string
 	metas map[*paramcache.Entry]string
 	texs  map[*texHandle]string
 	order []*pool.Page
+	vars  map[*pool.Page]bool // the pages that are Vars'
 }
 
 func (g *Graph) names() graphNames {
-	n := graphNames{pages: map[*pool.Page]string{}, metas: map[*paramcache.Entry]string{}, texs: map[*texHandle]string{}}
+	n := graphNames{pages: map[*pool.Page]string{}, metas: map[*paramcache.Entry]string{}, texs: map[*texHandle]string{}, vars: map[*pool.Page]bool{}}
 	addPage := func(pg *pool.Page, b *Buffer) {
 		if pg == nil {
 			return
@@ -32,7 +37,11 @@ func (g *Graph) names() graphNames {
 		if _, ok := n.pages[pg]; ok {
 			return
 		}
-		name := fmt.Sprintf("b%d", len(n.pages))
+		name := fmt.Sprintf("b%d", len(n.pages)-len(n.vars))
+		if b != nil && b.v != nil {
+			name = fmt.Sprintf("v%d", len(n.vars))
+			n.vars[pg] = true
+		}
 		if b != nil {
 			if l := b.Label(); l != "" {
 				name = l
@@ -64,9 +73,10 @@ func (g *Graph) names() graphNames {
 	return n
 }
 
-// String is a compact summary: dispatches, kernels with counts, copies and
-// clears, buffers with sizes, textures, params, control flow and pinned
-// bytes. For example:
+// String is a compact summary: dispatches, kernels with counts (the
+// recorder's own control-flow and CopyIndirect kernels apart), copies and
+// clears, buffers and Vars with sizes, textures, params, control flow,
+// fusion and pinned bytes. For example:
 //
 //	graph: 3 dispatches; kernels: add_one ×2, scale ×1; buffers: b0 256 B, b1 256 B; params: 2 (32 B); pinned 544 B
 func (g *Graph) String() string {
@@ -100,7 +110,7 @@ func (g *Graph) String() string {
 		counts[n.k]++
 	}
 	seen := map[string]int{}
-	var ks []string
+	var ks, internal []string
 	for _, k := range order {
 		name := kernelName(k)
 		if k.Guarded() {
@@ -111,11 +121,20 @@ func (g *Graph) String() string {
 		if seen[name] > 1 {
 			name = fmt.Sprintf("%s#%d", name, seen[name])
 		}
+		if strings.HasPrefix(k.Entry(), internalKernelPrefix) {
+			// The recorder's own kernels (control flow, CopyIndirect).
+			internal = append(internal, fmt.Sprintf("%s ×%d", name, counts[k]))
+			continue
+		}
 		ks = append(ks, fmt.Sprintf("%s ×%d", name, counts[k]))
 	}
 	names := g.names()
-	var bs []string
+	var bs, vs []string
 	for _, pg := range names.order {
+		if names.vars[pg] {
+			vs = append(vs, fmt.Sprintf("%s %d B", names.pages[pg], g.boundSize(pg)))
+			continue
+		}
 		bs = append(bs, fmt.Sprintf("%s %d B", names.pages[pg], g.boundSize(pg)))
 	}
 	var pbytes uint64
@@ -124,11 +143,17 @@ func (g *Graph) String() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "graph: %s; kernels: %s", plural(g.stats.Dispatches, "dispatch", "dispatches"), strings.Join(ks, ", "))
+	if len(internal) > 0 {
+		fmt.Fprintf(&b, "; the recorder's kernels: %s", strings.Join(internal, ", "))
+	}
 	if copies+clears > 0 {
 		fmt.Fprintf(&b, "; copies: %d, clears: %d", copies, clears)
 	}
 	if len(bs) > 0 {
 		fmt.Fprintf(&b, "; buffers: %s", strings.Join(bs, ", "))
+	}
+	if len(vs) > 0 {
+		fmt.Fprintf(&b, "; vars: %s", strings.Join(vs, ", "))
 	}
 	if len(names.texs) > 0 {
 		var ts []string

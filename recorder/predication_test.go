@@ -198,7 +198,7 @@ func TestLatchedWhileSkipsItsGates(t *testing.T) {
 			}
 			gputest.WantEqual(t, "the While's iterations that ran (n=4)", want, p.Branches[0].Ran)
 			latched := on && gputest.Predicates(d)
-			gates := map[bool]string{true: "softgraph_gate ×7,", false: "softgraph_gate ×14,"}[latched]
+			gates := map[bool]string{true: "the recorder's kernels: softgraph_gate ×7;", false: "the recorder's kernels: softgraph_gate ×14;"}[latched]
 			if str := g.String(); !strings.Contains(str, gates) {
 				t.Errorf("String must show %q (the nested If's gates%s): %s", gates, map[bool]string{true: " only", false: " and the While's"}[latched], str)
 			}

@@ -10,6 +10,7 @@
 //
 //   - address_space_linux_test.go: limitAddressSpace, an RLIMIT_AS for a child process, so a software adapter runs out of memory on cue without touching the machine's memory (no tests).
 //   - address_space_other_test.go: limitAddressSpace where the address space cannot be limited (no tests).
+//   - app_device_test.go: an application's own device (AppDevice) opens on an EGL with no vendor, leaving OpenGL out, in a fresh process, instead of aborting.
 //   - badinput_test.go: every public entry point, given nil, zero, huge, misaligned, out-of-range, released, closed or foreign arguments in every lifecycle state, returns a specific error naming the argument, changes nothing, and the stream then computes a known result; every launch error names the kernel's label and entry point.
 //   - capture_window_test.go: every way a capture can fail (a panicking or hostile step, a Close from inside it, heavy traffic around each transition) ends in NoCapture with a typed error, and sealed graphs record exactly the window.
 //   - close_races_test.go: Stream.Close and Device.Close racing heavy launch, replay, profile, load and save traffic, stalled streams and long GPU work return nil or ErrClosed, never early, never aborting.
@@ -22,10 +23,12 @@
 //   - faults_test.go: device errors inside the capture window fail EndCapture, during the warmup fail BeginCapture, and the stream stays usable and re-capturable.
 //   - finish_ahead_test.go: batches finished ahead (several Finishes at once, in shared mode) stay exact while a neighbour's scoped calls fail and native buffers handed out end shared mode mid-run.
 //   - forged_graph_files_test.go: graph files with one field forged are refused with a GraphFileError or replay exactly, and tiny files declaring huge buffers or textures commit no gigabytes (each case in a guarded process).
+//   - fusion_epilogue_test.go: a tiled matmul followed by bias, GELU and residual kernels of 8x8 workgroups fuses into one dispatch (an epilogue) with the plain values; a read of the product at another index stays unfused.
 //   - fusion_forms_test.go: the forms real code is written in fuse and compute the plain values (8x8 workgroups, typed pointers, unused declarations, kernels compiled with constants); two wraps of one native buffer are one buffer; a fused kernel compiles once per source while a graph holds it.
-//   - fusion_random_test.go: random pointwise kernels in random chains (f32 and u32, 1-D and 2-D, aliased and in-place buffers, infinities, NaNs and signed zeros) leave every word on a fusing stream as on a plain one (SOFTGRAPH_FUSION_CHAINS sets how many).
+//   - fusion_random_test.go: random pointwise kernels and epilogue producers in random chains (f32 and u32, 1-D and 2-D, aliased and in-place buffers, infinities, NaNs and signed zeros) leave every word on a fusing stream as on a plain one, against a control plain stream (SOFTGRAPH_FUSION_CHAINS sets how many); loops of 100 fused graphs in a fresh process never abort it.
 //   - fusion_test.go: a graph captured with WithFusion replays bit for bit like the unfused one (random chains of the shipped kernels, Rebind, graph files, control flow left unfused), and String/DOT say what fused and why not.
 //   - fuzz_test.go: the chaos suite: random sequences of every stream operation over two streams against a plain-Go model, then the same input raced from several goroutines; every error typed, nothing crashes, hangs, races or leaks.
+//   - gl_long_dispatch_test.go: Close behind one dispatch longer than NVIDIA's GL driver runs one (SOFTGRAPH_LONG=1, hardware GL only) reports what the dispatch's own buffer holds afterwards.
 //   - gosl_test.go: a program written as Cogent Core's gosl generates it (kernels sharing a header that declares every variable, every declared variable passed, parameters in read-only storage) runs eagerly and replayed bit for bit as its Go reference; arguments for unused bindings are checked, WithStrictBindings refuses them, Params in read-only storage are exactly their bytes and StructParams lays out by the binding's address space.
 //   - graph_calls_test.go: graphs without dispatches work through every Graph call, and Rebind keeps its identity rules, chains and the conditions a saved graph reads.
 //   - graph_files_test.go: Save and LoadGraph keep child graphs with control flow, textures and samplers; a hand-built file replays; a loaded graph saves a file it can load; resealed garbage never crashes LoadGraph (FuzzLoadGraphResealed).
@@ -36,6 +39,7 @@
 //   - latching_test.go: every form of body kernel, dispatch shape, condition and nesting that While and If lower to latches or gates replays bit for bit as the eager step, up to MaxWhileIterations.
 //   - leak_test.go: long replay and capture/release runs, churn of every resource, uncached bind groups, kernel release and Trim keep pools, live native objects, goroutines and the Go heap flat.
 //   - limits_test.go: kernels and buffers at and over the device's limits (workgroup storage, bind groups, storage bindings, maxBufferSize) are refused at once with a typed error or work, and a buffer of maxBufferSize on every adapter is made or runs out of memory, never fails validation.
+//   - native_memory_test.go: refused LoadGraph calls, Rebind cycles and stream open/close cycles leave softgraph's and wgpu-native's live objects at their baseline and grow RSS no more than a control loop of the same native calls without softgraph.
 //   - nesting_test.go: the deepest nesting the WGSL front-end lets through compiles, one past it is refused, and a 10000-long else-if chain is refused instead of crashing.
 //   - nil_arguments_test.go: nil receivers, readers, writers, options and contexts are refused with an error, never a panic.
 //   - norace_test.go: raceEnabled is false in a binary built without the race detector (no tests).
