@@ -344,6 +344,7 @@ func (g *Graph) Replay() (err error) {
 // replayLocked enqueues one replay of g. The caller holds s.mu.
 func (s *Stream) replayLocked(g *Graph) error {
 	s.noteReplay(g)
+	s.checkedReplay() // WithChecks (checks.go)
 	if s.rampReplay(g) {
 		return nil
 	}

@@ -52,6 +52,8 @@ type Stream struct {
 	fusionCompile  time.Duration
 	fusionCompiles int
 
+	checks checks // WithChecks (checks.go). Guarded by mu.
+
 	// closeStarted picks the one Close (or CloseContext) that tears the
 	// stream down; closing is set by it before it takes mu, so calls are
 	// refused from then on; done is closed when the teardown has finished
@@ -183,6 +185,7 @@ type config struct {
 	// (docs/benchmarks/README.md, "Finishing ahead"), so it is not a
 	// default until it can tell which machine it is on.
 	finishAhead bool
+	checks      bool // WithChecks (checks.go)
 }
 
 // Option configures New.
@@ -663,8 +666,12 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.takeErrors()
+	err := s.takeErrors()
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.takeViolation(ctx, lifecycle.Sync) // WithChecks (checks.go)
 }
 
 // Close submits what is enqueued, waits for the stream's work to finish,
