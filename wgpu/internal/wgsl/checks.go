@@ -163,15 +163,40 @@ func Check(src, entry string, constants map[string]float64) (*Checked, error) {
 			}
 		}
 	}
-	gid, param := globalID(m, fn, prefix+"_gid")
+	// The entry point becomes a plain function (its attributes and its
+	// parameters' blanked, its name the prefix's), called by a new entry
+	// point of the same name, attributes and parameters appended after
+	// the last line, which flushes what the checks saw: a check only
+	// stores to private memory, and the one atomic of an invocation is
+	// made once, at its end (see checkDecls).
 	l := CheckLayout{Group: group, State: 0, At: 1}
-	// The invocation's id goes to a private variable first thing, so the
-	// checks in the functions the entry point calls read it too.
-	w.edits = append(w.edits, edit{fn.paren + 1, fn.paren + 1, param},
-		edit{fn.body.open + 1, fn.body.open + 1, fmt.Sprintf(" %s_inv = %s;", prefix, gid)})
+	for _, a := range fn.attrs {
+		w.edits = append(w.edits, edit{a.pos, a.end, keepLines(src[a.pos:a.end], "")})
+	}
+	w.edits = append(w.edits, edit{fn.pos, fn.pos + len(fn.name), prefix + "_entry"})
+	var attrs, params, args []string
+	for _, a := range fn.attrs {
+		attrs = append(attrs, src[a.pos:a.end])
+	}
+	for _, p := range fn.params {
+		var pa []string
+		for _, a := range p.attrs {
+			pa = append(pa, src[a.pos:a.end])
+			w.edits = append(w.edits, edit{a.pos, a.end, keepLines(src[a.pos:a.end], "")})
+		}
+		pa = append(pa, p.name+": "+src[p.typ.exprPos():exprEnd(p.typ)])
+		params = append(params, strings.Join(pa, " "))
+		args = append(args, p.name)
+	}
+	gid, param := globalID(m, fn, prefix+"_gid")
+	if param != "" {
+		params = append(params, param)
+	}
 	var b strings.Builder
 	b.WriteString(applyEdits(src, mergeInsertions(w.edits)))
 	fmt.Fprintf(&b, checkDecls, prefix, group, l.State, group, l.At)
+	fmt.Fprintf(&b, "%s\nfn %s(%s) {\n\t%s_inv = %s;\n\t%s_entry(%s);\n\t%s_flush();\n}\n",
+		strings.Join(attrs, " "), fn.name, strings.Join(params, ", "), prefix, gid, prefix, strings.Join(args, ", "), prefix)
 	return &Checked{Source: b.String(), Layout: l, Sites: w.sites}, nil
 }
 
@@ -186,25 +211,34 @@ struct %[1]s_State { count: atomic<u32>, launch: u32, site: u32, index: u32, len
 @group(%[2]d) @binding(%[3]d) var<storage, read_write> %[1]s_state: %[1]s_State;
 @group(%[4]d) @binding(%[5]d) var<uniform> %[1]s_at: vec4<u32>;
 var<private> %[1]s_inv: vec3<u32>;
+var<private> %[1]s_site: u32;
+var<private> %[1]s_index: u32;
+var<private> %[1]s_length: u32;
 fn %[1]s(i: u32, n: u32, site: u32) -> u32 {
-	if (i >= n) {
+	let first = (i >= n) & (%[1]s_site == 0u);
+	%[1]s_site = select(%[1]s_site, site + 1u, first);
+	%[1]s_index = select(%[1]s_index, i, first);
+	%[1]s_length = select(%[1]s_length, n, first);
+	return i;
+}
+fn %[1]s_flush() {
+	if (%[1]s_site != 0u) {
 		if (atomicAdd(&%[1]s_state.count, 1u) == 0u) {
 			%[1]s_state.launch = %[1]s_at.x;
-			%[1]s_state.site = site;
-			%[1]s_state.index = i;
-			%[1]s_state.length = n;
+			%[1]s_state.site = %[1]s_site - 1u;
+			%[1]s_state.index = %[1]s_index;
+			%[1]s_state.length = %[1]s_length;
 			%[1]s_state.x = %[1]s_inv.x;
 			%[1]s_state.y = %[1]s_inv.y;
 			%[1]s_state.z = %[1]s_inv.z;
 		}
 	}
-	return i;
 }
 `
 )
 
 // globalID is the expression of fn's global_invocation_id builtin, and the
-// parameter to insert after fn's '(' when it has none (named name).
+// parameter to add when it has none (named name).
 func globalID(m *module, fn *fnDecl, name string) (expr, param string) {
 	for _, p := range fn.params {
 		if a := attr(p.attrs, "builtin"); a != nil && len(a.args) == 1 {
@@ -225,11 +259,7 @@ func globalID(m *module, fn *fnDecl, name string) (expr, param string) {
 			}
 		}
 	}
-	param = "@builtin(global_invocation_id) " + name + ": vec3<u32>"
-	if len(fn.params) > 0 {
-		param += ", "
-	}
-	return name, param
+	return name, "@builtin(global_invocation_id) " + name + ": vec3<u32>"
 }
 
 // checkPtr is what a let-declared pointer points at: a place inside
