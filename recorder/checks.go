@@ -198,6 +198,24 @@ func (s *Stream) checkedReplay() {
 	}
 }
 
+// checkedSave refuses to save a graph whose dispatches bind the checks'
+// state: a file holds kernels as their source, and the checked variants'
+// would load as kernels writing a state nobody reads. The caller holds
+// g.s.mu.
+func (g *Graph) checkedSave(op lifecycle.Op) error {
+	if !g.s.cfg.checks {
+		return nil
+	}
+	for i := range g.nodes {
+		for _, a := range g.nodes[i].acc {
+			if a.buf != nil && a.buf == g.s.checks.state {
+				return argError(op, ErrInvalidArgument, "the graph was captured on a stream WithChecks and binds its checks; capture it on a stream without them to save it")
+			}
+		}
+	}
+	return nil
+}
+
 // takeViolation reads the checks' state back when checked work ran since
 // the last read, and returns its first violation as a *CheckError for op
 // (clearing the state), or nil. It costs nothing without WithChecks. It

@@ -205,7 +205,7 @@ func (g *Graph) describe() {
 	groups := map[*bindGroup]bool{}
 	seen := map[*Buffer]bool{}
 	addBuf := func(b *Buffer) {
-		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage {
+		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage && b != g.s.checks.state {
 			seen[b] = true
 			g.buffers = append(g.buffers, b)
 		}

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -444,5 +445,59 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 				}
 			}
 		})
+	}
+}
+
+// TestChecksOfAnIfBodyReportOnlyWhenItRuns: a checked kernel inside an
+// If body (run as its guarded variant, or gated) is checked when the
+// condition holds and, skipped, reports nothing.
+func TestChecksOfAnIfBodyReportOnlyWhenItRuns(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithChecks(true))
+	sc := newChecked(t, d, s, scatterWGSL, "scatter")
+	cond := gputest.UploadU32(t, s, 0)
+	g := gputest.Capture(t, s, func() {
+		if err := s.If(cond, 0, sc.launch); err != nil {
+			t.Fatal(err)
+		}
+	})
+	sc.setIndex(t, 2, 9)
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatalf("a skipped body indexes nothing: Sync = %v", err)
+	}
+	if err := recorder.WriteSlice(s, cond, 0, []uint32{1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantViolation(t, "a body that runs is checked", s.Sync(), with(scatterViolation, "Sync"))
+}
+
+// TestAGraphCapturedWithChecksListsOnlyTheCallersBuffersAndIsNotSaved:
+// the checks' state is the stream's, not the caller's: Buffers leaves it
+// out, and Save refuses the graph (a file of its checked kernels would
+// load as kernels writing a state nobody reads) with ErrInvalidArgument.
+func TestAGraphCapturedWithChecksListsOnlyTheCallersBuffersAndIsNotSaved(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithChecks(true))
+	sc := newChecked(t, d, s, scatterWGSL, "scatter")
+	g := gputest.Capture(t, s, func() {
+		if err := sc.launch(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if d := cmp.Diff([]*recorder.Buffer{sc.idx, sc.src, sc.dst}, g.Buffers(), cmp.Comparer(func(a, b *recorder.Buffer) bool { return a == b })); d != "" {
+		t.Errorf("Buffers lists the caller's buffers only (-want +got):\n%s", d)
+	}
+	var buf bytes.Buffer
+	_, err := g.Save(&buf, recorder.SaveOptions{})
+	gputest.WantErr(t, "a checked graph is not saved", err, []error{recorder.ErrInvalidArgument}, "WithChecks")
+	if err := g.Replay(); err != nil {
+		t.Fatalf("the graph replays after a refused Save: %v", err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
 	}
 }
