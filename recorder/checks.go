@@ -216,6 +216,73 @@ func (g *Graph) checkedSave(op lifecycle.Op) error {
 	return nil
 }
 
+// stageChecks encodes a copy of the checks' state into a staging buffer
+// after the work in the open batch, when checked work ran since the state
+// was last read, so that a Sync reads it back with no submission and wait
+// of its own; nil when there is nothing to read (or no staging buffer:
+// the state then stays dirty, and takeStagedChecks reads it on its own).
+// The caller holds s.mu.
+func (s *Stream) stageChecks() driver.Buffer {
+	if !s.cfg.checks || !s.checks.dirty || s.checks.state == nil {
+		return nil
+	}
+	b := s.checks.state
+	st, err := s.staging(b.size)
+	if err != nil {
+		return nil
+	}
+	if err := s.enc.CopyBuffer(b.pg.Buffer(), 0, st, 0, b.size); err != nil {
+		s.stage = append(s.stage, st)
+		return nil
+	}
+	s.checks.dirty = false
+	return st
+}
+
+// unstageChecks gives up a staged copy of the checks' state whose work
+// did not complete: the state is read at the next sync point. done says
+// the GPU finished with st (it can be reused); otherwise its copy may be
+// in flight and it is released (the work keeps it alive). The caller
+// holds s.mu.
+func (s *Stream) unstageChecks(st driver.Buffer, done bool) {
+	if st == nil {
+		return
+	}
+	s.checks.dirty = true
+	if done {
+		s.stage = append(s.stage, st)
+	} else {
+		st.Release()
+	}
+}
+
+// takeStagedChecks returns the violation in the staged copy st (made by
+// stageChecks, its work finished), or, without one, takeViolation's. It
+// takes the stream's lock itself: the caller holds none.
+func (s *Stream) takeStagedChecks(ctx context.Context, op lifecycle.Op, st driver.Buffer) error {
+	if st == nil {
+		return s.takeViolation(ctx, op)
+	}
+	raw := make([]byte, s.checks.state.size) // set before st was staged, never changed
+	err := s.drv.ReadBuffer(ctx, st, 0, raw)
+	s.mu.Lock()
+	if err != nil || s.closing.Load() {
+		// A read cut short by ctx may still be mapping st: released, not
+		// reused (as readBack does).
+		st.Release()
+	} else {
+		s.stage = append(s.stage, st)
+	}
+	if err != nil {
+		s.checks.dirty = true
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return &Error{Op: op.String(), Arg: "the checks' state", Err: err}
+	}
+	return s.violation(op, raw)
+}
+
 // takeViolation reads the checks' state back when checked work ran since
 // the last read, and returns its first violation as a *CheckError for op
 // (clearing the state), or nil. It costs nothing without WithChecks. It
@@ -253,13 +320,21 @@ func (s *Stream) takeViolation(ctx context.Context, op lifecycle.Op) error {
 		}
 		return err
 	}
+	return s.violation(op, raw)
+}
+
+// violation is the *CheckError of the checks' state raw for op, or nil
+// when it holds none; it clears the state. It takes the stream's lock
+// itself: the caller holds none.
+func (s *Stream) violation(op lifecycle.Op, raw []byte) error {
 	word := func(i int) uint32 { return binary.LittleEndian.Uint32(raw[4*i:]) }
 	if word(driver.CheckCount) == 0 {
 		return nil
 	}
 	// Cleared in stream order: work enqueued meanwhile by another
-	// goroutine runs first, and a violation of its is counted in this one
-	// (Count) rather than reported later.
+	// goroutine runs first, and a violation of its is lost with this one
+	// (docs/checks.md, "Several goroutines").
+	b := s.checks.state
 	if err := s.write(lifecycle.Write, b, 0, make([]byte, b.size)); err != nil {
 		return err
 	}

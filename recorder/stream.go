@@ -652,7 +652,9 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}
 	}
+	st := s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
 	if err := s.flushContext(ctx); err != nil {
+		s.unstageChecks(st, false)
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}
 	}
@@ -662,16 +664,22 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	s.mu.Unlock()
 	if any {
 		if err := s.drv.Wait(ctx, sub); err != nil {
+			s.mu.Lock()
+			s.unstageChecks(st, false)
+			s.mu.Unlock()
 			return &Error{Op: "Sync", Err: err}
 		}
 	}
 	s.mu.Lock()
 	err := s.takeErrors()
+	if err != nil {
+		s.unstageChecks(st, true)
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	return s.takeViolation(ctx, lifecycle.Sync) // WithChecks (checks.go)
+	return s.takeStagedChecks(ctx, lifecycle.Sync, st) // WithChecks (checks.go)
 }
 
 // Close submits what is enqueued, waits for the stream's work to finish,
