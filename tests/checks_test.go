@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -366,18 +368,21 @@ func TestChecksRefuseAKernelWithNoGroupLeft(t *testing.T) {
 	}
 }
 
-// BenchmarkChecks measures what WithChecks costs. Method: the same work
-// on two streams of one device, off and on, as sub-benchmarks run one
-// after the other (go test -count N interleaves the rows): "launch" is
-// one small dispatch (64 invocations, two checked accesses each) and a
-// Sync per iteration, where the checks' extra bind group and their
-// read-back at the Sync dominate; "replay" a captured graph of 64 such
-// dispatches and one Sync; "gpu" (the control) one dispatch of 1<<20
-// invocations with a 64-iteration loop of checked reads, where the cost
-// is the compare of every access. Compare ns/op of each row's off and on.
+// BenchmarkChecks measures what WithChecks costs. Method: two streams of
+// one device, one without checks and one with, run the same step in
+// turn within every iteration (interleaved, so a machine's drift and
+// other load fall on both alike); each step is timed on its own and the
+// row reports the medians (off-ns, on-ns), the on/off ratio of the
+// medians, and the spread of each (p90/p10). Rows: "launch" is one
+// 64-invocation dispatch of a gather kernel (three checked accesses per
+// invocation) and a Sync, where the extra bind group and the state's
+// read-back at the Sync show; "replay64" a captured graph of 64 such
+// dispatches and one Sync; "gpu" (the GPU-bound control) one dispatch of
+// 2^20 invocations, each a 64-iteration loop of checked reads, where the
+// cost is the check of every access. ns/op is the two steps together.
 func BenchmarkChecks(b *testing.B) {
 	d := gputest.Open(b, wgpu.Options{})
-	b.Logf("adapter: %+v", d.Info())
+	fmt.Printf("adapter: %+v\n", d.Info())
 	const loopWGSL = `@group(0) @binding(0) var<storage, read> src: array<f32>;
 @group(0) @binding(1) var<storage, read_write> dst: array<f32>;
 @compute @workgroup_size(64)
@@ -389,26 +394,15 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 	dst[id.x] = acc;
 }
 `
-	for _, mode := range []struct {
-		name string
-		on   bool
-	}{{"off", false}, {"on", true}} {
-		s := gputest.Stream(b, d, recorder.WithChecks(mode.on))
+	type side struct{ launch, replay, gpu func() error }
+	sides := make([]side, 2)
+	for i, on := range []bool{false, true} {
+		s := gputest.Stream(b, d, recorder.WithChecks(on))
 		k := gputest.Kernel(b, d, gatherWGSL)
 		idx := gputest.UploadU32(b, s, make([]uint32, 64)...)
 		src := gputest.Upload(b, s, gputest.Fill(64, 1))
 		dst := gputest.Empty(b, s, 4*64)
 		launch := func() error { return s.Launch(k, recorder.Groups(1, 1, 1), idx, src, dst) }
-		b.Run("launch/"+mode.name, func(b *testing.B) {
-			for b.Loop() {
-				if err := launch(); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
 		g, err := s.Capture(func() error {
 			for range 64 {
 				if err := launch(); err != nil {
@@ -420,32 +414,53 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run("replay64/"+mode.name, func(b *testing.B) {
-			for b.Loop() {
-				if err := g.Replay(); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Sync(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		g.Release()
+		b.Cleanup(g.Release)
 		const big = 1 << 20
 		lk := gputest.Kernel(b, d, loopWGSL)
 		bsrc := gputest.Upload(b, s, gputest.Ramp(big, 0))
 		bdst := gputest.Empty(b, s, 4*big)
-		b.Run("gpu/"+mode.name, func(b *testing.B) {
+		sync := func(err error) error {
+			if err != nil {
+				return err
+			}
+			return s.Sync()
+		}
+		sides[i] = side{
+			launch: func() error { return sync(launch()) },
+			replay: func() error { return sync(g.Replay()) },
+			gpu:    func() error { return sync(s.Launch(lk, recorder.Groups(big/64, 1, 1), bsrc, bdst)) },
+		}
+	}
+	row := func(name string, off, on func() error) {
+		b.Run(name, func(b *testing.B) {
+			var offT, onT []time.Duration
 			for b.Loop() {
-				if err := s.Launch(lk, recorder.Groups(big/64, 1, 1), bsrc, bdst); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.Sync(); err != nil {
-					b.Fatal(err)
+				for _, p := range []struct {
+					step func() error
+					to   *[]time.Duration
+				}{{off, &offT}, {on, &onT}} {
+					t0 := time.Now()
+					if err := p.step(); err != nil {
+						b.Fatal(err)
+					}
+					*p.to = append(*p.to, time.Since(t0))
 				}
 			}
+			q := func(ts []time.Duration, f float64) float64 {
+				s := slices.Clone(ts)
+				slices.Sort(s)
+				return float64(s[int(f*float64(len(s)-1))])
+			}
+			b.ReportMetric(q(offT, 0.5), "off-ns")
+			b.ReportMetric(q(onT, 0.5), "on-ns")
+			b.ReportMetric(q(onT, 0.5)/q(offT, 0.5), "on/off")
+			b.ReportMetric(q(offT, 0.9)/q(offT, 0.1), "off-p90/p10")
+			b.ReportMetric(q(onT, 0.9)/q(onT, 0.1), "on-p90/p10")
 		})
 	}
+	row("launch", sides[0].launch, sides[1].launch)
+	row("replay64", sides[0].replay, sides[1].replay)
+	row("gpu", sides[0].gpu, sides[1].gpu)
 }
 
 // TestChecksOfAnIfBodyReportOnlyWhenItRuns: a checked kernel inside an
@@ -499,5 +514,61 @@ func TestAGraphCapturedWithChecksListsOnlyTheCallersBuffersAndIsNotSaved(t *test
 	}
 	if err := s.Sync(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// workgroupWGSL takes its builtins in a struct, shares a tile through
+// workgroup memory across a barrier and has an override-sized
+// workgroup: the checked variant (its entry point wrapped) compiles and
+// computes the same, and a read past src's end is named.
+const workgroupWGSL = `override wg: u32 = 64;
+struct In { @builtin(global_invocation_id) gid: vec3<u32>, @builtin(local_invocation_index) li: u32, }
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+@group(0) @binding(2) var<uniform> shift: vec4<u32>;
+var<workgroup> tile: array<f32, 64>;
+@compute @workgroup_size(wg)
+fn main(in: In) {
+	tile[in.li] = src[in.gid.x + shift.x];
+	workgroupBarrier();
+	dst[in.gid.x] = tile[(in.li + 1u) % wg];
+}
+`
+
+// TestChecksWrapEntryPointsWithStructBuiltinsAndBarriers: see
+// workgroupWGSL.
+func TestChecksWrapEntryPointsWithStructBuiltinsAndBarriers(t *testing.T) {
+	d := gputest.Open(t, wgpu.Options{})
+	run := func(shift uint32, opts ...recorder.Option) ([]float32, error) {
+		s := gputest.Stream(t, d, opts...)
+		k := gputest.Kernel(t, d, workgroupWGSL, wgpu.WithLabel("tile"), wgpu.WithConstants(map[string]float64{"wg": 64}))
+		src := gputest.Upload(t, s, gputest.Ramp(128, 0))
+		dst := gputest.Empty(t, s, 4*64)
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(shift, 0, 0, 0)); err != nil {
+			t.Fatal(err)
+		}
+		return recorder.ReadSlice[float32](s, dst)
+	}
+	plain, err := run(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, err := run(3, recorder.WithChecks(true))
+	if err != nil {
+		t.Fatalf("in range, a checked kernel reports nothing: %v", err)
+	}
+	if d := cmp.Diff(plain, checked); d != "" {
+		t.Fatalf("checked and unchecked results differ (-unchecked +checked):\n%s", d)
+	}
+	_, err = run(100, recorder.WithChecks(true))
+	var ce *recorder.CheckError
+	if !errors.As(err, &ce) {
+		t.Fatalf("Read = %v, want a *CheckError", err)
+	}
+	// Invocations 28..63 read src[128..163]: which records first is the
+	// GPU's choice; binding, length and the index's relation to the
+	// invocation are not.
+	if ce.Kernel != `"tile" (entry point main)` || ce.Binding != "src" || ce.Length != 128 || ce.Index != ce.Invocation[0]+100 || ce.Index < 128 || ce.Count != 36 {
+		t.Fatalf("the violation names kernel tile, binding src of 128 elements and the index its invocation used, counting 36 invocations: %+v", *ce)
 	}
 }
