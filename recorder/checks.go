@@ -36,9 +36,11 @@ var ErrOutOfRange = errors.New("out-of-range access")
 // Eager launches, captured graphs and their replays are all checked: a
 // graph captured on the stream binds the checks' state, so a replay's
 // violation is returned by the Sync or Read after it. Launches of a kernel
-// whose checked variant would need a fifth bind group (it uses @group(3))
-// are refused with ErrInvalidArgument. A driver without checked variants
-// (the fake driver of the recorder's tests) refuses every launch.
+// whose checked variant would need a fifth bind group (it uses @group(3),
+// or its module declares every later group) are refused with
+// ErrInvalidArgument. Graphs loaded from files run unchecked. A driver
+// without checked variants (the fake driver of the recorder's tests)
+// refuses every launch.
 func WithChecks(on bool) Option { return func(c *config) { c.checks = on } }
 
 // CheckError is an out-of-range access that a stream WithChecks saw: the

@@ -572,3 +572,82 @@ func TestChecksWrapEntryPointsWithStructBuiltinsAndBarriers(t *testing.T) {
 		t.Fatalf("the violation names kernel tile, binding src of 128 elements and the index its invocation used, counting 36 invocations: %+v", *ce)
 	}
 }
+
+// TestChecksFollowARebindAndLeaveFusionExact: a rebound graph is still
+// checked (the state and launch word are the stream's, kept by Rebind,
+// which matches the caller's buffers only); and on a stream
+// WithFusion too, a captured chain computes what it does unchecked and
+// reports nothing in range.
+func TestChecksFollowARebindAndLeaveFusionExact(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithChecks(true))
+	sc := newChecked(t, d, s, scatterWGSL, "scatter")
+	g := gputest.Capture(t, s, func() {
+		if err := sc.launch(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	other := gputest.Empty(t, s, 16)
+	r, err := g.Rebind(sc.dst, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Release)
+	sc.setIndex(t, 2, 9)
+	if err := r.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	wantViolation(t, "a rebound graph is checked", s.Sync(), with(scatterViolation, "Sync"))
+
+	chain := func(opts ...recorder.Option) []float32 {
+		s := gputest.Stream(t, d, opts...)
+		add := gputest.Kernel(t, d, gputest.AddConstWGSL)
+		scale := gputest.Kernel(t, d, gputest.ScaleWGSL)
+		x := gputest.Upload(t, s, gputest.Ramp(256, 0.5))
+		g, err := s.Capture(func() error {
+			if err := s.Launch(add, recorder.Groups(4, 1, 1), x, gputest.F32(1.5)); err != nil {
+				return err
+			}
+			return s.Launch(scale, recorder.Groups(4, 1, 1), x, gputest.F32(0.3))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer g.Release()
+		if err := g.Replay(); err != nil {
+			t.Fatal(err)
+		}
+		out, err := recorder.ReadSlice[float32](s, x)
+		if err != nil {
+			t.Fatalf("in range, a fused or checked chain reports nothing: %v", err)
+		}
+		return out
+	}
+	plain := chain()
+	if d := cmp.Diff(plain, chain(recorder.WithFusion(true), recorder.WithChecks(true))); d != "" {
+		t.Fatalf("a chain on a stream WithFusion and WithChecks computes what it does unchecked (-plain +checked):\n%s", d)
+	}
+}
+
+// TestChecksSkipAGroupAnotherEntryPointDeclares: when the group after a
+// kernel's own is declared by another entry point of the module, the
+// checks take the next free one (the group between stays empty, as gaps
+// may) and still report.
+func TestChecksSkipAGroupAnotherEntryPointDeclares(t *testing.T) {
+	const src = `@group(0) @binding(0) var<storage, read_write> a: array<u32>;
+@group(1) @binding(0) var<storage, read_write> other: array<u32>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) { a[id.x * 2u] = id.x; }
+@compute @workgroup_size(1)
+fn side() { other[0] = 1u; }
+`
+	d, s := gputest.OpenStream(t, recorder.WithChecks(true))
+	k := gputest.Kernel(t, d, src, wgpu.WithLabel("gap"))
+	a := gputest.Empty(t, s, 16)
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), a); err != nil {
+		t.Fatal(err)
+	}
+	var ce *recorder.CheckError
+	if err := s.Sync(); !errors.As(err, &ce) || ce.Binding != "a" || ce.Length != 4 || ce.Index != 2*ce.Invocation[0] || ce.Count != 2 {
+		t.Fatalf("invocations 2 and 3 write a[4] and a[6] of 4: Sync = %v", err)
+	}
+}

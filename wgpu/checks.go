@@ -1,6 +1,7 @@
 package wgpu
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -23,6 +24,9 @@ func (v *driverView) Checked(k driver.Kernel) (driver.Kernel, driver.CheckLayout
 		return nil, driver.CheckLayout{}, nil, opError("Kernel", ErrInvalidArgument, "not a kernel of this device")
 	}
 	c, err := wgsl.Check(kv.k.source, kv.k.entry, kv.k.constants)
+	if errors.Is(err, wgsl.ErrNotCheckable) {
+		return nil, driver.CheckLayout{}, nil, opError("Kernel", ErrInvalidArgument, "kernel %q: %v", kv.k.entry, err)
+	}
 	if err != nil {
 		return nil, driver.CheckLayout{}, nil, &CompileError{Entry: kv.k.entry, Diagnostic: "checked variant: " + err.Error()}
 	}

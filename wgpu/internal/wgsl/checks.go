@@ -151,17 +151,26 @@ func Check(src, entry string, constants map[string]float64) (*Checked, error) {
 	if len(w.sites) == 0 {
 		return &Checked{Source: src}, nil
 	}
-	if group > maxGuardGroup {
-		return nil, fmt.Errorf("%w: entry point %s uses @group(%d), the last a device offers", ErrNotCheckable, entry, maxGuardGroup)
-	}
+	// The first group after the entry point's that no declaration of the
+	// module takes (another entry point's bindings may): the groups
+	// between stay empty, as gaps between an entry's groups may.
+	declared := map[uint32]string{}
 	for _, d := range m.names {
 		if v, ok := d.(*varDecl); ok {
 			if a := attr(v.attrs, "group"); a != nil {
-				if g, err := c.attrUint(a, "@group", false); err != nil || g == group {
-					return nil, fmt.Errorf("%w: %s is declared in @group(%d), the group the checks would take", ErrNotCheckable, v.name, group)
+				g, err := c.attrUint(a, "@group", false)
+				if err != nil {
+					return nil, err
 				}
+				declared[g] = v.name
 			}
 		}
+	}
+	for group <= maxGuardGroup && declared[group] != "" {
+		group++
+	}
+	if group > maxGuardGroup {
+		return nil, fmt.Errorf("%w: entry point %s leaves no bind group free after its own (a device offers @group(0) to @group(%d))", ErrNotCheckable, entry, maxGuardGroup)
 	}
 	// The entry point becomes a plain function (its attributes and its
 	// parameters' blanked, its name the prefix's), called by a new entry

@@ -108,18 +108,77 @@ func TestCheckOfAKernelWithoutBindingIndicesIsTheSource(t *testing.T) {
 	}
 }
 
-// TestCheckRefusesWhenTheNextGroupIsTaken: a kernel using @group(3), or
-// a module declaring the group the checks would take, has no variant.
-func TestCheckRefusesWhenTheNextGroupIsTaken(t *testing.T) {
-	for _, src := range []string{
-		"@group(3) @binding(0) var<storage, read_write> a: array<u32>;\n@compute @workgroup_size(1)\nfn main() { a[0] = 1u; }\n",
-		"@group(0) @binding(0) var<storage, read_write> a: array<u32>;\n@group(1) @binding(0) var<storage, read_write> b: array<u32>;\n@compute @workgroup_size(1)\nfn main() { a[0] = 1u; }\n",
+// TestCheckTakesTheFirstFreeGroupAfterTheEntrysOwn: the checks go in the
+// first group after the entry point's highest that no declaration of the
+// module takes (another entry point's bindings may sit in the next one);
+// with none left up to @group(3) there is no variant (ErrNotCheckable).
+func TestCheckTakesTheFirstFreeGroupAfterTheEntrysOwn(t *testing.T) {
+	const use = "@compute @workgroup_size(1)\nfn main() { a[0] = 1u; }\n"
+	for _, c := range []struct {
+		name, decls string
+		group       uint32 // 0: refused
+	}{
+		{"next free", "@group(0) @binding(0) var<storage, read_write> a: array<u32>;\n", 1},
+		{"next declared by another entry's binding", "@group(0) @binding(0) var<storage, read_write> a: array<u32>;\n@group(1) @binding(0) var<storage, read_write> b: array<u32>;\n", 2},
+		{"entry uses group 3", "@group(3) @binding(0) var<storage, read_write> a: array<u32>;\n", 0},
+		{"groups after the entry's all declared", "@group(1) @binding(0) var<storage, read_write> a: array<u32>;\n@group(2) @binding(0) var<storage, read_write> b: array<u32>;\n@group(3) @binding(0) var<storage, read_write> c: array<u32>;\n", 0},
 	} {
-		if _, err := Check(src, "main", nil); !errors.Is(err, ErrNotCheckable) {
-			t.Errorf("Check = %v, want ErrNotCheckable", err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			got, err := Check(c.decls+use, "main", nil)
+			if c.group == 0 {
+				if !errors.Is(err, ErrNotCheckable) {
+					t.Fatalf("Check = %v, want ErrNotCheckable", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Layout.Group != c.group {
+				t.Fatalf("the checks took @group(%d), want @group(%d)", got.Layout.Group, c.group)
+			}
+			if _, err := Specialize(got.Source, "main", Options{}); err != nil {
+				t.Fatalf("the variant does not specialize: %v", err)
+			}
+		})
 	}
 	if _, err := Check("fn f() {}", "main", nil); err == nil {
 		t.Error("Check of a module without the entry point succeeded")
+	}
+}
+
+// TestCheckWrapsTheEntryPoint: the entry point becomes a plain function
+// (attributes blanked on their lines, renamed) called by a new entry point
+// of the same name, attributes and parameters, which adds the
+// global_invocation_id the checks need when the entry has none; a source
+// that already contains the prefix (here in a comment) gets a numbered
+// one. The variant keeps the workgroup size.
+func TestCheckWrapsTheEntryPoint(t *testing.T) {
+	src := "// softgraph_check\n@group(0) @binding(0) var<storage, read_write> a: array<u32>;\n@compute\n@workgroup_size(4, 2)\nfn main(@builtin(local_invocation_index) li: u32) { a[li] = li; }\n"
+	c, err := Check(src, "main", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(c.Source, "\n")
+	wantHead := []string{
+		"// softgraph_check",
+		"@group(0) @binding(0) var<storage, read_write> a: array<u32>;",
+		"",
+		"",
+		"fn softgraph_check2_entry( li: u32) { a[softgraph_check2(u32(li), arrayLength(&a), 0u)] = li; }",
+	}
+	if d := cmp.Diff(wantHead, lines[:5]); d != "" {
+		t.Errorf("the original lines (-want +got):\n%s", d)
+	}
+	wantTail := "@compute @workgroup_size(4, 2)\nfn main(@builtin(local_invocation_index) li: u32, @builtin(global_invocation_id) softgraph_check2_gid: vec3<u32>) {\n\tsoftgraph_check2_inv = softgraph_check2_gid;\n\tsoftgraph_check2_entry(li);\n\tsoftgraph_check2_flush();\n}\n"
+	if !strings.HasSuffix(c.Source, wantTail) {
+		t.Errorf("the wrapper: want the source to end with\n%s\ngot\n%s", wantTail, c.Source)
+	}
+	k, err := Specialize(c.Source, "main", Options{})
+	if err != nil {
+		t.Fatalf("the variant does not specialize: %v", err)
+	}
+	if k.WorkgroupSize != [3]uint32{4, 2, 1} {
+		t.Errorf("workgroup size %v, want [4 2 1]", k.WorkgroupSize)
 	}
 }
