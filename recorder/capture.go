@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -421,7 +422,25 @@ func (s *Stream) BeginCapture() error {
 // encoding them without submitting). The recording is then discarded and
 // the stream is usable and re-capturable.
 // With nothing recording it is refused with lifecycle.ErrGraphState.
+//
+// On a stream WithChecks it also waits for the work executed before the
+// window (the warmup) and fails the same way, the *CheckError among the
+// causes, when that work indexed a binding out of range: the recording
+// repeats the warmup's launches, so its graph would too (docs/checks.md).
 func (s *Stream) EndCapture() (*Graph, error) {
+	g, err := s.endCapture()
+	if err != nil || !s.cfg.checks {
+		return g, err
+	}
+	if err := s.takeViolation(context.Background(), lifecycle.EndCapture); err != nil { // WithChecks (checks.go)
+		g.Release()
+		return nil, &CaptureError{Op: lifecycle.EndCapture.String(), Causes: []error{err}}
+	}
+	return g, nil
+}
+
+// endCapture is EndCapture without the checks' read-back.
+func (s *Stream) endCapture() (*Graph, error) {
 	const op = lifecycle.EndCapture
 	if err := s.check(op); err != nil {
 		return nil, err

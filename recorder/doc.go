@@ -92,7 +92,10 @@
 // and returned by the next Sync, Read, [Stream.EndProfile] or EndCapture, as
 // a [*DeferredError] with the number of dispatches lost. Every error wraps a
 // sentinel ([ErrInvalidArgument], [ErrReleased], [ErrClosed],
-// [ErrForeignDevice], [lifecycle.ErrGraphState], or the device's).
+// [ErrForeignDevice], [lifecycle.ErrGraphState], or the device's). A stream
+// [WithChecks] also returns, at the same sync points, a [*CheckError]
+// wrapping [ErrOutOfRange] for the first index a kernel used past a
+// binding's end (docs/checks.md).
 //
 // # Costs
 //

@@ -205,7 +205,7 @@ func (g *Graph) describe() {
 	groups := map[*bindGroup]bool{}
 	seen := map[*Buffer]bool{}
 	addBuf := func(b *Buffer) {
-		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage {
+		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage && b != g.s.checks.state {
 			seen[b] = true
 			g.buffers = append(g.buffers, b)
 		}
@@ -344,6 +344,7 @@ func (g *Graph) Replay() (err error) {
 // replayLocked enqueues one replay of g. The caller holds s.mu.
 func (s *Stream) replayLocked(g *Graph) error {
 	s.noteReplay(g)
+	s.checkedReplay() // WithChecks (checks.go)
 	if s.rampReplay(g) {
 		return nil
 	}

@@ -164,6 +164,10 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	if _, err := s.admit(op); err != nil {
 		return 0, err
 	}
+	if err := g.checkedSave(op); err != nil { // WithChecks (checks.go)
+		s.mu.Unlock()
+		return 0, err
+	}
 	released := g.released
 	if !released {
 		// Save reads the graph's memory over several waits: hold its pins

@@ -224,6 +224,9 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.takeViolation(ctx, op); err != nil { // WithChecks (checks.go)
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -256,6 +259,9 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 		}
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := s.takeViolation(context.Background(), op); err != nil { // WithChecks (checks.go)
 		return nil, err
 	}
 	return out, nil

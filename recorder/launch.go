@@ -238,6 +238,12 @@ func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err erro
 		l.release()
 		return err
 	}
+	if s.cfg.checks {
+		if err := s.checkLaunch(op, l, v != lifecycle.Record); err != nil {
+			l.release()
+			return err
+		}
+	}
 	if err := s.bind(op, l); err != nil {
 		l.release()
 		return err

@@ -52,6 +52,8 @@ type Stream struct {
 	fusionCompile  time.Duration
 	fusionCompiles int
 
+	checks checks // WithChecks (checks.go). Guarded by mu.
+
 	// closeStarted picks the one Close (or CloseContext) that tears the
 	// stream down; closing is set by it before it takes mu, so calls are
 	// refused from then on; done is closed when the teardown has finished
@@ -183,6 +185,7 @@ type config struct {
 	// (docs/benchmarks/README.md, "Finishing ahead"), so it is not a
 	// default until it can tell which machine it is on.
 	finishAhead bool
+	checks      bool // WithChecks (checks.go)
 }
 
 // Option configures New.
@@ -649,7 +652,9 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}
 	}
+	st := s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
 	if err := s.flushContext(ctx); err != nil {
+		s.unstageChecks(st, false)
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}
 	}
@@ -659,12 +664,22 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	s.mu.Unlock()
 	if any {
 		if err := s.drv.Wait(ctx, sub); err != nil {
+			s.mu.Lock()
+			s.unstageChecks(st, false)
+			s.mu.Unlock()
 			return &Error{Op: "Sync", Err: err}
 		}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.takeErrors()
+	err := s.takeErrors()
+	if err != nil {
+		s.unstageChecks(st, true)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	return s.takeStagedChecks(ctx, lifecycle.Sync, st) // WithChecks (checks.go)
 }
 
 // Close submits what is enqueued, waits for the stream's work to finish,

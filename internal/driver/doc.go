@@ -22,7 +22,8 @@
 // recorder keeps per device is a typed [Local] value in the device's
 // [Locals], one per [Key]. Calls only some drivers offer are optional
 // interfaces found by type assertion, as in database/sql/driver: [Guarder]
-// (guarded kernel variants) here, and the cogentcore buffer exchange in
+// (guarded kernel variants) and [Checker] (checked variants, for a stream
+// WithChecks) here, and the cogentcore buffer exchange in
 // [github.com/softgraph/softgraph/internal/driver/interop], which is apart
 // because its types need cgo.
 //

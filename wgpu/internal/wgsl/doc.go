@@ -20,7 +20,9 @@
 // builtin helpers (builtins.go, uniformload.go), the OpenGL backend's needs
 // (padding.go, gluniform.go) and names naga reserves (reserved.go). Guard
 // (guard.go) makes the guarded variants of entry points that graphs use to
-// skip a dispatch. Sizes, binding numbers and workgroup sizes come from
+// skip a dispatch; Check (checks.go) the checked variants of a stream
+// WithChecks, which record out-of-range indices into bindings
+// (docs/checks.md). Sizes, binding numbers and workgroup sizes come from
 // this parse alone: nothing reported is taken from the compiler.
 //
 // What it never does. It does not type-check function bodies, resolve
