@@ -48,7 +48,7 @@ const (
 
 // FuseZeroBytes is the size of the uniform buffer every fused module binds
 // after its parts' slots (at binding FuseZeroBinding(parts)), which must
-// hold zeros: part k adds word k of it to each of its builtin values.
+// hold zeros: part k > 0 adds word k of it to each of its builtin values.
 // MaxFuseParts is how many parts one module can run: one word each.
 const (
 	FuseZeroBytes = 256
@@ -79,8 +79,9 @@ const fuseZero = "_sg_zero"
 // parts take and calls the parts in order.
 //
 // Why the bits stay the parts' own (docs/fusion.md has the whole
-// argument): part k is called with every builtin value plus word k of a
-// uniform the caller fills with zeros (FuseZeroBinding). At run time that
+// argument): part k > 0 is called with every builtin value plus word k of
+// a uniform the caller fills with zeros (FuseZeroBinding); part 0 with the
+// builtins themselves (one part may keep them). At run time that
 // changes nothing; to the compiler, which cannot know the words, every
 // index a part computes, and so every address it loads and stores, is
 // unrelated to every other part's. It therefore can neither forward one
@@ -204,7 +205,7 @@ func Fuse(parts []FusePart) (string, error) {
 		names = append(names, bn)
 	}
 	slices.Sort(names)
-	fmt.Fprintf(&b, "\n// Zeros (the caller binds them): part k adds %s[k / 4][k %% 4] to its builtins.\n", fuseZero)
+	fmt.Fprintf(&b, "\n// Zeros (the caller binds them): part k > 0 adds %s[k / 4][k %% 4] to its builtins.\n", fuseZero)
 	fmt.Fprintf(&b, "@group(0) @binding(%d) var<uniform> %s: array<vec4<u32>, %d>;\n", FuseZeroBinding(parts), fuseZero, MaxFuseParts/4)
 	wg := infos[0].Workgroup
 	fmt.Fprintf(&b, "\n@compute @workgroup_size(%d, %d, %d)\nfn %s(", wg[0], wg[1], wg[2], FusedEntry)
@@ -222,9 +223,16 @@ func Fuse(parts []FusePart) (string, error) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			if pointwiseBuiltins[bn] == "u32" {
+			switch {
+			case k == 0:
+				// The first part takes the builtins as they are: every
+				// other part's addresses are already unrelated to its
+				// own, and a producer's workgroup indexing stays what
+				// the compiler knows (a matmul's tiles).
+				fmt.Fprintf(&b, "_%s", bn)
+			case pointwiseBuiltins[bn] == "u32":
 				fmt.Fprintf(&b, "_%s + %s", bn, zero)
-			} else {
+			default:
 				fmt.Fprintf(&b, "_%s + vec3<u32>(%s)", bn, zero)
 			}
 		}
