@@ -173,7 +173,16 @@ func TestARefusalOutsideTheWindowFailsNoCapture(t *testing.T) {
 func TestAReadAskedAgainAfterACaptureBeganFailsThatCapture(t *testing.T) {
 	rr := newRefusalRig(t)
 	other := rr.r.stream(t)
-	other.mu.Lock() // the Read's flushOthers waits here
+	// Another goroutine holds the other stream's lock (no goroutine holds
+	// two streams' locks): the Read's flushOthers waits for it.
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		other.mu.Lock()
+		close(held)
+		<-release
+		other.mu.Unlock()
+	}()
+	<-held
 	var wg sync.WaitGroup
 	var readErr error
 	wg.Add(1)
@@ -183,7 +192,7 @@ func TestAReadAskedAgainAfterACaptureBeganFailsThatCapture(t *testing.T) {
 	}()
 	time.Sleep(20 * time.Millisecond) // let the Read reach its wait
 	rr.open(t)
-	other.mu.Unlock()
+	close(release)
 	wg.Wait()
 	if !errors.Is(readErr, lifecycle.ErrGraphState) {
 		t.Fatalf("the Read that met the window returned %v; want lifecycle.ErrGraphState", readErr)
