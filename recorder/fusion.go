@@ -201,7 +201,10 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		case n.region != 0:
 			why = "inside an If or While body"
 		case n.ind != nil:
-			why = "dispatched indirectly"
+			// Its counts are known only on the GPU: the index cannot be
+			// shown one-to-one over them, and a duplicate index would
+			// make a fused in-place part read another invocation's store.
+			why = "dispatched indirectly (its counts are known only on the GPU, so its index cannot be shown one-to-one)"
 		default:
 			pw, why = analyse(n)
 			if pw != nil && !pw.OneToOne(n.d.x, n.d.y, n.d.z) {
