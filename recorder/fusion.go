@@ -130,11 +130,15 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 			if errors.Is(err, wgpu.ErrNotPointwise) {
 				// Not pointwise, but perhaps an epilogue's producer: it
 				// can begin a chain, and its pairs keep the reason.
-				if pr, perr := wgpu.AnalyzeProducer(src, n.k.Entry()); perr == nil {
-					var pe *wgpu.PointwiseError
-					errors.As(err, &pe)
+				var pe, ppe *wgpu.PointwiseError
+				pr, perr := wgpu.AnalyzeProducer(src, n.k.Entry())
+				switch {
+				case perr == nil && errors.As(err, &pe):
 					notPointwise[n.k] = pe.Reason
 					pw, err = pr, nil
+				case errors.As(perr, &ppe) && errors.As(err, &pe) && !strings.HasSuffix(ppe.Reason, pe.Reason):
+					// Neither: say both why not.
+					pe.Reason += "; " + ppe.Reason
 				}
 			}
 			if err == nil && pw.ContextDependent && floatKernel.MatchString(src) {

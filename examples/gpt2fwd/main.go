@@ -66,7 +66,7 @@ func run(args []string, out io.Writer) error {
 	info := dev.Info()
 	fmt.Fprintf(out, "adapter: %s (%s)\nmodel: T=%d D=%d H=%d L=%d V=%d\n", info.Name, info.Backend, sh.T, sh.D, sh.H, sh.L, sh.V)
 	fmt.Fprintf(out, "dispatches per forward: %d plain, %d fused (%.0f%% fewer)\n", r.Plain, r.Fused, 100*(1-float64(r.Fused)/float64(r.Plain)))
-	fmt.Fprintf(out, "fused: %s\n", r.FusedChains)
+	fmt.Fprintf(out, "%s\n", r.FusedChains)
 	fmt.Fprintf(out, "replayed forward, logits read back (median of %d interleaved rounds): plain %.3f ms, fused %.3f ms (%.2fx); per token %.4f and %.4f ms\n",
 		*rounds, r.PlainMs, r.FusedMs, r.PlainMs/r.FusedMs, r.PlainMs/float64(r.Tokens), r.FusedMs/float64(r.Tokens))
 	fmt.Fprintf(out, "logits bit-identical fused and plain: %v\n", r.LogitsBitIdentical)
