@@ -64,10 +64,16 @@ type operand struct {
 
 // launch checks the operands and launches sh on s.
 func (sh Shader) launch(s *recorder.Stream, what string, d recorder.Dispatch, p recorder.Params, ops ...operand) error {
+	return sh.launchArgs(s, what, d, []recorder.Arg{p}, ops...)
+}
+
+// launchArgs is launch with the arguments after the buffers given whole
+// (a dims uniform and a Step, which may be a *Var).
+func (sh Shader) launchArgs(s *recorder.Stream, what string, d recorder.Dispatch, tail []recorder.Arg, ops ...operand) error {
 	if s == nil {
 		return fmt.Errorf("shaders: %s: stream is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
 	}
-	args := make([]recorder.Arg, 0, len(ops)+1)
+	args := make([]recorder.Arg, 0, len(ops)+len(tail))
 	for _, o := range ops {
 		if o.b == nil {
 			return fmt.Errorf("shaders: %s: %s is nil: %w", sh.Name, o.name, wgpu.ErrInvalidArgument)
@@ -81,7 +87,7 @@ func (sh Shader) launch(s *recorder.Stream, what string, d recorder.Dispatch, p 
 	if err != nil {
 		return err
 	}
-	return s.Launch(k, d, append(args, p)...)
+	return s.Launch(k, d, append(args, tail...)...)
 }
 
 // Launch runs dst[i] = src[i] + 1 for i < n on s; src and dst must hold n
