@@ -133,6 +133,7 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.profileSVG, "profile-svg", "", "also write the per-kernel profile as an SVG chart to this file (implies -profile)")
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
 	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the vocabulary tables into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
+	fs.BoolVar(&o.cfg.F16, "f16", false, "store the matrices (projections and LM head) as float16, accumulate in float32 (shaders.MatVecF16)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
 	devices := fs.String("devices", "1", "decode on this many devices at once, one goroutine each, or `all` (the adapters wgpu.OpenAll opens): per-device and aggregate tokens/s of the replay path")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
@@ -257,9 +258,9 @@ func decode(o options, stdout io.Writer) (err error) {
 		return err
 	}
 	defer w.release(c)
-	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, 9*c.Layers+2+2*len(w.shards), len(w.shards), o.seed)
+	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, c.dispatches(len(w.shards)), len(w.shards), o.seed)
 	progress("compiling %d kernels", len(new(kernels).all()))
-	ks, err := compileKernels(dev)
+	ks, err := compileKernels(dev, c.F16)
 	if err != nil {
 		return err
 	}
@@ -563,7 +564,7 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		}
 		r.n++
 		r.gpu += d.GPU
-		r.bytes += p.launches[i].weightBytes
+		r.bytes += p.launches[i].weightBytes + p.launches[i].kvBytesPerPos*int64(o.tokens)
 		r.min, r.max = min(r.min, d.GPU), max(r.max, d.GPU)
 	}
 	sorted := make([]*row, 0, len(rows))
@@ -571,15 +572,17 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		sorted = append(sorted, r)
 	}
 	slices.SortFunc(sorted, func(a, b *row) int { return cmp.Compare(b.gpu, a.gpu) })
-	fmt.Fprintf(stdout, "%-13s %5s %11s %7s %10s %10s %12s\n", "kernel", "n", "GPU µs", "share", "min µs", "max µs", "weights GB/s")
+	fmt.Fprintf(stdout, "%-14s %5s %11s %7s %10s %10s %10s %9s %8s\n", "kernel", "n", "GPU µs", "share", "min µs", "max µs", "MB read", "GB/s", "of -bw")
 	for _, r := range sorted {
-		bw := "-"
+		mb, bw, of := "-", "-", "-"
 		if r.bytes > 0 && r.gpu > 0 {
-			bw = fmt.Sprintf("%.3g", float64(r.bytes)/r.gpu.Seconds()/1e9)
+			gbs := float64(r.bytes) / r.gpu.Seconds() / 1e9
+			mb, bw, of = fmt.Sprintf("%.3f", float64(r.bytes)/1e6), fmt.Sprintf("%.1f", gbs), fmt.Sprintf("%.1f%%", 100*gbs/o.bandwidthGBs)
 		}
-		fmt.Fprintf(stdout, "%-13s %5d %11.1f %6.1f%% %10.1f %10.1f %12s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
-			us(r.min), us(r.max), bw)
+		fmt.Fprintf(stdout, "%-14s %5d %11.1f %6.1f%% %10.1f %10.1f %10s %9s %8s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
+			us(r.min), us(r.max), mb, bw, of)
 	}
+	fmt.Fprintln(stdout, "(MB read: the weights the kernel's dispatches read, and for attn_split the KV cache rows they attend to; GB/s: that over the GPU time; of -bw: its share of the bandwidth limit)")
 	// The kernels that hold most of the time, until they make up half.
 	var top []string
 	var acc time.Duration
