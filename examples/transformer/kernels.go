@@ -7,18 +7,18 @@ import (
 	"github.com/softgraph/softgraph/wgpu"
 )
 
-// The decoder's WGSL. Every module is written so that the compiler bundled
-// with wgpu-native (naga v22) accepts it as written, because the
-// hand-written path compiles the same text through cogentcore without
-// softgraph's front end: no `override`, every integer literal suffixed, no
-// integer division by a value known only at run time, and no early return
-// before a barrier (a workgroup with nothing to do runs its loops zero
-// times instead).
+// The decoder's own WGSL is the embedding gather; every other kernel is a
+// shipped one from package shaders. Every module is written so that the
+// compiler bundled with wgpu-native (naga v22) accepts it as written,
+// because the hand-written path compiles the same text through cogentcore
+// without softgraph's front end: no `override`, every integer literal
+// suffixed, no integer division by a value known only at run time, and no
+// early return before a barrier.
 //
 // Every per-token value lives in one uniform, Step (the position the token
 // is at and the attention length, pos+1); every size lives in a per-kernel
-// uniform, Dims, fixed for the whole run. Entry points are named after the
-// step of the model they compute, which is what ProfileReplay reports.
+// uniform fixed for the whole run. Kernels are labelled after the step of
+// the model they compute, which is what ProfileReplay reports.
 
 // stepWGSL is the per-token uniform: the eager path passes it by value,
 // the replay path binds a Var the host sets between replays, the

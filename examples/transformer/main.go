@@ -2,16 +2,22 @@
 // token over a KV cache, three ways side by side, and checks all three
 // against a float64 reference.
 //
-// The model is written for this example, kernels and all (kernels.go):
-// token and position embedding gather, layer norm, the QKV projection with
-// the KV-cache append at the token's position, attention scores over the
-// cache under the causal mask, softmax, the weighted sum of values, the
-// output projection into the residual stream, the MLP with GPT-2's tanh
-// GELU, the final layer norm, the LM head (untied: see lmHeadWGSL) and
-// greedy argmax on the GPU, whose token the next step's embedding reads
-// without leaving the GPU. Weights are random, drawn from -seed (every
-// matrix at unit gain, see initKind); nothing is downloaded. A token is 9
-// dispatches per layer and 4 more.
+// The model is written for this example; its kernels are the decode
+// kernels package shaders ships (shaders/decode.go), plus the embedding
+// gather (kernels.go): per layer the QKV projection with the first layer
+// norm fused in (shaders.MatVec), flash-decoding attention over the KV
+// cache under the causal mask in two passes, the first appending the
+// token's key and value to the cache (shaders.AttnSplit, AttnCombine), the
+// output projection into the residual stream, the MLP with the second
+// layer norm and GPT-2's tanh GELU fused in and its projection into the
+// residual stream; then the LM head (untied, see tensors) with the final
+// layer norm fused in, and greedy argmax on the GPU in two passes
+// (shaders.ArgmaxPartial, ArgmaxFinal), whose token the next step's
+// embedding reads without leaving the GPU. Weights are random, drawn from
+// -seed (every matrix at unit gain, see initKind); nothing is downloaded.
+// A token is 6 dispatches per layer and 4 more. -f16 stores the matrices
+// as float16 (shaders.MatVecF16), the reference reading the same rounded
+// weights.
 //
 // The three paths, each with its own activations and KV cache over the same
 // weights, decode the same sequence:
@@ -22,7 +28,7 @@
 //	        the graph reads the position and length from a Var
 //	        (Stream.NewVar), bound by reference, that the host sets before
 //	        each replay (one SetVar), and the KV-cache append is part of the
-//	        recorded qkv kernel
+//	        recorded attn_split kernel
 //	raw     a careful hand-written loop on github.com/cogentcore/webgpu on
 //	        the same device: explicit layouts, pipelines, bind groups and
 //	        uniforms made once; per token one queue write, one command
