@@ -58,7 +58,8 @@ var (
 //	5  y      storage, read_write  OutOffset+rows f32
 //	6  params uniform              MatVecOp.Params (32 bytes)
 //
-// cols must be a multiple of 8. Dispatch MatVecOp.Dispatch. Sums run in a
+// cols must be a multiple of 8, and at most MatVecMaxNormCols with a norm.
+// Dispatch MatVecOp.Dispatch. Sums run in a
 // fixed order, so a launch is deterministic; they differ from a
 // sequential loop's in the last bits.
 var MatVec = MatVecShader{Shader{Name: "matvec", Source: matVecF32WGSL + matVecBodyWGSL, Entry: "matvec"}, false}
@@ -94,6 +95,11 @@ const (
 	// MatVecRMSNorm normalises x first: x/√(mean(x²) + Eps)·gamma.
 	MatVecRMSNorm
 )
+
+// MatVecMaxNormCols is the most cols MatVec takes with a norm prologue:
+// the normalised x is kept in 8 KiB of workgroup memory, so each weight
+// load pairs with one load from there instead of three (x, gamma, beta).
+const MatVecMaxNormCols = 2048
 
 // MatVecOp is one MatVec launch's shape and flags.
 type MatVecOp struct {
@@ -160,6 +166,8 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8: %w", sh.Name, op.Cols, ErrShape)
 	case op.Flags&MatVecLayerNorm != 0 && op.Flags&MatVecRMSNorm != 0:
 		return fmt.Errorf("shaders: %s: flags %#x: a layer norm and an RMS norm at once: %w", sh.Name, op.Flags, ErrShape)
+	case op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0 && op.Cols > MatVecMaxNormCols:
+		return fmt.Errorf("shaders: %s: cols = %d with a norm: want at most %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
 	}
 	wWords := uint64(op.Rows) * uint64(op.Cols)
 	if sh.f16 {

@@ -84,7 +84,7 @@ func TestMatVecMatchesTheReference(t *testing.T) {
 	_, s := openStream(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	type shape struct{ rows, cols uint32 }
-	shapes := []shape{{1, 8}, {37, 64}, {300, 256}, {13, 1024}}
+	shapes := []shape{{1, 8}, {37, 64}, {300, 256}, {13, 1024}, {5, 2048}}
 	if longSweep() {
 		shapes = append(shapes, shape{2304, 768}, shape{768, 3072}, shape{5000, 768})
 	}
@@ -394,6 +394,7 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		{"matvec", "cols = 12", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), big(), nil, nil, big(), shaders.MatVecOp{Rows: 4, Cols: 12})},
 		{"matvec", "flags", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), nil, big(), big(), big(), shaders.MatVecOp{Rows: 4, Cols: 16, Flags: shaders.MatVecLayerNorm | shaders.MatVecRMSNorm})},
 		{"matvec", "bias is 16 bytes", wgpu.ErrInvalidArgument, shaders.MatVec.Launch(s, big(), big(), small, nil, nil, big(), mv)},
+		{"matvec", "cols = 2056 with a norm", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), nil, big(), nil, big(), shaders.MatVecOp{Rows: 4, Cols: 2056, Flags: shaders.MatVecRMSNorm})},
 		{"matvec_f16", "w is 16 bytes", wgpu.ErrInvalidArgument, shaders.MatVecF16.Launch(s, big(), small, big(), nil, nil, big(), mv)},
 		{"attn_split", "head dim = 6", shaders.ErrShape, shaders.AttnSplit.Launch(s, big(), big(), big(), big(), shaders.AttnOp{Heads: 2, HeadDim: 6, Ctx: 8}, step)},
 		{"attn_split", "kc is 16 bytes", wgpu.ErrInvalidArgument, shaders.AttnSplit.Launch(s, big(), small, big(), big(), att, step)},

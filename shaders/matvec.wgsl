@@ -1,7 +1,7 @@
 // matvec: y[o + r] = epilogue(W[r] · prologue(x)) for r < rows, W row-major
-// (rows×cols, output-major). The weight declaration and wdot, which reads
-// one 8-column unit of a row, come first (matvec_f32.wgsl or
-// matvec_f16.wgsl); this is the body both share.
+// (rows×cols, output-major). The weight declaration and wload, which reads
+// one 8-column unit of a row as two vec4<f32>, come first (matvec_f32.wgsl
+// or matvec_f16.wgsl); this is the body both share.
 //
 // Layout: 256 invocations; 2^tshift of them per row, 256 >> tshift rows per
 // workgroup. A row's invocations read consecutive 8-column units (32 bytes
@@ -13,7 +13,10 @@
 // flags: 1 bias, 2 GELU (tanh form, argument clamped to ±15), 4 residual
 // (y[o + r] += result), 8 layer norm prologue (x normalised by the mean and
 // variance of its cols elements, times gamma plus beta), 16 RMS norm
-// prologue (x / rms(x) times gamma). 8 and 16 exclude each other.
+// prologue (x / rms(x) times gamma). 8 and 16 exclude each other, and a
+// norm takes at most 2048 cols: the normalised x is kept in workgroup
+// memory (hs), so each weight load pairs with one workgroup-memory load
+// instead of three loads of x, gamma and beta.
 
 struct Params {
 	rows: u32,
@@ -35,17 +38,20 @@ struct Params {
 
 var<workgroup> red: array<f32, 256>;
 var<workgroup> stats: array<vec2<f32>, 256>;
+var<workgroup> hs: array<vec4<f32>, 512>;
 
-// xin is the prologue's output at vec4 index i.
-fn xin(i: u32, mean: f32, inv: f32) -> vec4<f32> {
-	let v = x[i];
-	if ((p.flags & 8u) != 0u) {
-		return (v - vec4<f32>(mean)) * inv * gamma[i] + beta[i];
+// xin is the prologue's output at vec4 index i: x itself, or its norm
+// from hs.
+fn xin(i: u32) -> vec4<f32> {
+	if ((p.flags & 24u) != 0u) {
+		return hs[i];
 	}
-	if ((p.flags & 16u) != 0u) {
-		return v * inv * gamma[i];
-	}
-	return v;
+	return x[i];
+}
+
+fn wdot(ui: u32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+	let q = wload(ui);
+	return dot(q[0], a) + dot(q[1], b);
 }
 
 fn gelu(v: f32) -> f32 {
@@ -61,8 +67,17 @@ fn matvec(
 ) {
 	let k8 = p.cols >> 3u;
 	let k4 = p.cols >> 2u;
-	var mean = 0.0f;
-	var inv = 1.0f;
+	let tpr = 1u << p.tshift;
+	let lane = lid & (tpr - 1u);
+	let row = (wid.y * nwg.x + wid.x) * (256u >> p.tshift) + (lid >> p.tshift);
+	let kend = select(0u, k8, row < p.rows);
+	let base = row * k8;
+	// The first unit's weights are loaded before the norm's reductions, so
+	// their memory latency overlaps them.
+	var w0 = mat2x4<f32>(vec4<f32>(0.0f), vec4<f32>(0.0f));
+	if (lane < kend) {
+		w0 = wload(base + lane);
+	}
 	if ((p.flags & 24u) != 0u) {
 		// One pass of sums and sums of squares, shifted by x[0] for the
 		// layer norm (so the variance is not the difference of two large
@@ -83,34 +98,42 @@ fn matvec(
 			workgroupBarrier();
 		}
 		let t = stats[0] / f32(p.cols);
+		var mean = 0.0f;
+		var inv = 0.0f;
 		if (rms) {
 			inv = inverseSqrt(t.y + p.eps);
 		} else {
 			mean = x0 + t.x;
 			inv = inverseSqrt(max(t.y - t.x * t.x, 0.0f) + p.eps);
 		}
+		for (var i = lid; i < min(k4, 512u); i = i + 256u) {
+			var v = (x[i] - vec4<f32>(mean)) * inv * gamma[i];
+			if (!rms) {
+				v = v + beta[i];
+			}
+			hs[i] = v;
+		}
+		workgroupBarrier();
 	}
 
-	let tpr = 1u << p.tshift;
-	let lane = lid & (tpr - 1u);
-	let row = (wid.y * nwg.x + wid.x) * (256u >> p.tshift) + (lid >> p.tshift);
-	let kend = select(0u, k8, row < p.rows);
-	let base = row * k8;
 	// Two units in flight per iteration, in two accumulators.
 	var a0 = 0.0f;
 	var a1 = 0.0f;
-	var u = lane;
+	if (lane < kend) {
+		a0 = dot(w0[0], xin(2u * lane)) + dot(w0[1], xin(2u * lane + 1u));
+	}
+	var u = lane + tpr;
 	loop {
 		if (u + tpr >= kend) {
 			break;
 		}
 		let v = u + tpr;
-		a0 = a0 + wdot(base + u, xin(2u * u, mean, inv), xin(2u * u + 1u, mean, inv));
-		a1 = a1 + wdot(base + v, xin(2u * v, mean, inv), xin(2u * v + 1u, mean, inv));
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
+		a1 = a1 + wdot(base + v, xin(2u * v), xin(2u * v + 1u));
 		u = u + 2u * tpr;
 	}
 	if (u < kend) {
-		a0 = a0 + wdot(base + u, xin(2u * u, mean, inv), xin(2u * u + 1u, mean, inv));
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
 	}
 	red[lid] = a0 + a1;
 	workgroupBarrier();

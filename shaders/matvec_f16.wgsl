@@ -4,9 +4,10 @@
 // vec4<u32> r·cols/8 + u. Accumulation stays float32.
 @group(0) @binding(1) var<storage, read> w: array<vec4<u32>>;
 
-fn wdot(ui: u32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+fn wload(ui: u32) -> mat2x4<f32> {
 	let q = w[ui];
-	let w0 = vec4<f32>(unpack2x16float(q.x), unpack2x16float(q.y));
-	let w1 = vec4<f32>(unpack2x16float(q.z), unpack2x16float(q.w));
-	return dot(w0, a) + dot(w1, b);
+	return mat2x4<f32>(
+		vec4<f32>(unpack2x16float(q.x), unpack2x16float(q.y)),
+		vec4<f32>(unpack2x16float(q.z), unpack2x16float(q.w)),
+	);
 }

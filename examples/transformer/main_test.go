@@ -134,7 +134,7 @@ func TestQuickF16DecodeIsIdenticalOnEveryPathAndMatchesItsReference(t *testing.T
 	if err := run([]string{"-quick", "-f16", "-rounds", "1", "-q"}, &out); err != nil {
 		t.Fatalf("run -quick -f16: %v\n%s", err, out.String())
 	}
-	for _, want := range []string{"float16 matrices", "(identical on every path)", "check:   8 of 8 tokens' logits within 1e-04", "logits bit-identical across paths"} {
+	for _, want := range []string{"weights (float16 matrices) read per token", "(identical on every path)", "check:   8 of 8 tokens' logits within 1e-04", "logits bit-identical across paths"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the -quick -f16 report lacks %q:\n%s", want, out.String())
 		}
@@ -241,7 +241,8 @@ func TestBadShapesAreRefusedBeforeAnyGPUWork(t *testing.T) {
 		{Layers: 1, Width: 64, Heads: 3, Vocab: 8, Ctx: 8},    // width not divisible by heads
 		{Layers: 1, Width: 24, Heads: 4, Vocab: 8, Ctx: 8},    // head width 6, not a multiple of 4
 		{Layers: 1, Width: 20, Heads: 5, Vocab: 8, Ctx: 8},    // width not a multiple of 8 (MatVec's unit)
-		{Layers: 1, Width: 4096, Heads: 32, Vocab: 8, Ctx: 8}, // an MLP matrix over 128 MiB
+		{Layers: 1, Width: 4096, Heads: 32, Vocab: 8, Ctx: 8}, // an MLP matrix over 128 MiB, and wider than MatVec's norm
+		{Layers: 1, Width: 2056, Heads: 2, Vocab: 8, Ctx: 8},  // wider than MatVec's norm prologue takes
 	} {
 		if err := c.validate(lim); err == nil {
 			t.Errorf("validate(%+v) accepted", c)

@@ -66,11 +66,11 @@ func (c config) matrixBytes(n int64) int64 {
 func (c config) dispatches(shards int) int { return 6*c.Layers + 2*shards + 2 }
 
 func (c config) String() string {
-	prec := "float32"
+	prec := "float32 weights"
 	if c.F16 {
-		prec = "float16 matrices, float32 rest:"
+		prec = "weights (float16 matrices)"
 	}
-	return fmt.Sprintf("%d layers, width %d, %d heads of %d, vocab %d, context %d (%.1fM params, %.1f MB of %s weights read per token)",
+	return fmt.Sprintf("%d layers, width %d, %d heads of %d, vocab %d, context %d (%.1fM params, %.1f MB of %s read per token)",
 		c.Layers, c.Width, c.Heads, c.headDim(), c.Vocab, c.Ctx, float64(c.params())/1e6, float64(c.weightBytesPerToken())/1e6, prec)
 }
 
@@ -81,8 +81,8 @@ func (c config) validate(lim wgpu.Limits) error {
 	switch {
 	case c.Layers < 1, c.Width < 8, c.Heads < 1, c.Vocab < 1, c.Ctx < 1:
 		return fmt.Errorf("model %+v: every size must be positive (width at least 8)", c)
-	case c.Width%8 != 0:
-		return fmt.Errorf("model %+v: the width must be a multiple of 8 (shaders.MatVec reads rows in units of 8)", c)
+	case c.Width%8 != 0 || c.Width > shaders.MatVecMaxNormCols:
+		return fmt.Errorf("model %+v: the width must be a multiple of 8 (shaders.MatVec reads rows in units of 8) and at most %d (its layer norm prologue's)", c, shaders.MatVecMaxNormCols)
 	case c.Width%c.Heads != 0 || c.headDim()%4 != 0:
 		return fmt.Errorf("model %+v: the head width (width/heads) must be a whole multiple of 4", c)
 	case uint32(c.Heads) > lim.MaxComputeWorkgroupsPerDimension || uint32((c.Ctx+shaders.AttnChunk-1)/shaders.AttnChunk) > lim.MaxComputeWorkgroupsPerDimension:
