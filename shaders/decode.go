@@ -25,6 +25,10 @@ var (
 	matVecF32WGSL string
 	//go:embed matvec_f16.wgsl
 	matVecF16WGSL string
+	//go:embed matvec_noattn.wgsl
+	matVecNoAttnWGSL string
+	//go:embed matvec_attn.wgsl
+	matVecAttnWGSL string
 	//go:embed layer_norm.wgsl
 	layerNormWGSL string
 	//go:embed attn_split.wgsl
@@ -62,13 +66,13 @@ var (
 // Dispatch MatVecOp.Dispatch. Sums run in a
 // fixed order, so a launch is deterministic; they differ from a
 // sequential loop's in the last bits.
-var MatVec = MatVecShader{Shader{Name: "matvec", Source: matVecF32WGSL + matVecBodyWGSL, Entry: "matvec"}, false}
+var MatVec = MatVecShader{Shader{Name: "matvec", Source: matVecF32WGSL + matVecNoAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, false}
 
 // MatVecF16 is MatVec over float16 weights, two to a u32 (the even column
 // in the low half: what F16Pack writes), unpacked with WGSL's core
 // unpack2x16float — no shader-f16 feature, so it runs on every adapter —
 // and accumulated in float32. It reads half MatVec's bytes.
-var MatVecF16 = MatVecShader{Shader{Name: "matvec_f16", Source: matVecF16WGSL + matVecBodyWGSL, Entry: "matvec"}, true}
+var MatVecF16 = MatVecShader{Shader{Name: "matvec_f16", Source: matVecF16WGSL + matVecNoAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, true}
 
 // MatVecShader is the type of MatVec and MatVecF16.
 type MatVecShader struct {
@@ -94,6 +98,10 @@ const (
 	MatVecLayerNorm
 	// MatVecRMSNorm normalises x first: x/√(mean(x²) + Eps)·gamma.
 	MatVecRMSNorm
+	// MatVecAttnInput takes the input from attention's partials, merged
+	// per head as AttnCombine merges them: the flag of AttnProj and
+	// AttnProjF16, whose Launch sets it (MatVec's refuses it).
+	MatVecAttnInput
 )
 
 // MatVecMaxNormCols is the most cols MatVec takes with a norm prologue:
@@ -166,6 +174,8 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8: %w", sh.Name, op.Cols, ErrShape)
 	case op.Flags&MatVecLayerNorm != 0 && op.Flags&MatVecRMSNorm != 0:
 		return fmt.Errorf("shaders: %s: flags %#x: a layer norm and an RMS norm at once: %w", sh.Name, op.Flags, ErrShape)
+	case op.Flags&MatVecAttnInput != 0:
+		return fmt.Errorf("shaders: %s: flags %#x: MatVecAttnInput is AttnProj's: %w", sh.Name, op.Flags, ErrShape)
 	case op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0 && op.Cols > MatVecMaxNormCols:
 		return fmt.Errorf("shaders: %s: cols = %d with a norm: want at most %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
 	}
@@ -185,6 +195,76 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 	opt("beta", beta, uint64(op.Cols), op.Flags&MatVecLayerNorm != 0)
 	ops = append(ops, operand{"y", y, uint64(op.OutOffset) + uint64(op.Rows)})
 	return sh.launch(s, what, op.Dispatch(), op.Params(), ops...)
+}
+
+// AttnProj is attention's output projection with the combine pass fused
+// in: y[o+r] = epilogue(W[r]·att) where att is AttnCombine's output, which
+// each workgroup merges itself from AttnSplit's partials (the same
+// operations in the same order as AttnCombine) into workgroup memory. It
+// is MatVec with MatVecAttnInput; a decode step is then one dispatch
+// fewer per layer. The width (Cols = heads·head dim) is at most
+// MatVecMaxNormCols.
+//
+// Bindings: MatVec's 0-6 (x, gamma and beta unread: the launch binds the
+// partials there), then
+//
+//	7  partials storage, read  AttnOp.AttnPartialWords f32
+//	8  dims     uniform        AttnOp.Params
+//	9  step     uniform        as AttnSplit's
+var AttnProj = AttnProjShader{Shader{Name: "attn_proj", Source: matVecF32WGSL + matVecAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, false}
+
+// AttnProjF16 is AttnProj over float16 weights, as MatVecF16.
+var AttnProjF16 = AttnProjShader{Shader{Name: "attn_proj_f16", Source: matVecF16WGSL + matVecAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, true}
+
+// AttnProjShader is the type of AttnProj and AttnProjF16.
+type AttnProjShader struct {
+	Shader
+	f16 bool
+}
+
+// Op is op with MatVecAttnInput set: what AttnProj's params must carry.
+func (AttnProjShader) Op(op MatVecOp) MatVecOp {
+	op.Flags |= MatVecAttnInput
+	op.Flags &^= MatVecLayerNorm | MatVecRMSNorm
+	return op
+}
+
+// Launch runs AttnProj on s: att from partials (AttnSplit's, for the
+// shape at and the Step step), times w (op.Rows × op.Cols, op.Cols =
+// at.Heads·at.HeadDim), with op's bias, GELU and residual epilogues.
+func (sh AttnProjShader) Launch(s *recorder.Stream, partials, w, bias, y *recorder.Buffer, op MatVecOp, at AttnOp, step recorder.Arg) error {
+	op = sh.Op(op)
+	switch {
+	case op.Cols%8 != 0 || op.Cols == 0 || op.Cols > MatVecMaxNormCols:
+		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8 up to %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
+	case op.Cols != at.Heads*at.HeadDim:
+		return fmt.Errorf("shaders: %s: cols = %d, but %d heads of %d: %w", sh.Name, op.Cols, at.Heads, at.HeadDim, ErrShape)
+	case step == nil:
+		return fmt.Errorf("shaders: %s: step is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
+	}
+	if err := at.check(sh.Name); err != nil {
+		return err
+	}
+	wWords := uint64(op.Rows) * uint64(op.Cols)
+	if sh.f16 {
+		wWords /= 2
+	}
+	pw := at.AttnPartialWords()
+	bw := uint64(0)
+	if op.Flags&MatVecBias != 0 {
+		bw = uint64(op.Rows)
+	} else {
+		bias = partials
+	}
+	args, err := sh.operands(s, fmt.Sprintf("rows = %d, cols = %d", op.Rows, op.Cols), []operand{
+		{"partials", partials, pw}, {"w", w, wWords}, {"bias", bias, bw},
+		{"partials", partials, 0}, {"partials", partials, 0},
+		{"y", y, uint64(op.OutOffset) + uint64(op.Rows)},
+	})
+	if err != nil {
+		return err
+	}
+	return sh.launchWith(s, op.Dispatch(), append(args, op.Params(), partials, at.Params(), step))
 }
 
 // LayerNorm normalises each row of a rows×cols row-major f32 matrix, one

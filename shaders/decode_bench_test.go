@@ -77,10 +77,15 @@ func BenchmarkDecodeKernels(b *testing.B) {
 	att := shaders.AttnOp{Heads: heads, HeadDim: d / heads, Ctx: ctx, Scale: 0.125}
 	kc, vc, qkv := rnd(ctx*d), rnd(ctx*d), rnd(3*d)
 	part, out := gputest.Empty(b, s, 4*att.AttnPartialWords()), gputest.Empty(b, s, 4*d)
+	wo := rnd(d * d)
 	for _, pos := range []uint32{63, 1023} {
 		step := shaders.StepParams(pos)
 		kv := float64(8 * d * (pos + 1))
+		op := shaders.MatVecOp{Rows: d, Cols: d, Flags: shaders.MatVecBias | shaders.MatVecResidual}
 		cases = append(cases,
+			kcase{fmt.Sprintf("attn_proj 768x768 len %d", pos+1), 4 * d * d, func(int) error {
+				return shaders.AttnProj.Launch(s, part, wo, bias, y, op, att, step)
+			}},
 			kcase{fmt.Sprintf("attn_split len %d", pos+1), kv, func(int) error { return shaders.AttnSplit.Launch(s, qkv, kc, vc, part, att, step) }},
 			kcase{fmt.Sprintf("attn_combine len %d", pos+1), 0, func(int) error { return shaders.AttnCombine.Launch(s, part, out, att, step) }})
 	}

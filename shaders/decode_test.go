@@ -416,3 +416,60 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestAttnProjIsTheCombineFusedIntoTheProjection: AttnProj over
+// AttnSplit's partials computes W·att + b + y (att what AttnCombine
+// writes), for float32 and float16 weights, at a length of one chunk and of
+// several, and refuses a width that is not the heads' and MatVec's flag
+// given to MatVec.
+func TestAttnProjIsTheCombineFusedIntoTheProjection(t *testing.T) {
+	_, s := openStream(t)
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct{ heads, hd, ctx, pos, rows int }{{2, 16, 40, 5, 24}, {3, 32, 100, 90, 200}} {
+		for _, sh := range []shaders.AttnProjShader{shaders.AttnProj, shaders.AttnProjF16} {
+			t.Run(fmt.Sprintf("%s heads %d hd %d pos %d", sh.Name, c.heads, c.hd, c.pos), func(t *testing.T) {
+				d := c.heads * c.hd
+				at := shaders.AttnOp{Heads: uint32(c.heads), HeadDim: uint32(c.hd), Ctx: uint32(c.ctx), Scale: 0.2}
+				step := shaders.StepParams(uint32(c.pos))
+				part := gputest.Empty(t, s, 4*at.AttnPartialWords())
+				if err := shaders.AttnSplit.Launch(s, gputest.Upload(t, s, normal(rng, 3*d, 1)), gputest.Upload(t, s, normal(rng, c.ctx*d, 1)),
+					gputest.Upload(t, s, normal(rng, c.ctx*d, 1)), part, at, step); err != nil {
+					t.Fatal(err)
+				}
+				att := gputest.Empty(t, s, 4*uint64(d))
+				if err := shaders.AttnCombine.Launch(s, part, att, at, step); err != nil {
+					t.Fatal(err)
+				}
+				a := gputest.Read(t, s, att)
+				w, bias, y0 := normal(rng, c.rows*d, 0.2), normal(rng, c.rows, 0.1), normal(rng, c.rows, 1)
+				wb := gputest.Upload(t, s, w)
+				if sh == shaders.AttnProjF16 {
+					wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
+					for i := range w {
+						w[i] = shaders.F16Round(w[i])
+					}
+				}
+				yb := gputest.Upload(t, s, y0)
+				op := shaders.MatVecOp{Rows: uint32(c.rows), Cols: uint32(d), Flags: shaders.MatVecBias | shaders.MatVecResidual}
+				if err := sh.Launch(s, part, wb, gputest.Upload(t, s, bias), yb, op, at, step); err != nil {
+					t.Fatal(err)
+				}
+				want, scale := make([]float64, c.rows), make([]float64, c.rows)
+				for r := range c.rows {
+					want[r] = float64(y0[r]) + float64(bias[r])
+					for k := range d {
+						want[r] += float64(w[r*d+k]) * float64(a[k])
+						scale[r] += math.Abs(float64(w[r*d+k]) * float64(a[k]))
+					}
+				}
+				wantNear(t, "y", gputest.Read(t, s, yb), want, scale)
+			})
+		}
+	}
+	big := gputest.Empty(t, s, 1<<16)
+	at := shaders.AttnOp{Heads: 2, HeadDim: 16, Ctx: 40, Scale: 1}
+	gputest.WantErr(t, "a width other than the heads'", shaders.AttnProj.Launch(s, big, big, nil, big, shaders.MatVecOp{Rows: 4, Cols: 64}, at, shaders.StepParams(1)),
+		[]error{shaders.ErrShape}, "attn_proj", "cols = 64, but 2 heads of 16")
+	gputest.WantErr(t, "MatVecAttnInput on MatVec", shaders.MatVec.Launch(s, big, big, nil, nil, nil, big, shaders.MatVecOp{Rows: 4, Cols: 32, Flags: shaders.MatVecAttnInput}),
+		[]error{shaders.ErrShape}, "matvec", "MatVecAttnInput is AttnProj's")
+}

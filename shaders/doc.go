@@ -7,7 +7,8 @@
 // matrix-vector product with norm prologues and bias, GELU and residual
 // epilogues over float32 or packed float16 weights ([MatVec],
 // [MatVecF16]), a layer norm with the residual add fused ([LayerNorm]),
-// flash-decoding attention over a KV cache ([AttnSplit], [AttnCombine])
+// flash-decoding attention over a KV cache ([AttnSplit], [AttnCombine],
+// or [AttnProj], the output projection with the combine fused in)
 // and a two-pass argmax ([ArgmaxPartial], [ArgmaxFinal]).
 //
 // # What it owns

@@ -1,7 +1,9 @@
 // matvec: y[o + r] = epilogue(W[r] · prologue(x)) for r < rows, W row-major
 // (rows×cols, output-major). The weight declaration and wload, which reads
 // one 8-column unit of a row as two vec4<f32>, come first (matvec_f32.wgsl
-// or matvec_f16.wgsl); this is the body both share.
+// or matvec_f16.wgsl), then attn_fill (matvec_noattn.wgsl, or
+// matvec_attn.wgsl: the attention combine as the input); this is the body
+// they share.
 //
 // Layout: 256 invocations; 2^tshift of them per row, 256 >> tshift rows per
 // workgroup. A row's invocations read consecutive 8-column units (32 bytes
@@ -13,7 +15,9 @@
 // flags: 1 bias, 2 GELU (tanh form, argument clamped to ±15), 4 residual
 // (y[o + r] += result), 8 layer norm prologue (x normalised by the mean and
 // variance of its cols elements, times gamma plus beta), 16 RMS norm
-// prologue (x / rms(x) times gamma). 8 and 16 exclude each other, and a
+// prologue (x / rms(x) times gamma), 32 the input is attention's
+// partials merged per head (attn_fill, as attn_combine merges them). 8, 16
+// and 32 exclude each other, and a
 // norm takes at most 2048 cols: the normalised x is kept in workgroup
 // memory (hs), so each weight load pairs with one workgroup-memory load
 // instead of three loads of x, gamma and beta.
@@ -43,7 +47,7 @@ var<workgroup> hs: array<vec4<f32>, 512>;
 // xin is the prologue's output at vec4 index i: x itself, or its norm
 // from hs.
 fn xin(i: u32) -> vec4<f32> {
-	if ((p.flags & 24u) != 0u) {
+	if ((p.flags & 56u) != 0u) {
 		return hs[i];
 	}
 	return x[i];
@@ -113,6 +117,10 @@ fn matvec(
 			}
 			hs[i] = v;
 		}
+		workgroupBarrier();
+	}
+	if ((p.flags & 32u) != 0u) {
+		attn_fill(lid, k4);
 		workgroupBarrier();
 	}
 

@@ -54,7 +54,9 @@ fn embed(@builtin(global_invocation_id) gid: vec3<u32>) {
 // kernel is one compiled entry point under the name the profile reports
 // (its label), and the text it was compiled from (the hand-written path
 // compiles the same text itself). The projections are one shipped kernel,
-// shaders.MatVec, compiled once per role so each has its own label.
+// shaders.MatVec, compiled once per role so each has its own label;
+// attn_proj is shaders.AttnProj, MatVec with attention's combine pass
+// fused in as its input.
 type kernel struct {
 	name, entry, src string
 	k                *wgpu.Kernel
@@ -62,19 +64,19 @@ type kernel struct {
 
 // kernels is every entry point of the decoder.
 type kernels struct {
-	embed, qkv, attnSplit, attnCombine, attnProj, mlpFC, mlpProj, lmHead, argmaxPartial, argmaxFinal *kernel
+	embed, qkv, attnSplit, attnProj, mlpFC, mlpProj, lmHead, argmaxPartial, argmaxFinal *kernel
 }
 
 func (ks *kernels) all() []*kernel {
-	return []*kernel{ks.embed, ks.qkv, ks.attnSplit, ks.attnCombine, ks.attnProj, ks.mlpFC, ks.mlpProj, ks.lmHead, ks.argmaxPartial, ks.argmaxFinal}
+	return []*kernel{ks.embed, ks.qkv, ks.attnSplit, ks.attnProj, ks.mlpFC, ks.mlpProj, ks.lmHead, ks.argmaxPartial, ks.argmaxFinal}
 }
 
 // compileKernels compiles the decoder's kernels on dev; f16 picks the
 // projections over float16 weights (shaders.MatVecF16).
 func compileKernels(dev *wgpu.Device, f16 bool) (*kernels, error) {
-	mv := shaders.MatVec
+	mv, ap := shaders.MatVec, shaders.AttnProj
 	if f16 {
-		mv = shaders.MatVecF16
+		mv, ap = shaders.MatVecF16, shaders.AttnProjF16
 	}
 	proj := func(name string) *kernel { return &kernel{name: name, entry: mv.Entry, src: mv.Source} }
 	shipped := func(sh shaders.Shader) *kernel { return &kernel{name: sh.Entry, entry: sh.Entry, src: sh.Source} }
@@ -82,8 +84,7 @@ func compileKernels(dev *wgpu.Device, f16 bool) (*kernels, error) {
 		embed:         &kernel{name: "embed", entry: "embed", src: embedWGSL},
 		qkv:           proj("qkv"),
 		attnSplit:     shipped(shaders.AttnSplit.Shader),
-		attnCombine:   shipped(shaders.AttnCombine.Shader),
-		attnProj:      proj("attn_proj"),
+		attnProj:      &kernel{name: "attn_proj", entry: ap.Entry, src: ap.Source},
 		mlpFC:         proj("mlp_fc_gelu"),
 		mlpProj:       proj("mlp_proj"),
 		lmHead:        proj("lm_head"),

@@ -7,15 +7,16 @@
 // gather (kernels.go): per layer the QKV projection with the first layer
 // norm fused in (shaders.MatVec), flash-decoding attention over the KV
 // cache under the causal mask in two passes, the first appending the
-// token's key and value to the cache (shaders.AttnSplit, AttnCombine), the
-// output projection into the residual stream, the MLP with the second
+// token's key and value to the cache (shaders.AttnSplit), the second
+// fused into the output projection into the residual stream
+// (shaders.AttnProj), the MLP with the second
 // layer norm and GPT-2's tanh GELU fused in and its projection into the
 // residual stream; then the LM head (untied, see tensors) with the final
 // layer norm fused in, and greedy argmax on the GPU in two passes
 // (shaders.ArgmaxPartial, ArgmaxFinal), whose token the next step's
 // embedding reads without leaving the GPU. Weights are random, drawn from
 // -seed (every matrix at unit gain, see initKind); nothing is downloaded.
-// A token is 6 dispatches per layer and 4 more. -f16 stores the matrices
+// A token is 5 dispatches per layer and 4 more. -f16 stores the matrices
 // as float16 (shaders.MatVecF16), the reference reading the same rounded
 // weights.
 //

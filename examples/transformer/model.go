@@ -63,7 +63,7 @@ func (c config) matrixBytes(n int64) int64 {
 
 // dispatches is how many dispatches a token is with s vocabulary shards
 // (forward's count).
-func (c config) dispatches(shards int) int { return 6*c.Layers + 2*shards + 2 }
+func (c config) dispatches(shards int) int { return 5*c.Layers + 2*shards + 2 }
 
 func (c config) String() string {
 	prec := "float32 weights"
@@ -310,7 +310,6 @@ func (g *gpuWeights) release(c config) {
 type state struct {
 	x      *recorder.Buffer   // residual stream, d
 	qkv    *recorder.Buffer   // the token's query, key and value, 3d
-	att    *recorder.Buffer   // attention output, d
 	parts  *recorder.Buffer   // attention partials per head and chunk (shaders.AttnOp.AttnPartialWords)
 	u      *recorder.Buffer   // MLP hidden, 4d
 	logits *recorder.Buffer   // vocab
@@ -332,7 +331,7 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 		p *(*recorder.Buffer)
 		n uint64
 	}{
-		{&st.x, d}, {&st.qkv, 3 * d}, {&st.att, d},
+		{&st.x, d}, {&st.qkv, 3 * d},
 		{&st.parts, c.attnOp().AttnPartialWords()}, {&st.u, 4 * d}, {&st.logits, uint64(c.Vocab)},
 		{&st.amax, 2 * uint64(shaders.ArgmaxGroups(uint32(c.Vocab)))}, {&st.tok, 4}, {&st.step, 4},
 	}
@@ -376,7 +375,7 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 }
 
 func (st *state) release() {
-	for _, b := range append([]*recorder.Buffer{st.x, st.qkv, st.att, st.parts, st.u, st.logits, st.amax, st.tok, st.step}, append(st.kc, st.vc...)...) {
+	for _, b := range append([]*recorder.Buffer{st.x, st.qkv, st.parts, st.u, st.logits, st.amax, st.tok, st.step}, append(st.kc, st.vc...)...) {
 		b.Release() // nil-safe
 	}
 }
@@ -402,9 +401,9 @@ func stepParams(pos int) recorder.Params {
 
 // forward is one token's dispatches, in order, over weights w and state
 // st, with stepArg as every kernel's Step uniform: an embed per vocabulary
-// shard; per layer qkv (the first layer norm fused in), the two attention
-// passes (the KV-cache append inside the first), attn_proj into the
-// residual stream, mlp_fc_gelu (the second layer norm fused in) and
+// shard; per layer qkv (the first layer norm fused in), attention's split
+// pass (the KV-cache append inside it), attn_proj into the residual
+// stream (attention's combine pass fused in), mlp_fc_gelu (the second layer norm fused in) and
 // mlp_proj into the residual stream; an LM head per shard (the final layer
 // norm fused in); the two argmax passes.
 func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.Arg) []launch {
@@ -428,6 +427,17 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 		ln   = shaders.MatVecLayerNorm
 	)
 
+	// attn_proj merges attention's partials itself (shaders.AttnProj):
+	// MatVec's bindings with the partials in the unread x, gamma and beta,
+	// then the partials, the attention dims and the Step.
+	attnProj := func(lw *layerTensors[*recorder.Buffer]) launch {
+		l := mv(ks.attnProj, d, d, bias|shaders.MatVecResidual, st.parts, lw.wo, lw.bo, st.parts, st.parts, st.x)
+		op := shaders.AttnProj.Op(shaders.MatVecOp{Rows: d, Cols: d, Flags: bias | shaders.MatVecResidual})
+		l.args[len(l.args)-1] = op.Params()
+		l.args = append(l.args, st.parts, attDims, stepArg)
+		l.step = len(l.args) - 1
+		return l
+	}
 	var ls []launch
 	for _, sh := range w.shards {
 		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.wte, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5, weightBytes: 8 * int64(d)})
@@ -437,8 +447,7 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 		ls = append(ls,
 			mv(ks.qkv, 3*d, d, ln|bias, st.x, lw.wqkv, lw.bqkv, lw.ln1G, lw.ln1B, st.qkv),
 			launch{k: ks.attnSplit, groups: at.SplitGroups(), args: []recorder.Arg{st.qkv, st.kc[l], st.vc[l], st.parts, attDims, stepArg}, step: 5, kvBytesPerPos: 8 * int64(d)},
-			launch{k: ks.attnCombine, groups: at.CombineGroups(), args: []recorder.Arg{st.parts, st.att, attDims, stepArg}, step: 3},
-			mv(ks.attnProj, d, d, bias|shaders.MatVecResidual, st.att, lw.wo, lw.bo, st.att, st.att, st.x),
+			attnProj(lw),
 			mv(ks.mlpFC, 4*d, d, ln|bias|shaders.MatVecGELU, st.x, lw.wfc, lw.bfc, lw.ln2G, lw.ln2B, st.u),
 			mv(ks.mlpProj, d, 4*d, bias|shaders.MatVecResidual, st.u, lw.wpr, lw.bpr, st.u, st.u, st.x),
 		)
