@@ -115,6 +115,10 @@ type MatVecOp struct {
 	Flags      MatVecFlags
 	Eps        float32 // the norm's epsilon
 	OutOffset  uint32  // y index of row 0 (a shard of a larger output)
+	// ThreadsPerRow, a power of two from 4 to 256, overrides the
+	// invocations per row the shape would choose (0: choose), for tuning
+	// on a new GPU (BenchmarkDecodeKernels -decode.sweep).
+	ThreadsPerRow uint32
 }
 
 // matVecTargetGroups is how many workgroups MatVec aims for: eight per SM
@@ -127,6 +131,13 @@ const matVecTargetGroups = 1024
 // doubled while the workgroups stay under matVecTargetGroups and each
 // invocation keeps at least one unit.
 func (op MatVecOp) shift() uint32 {
+	if t := op.ThreadsPerRow; t >= 4 && t <= 256 && t&(t-1) == 0 {
+		s := uint32(0)
+		for 1<<s < t {
+			s++
+		}
+		return s
+	}
 	k8 := max(op.Cols/8, 1)
 	s := uint32(2)
 	for s < 8 && (uint32(1)<<s)*4 < k8 {
@@ -176,6 +187,8 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 		return fmt.Errorf("shaders: %s: flags %#x: a layer norm and an RMS norm at once: %w", sh.Name, op.Flags, ErrShape)
 	case op.Flags&MatVecAttnInput != 0:
 		return fmt.Errorf("shaders: %s: flags %#x: MatVecAttnInput is AttnProj's: %w", sh.Name, op.Flags, ErrShape)
+	case op.ThreadsPerRow != 0 && (op.ThreadsPerRow < 4 || op.ThreadsPerRow > 256 || op.ThreadsPerRow&(op.ThreadsPerRow-1) != 0):
+		return fmt.Errorf("shaders: %s: ThreadsPerRow = %d: want 0 or a power of two from 4 to 256: %w", sh.Name, op.ThreadsPerRow, ErrShape)
 	case op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0 && op.Cols > MatVecMaxNormCols:
 		return fmt.Errorf("shaders: %s: cols = %d with a norm: want at most %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
 	}

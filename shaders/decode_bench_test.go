@@ -13,6 +13,8 @@ import (
 	"github.com/softgraph/softgraph/tests/gputest"
 )
 
+var benchSweep = flag.Bool("decode.sweep", false, "BenchmarkDecodeKernels: also run every projection at each MatVecOp.ThreadsPerRow from 4 to 256")
+
 var benchBW = flag.Float64("decode.bw", 4800, "BenchmarkDecodeKernels: the memory bandwidth in GB/s its of-bw metric divides by (H200: 4800)")
 
 // BenchmarkDecodeKernels measures each decode kernel at GPT-2 small's
@@ -58,14 +60,26 @@ func BenchmarkDecodeKernels(b *testing.B) {
 		for range copies {
 			w32, w16 = append(w32, rnd(rows*cols)), append(w16, half(rows*cols))
 		}
-		cases = append(cases,
-			kcase{name + " f32", 4 * float64(rows*cols), func(i int) error {
-				return shaders.MatVec.Launch(s, x, w32[i%copies], bias, g, be, y, op)
-			}},
-			kcase{name + " f16", 2 * float64(rows*cols), func(i int) error {
-				return shaders.MatVecF16.Launch(s, x, w16[i%copies], bias, g, be, y, op)
-			}},
-		)
+		tprs := []uint32{0}
+		if *benchSweep {
+			tprs = []uint32{0, 4, 8, 16, 32, 64, 128, 256}
+		}
+		for _, tpr := range tprs {
+			op := op
+			op.ThreadsPerRow = tpr
+			suffix := ""
+			if tpr != 0 {
+				suffix = fmt.Sprintf(" tpr %d", tpr)
+			}
+			cases = append(cases,
+				kcase{name + " f32" + suffix, 4 * float64(rows*cols), func(i int) error {
+					return shaders.MatVec.Launch(s, x, w32[i%copies], bias, g, be, y, op)
+				}},
+				kcase{name + " f16" + suffix, 2 * float64(rows*cols), func(i int) error {
+					return shaders.MatVecF16.Launch(s, x, w16[i%copies], bias, g, be, y, op)
+				}},
+			)
+		}
 	}
 	mv("qkv 2304x768 ln+bias", 3*d, d, shaders.MatVecLayerNorm|shaders.MatVecBias)
 	mv("attn_proj 768x768 bias+res", d, d, shaders.MatVecBias|shaders.MatVecResidual)
@@ -98,6 +112,14 @@ func BenchmarkDecodeKernels(b *testing.B) {
 	src, dst := rnd(vocab*d), gputest.Empty(b, s, 4*vocab*d)
 	cases = append(cases, kcase{"copy 154MB (control)", 8 * vocab * d, func(int) error { return shaders.Copy.Launch(s, src, dst, vocab*d, 0, 0) }})
 	b.Logf("adapter: %s", s.Device().Info())
+	for _, c := range []struct {
+		name       string
+		rows, cols uint32
+	}{{"qkv", 3 * d, d}, {"attn_proj", d, d}, {"mlp_fc", 4 * d, d}, {"mlp_proj", d, 4 * d}, {"lm_head", vocab, d}} {
+		op := shaders.MatVecOp{Rows: c.rows, Cols: c.cols}
+		g := op.Groups()
+		b.Logf("%s: %d rows per workgroup, %d×%d workgroups (the shape's choice: the rows without tpr)", c.name, op.RowsPerGroup(), g[0], g[1])
+	}
 
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {

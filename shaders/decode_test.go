@@ -99,70 +99,78 @@ func TestMatVecMatchesTheReference(t *testing.T) {
 	}
 	for _, sh := range []shaders.MatVecShader{shaders.MatVec, shaders.MatVecF16} {
 		for _, shp := range shapes {
-			for _, flags := range flagSets {
-				name := fmt.Sprintf("%s %dx%d flags %#x", sh.Name, shp.rows, shp.cols, flags)
-				t.Run(name, func(t *testing.T) {
-					rows, cols := int(shp.rows), int(shp.cols)
-					x := normal(rng, cols, 1)
-					x[0] += 3 // a mean far from zero, as a residual stream has
-					w := normal(rng, rows*cols, 1/math.Sqrt(float64(cols)))
-					bias, g, b := normal(rng, rows, 0.1), normal(rng, cols, 1), normal(rng, cols, 0.1)
-					const off = 3
-					y0 := normal(rng, rows+off+2, 1)
-					op := shaders.MatVecOp{Rows: shp.rows, Cols: shp.cols, Flags: flags, Eps: 1e-5, OutOffset: off}
+			for fi, flags := range flagSets {
+				// Every layout of a workgroup: the shape's choice, and for
+				// one flag set the extremes ThreadsPerRow can force.
+				tprs := []uint32{0}
+				if fi == 4 {
+					tprs = []uint32{0, 4, 256}
+				}
+				for _, tpr := range tprs {
+					name := fmt.Sprintf("%s %dx%d flags %#x tpr %d", sh.Name, shp.rows, shp.cols, flags, tpr)
+					t.Run(name, func(t *testing.T) {
+						rows, cols := int(shp.rows), int(shp.cols)
+						x := normal(rng, cols, 1)
+						x[0] += 3 // a mean far from zero, as a residual stream has
+						w := normal(rng, rows*cols, 1/math.Sqrt(float64(cols)))
+						bias, g, b := normal(rng, rows, 0.1), normal(rng, cols, 1), normal(rng, cols, 0.1)
+						const off = 3
+						y0 := normal(rng, rows+off+2, 1)
+						op := shaders.MatVecOp{Rows: shp.rows, Cols: shp.cols, Flags: flags, Eps: 1e-5, OutOffset: off, ThreadsPerRow: tpr}
 
-					var wb *recorder.Buffer
-					wRef := w
-					if sh == shaders.MatVecF16 {
-						wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
-						wRef = make([]float32, len(w))
-						for i, v := range w {
-							wRef[i] = shaders.F16Round(v)
+						var wb *recorder.Buffer
+						wRef := w
+						if sh == shaders.MatVecF16 {
+							wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
+							wRef = make([]float32, len(w))
+							for i, v := range w {
+								wRef[i] = shaders.F16Round(v)
+							}
+						} else {
+							wb = gputest.Upload(t, s, w)
 						}
-					} else {
-						wb = gputest.Upload(t, s, w)
-					}
-					yb := gputest.Upload(t, s, y0)
-					if err := sh.Launch(s, gputest.Upload(t, s, x), wb, gputest.Upload(t, s, bias), gputest.Upload(t, s, g), gputest.Upload(t, s, b), yb, op); err != nil {
-						t.Fatal(err)
-					}
-					got := gputest.Read(t, s, yb)
+						yb := gputest.Upload(t, s, y0)
+						if err := sh.Launch(s, gputest.Upload(t, s, x), wb, gputest.Upload(t, s, bias), gputest.Upload(t, s, g), gputest.Upload(t, s, b), yb, op); err != nil {
+							t.Fatal(err)
+						}
+						got := gputest.Read(t, s, yb)
 
-					h := make([]float64, cols)
-					for i, v := range x {
-						h[i] = float64(v)
-					}
-					switch {
-					case flags&shaders.MatVecLayerNorm != 0:
-						h = refNorm(x, g, b, 1e-5, false)
-					case flags&shaders.MatVecRMSNorm != 0:
-						h = refNorm(x, g, nil, 1e-5, true)
-					}
-					want := make([]float64, len(y0))
-					scale := make([]float64, len(y0))
-					for i, v := range y0 {
-						want[i] = float64(v) // rows outside [off, off+rows) stay
-					}
-					for r := range rows {
-						var acc, mag float64
-						for k := range cols {
-							p := float64(wRef[r*cols+k]) * h[k]
-							acc += p
-							mag += math.Abs(p)
+						h := make([]float64, cols)
+						for i, v := range x {
+							h[i] = float64(v)
 						}
-						if flags&shaders.MatVecBias != 0 {
-							acc += float64(bias[r])
+						switch {
+						case flags&shaders.MatVecLayerNorm != 0:
+							h = refNorm(x, g, b, 1e-5, false)
+						case flags&shaders.MatVecRMSNorm != 0:
+							h = refNorm(x, g, nil, 1e-5, true)
 						}
-						if flags&shaders.MatVecGELU != 0 {
-							acc = refGELU(acc)
+						want := make([]float64, len(y0))
+						scale := make([]float64, len(y0))
+						for i, v := range y0 {
+							want[i] = float64(v) // rows outside [off, off+rows) stay
 						}
-						if flags&shaders.MatVecResidual != 0 {
-							acc += float64(y0[off+r])
+						for r := range rows {
+							var acc, mag float64
+							for k := range cols {
+								p := float64(wRef[r*cols+k]) * h[k]
+								acc += p
+								mag += math.Abs(p)
+							}
+							if flags&shaders.MatVecBias != 0 {
+								acc += float64(bias[r])
+							}
+							if flags&shaders.MatVecGELU != 0 {
+								acc = refGELU(acc)
+							}
+							if flags&shaders.MatVecResidual != 0 {
+								acc += float64(y0[off+r])
+							}
+							want[off+r], scale[off+r] = acc, mag
 						}
-						want[off+r], scale[off+r] = acc, mag
-					}
-					wantNear(t, "y", got, want, scale)
-				})
+						wantNear(t, "y", got, want, scale)
+					})
+				}
 			}
 		}
 	}
@@ -394,6 +402,7 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		{"matvec", "cols = 12", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), big(), nil, nil, big(), shaders.MatVecOp{Rows: 4, Cols: 12})},
 		{"matvec", "flags", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), nil, big(), big(), big(), shaders.MatVecOp{Rows: 4, Cols: 16, Flags: shaders.MatVecLayerNorm | shaders.MatVecRMSNorm})},
 		{"matvec", "bias is 16 bytes", wgpu.ErrInvalidArgument, shaders.MatVec.Launch(s, big(), big(), small, nil, nil, big(), mv)},
+		{"matvec", "ThreadsPerRow = 48", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), nil, nil, nil, big(), shaders.MatVecOp{Rows: 4, Cols: 16, ThreadsPerRow: 48})},
 		{"matvec", "cols = 2056 with a norm", shaders.ErrShape, shaders.MatVec.Launch(s, big(), big(), nil, big(), nil, big(), shaders.MatVecOp{Rows: 4, Cols: 2056, Flags: shaders.MatVecRMSNorm})},
 		{"matvec_f16", "w is 16 bytes", wgpu.ErrInvalidArgument, shaders.MatVecF16.Launch(s, big(), small, big(), nil, nil, big(), mv)},
 		{"attn_split", "head dim = 6", shaders.ErrShape, shaders.AttnSplit.Launch(s, big(), big(), big(), big(), shaders.AttnOp{Heads: 2, HeadDim: 6, Ctx: 8}, step)},
