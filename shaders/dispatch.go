@@ -48,9 +48,15 @@ func SumGroups(n uint32) uint32 {
 // fold spreads g workgroups (at least one) over x and y with neither past
 // maxGroupsPerDim, wasting fewer than y of them.
 func fold(g uint32) recorder.Dispatch {
+	c := foldCounts(g)
+	return recorder.Groups(c[0], c[1], c[2])
+}
+
+// foldCounts is fold's counts (x, y, 1).
+func foldCounts(g uint32) [3]uint32 {
 	g = max(g, 1)
 	y := ceilDiv(g, maxGroupsPerDim)
-	return recorder.Groups(ceilDiv(g, y), y, 1)
+	return [3]uint32{ceilDiv(g, y), y, 1}
 }
 
 // ceilDiv is ⌈a/b⌉ without overflowing for a near 2³².

@@ -3,7 +3,13 @@
 // copy between buffer offsets that graphs can record ([Copy]), a sum
 // reduction ([Sum]), a tiled matrix multiply ([MatMul]) and the row-wise
 // layers of a transformer step ([Softmax], [RMSNorm], [BiasReLU],
-// [BiasGELU]).
+// [BiasGELU]), and the kernels of a decode loop at the memory bandwidth: a
+// matrix-vector product with norm prologues and bias, GELU and residual
+// epilogues over float32 or packed float16 weights ([MatVec],
+// [MatVecF16]), a layer norm with the residual add fused ([LayerNorm]),
+// flash-decoding attention over a KV cache ([AttnSplit], [AttnCombine],
+// or [AttnProj], the output projection with the combine fused in)
+// and a two-pass argmax ([ArgmaxPartial], [ArgmaxFinal]).
 //
 // # What it owns
 //
@@ -28,14 +34,17 @@
 //
 // # Layout
 //
-// Every kernel reads its sizes from its Params uniform, never from
+// Every kernel reads its sizes from its Params uniform (16 bytes; MatVec's
+// is 32, and the attention kernels read a second, per-token Step uniform
+// that a graph may bind as a *recorder.Var), never from
 // arrayLength, so one compiled kernel serves slices of any length, including
 // prefixes of larger (pooled) buffers. Invocations past the sizes read and
 // write nothing.
 //
 // Bindings are all in @group(0), numbered from 0 in the order a launch
 // passes its arguments; every buffer holds f32 ([Copy] moves any 32-bit
-// words). Every Params uniform is 16 bytes of little-endian 4-byte words
+// words; [MatVecF16]'s weights are packed halves, the argmax passes write
+// u32). Every Params uniform is 16 bytes (MatVec's 32) of little-endian 4-byte words
 // (unused words are zero padding).
 //
 //	k, err := shaders.AddOne.Compile(dev)

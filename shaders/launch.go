@@ -64,24 +64,45 @@ type operand struct {
 
 // launch checks the operands and launches sh on s.
 func (sh Shader) launch(s *recorder.Stream, what string, d recorder.Dispatch, p recorder.Params, ops ...operand) error {
-	if s == nil {
-		return fmt.Errorf("shaders: %s: stream is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
+	return sh.launchArgs(s, what, d, []recorder.Arg{p}, ops...)
+}
+
+// launchArgs is launch with the arguments after the buffers given whole
+// (a dims uniform and a Step, which may be a *Var).
+func (sh Shader) launchArgs(s *recorder.Stream, what string, d recorder.Dispatch, tail []recorder.Arg, ops ...operand) error {
+	args, err := sh.operands(s, what, ops)
+	if err != nil {
+		return err
 	}
-	args := make([]recorder.Arg, 0, len(ops)+1)
+	return sh.launchWith(s, d, append(args, tail...))
+}
+
+// operands checks the stream and every operand, and returns the buffers as
+// arguments, in order.
+func (sh Shader) operands(s *recorder.Stream, what string, ops []operand) ([]recorder.Arg, error) {
+	if s == nil {
+		return nil, fmt.Errorf("shaders: %s: stream is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
+	}
+	args := make([]recorder.Arg, 0, len(ops)+2)
 	for _, o := range ops {
 		if o.b == nil {
-			return fmt.Errorf("shaders: %s: %s is nil: %w", sh.Name, o.name, wgpu.ErrInvalidArgument)
+			return nil, fmt.Errorf("shaders: %s: %s is nil: %w", sh.Name, o.name, wgpu.ErrInvalidArgument)
 		}
 		if need := 4 * o.words; o.b.Size() < need {
-			return fmt.Errorf("shaders: %s: %s is %d bytes; %s needs %d (%d f32): %w", sh.Name, o.name, o.b.Size(), what, need, o.words, wgpu.ErrInvalidArgument)
+			return nil, fmt.Errorf("shaders: %s: %s is %d bytes; %s needs %d (%d f32): %w", sh.Name, o.name, o.b.Size(), what, need, o.words, wgpu.ErrInvalidArgument)
 		}
 		args = append(args, o.b)
 	}
+	return args, nil
+}
+
+// launchWith compiles sh on s's device and launches it with args.
+func (sh Shader) launchWith(s *recorder.Stream, d recorder.Dispatch, args []recorder.Arg) error {
 	k, err := sh.Compile(s.Device())
 	if err != nil {
 		return err
 	}
-	return s.Launch(k, d, append(args, p)...)
+	return s.Launch(k, d, args...)
 }
 
 // Launch runs dst[i] = src[i] + 1 for i < n on s; src and dst must hold n

@@ -2,16 +2,23 @@
 // token over a KV cache, three ways side by side, and checks all three
 // against a float64 reference.
 //
-// The model is written for this example, kernels and all (kernels.go):
-// token and position embedding gather, layer norm, the QKV projection with
-// the KV-cache append at the token's position, attention scores over the
-// cache under the causal mask, softmax, the weighted sum of values, the
-// output projection into the residual stream, the MLP with GPT-2's tanh
-// GELU, the final layer norm, the LM head (untied: see lmHeadWGSL) and
-// greedy argmax on the GPU, whose token the next step's embedding reads
-// without leaving the GPU. Weights are random, drawn from -seed (every
-// matrix at unit gain, see initKind); nothing is downloaded. A token is 9
-// dispatches per layer and 4 more.
+// The model is written for this example; its kernels are the decode
+// kernels package shaders ships (shaders/decode.go), plus the embedding
+// gather (kernels.go): per layer the QKV projection with the first layer
+// norm fused in (shaders.MatVec), flash-decoding attention over the KV
+// cache under the causal mask in two passes, the first appending the
+// token's key and value to the cache (shaders.AttnSplit), the second
+// fused into the output projection into the residual stream
+// (shaders.AttnProj), the MLP with the second
+// layer norm and GPT-2's tanh GELU fused in and its projection into the
+// residual stream; then the LM head (untied, see tensors) with the final
+// layer norm fused in, and greedy argmax on the GPU in two passes
+// (shaders.ArgmaxPartial, ArgmaxFinal), whose token the next step's
+// embedding reads without leaving the GPU. Weights are random, drawn from
+// -seed (every matrix at unit gain, see initKind); nothing is downloaded.
+// A token is 5 dispatches per layer and 4 more. -f16 stores the matrices
+// as float16 (shaders.MatVecF16), the reference reading the same rounded
+// weights.
 //
 // The three paths, each with its own activations and KV cache over the same
 // weights, decode the same sequence:
@@ -22,7 +29,7 @@
 //	        the graph reads the position and length from a Var
 //	        (Stream.NewVar), bound by reference, that the host sets before
 //	        each replay (one SetVar), and the KV-cache append is part of the
-//	        recorded qkv kernel
+//	        recorded attn_split kernel
 //	raw     a careful hand-written loop on github.com/cogentcore/webgpu on
 //	        the same device: explicit layouts, pipelines, bind groups and
 //	        uniforms made once; per token one queue write, one command
@@ -133,6 +140,7 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.profileSVG, "profile-svg", "", "also write the per-kernel profile as an SVG chart to this file (implies -profile)")
 	fs.Float64Var(&o.bandwidthGBs, "bw", 4800, "memory bandwidth in GB/s for the profile's weight-read time (H200: 4800)")
 	fs.Uint64Var(&o.shardBytes, "shard-bytes", 0, "split the vocabulary tables into buffers of at most this many bytes (0: as few as the adapter's maxStorageBufferBindingSize allows)")
+	fs.BoolVar(&o.cfg.F16, "f16", false, "store the matrices (projections and LM head) as float16, accumulate in float32 (shaders.MatVecF16)")
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
 	devices := fs.String("devices", "1", "decode on this many devices at once, one goroutine each, or `all` (the adapters wgpu.OpenAll opens): per-device and aggregate tokens/s of the replay path")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
@@ -257,9 +265,9 @@ func decode(o options, stdout io.Writer) (err error) {
 		return err
 	}
 	defer w.release(c)
-	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, 9*c.Layers+2+2*len(w.shards), len(w.shards), o.seed)
+	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, c.dispatches(len(w.shards)), len(w.shards), o.seed)
 	progress("compiling %d kernels", len(new(kernels).all()))
-	ks, err := compileKernels(dev)
+	ks, err := compileKernels(dev, c.F16)
 	if err != nil {
 		return err
 	}
@@ -563,7 +571,7 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		}
 		r.n++
 		r.gpu += d.GPU
-		r.bytes += p.launches[i].weightBytes
+		r.bytes += p.launches[i].weightBytes + p.launches[i].kvBytesPerPos*int64(o.tokens)
 		r.min, r.max = min(r.min, d.GPU), max(r.max, d.GPU)
 	}
 	sorted := make([]*row, 0, len(rows))
@@ -571,15 +579,17 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath) err
 		sorted = append(sorted, r)
 	}
 	slices.SortFunc(sorted, func(a, b *row) int { return cmp.Compare(b.gpu, a.gpu) })
-	fmt.Fprintf(stdout, "%-13s %5s %11s %7s %10s %10s %12s\n", "kernel", "n", "GPU µs", "share", "min µs", "max µs", "weights GB/s")
+	fmt.Fprintf(stdout, "%-14s %5s %11s %7s %10s %10s %10s %9s %8s\n", "kernel", "n", "GPU µs", "share", "min µs", "max µs", "MB read", "GB/s", "of -bw")
 	for _, r := range sorted {
-		bw := "-"
+		mb, bw, of := "-", "-", "-"
 		if r.bytes > 0 && r.gpu > 0 {
-			bw = fmt.Sprintf("%.3g", float64(r.bytes)/r.gpu.Seconds()/1e9)
+			gbs := float64(r.bytes) / r.gpu.Seconds() / 1e9
+			mb, bw, of = fmt.Sprintf("%.3f", float64(r.bytes)/1e6), fmt.Sprintf("%.1f", gbs), fmt.Sprintf("%.1f%%", 100*gbs/o.bandwidthGBs)
 		}
-		fmt.Fprintf(stdout, "%-13s %5d %11.1f %6.1f%% %10.1f %10.1f %12s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
-			us(r.min), us(r.max), bw)
+		fmt.Fprintf(stdout, "%-14s %5d %11.1f %6.1f%% %10.1f %10.1f %10s %9s %8s\n", r.name, r.n, us(r.gpu), 100*float64(r.gpu)/float64(pr.Total),
+			us(r.min), us(r.max), mb, bw, of)
 	}
+	fmt.Fprintln(stdout, "(MB read: the weights the kernel's dispatches read, and for attn_split the KV cache rows they attend to; GB/s: that over the GPU time; of -bw: its share of the bandwidth limit)")
 	// The kernels that hold most of the time, until they make up half.
 	var top []string
 	var acc time.Duration

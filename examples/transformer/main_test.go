@@ -36,8 +36,8 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"adapter: ",
-		"22 dispatches per token",
-		"graph:   22 dispatches, 11 kernels",
+		"14 dispatches per token",
+		"graph:   14 dispatches, 9 kernels",
 		"(identical on every path)",
 		"check:   8 of 8 tokens' logits within 1e-04",
 		"16 tokens per path, interleaved",
@@ -63,7 +63,7 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !strings.Contains(got, "profile-svg: "+svgPath) {
 		t.Errorf("-profile-svg must write the chart and say where: %v\n%s", err, got)
 	}
-	for _, k := range []string{"embed", "layer_norm", "qkv", "attn_scores", "attn_softmax", "attn_values", "attn_proj", "mlp_fc_gelu", "mlp_proj", "lm_head", "argmax"} {
+	for _, k := range []string{"embed", "qkv", "attn_split", "attn_proj", "mlp_fc_gelu", "mlp_proj", "lm_head", "argmax_partial", "argmax_final"} {
 		if !regexp.MustCompile(`(?m)^` + k + ` `).MatchString(got) {
 			t.Errorf("the profile has no row for kernel %s:\n%s", k, got)
 		}
@@ -116,6 +116,27 @@ func TestQuickDecodeOnOpenGL(t *testing.T) {
 	for _, want := range []string{"[gl,", "(identical on every path)", "check:   8 of 8 tokens' logits within"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the -quick report on GL lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestQuickF16DecodeIsIdenticalOnEveryPathAndMatchesItsReference: with
+// -f16 the matrices are float16 on the GPU and the reference reads the
+// same rounded weights, so the three paths must still decode one sequence
+// and every path's logits stay within the float32 tolerance of the float64
+// reference; the report says the matrices are float16 and reads less.
+func TestQuickF16DecodeIsIdenticalOnEveryPathAndMatchesItsReference(t *testing.T) {
+	gputest.Open(t, wgpu.Options{})
+	if testing.Short() {
+		t.Skip("decodes on three paths: a few seconds on a software adapter")
+	}
+	var out bytes.Buffer
+	if err := run([]string{"-quick", "-f16", "-rounds", "1", "-q"}, &out); err != nil {
+		t.Fatalf("run -quick -f16: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"weights (float16 matrices) read per token", "(identical on every path)", "check:   8 of 8 tokens' logits within 1e-04", "logits bit-identical across paths"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the -quick -f16 report lacks %q:\n%s", want, out.String())
 		}
 	}
 }
@@ -219,7 +240,9 @@ func TestBadShapesAreRefusedBeforeAnyGPUWork(t *testing.T) {
 	for _, c := range []config{
 		{Layers: 1, Width: 64, Heads: 3, Vocab: 8, Ctx: 8},    // width not divisible by heads
 		{Layers: 1, Width: 24, Heads: 4, Vocab: 8, Ctx: 8},    // head width 6, not a multiple of 4
-		{Layers: 1, Width: 4096, Heads: 32, Vocab: 8, Ctx: 8}, // an MLP matrix over 128 MiB
+		{Layers: 1, Width: 20, Heads: 5, Vocab: 8, Ctx: 8},    // width not a multiple of 8 (MatVec's unit)
+		{Layers: 1, Width: 4096, Heads: 32, Vocab: 8, Ctx: 8}, // an MLP matrix over 128 MiB, and wider than MatVec's norm
+		{Layers: 1, Width: 2056, Heads: 2, Vocab: 8, Ctx: 8},  // wider than MatVec's norm prologue takes
 	} {
 		if err := c.validate(lim); err == nil {
 			t.Errorf("validate(%+v) accepted", c)
@@ -281,7 +304,7 @@ func TestDevicesDecodeTheSameTokensEachAtItsOwnRate(t *testing.T) {
 	if d := cmp.Diff([]string{same, same}, verdicts); d != "" {
 		t.Errorf("per-device verdicts (-want +got):\n%s\n%s", d, got)
 	}
-	for _, want := range []string{"adapter 0: ", "adapter 1: ", "graph of 22 dispatches captured on each of 2 devices", "alone:    device 0 ", "aggregate: 2 device(s), 32 tokens in "} {
+	for _, want := range []string{"adapter 0: ", "adapter 1: ", "graph of 14 dispatches captured on each of 2 devices", "alone:    device 0 ", "aggregate: 2 device(s), 32 tokens in "} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the -devices 2 report lacks %q:\n%s", want, got)
 		}

@@ -5,9 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/shaders"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
@@ -17,6 +19,10 @@ const lnEps = 1e-5
 // config is the model's shape.
 type config struct {
 	Layers, Width, Heads, Vocab, Ctx int
+	// F16 stores the matrices (the four projections of every layer and
+	// the LM head) as float16, read by shaders.MatVecF16 with float32
+	// accumulation; the embeddings, norms and biases stay float32.
+	F16 bool
 }
 
 func (c config) headDim() int { return c.Width / c.Heads }
@@ -33,12 +39,39 @@ func (c config) params() int {
 // layer's matrices and biases, the norms and the LM head; of the token and
 // position tables, one row each.
 func (c config) weightBytesPerToken() int64 {
-	return 4 * int64(c.params()-(c.Vocab+c.Ctx)*c.Width+2*c.Width)
+	all := 4 * int64(c.params()-(c.Vocab+c.Ctx)*c.Width+2*c.Width)
+	if c.F16 {
+		all -= 2 * c.matrixParams() // two of each matrix weight's four bytes
+	}
+	return all
 }
 
+// matrixParams counts the weights of the matrices (what -f16 halves): the
+// four projections of every layer and the LM head.
+func (c config) matrixParams() int64 {
+	d := int64(c.Width)
+	return int64(c.Layers)*12*d*d + int64(c.Vocab)*d
+}
+
+// matrixBytes is what a matrix of n weights takes on the GPU.
+func (c config) matrixBytes(n int64) int64 {
+	if c.F16 {
+		return 2 * n
+	}
+	return 4 * n
+}
+
+// dispatches is how many dispatches a token is with s vocabulary shards
+// (forward's count).
+func (c config) dispatches(shards int) int { return 5*c.Layers + 2*shards + 2 }
+
 func (c config) String() string {
-	return fmt.Sprintf("%d layers, width %d, %d heads of %d, vocab %d, context %d (%.1fM params, %.1f MB of float32 weights read per token)",
-		c.Layers, c.Width, c.Heads, c.headDim(), c.Vocab, c.Ctx, float64(c.params())/1e6, float64(c.weightBytesPerToken())/1e6)
+	prec := "float32 weights"
+	if c.F16 {
+		prec = "weights (float16 matrices)"
+	}
+	return fmt.Sprintf("%d layers, width %d, %d heads of %d, vocab %d, context %d (%.1fM params, %.1f MB of %s read per token)",
+		c.Layers, c.Width, c.Heads, c.headDim(), c.Vocab, c.Ctx, float64(c.params())/1e6, float64(c.weightBytesPerToken())/1e6, prec)
 }
 
 // validate checks the shape against what the kernels assume and against
@@ -46,11 +79,13 @@ func (c config) String() string {
 // name instead of by a validation error deep in the first launch.
 func (c config) validate(lim wgpu.Limits) error {
 	switch {
-	case c.Layers < 1, c.Width < 4, c.Heads < 1, c.Vocab < 1, c.Ctx < 1:
-		return fmt.Errorf("model %+v: every size must be positive (width at least 4)", c)
+	case c.Layers < 1, c.Width < 8, c.Heads < 1, c.Vocab < 1, c.Ctx < 1:
+		return fmt.Errorf("model %+v: every size must be positive (width at least 8)", c)
+	case c.Width%8 != 0 || c.Width > shaders.MatVecMaxNormCols:
+		return fmt.Errorf("model %+v: the width must be a multiple of 8 (shaders.MatVec reads rows in units of 8) and at most %d (its layer norm prologue's)", c, shaders.MatVecMaxNormCols)
 	case c.Width%c.Heads != 0 || c.headDim()%4 != 0:
 		return fmt.Errorf("model %+v: the head width (width/heads) must be a whole multiple of 4", c)
-	case uint32(c.Heads) > lim.MaxComputeWorkgroupsPerDimension || uint32((c.Ctx+63)/64) > lim.MaxComputeWorkgroupsPerDimension:
+	case uint32(c.Heads) > lim.MaxComputeWorkgroupsPerDimension || uint32((c.Ctx+shaders.AttnChunk-1)/shaders.AttnChunk) > lim.MaxComputeWorkgroupsPerDimension:
 		return fmt.Errorf("model %+v: %d heads or a context of %d exceed maxComputeWorkgroupsPerDimension %d", c, c.Heads, c.Ctx, lim.MaxComputeWorkgroupsPerDimension)
 	}
 	// The embedding table is split into shards that fit (vocabShards);
@@ -137,6 +172,21 @@ func (t *tensors[T]) each(c config, f func(p *T, n int, init initKind)) {
 	f(&t.head, c.Vocab*d, initMatrix(d))
 }
 
+// isMatrix reports whether p is one of t's matrices (what -f16 stores as
+// float16): a layer's projection or the LM head.
+func (t *tensors[T]) isMatrix(p *T) bool {
+	if p == &t.head {
+		return true
+	}
+	for i := range t.layers {
+		l := &t.layers[i]
+		if p == &l.wqkv || p == &l.wo || p == &l.wfc || p == &l.wpr {
+			return true
+		}
+	}
+	return false
+}
+
 // initKind is how a tensor is drawn. Every matrix is at unit gain, and so
 // are the token embeddings (the position embeddings at half): each layer
 // then moves the residual stream as much as the input token does, and the
@@ -156,7 +206,9 @@ func initMatrix(fanIn int) initKind { return initKind(fanIn) }
 
 // randomWeights draws every tensor from its own PCG stream seeded by
 // (seed, tensor index), so the weights depend on the seed and the shape
-// only, and the tensors can be drawn in parallel.
+// only, and the tensors can be drawn in parallel. With c.F16 the matrices
+// are rounded to float16 here, so the reference computes with the weights
+// the GPU reads.
 func randomWeights(c config, seed uint64) *tensors[[]float32] {
 	w := &tensors[[]float32]{layers: make([]layerTensors[[]float32], c.Layers)}
 	var wg sync.WaitGroup
@@ -166,6 +218,7 @@ func randomWeights(c config, seed uint64) *tensors[[]float32] {
 		idx++
 		wg.Add(1)
 		sem <- struct{}{}
+		half := c.F16 && w.isMatrix(p)
 		go func(p *[]float32, stream uint64) {
 			defer func() { <-sem; wg.Done() }()
 			rng := rand.New(rand.NewPCG(seed, stream))
@@ -179,6 +232,9 @@ func randomWeights(c config, seed uint64) *tensors[[]float32] {
 					v[i] = float32(1 + 0.1*g)
 				default:
 					v[i] = float32(g / math.Sqrt(float64(init)))
+				}
+				if half {
+					v[i] = shaders.F16Round(v[i])
 				}
 			}
 			*p = v
@@ -204,9 +260,15 @@ func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes u
 	host.each(c, func(p *[]float32, _ int, _ initKind) { hs = append(hs, *p) })
 	i := 0
 	var err error
+	up := func(v []float32, half bool) (*recorder.Buffer, error) {
+		if half {
+			return recorder.UploadSlice(s, shaders.F16Pack(v))
+		}
+		return recorder.UploadSlice(s, v)
+	}
 	g.each(c, func(p **recorder.Buffer, _ int, _ initKind) {
 		if err == nil && p != &g.wte && p != &g.head {
-			if *p, err = recorder.UploadSlice(s, hs[i]); err != nil {
+			if *p, err = up(hs[i], c.F16 && g.isMatrix(p)); err != nil {
 				err = fmt.Errorf("upload weights: %w", err)
 			}
 		}
@@ -217,7 +279,7 @@ func upload(s *recorder.Stream, c config, host *tensors[[]float32], shardBytes u
 		sh := &g.shards[j]
 		if err == nil {
 			if sh.wte, err = recorder.UploadSlice(s, host.wte[sh.row0*d:(sh.row0+sh.rows)*d]); err == nil {
-				sh.head, err = recorder.UploadSlice(s, host.head[sh.row0*d:(sh.row0+sh.rows)*d])
+				sh.head, err = up(host.head[sh.row0*d:(sh.row0+sh.rows)*d], c.F16)
 			}
 			if err != nil {
 				err = fmt.Errorf("upload the vocabulary tables: %w", err)
@@ -247,15 +309,19 @@ func (g *gpuWeights) release(c config) {
 // itself; the weights are shared.
 type state struct {
 	x      *recorder.Buffer   // residual stream, d
-	h      *recorder.Buffer   // layer norm output, d
-	q      *recorder.Buffer   // query, d
-	att    *recorder.Buffer   // attention output, d
-	scores *recorder.Buffer   // attention scores then probabilities, heads×ctx
+	qkv    *recorder.Buffer   // the token's query, key and value, 3d
+	parts  *recorder.Buffer   // attention partials per head and chunk (shaders.AttnOp.AttnPartialWords)
 	u      *recorder.Buffer   // MLP hidden, 4d
 	logits *recorder.Buffer   // vocab
+	amax   *recorder.Buffer   // argmax partials, 2 u32 per shaders.ArgmaxSpan logits
 	tok    *recorder.Buffer   // u32: the token the next step embeds
 	step   *recorder.Buffer   // Step: pos, len, 0, 0 (the hand-written path's uniform)
 	kc, vc []*recorder.Buffer // per layer, ctx×d
+}
+
+// attnOp is the model's attention shape for the shipped kernels.
+func (c config) attnOp() shaders.AttnOp {
+	return shaders.AttnOp{Heads: uint32(c.Heads), HeadDim: uint32(c.headDim()), Ctx: uint32(c.Ctx), Scale: float32(1 / math.Sqrt(float64(c.headDim())))}
 }
 
 func newState(s *recorder.Stream, c config) (*state, error) {
@@ -265,9 +331,9 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 		p *(*recorder.Buffer)
 		n uint64
 	}{
-		{&st.x, d}, {&st.h, d}, {&st.q, d}, {&st.att, d},
-		{&st.scores, uint64(c.Heads * c.Ctx)}, {&st.u, 4 * d}, {&st.logits, uint64(c.Vocab)},
-		{&st.tok, 4}, {&st.step, 4},
+		{&st.x, d}, {&st.qkv, 3 * d},
+		{&st.parts, c.attnOp().AttnPartialWords()}, {&st.u, 4 * d}, {&st.logits, uint64(c.Vocab)},
+		{&st.amax, 2 * uint64(shaders.ArgmaxGroups(uint32(c.Vocab)))}, {&st.tok, 4}, {&st.step, 4},
 	}
 	for l := range c.Layers {
 		sizes = append(sizes, struct {
@@ -285,15 +351,21 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 			return nil, fmt.Errorf("allocate state: %w", err)
 		}
 	}
-	// The KV cache and the scores start as NaN: a kernel that read a cache
-	// row past the token's position (a broken causal mask) or a score past
-	// the attention length would turn the logits into NaN and fail the
-	// reference check on the first sequence.
+	// The KV cache and the attention partials start as NaN: a kernel that
+	// read a cache row past the token's position (a broken causal mask) or
+	// a partial of a chunk past the attention length would turn the logits
+	// into NaN and fail the reference check on the first sequence.
 	nan := make([]float32, c.Ctx*c.Width)
 	for i := range nan {
 		nan[i] = float32(math.NaN())
 	}
-	for _, b := range append([]*recorder.Buffer{st.scores}, append(st.kc, st.vc...)...) {
+	if n := int(c.attnOp().AttnPartialWords()); n > len(nan) {
+		nan = slices.Grow(nan, n-len(nan))[:n]
+		for i := range nan {
+			nan[i] = float32(math.NaN())
+		}
+	}
+	for _, b := range append([]*recorder.Buffer{st.parts}, append(st.kc, st.vc...)...) {
 		if err := recorder.WriteSlice(s, b, 0, nan[:b.Size()/4]); err != nil {
 			st.release()
 			return nil, fmt.Errorf("poison the KV cache: %w", err)
@@ -303,7 +375,7 @@ func newState(s *recorder.Stream, c config) (*state, error) {
 }
 
 func (st *state) release() {
-	for _, b := range append([]*recorder.Buffer{st.x, st.h, st.q, st.att, st.scores, st.u, st.logits, st.tok, st.step}, append(st.kc, st.vc...)...) {
+	for _, b := range append([]*recorder.Buffer{st.x, st.qkv, st.parts, st.u, st.logits, st.amax, st.tok, st.step}, append(st.kc, st.vc...)...) {
 		b.Release() // nil-safe
 	}
 }
@@ -316,9 +388,10 @@ type launch struct {
 	// step is the index in args of the Step uniform, -1 for kernels that
 	// read none. The eager path puts the token's values there by value.
 	step int
-	// weightBytes is what the dispatch reads of the weights (for the
-	// profile's bandwidth column).
-	weightBytes int64
+	// weightBytes is what the dispatch reads of the weights, and
+	// kvBytesPerPos what it reads of the KV cache per attended position
+	// (for the profile's bandwidth column).
+	weightBytes, kvBytesPerPos int64
 }
 
 // stepParams is the Step uniform's value for the token at pos.
@@ -328,43 +401,67 @@ func stepParams(pos int) recorder.Params {
 
 // forward is one token's dispatches, in order, over weights w and state
 // st, with stepArg as every kernel's Step uniform: an embed per vocabulary
-// shard, 9 per layer, the final layer norm, an LM head per shard, argmax.
+// shard; per layer qkv (the first layer norm fused in), attention's split
+// pass (the KV-cache append inside it), attn_proj into the residual
+// stream (attention's combine pass fused in), mlp_fc_gelu (the second layer norm fused in) and
+// mlp_proj into the residual stream; an LM head per shard (the final layer
+// norm fused in); the two argmax passes.
 func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.Arg) []launch {
-	d, v, hs, ctx := uint32(c.Width), uint32(c.Vocab), uint32(c.Heads), uint32(c.Ctx)
-	d4, hd4 := d/4, uint32(c.headDim()/4)
+	d, v := uint32(c.Width), uint32(c.Vocab)
 	u32 := recorder.ParamsOf[uint32]
-	f32 := func(x float32) uint32 { return math.Float32bits(x) }
-	lnDims := recorder.ParamsOf(d, f32(lnEps), 0, 0)
-	attDims := recorder.ParamsOf(d4, hd4, ctx, f32(float32(1/math.Sqrt(float64(c.headDim())))))
-	mv := func(n, k uint32) recorder.Params { return u32(n, k/4, d, 0) }
-	wb := func(n, k uint32) int64 { return 4 * int64(n) * int64(k+1) }
+	at := c.attnOp()
+	attDims := at.Params()
+	mv := func(k *kernel, rows, cols uint32, flags shaders.MatVecFlags, args ...recorder.Arg) launch {
+		op := shaders.MatVecOp{Rows: rows, Cols: cols, Flags: flags, Eps: lnEps}
+		wb := c.matrixBytes(int64(rows) * int64(cols))
+		if flags&shaders.MatVecBias != 0 {
+			wb += 4 * int64(rows)
+		}
+		if flags&shaders.MatVecLayerNorm != 0 {
+			wb += 8 * int64(cols)
+		}
+		return launch{k: k, groups: op.Groups(), args: append(args, op.Params()), step: -1, weightBytes: wb}
+	}
+	const (
+		bias = shaders.MatVecBias
+		ln   = shaders.MatVecLayerNorm
+	)
 
+	// attn_proj merges attention's partials itself (shaders.AttnProj):
+	// MatVec's bindings with the partials in the unread x, gamma and beta,
+	// then the partials, the attention dims and the Step.
+	attnProj := func(lw *layerTensors[*recorder.Buffer]) launch {
+		l := mv(ks.attnProj, d, d, bias|shaders.MatVecResidual, st.parts, lw.wo, lw.bo, st.parts, st.parts, st.x)
+		op := shaders.AttnProj.Op(shaders.MatVecOp{Rows: d, Cols: d, Flags: bias | shaders.MatVecResidual})
+		l.args[len(l.args)-1] = op.Params()
+		l.args = append(l.args, st.parts, attDims, stepArg)
+		l.step = len(l.args) - 1
+		return l
+	}
 	var ls []launch
 	for _, sh := range w.shards {
-		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.wte, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5})
+		ls = append(ls, launch{k: ks.embed, groups: [3]uint32{(d + 63) / 64, 1, 1}, args: []recorder.Arg{st.tok, sh.wte, w.wpe, st.x, u32(d, uint32(sh.row0), uint32(sh.rows), 0), stepArg}, step: 5, weightBytes: 8 * int64(d)})
 	}
 	for l := range c.Layers {
 		lw := &w.layers[l]
 		ls = append(ls,
-			launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, lw.ln1G, lw.ln1B, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
-			launch{k: ks.qkv, groups: matvecGroups(3 * d), args: []recorder.Arg{st.h, lw.wqkv, lw.bqkv, st.q, st.kc[l], st.vc[l], mv(3*d, d), stepArg}, step: 7, weightBytes: wb(3*d, d)},
-			launch{k: ks.attnScores, groups: [3]uint32{(ctx + 63) / 64, hs, 1}, args: []recorder.Arg{st.q, st.kc[l], st.scores, attDims, stepArg}, step: 4},
-			launch{k: ks.attnSoftmax, groups: [3]uint32{hs, 1, 1}, args: []recorder.Arg{st.scores, attDims, stepArg}, step: 2},
-			launch{k: ks.attnValues, groups: [3]uint32{hs, 1, 1}, args: []recorder.Arg{st.scores, st.vc[l], st.att, attDims, stepArg}, step: 4},
-			launch{k: ks.attnProj, groups: matvecGroups(d), args: []recorder.Arg{st.att, lw.wo, lw.bo, st.x, mv(d, d)}, step: -1, weightBytes: wb(d, d)},
-			launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, lw.ln2G, lw.ln2B, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
-			launch{k: ks.mlpFC, groups: matvecGroups(4 * d), args: []recorder.Arg{st.h, lw.wfc, lw.bfc, st.u, mv(4*d, d)}, step: -1, weightBytes: wb(4*d, d)},
-			launch{k: ks.mlpProj, groups: matvecGroups(d), args: []recorder.Arg{st.u, lw.wpr, lw.bpr, st.x, mv(d, 4*d)}, step: -1, weightBytes: wb(d, 4*d)},
+			mv(ks.qkv, 3*d, d, ln|bias, st.x, lw.wqkv, lw.bqkv, lw.ln1G, lw.ln1B, st.qkv),
+			launch{k: ks.attnSplit, groups: at.SplitGroups(), args: []recorder.Arg{st.qkv, st.kc[l], st.vc[l], st.parts, attDims, stepArg}, step: 5, kvBytesPerPos: 8 * int64(d)},
+			attnProj(lw),
+			mv(ks.mlpFC, 4*d, d, ln|bias|shaders.MatVecGELU, st.x, lw.wfc, lw.bfc, lw.ln2G, lw.ln2B, st.u),
+			mv(ks.mlpProj, d, 4*d, bias|shaders.MatVecResidual, st.u, lw.wpr, lw.bpr, st.u, st.u, st.x),
 		)
 	}
-	ls = append(ls,
-		launch{k: ks.layerNorm, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.x, w.lnfG, w.lnfB, st.h, lnDims}, step: -1, weightBytes: 8 * int64(d)},
-	)
 	for _, sh := range w.shards {
 		n := uint32(sh.rows)
-		ls = append(ls, launch{k: ks.lmHead, groups: matvecGroups(n), args: []recorder.Arg{st.h, sh.head, st.logits, u32(n, d/4, uint32(sh.row0), 0)}, step: -1, weightBytes: 4 * int64(n) * int64(d)})
+		l := mv(ks.lmHead, n, d, ln, st.x, sh.head, st.x, w.lnfG, w.lnfB, st.logits)
+		l.args[len(l.args)-1] = shaders.MatVecOp{Rows: n, Cols: d, Flags: ln, Eps: lnEps, OutOffset: uint32(sh.row0)}.Params()
+		ls = append(ls, l)
 	}
-	ls = append(ls, launch{k: ks.argmax, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.logits, st.tok, u32(v, 0, 0, 0)}, step: -1})
+	ls = append(ls,
+		launch{k: ks.argmaxPartial, groups: shaders.ArgmaxDispatch(v), args: []recorder.Arg{st.logits, st.amax, shaders.ArgmaxPartialParams(v)}, step: -1},
+		launch{k: ks.argmaxFinal, groups: [3]uint32{1, 1, 1}, args: []recorder.Arg{st.amax, st.tok, shaders.ArgmaxFinalParams(shaders.ArgmaxGroups(v), 0)}, step: -1},
+	)
 	return ls
 }
 

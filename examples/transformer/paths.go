@@ -81,7 +81,7 @@ func (p *eagerPath) step(pos int) error {
 // graph binds the Step uniform by reference, as a Var: the kernels read
 // its current value when the graph runs, so the position and the attention
 // length change between replays with no recapture, and the KV-cache append
-// (in qkv) lands at the current position. Per token the host does one
+// (in attn_split) lands at the current position. Per token the host does one
 // SetVar of those 16 bytes and one Replay.
 type replayPath struct {
 	recorderState

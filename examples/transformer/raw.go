@@ -156,7 +156,7 @@ func (p *rawPath) pipeline(k *kernel) (*webgpu.ComputePipeline, *webgpu.BindGrou
 	defer pl.Release()
 	cp, err := p.dev.CreateComputePipeline(&webgpu.ComputePipelineDescriptor{
 		Layout:  pl,
-		Compute: webgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: k.name},
+		Compute: webgpu.ProgrammableStageDescriptor{Module: mod, EntryPoint: k.entry},
 	})
 	if err != nil {
 		layout.Release()

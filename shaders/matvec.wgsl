@@ -1,0 +1,168 @@
+// matvec: y[o + r] = epilogue(W[r] · prologue(x)) for r < rows, W row-major
+// (rows×cols, output-major). The weight declaration and wload, which reads
+// one 8-column unit of a row as two vec4<f32>, come first (matvec_f32.wgsl
+// or matvec_f16.wgsl), then attn_fill (matvec_noattn.wgsl, or
+// matvec_attn.wgsl: the attention combine as the input); this is the body
+// they share.
+//
+// Layout: 256 invocations; 2^tshift of them per row, 256 >> tshift rows per
+// workgroup. A row's invocations read consecutive 8-column units (32 bytes
+// of f32, 16 of f16), so a row is read in full, contiguous spans, and meet
+// in one tree in workgroup memory. Every loop bound and branch depends on
+// the uniform or the workgroup only, so every invocation reaches every
+// barrier.
+//
+// flags: 1 bias, 2 GELU (tanh form, argument clamped to ±15), 4 residual
+// (y[o + r] += result), 8 layer norm prologue (x normalised by the mean and
+// variance of its cols elements, times gamma plus beta), 16 RMS norm
+// prologue (x / rms(x) times gamma), 32 the input is attention's
+// partials merged per head (attn_fill, as attn_combine merges them). 8, 16
+// and 32 exclude each other, and a
+// norm takes at most 2048 cols: the normalised x is kept in workgroup
+// memory (hs), so each weight load pairs with one workgroup-memory load
+// instead of three loads of x, gamma and beta.
+
+struct Params {
+	rows: u32,
+	cols: u32,
+	flags: u32,
+	eps: f32,
+	out_offset: u32,
+	tshift: u32,
+	_pad0: u32,
+	_pad1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> bias: array<f32>;
+@group(0) @binding(3) var<storage, read> gamma: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> beta: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> y: array<f32>;
+@group(0) @binding(6) var<uniform> p: Params;
+
+var<workgroup> red: array<f32, 256>;
+var<workgroup> stats: array<vec2<f32>, 256>;
+var<workgroup> hs: array<vec4<f32>, 512>;
+
+// xin is the prologue's output at vec4 index i: x itself, or its norm
+// from hs.
+fn xin(i: u32) -> vec4<f32> {
+	if ((p.flags & 56u) != 0u) {
+		return hs[i];
+	}
+	return x[i];
+}
+
+fn wdot(ui: u32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+	let q = wload(ui);
+	return dot(q[0], a) + dot(q[1], b);
+}
+
+fn gelu(v: f32) -> f32 {
+	let u = clamp(0.7978845608f * (v + 0.044715f * v * v * v), -15.0f, 15.0f);
+	return 0.5f * v * (1.0f + tanh(u));
+}
+
+@compute @workgroup_size(256)
+fn matvec(
+	@builtin(workgroup_id) wid: vec3<u32>,
+	@builtin(num_workgroups) nwg: vec3<u32>,
+	@builtin(local_invocation_index) lid: u32,
+) {
+	let k8 = p.cols >> 3u;
+	let k4 = p.cols >> 2u;
+	let tpr = 1u << p.tshift;
+	let lane = lid & (tpr - 1u);
+	let row = (wid.y * nwg.x + wid.x) * (256u >> p.tshift) + (lid >> p.tshift);
+	let kend = select(0u, k8, row < p.rows);
+	let base = row * k8;
+	// The first unit's weights are loaded before the norm's reductions, so
+	// their memory latency overlaps them.
+	var w0 = mat2x4<f32>(vec4<f32>(0.0f), vec4<f32>(0.0f));
+	if (lane < kend) {
+		w0 = wload(base + lane);
+	}
+	if ((p.flags & 24u) != 0u) {
+		// One pass of sums and sums of squares, shifted by x[0] for the
+		// layer norm (so the variance is not the difference of two large
+		// numbers), the whole workgroup over the row.
+		let rms = (p.flags & 16u) != 0u;
+		let x0 = select(x[0].x, 0.0f, rms);
+		var s = vec2<f32>(0.0f);
+		for (var i = lid; i < k4; i = i + 256u) {
+			let v = x[i] - vec4<f32>(x0);
+			s = s + vec2<f32>(v.x + v.y + v.z + v.w, dot(v, v));
+		}
+		stats[lid] = s;
+		workgroupBarrier();
+		for (var h = 128u; h > 0u; h = h >> 1u) {
+			if (lid < h) {
+				stats[lid] = stats[lid] + stats[lid + h];
+			}
+			workgroupBarrier();
+		}
+		let t = stats[0] / f32(p.cols);
+		var mean = 0.0f;
+		var inv = 0.0f;
+		if (rms) {
+			inv = inverseSqrt(t.y + p.eps);
+		} else {
+			mean = x0 + t.x;
+			inv = inverseSqrt(max(t.y - t.x * t.x, 0.0f) + p.eps);
+		}
+		for (var i = lid; i < min(k4, 512u); i = i + 256u) {
+			var v = (x[i] - vec4<f32>(mean)) * inv * gamma[i];
+			if (!rms) {
+				v = v + beta[i];
+			}
+			hs[i] = v;
+		}
+		workgroupBarrier();
+	}
+	if ((p.flags & 32u) != 0u) {
+		attn_fill(lid, k4);
+		workgroupBarrier();
+	}
+
+	// Two units in flight per iteration, in two accumulators.
+	var a0 = 0.0f;
+	var a1 = 0.0f;
+	if (lane < kend) {
+		a0 = dot(w0[0], xin(2u * lane)) + dot(w0[1], xin(2u * lane + 1u));
+	}
+	var u = lane + tpr;
+	loop {
+		if (u + tpr >= kend) {
+			break;
+		}
+		let v = u + tpr;
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
+		a1 = a1 + wdot(base + v, xin(2u * v), xin(2u * v + 1u));
+		u = u + 2u * tpr;
+	}
+	if (u < kend) {
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
+	}
+	red[lid] = a0 + a1;
+	workgroupBarrier();
+	for (var h = tpr >> 1u; h > 0u; h = h >> 1u) {
+		if (lane < h) {
+			red[lid] = red[lid] + red[lid + h];
+		}
+		workgroupBarrier();
+	}
+	if (lane == 0u && row < p.rows) {
+		var v = red[lid];
+		if ((p.flags & 1u) != 0u) {
+			v = v + bias[row];
+		}
+		if ((p.flags & 2u) != 0u) {
+			v = gelu(v);
+		}
+		let o = p.out_offset + row;
+		if ((p.flags & 4u) != 0u) {
+			v = y[o] + v;
+		}
+		y[o] = v;
+	}
+}

@@ -1,0 +1,3 @@
+// matvec without the attention input: flag 32 is refused by the launch.
+fn attn_fill(lid: u32, k4: u32) {
+}
