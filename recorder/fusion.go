@@ -403,20 +403,41 @@ type slotKey struct {
 	size uint64
 	typ  string
 	part int
+	// dup counts the part's earlier bindings of the same memory, size and
+	// type: two bindings of one buffer in one kernel (a/b of one input)
+	// stay two in the fused kernel, or the compiler, seeing one variable,
+	// could share their loads and simplify a / b to 1 where the kernel's
+	// own dispatch could not (the H200 did, for a NaN).
+	dup int
 }
 
 func fusedSlotKey(p *fusedPart, part, res int) slotKey {
 	a := &p.n.acc[res]
-	r := p.n.k.Resources()[res]
-	switch {
-	case a.kind == accessParams:
-		return slotKey{meta: a.meta, size: a.size, part: part}
-	case r.Kind == driver.ResourceUniform:
-		return slotKey{mem: memory(a), size: a.size, part: part}
-	case p.pw.Gathered[res]:
-		return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: part}
+	rs := p.n.k.Resources()
+	r := rs[res]
+	dup := 0
+	if a.kind == accessParams {
+		for j := range res {
+			if b := &p.n.acc[j]; b.kind == accessParams && b.meta == a.meta {
+				dup++
+			}
+		}
+		return slotKey{meta: a.meta, size: a.size, part: part, dup: dup}
 	}
-	return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: -1}
+	for j := range res {
+		b := &p.n.acc[j]
+		if b.kind == a.kind && memory(b) == memory(a) && b.size == a.size && rs[j].Type == r.Type &&
+			(rs[j].Kind == driver.ResourceUniform) == (r.Kind == driver.ResourceUniform) && p.pw.Gathered[j] == p.pw.Gathered[res] {
+			dup++
+		}
+	}
+	switch {
+	case r.Kind == driver.ResourceUniform:
+		return slotKey{mem: memory(a), size: a.size, part: part, dup: dup}
+	case p.pw.Gathered[res]:
+		return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: part, dup: dup}
+	}
+	return slotKey{mem: memory(a), size: a.size, typ: r.Type, part: -1, dup: dup}
 }
 
 // slotCounts counts the fused kernel's storage and uniform bindings, the

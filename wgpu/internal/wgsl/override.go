@@ -48,6 +48,9 @@ type checker struct {
 	uniformTemps map[string][]*fnDecl
 	// contextDependent is Kernel.ContextDependent, found while lowering.
 	contextDependent bool
+	// readWritePointers: the module's storage pointer types are rewritten
+	// read_write (OpenGL; readWriteOnGL).
+	readWritePointers bool
 }
 
 // edit replaces src[start:end] with text.
