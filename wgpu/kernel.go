@@ -160,11 +160,11 @@ type Kernel struct {
 	// wgpu-hal puts a barrier between a dispatch reading it and the next
 	// writing it.
 	readWriteOnGL map[[2]uint32]bool
-	bindings    []Binding
-	declBinds   []Binding // declared, as Bindings
-	wgSize      [3]uint32
-	groups      int // bind groups in the pipeline layout
-	guarded     bool
+	bindings      []Binding
+	declBinds     []Binding // declared, as Bindings
+	wgSize        [3]uint32
+	groups        int // bind groups in the pipeline layout
+	guarded       bool
 	// variants are the guarded variants made of this kernel (the driver's
 	// Guarded), released with it. Guarded by dev.kernelsMu.
 	variants []*Kernel
