@@ -32,8 +32,10 @@ import (
 // (wgpu.Pointwise.ContextDependent) are left unfused: a compiler may
 // compute those differently in another context, and did. A chain is split
 // at 16 dispatches and where the fused kernel would exceed the device's
-// storage or uniform buffers per shader stage. Copies, clears, indirect
-// dispatches and every other kernel end a chain. Graph.String and WriteDOT
+// storage or uniform buffers per shader stage. Indirect dispatches fuse
+// with those reading the same counts (the fused kernel then runs each
+// index value once: wgpu.FusePart.AnyCounts). Copies, clears and every
+// other kernel end a chain. Graph.String and WriteDOT
 // show the fused groups and, for adjacent dispatches that were not fused,
 // why.
 //
@@ -205,10 +207,23 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		case n.region != 0:
 			why = "inside an If or While body"
 		case n.ind != nil:
-			// Its counts are known only on the GPU: the index cannot be
-			// shown one-to-one over them, and a duplicate index would
-			// make a fused in-place part read another invocation's store.
-			why = "dispatched indirectly (its counts are known only on the GPU, so its index cannot be shown one-to-one)"
+			// Its counts are known only on the GPU, so its index cannot
+			// be shown one-to-one over them: it fuses with dispatches
+			// reading the same counts, and the fused kernel runs the
+			// parts in the first invocation of each index only
+			// (FusePart.AnyCounts), which is every invocation wherever
+			// the unfused dispatches do not race.
+			pw, why = analyse(n)
+			if pw == nil {
+				break
+			}
+			if pw.Producer {
+				pw, why = nil, fmt.Sprintf("not pointwise (%s), and dispatched indirectly, so it cannot begin an epilogue either (a producer's barriers need every invocation its counts make)", notPointwise[n.k])
+				break
+			}
+			if _, _, ok := pw.FirstOfIndex(); !ok {
+				pw, why = nil, fmt.Sprintf("dispatched indirectly, and its index %s is not one of the forms whose first invocation per value is known on any counts", pw.Index)
+			}
 		default:
 			pw, why = analyse(n)
 			if pw != nil && !pw.OneToOne(n.d.x, n.d.y, n.d.z) {
@@ -257,6 +272,17 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 		return fmt.Sprintf("a fused kernel runs at most %d dispatches", maxFusedParts)
 	case p.pw.Producer:
 		return fmt.Sprintf("kernel %s is not pointwise (%s): it can begin a chain only, as an epilogue's producer", p.n.name(), p.notPointwise)
+	case (p.n.ind != nil) != (head.n.ind != nil):
+		if p.n.ind != nil {
+			return fmt.Sprintf("kernel %s is dispatched indirectly, the chain by counts", p.n.name())
+		}
+		return fmt.Sprintf("kernel %s is dispatched by counts, the chain indirectly", p.n.name())
+	case p.n.ind != nil && (p.n.ind.Buffer().Memory() != head.n.ind.Buffer().Memory() || p.n.d.offset != head.n.d.offset):
+		return fmt.Sprintf("kernel %s reads its indirect counts from other memory than the chain's", p.n.name())
+	case p.n.ind != nil && p.pw.Workgroup != head.pw.Workgroup:
+		// Counts only the GPU knows cover the same ids only with the same
+		// workgroup size.
+		return fmt.Sprintf("workgroup size %s, not %s, on indirect counts", workgroupLabel(p.pw.Workgroup), workgroupLabel(head.pw.Workgroup))
 	case p.pw.Workgroup != head.pw.Workgroup && !p.pw.GlobalOnly():
 		return fmt.Sprintf("workgroup size %s, not %s", workgroupLabel(p.pw.Workgroup), workgroupLabel(head.pw.Workgroup))
 	case p.pw.Workgroup == head.pw.Workgroup && p.n.d != head.n.d:
@@ -271,6 +297,9 @@ func (s *Stream) joins(chain []fusedPart, p fusedPart) string {
 		return why
 	}
 	if why := sharing(all); why != "" {
+		return why
+	}
+	if why := countsBound(all); why != "" {
 		return why
 	}
 	storage, uniform := slotCounts(all)
@@ -343,6 +372,27 @@ func dependence(parts []fusedPart) string {
 				return fmt.Sprintf("a buffer the chain writes is bound with %d and with %d bytes (wrapped twice)", o.size, v.size)
 			}
 			views[memory(a)] = v
+		}
+	}
+	return ""
+}
+
+// countsBound refuses a chain dispatched indirectly that binds the memory
+// its counts are read from: a part writing it would change the counts of
+// the dispatches after it, which the fused kernel, dispatched once, cannot
+// follow (and a storage binding of it beside its indirect use is what
+// OpenGL's read_write rule would make writable).
+func countsBound(parts []fusedPart) string {
+	ind := parts[0].n.ind
+	if ind == nil {
+		return ""
+	}
+	counts := ind.Buffer().Memory()
+	for _, p := range parts {
+		for j := range p.n.acc {
+			if a := &p.n.acc[j]; a.kind == accessBuffer && memory(a) == counts {
+				return fmt.Sprintf("kernel %s binds the buffer the chain's indirect counts are read from", p.n.name())
+			}
 		}
 	}
 	return ""
@@ -477,7 +527,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	for k := range chain {
 		p := &chain[k]
 		res := p.n.k.Resources()
-		fp := wgpu.FusePart{Source: p.src, Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res)), Producer: p.pw.Producer}
+		fp := wgpu.FusePart{Source: p.src, Entry: p.n.k.Entry(), Slots: make([]uint32, len(res)), ReadWrite: make([]bool, len(res)), Producer: p.pw.Producer, AnyCounts: k == 0 && p.n.ind != nil}
 		for j := range p.n.acc {
 			a := p.n.acc[j]
 			rw := a.kind == accessBuffer && written[memory(&a)] && res[j].Kind != driver.ResourceUniform
@@ -513,7 +563,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 		return node{}, nil, "", &Error{Op: op.String(), Arg: "fused kernel", Err: err}
 	}
 	head := chain[0].n
-	n := node{kind: nodeDispatch, k: kd, d: head.d, acc: acc, region: head.region}
+	n := node{kind: nodeDispatch, k: kd, d: head.d, ind: head.ind, indBuf: head.indBuf, acc: acc, region: head.region}
 	if err := s.bindGroups(op, kd, n.acc, &n.groups); err != nil {
 		s.dropKernels([]*wgpu.Kernel{k})
 		if errors.Is(err, wgpu.ErrValidation) {

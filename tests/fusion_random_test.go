@@ -234,6 +234,25 @@ type randStep struct {
 type randWorld struct {
 	s    *recorder.Stream
 	bufs map[string][]*recorder.Buffer
+	// counts, when set, are Vars holding the 1-D and 2-D workgroup counts:
+	// the chain is dispatched from them (IndirectVar) instead of by counts.
+	counts *[2]*recorder.Var
+}
+
+// randCounts makes s's Vars of the 1-D and 2-D kernels' workgroup counts,
+// the counts run uses when a chain is dispatched indirectly.
+func randCounts(t *testing.T, s *recorder.Stream) *[2]*recorder.Var {
+	t.Helper()
+	var vs [2]*recorder.Var
+	for i, c := range [2][3]uint32{{(randN + 63) / 64, 1, 1}, {randRow / 8, (randN + randRow*8 - 1) / (randRow * 8), 1}} {
+		v, err := s.NewVar(recorder.ParamsOf(c[0], c[1], c[2]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(v.Release)
+		vs[i] = v
+	}
+	return &vs
 }
 
 func newRandWorld(t *testing.T, s *recorder.Stream, init map[string][][]uint32) *randWorld {
@@ -261,6 +280,12 @@ func (w *randWorld) run(steps []randStep) error {
 		d := recorder.Groups((randN+63)/64, 1, 1)
 		if st.k.twoD {
 			d = recorder.Groups(randRow/8, (randN+randRow*8-1)/(randRow*8), 1)
+		}
+		if w.counts != nil {
+			d = recorder.IndirectVar(w.counts[0], 0)
+			if st.k.twoD {
+				d = recorder.IndirectVar(w.counts[1], 0)
+			}
 		}
 		if err := w.s.Launch(st.k.k, d, args...); err != nil {
 			return fmt.Errorf("launch of\n%s: %w", st.k.src, err)
@@ -344,6 +369,9 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 	// one chain already differ, the driver computes a kernel differently
 	// from one run to another, and fusion cannot be judged on that chain.
 	cs := gputest.Stream(t, d)
+	// One chain in four is dispatched from Vars holding the same counts.
+	counts := map[*recorder.Stream]*[2]*recorder.Var{fs: randCounts(t, fs), ps: randCounts(t, ps), cs: randCounts(t, cs)}
+	indirectChains, indirectFused := 0, 0
 	driverDiffers := 0
 	seed := int64(1)
 	if v := os.Getenv("SOFTGRAPH_FUSION_SEED"); v != "" {
@@ -410,6 +438,11 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 			steps = append(steps, st)
 		}
 		fw, pw := newRandWorld(t, fs, init), newRandWorld(t, ps, init)
+		indirect := rng.Intn(4) == 0
+		if indirect {
+			fw.counts, pw.counts = counts[fs], counts[ps]
+			indirectChains++
+		}
 		pg, err := ps.Capture(func() error { return pw.run(steps) })
 		if err != nil {
 			t.Fatalf("chain %d: Capture on the plain stream: %v", c, err)
@@ -428,6 +461,9 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 		}
 		want, got := pw.words(t), fw.words(t)
 		cw := newRandWorld(t, cs, init)
+		if indirect {
+			cw.counts = counts[cs]
+		}
 		cg, err := cs.Capture(func() error { return cw.run(steps) })
 		if err != nil {
 			t.Fatalf("chain %d: Capture on the control stream: %v", c, err)
@@ -496,6 +532,9 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 			if typ == "f32" {
 				fusedFloat++
 			}
+			if indirect {
+				indirectFused++
+			}
 		}
 		for _, g := range graphs {
 			g.Release()
@@ -508,8 +547,8 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d random chains (seed %d) in %v: %d dispatches plain, %d fused; %d of %d graphs fused something (%d of them f32); %d differed; %d differed only in a NaN's sign or payload; %d left out, where two plain graphs differed",
-		chains, seed, time.Since(start).Round(time.Millisecond), plain, fused, fusedGraphs, chains, fusedFloat, len(failures), nanOnly, driverDiffers)
+	t.Logf("%d random chains (seed %d) in %v: %d dispatches plain, %d fused; %d of %d graphs fused something (%d of them f32, %d of the %d dispatched indirectly); %d differed; %d differed only in a NaN's sign or payload; %d left out, where two plain graphs differed",
+		chains, seed, time.Since(start).Round(time.Millisecond), plain, fused, fusedGraphs, chains, fusedFloat, indirectFused, indirectChains, len(failures), nanOnly, driverDiffers)
 	for i, f := range failures {
 		if i == 3 {
 			t.Errorf("... and %d more differing chains", len(failures)-3)
@@ -519,6 +558,9 @@ func TestRandomFusedChainsEqualUnfusedBitForBit(t *testing.T) {
 	}
 	if fused*10 > plain*9 {
 		t.Errorf("random chains fused to %d dispatches of %d: fusion is not happening", fused, plain)
+	}
+	if indirectChains >= 10 && indirectFused == 0 {
+		t.Errorf("none of %d chains dispatched indirectly fused anything", indirectChains)
 	}
 }
 

@@ -27,6 +27,13 @@ type FusePart struct {
 	// Producer marks the first part as an epilogue's producer
 	// (AnalyzeProducer) rather than a pointwise kernel.
 	Producer bool
+	// AnyCounts, on part 0, says the fused kernel is dispatched on counts
+	// only the GPU knows (indirectly): it then runs the parts only in the
+	// first invocation of each index value (Pointwise.FirstOfIndex), so
+	// that no two invocations of it touch one element even when the
+	// counts repeat an index. A producer cannot be dispatched so (its
+	// barriers need every invocation).
+	AnyCounts bool
 }
 
 // predeclaredArray matches a runtime-sized array of a predeclared scalar or
@@ -130,6 +137,9 @@ func Fuse(parts []FusePart) (string, error) {
 		if p.Producer && k > 0 {
 			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) is a producer; only part 0 may be", k, p.Entry)
 		}
+		if p.AnyCounts && (k > 0 || p.Producer) {
+			return "", fmt.Errorf("wgsl: Fuse: part %d (%s) has AnyCounts; only part 0, pointwise, may", k, p.Entry)
+		}
 		key := [2]string{p.Source, p.Entry}
 		if p.Producer {
 			key[1] += "\x00producer"
@@ -200,6 +210,17 @@ func Fuse(parts []FusePart) (string, error) {
 			builtins[bn] = true
 		}
 	}
+	guard := ""
+	if parts[0].AnyCounts {
+		cond, bns, ok := infos[0].FirstOfIndex()
+		if !ok {
+			return "", &PointwiseError{Entry: parts[0].Entry, Reason: fmt.Sprintf("its index %s has no first invocation per value on any counts", infos[0].Index)}
+		}
+		guard = cond
+		for _, bn := range bns {
+			builtins[bn] = true
+		}
+	}
 	names := make([]string, 0, len(builtins))
 	for bn := range builtins {
 		names = append(names, bn)
@@ -216,6 +237,11 @@ func Fuse(parts []FusePart) (string, error) {
 		fmt.Fprintf(&b, "@builtin(%s) _%s: %s", bn, bn, pointwiseBuiltins[bn])
 	}
 	b.WriteString(") {\n")
+	if guard != "" {
+		// Dispatched on counts only the GPU knows: one invocation per
+		// index value runs the parts (FusePart.AnyCounts).
+		fmt.Fprintf(&b, "\tif (!(%s)) {\n\t\treturn;\n\t}\n", guard)
+	}
 	for k, p := range parts {
 		zero := fmt.Sprintf("%s[%d][%d]", fuseZero, k/4, k%4)
 		fmt.Fprintf(&b, "\tf%d_%s(", k, p.Entry)

@@ -473,6 +473,45 @@ func (p *Pointwise) OneToOne(x, y, z uint32) bool {
 	return false
 }
 
+// FirstOfIndex is a WGSL condition, over the fused entry point's builtin
+// values (_global_invocation_id, _workgroup_id, _num_workgroups), that
+// holds in exactly one invocation of each index value on any workgroup
+// counts: the invocation whose index no other with smaller (z, y) ids
+// shares. A dispatch whose counts only the GPU knows (an indirect one)
+// can be fused when every part runs in those invocations only; where the
+// counts make the index one-to-one (what OneToOne checks for direct
+// counts) it holds in every invocation and changes nothing. It returns
+// the builtins the condition reads, and false for a kernel whose index
+// has no such condition here.
+func (p *Pointwise) FirstOfIndex() (cond string, builtins []string, ok bool) {
+	wg := p.Workgroup
+	if wg == ([3]uint32{}) {
+		wg = [3]uint32{p.WorkgroupSize, 1, 1}
+	}
+	switch p.Fold.Kind {
+	case FoldNone:
+		// The index is the x id alone: y and z repeat it.
+		return "_global_invocation_id.y == 0u && _global_invocation_id.z == 0u", []string{"global_invocation_id"}, true
+	case FoldLocalIndex:
+		return "_workgroup_id.y == 0u && _workgroup_id.z == 0u", []string{"workgroup_id"}, true
+	case FoldGroups:
+		// y is folded over the whole x extent: only z repeats it.
+		return "_global_invocation_id.z == 0u", []string{"global_invocation_id"}, true
+	case FoldConstant:
+		// x + y·K: (x, y) shares its index with (x + K, y - 1) when that
+		// x is in the grid (x extent X = num_workgroups.x times the x
+		// size, at most 65535 · 1024 < 2^26, so a K past that never
+		// meets). Invocations with y = 0, or whose x + K is past X,
+		// are the first of their index.
+		if p.Fold.K == 0 || p.Fold.K >= 1<<26 {
+			return "_global_invocation_id.z == 0u", []string{"global_invocation_id"}, true
+		}
+		return fmt.Sprintf("_global_invocation_id.z == 0u && (_global_invocation_id.y == 0u || _global_invocation_id.x + %du >= _num_workgroups.x * %du)", p.Fold.K, wg[0]),
+			[]string{"global_invocation_id", "num_workgroups"}, true
+	}
+	return "", nil, false
+}
+
 // invocation spells e canonically if it is an expression of the builtin
 // parameters, literals and lets of such expressions only.
 func (a *pointwiseAnalysis) invocation(e expr) (string, bool) {
