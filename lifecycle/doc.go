@@ -36,8 +36,13 @@
 // the state's); "fails capture" says whether a call refused inside the
 // window (by the table or by its own argument checks) makes EndCapture
 // fail (State.FailsCapture), which the stream decides in the lock hold that
-// refuses the call. A rule changes in op.go's table and in the test that
-// restates it (TestAdmitIsTheDocumentedTable), nowhere else.
+// refuses the call. An operation that gives the stream's lock up to wait
+// and then asks again (Session.Readmit) gets the state's cell without the
+// profiling column: a capture begun during the wait refuses it, a profile
+// started during the wait does not, since the column decides what may
+// begin while a profile runs and the operation began before it. A rule
+// changes in op.go's table and in the test that restates it
+// (TestAdmitIsTheDocumentedTable), nowhere else.
 //
 // The transitions are Prepare, Begin, End and Abort; each refuses an
 // out-of-order call and changes nothing. PoolMode and CacheMode give the

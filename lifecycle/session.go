@@ -69,6 +69,16 @@ func (s *Session[R, P]) Refusal(op Op) error {
 	return s.state.Refusal(op)
 }
 
+// Readmit is the verdict for an operation that Admit let begin and that
+// asks again after giving the stream's lock up to wait (a ProfileReplay
+// before each round it submits): the state's cell, without the profiling
+// column, and its refusal is State.Refusal. A capture begun meanwhile
+// refuses it as Admit would; a profile started meanwhile does not. The
+// profiling column decides what may begin while a profile runs, and this
+// operation began before that profile did: refusing it half-way would
+// return an error for work that already ran.
+func (s *Session[R, P]) Readmit(op Op) Verdict { return s.state.Admit(op) }
+
 // FailsCapture is State.FailsCapture for the session's state.
 func (s *Session[R, P]) FailsCapture(op Op) bool { return s.state.FailsCapture(op) }
 

@@ -200,7 +200,7 @@ func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *pool.Page, off
 // readWord reads the u32 at offset of pg (a sync).
 func (s *Stream) readWord(pg *pool.Page, offset uint64, what string) (uint32, error) {
 	var w uint32
-	err := s.readBack(context.Background(), lifecycle.Read, what, func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), lifecycle.Read, false, what, func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(pg.Buffer(), offset, st, 0, 4)
 	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
 	return w, err
@@ -637,7 +637,7 @@ func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
 	}
 	var words []uint32
 	size := g.enablePage.Cap()
-	err := s.readBack(context.Background(), lifecycle.ProfileReplay, "gate buffer", func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), lifecycle.ProfileReplay, true, "gate buffer", func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) {
 		words = make([]uint32, len(raw)/4)

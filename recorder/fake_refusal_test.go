@@ -240,3 +240,45 @@ func TestARunningProfileRefusesWhatTheTablesProfilingColumnSays(t *testing.T) {
 		t.Errorf("the launch and the profiled replay ran, the refused calls did not (-want +got):\n%s", diff)
 	}
 }
+
+// TestAProfileStartedDuringAProfiledReplaysFloorRoundsRefusesNoneOfThem:
+// a ProfileReplay admitted while no profile ran runs its replay and every
+// floor round even when another goroutine starts a profile meanwhile; the
+// profiling column decides what may begin while a profile runs, not what
+// already began. Before, each round asked the whole table again: the
+// profile refused the rounds after it with ErrInvalidArgument, which says
+// nothing ran, though the replay and the rounds before had run (a model
+// counting runs by the errors, as the profiles-and-replays test does,
+// came out short).
+func TestAProfileStartedDuringAProfiledReplaysFloorRoundsRefusesNoneOfThem(t *testing.T) {
+	rr := newRefusalRig(t)
+	const rounds = 4
+	rr.r.dev.Delay(10 * time.Millisecond) // each round waits for its submission
+	before := rr.r.dispatchCount()
+	var profErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, profErr = rr.s.ProfileReplay(rr.g, WithFloor(rounds))
+	}()
+	// Once the profiled replay has executed, the floor rounds follow, one
+	// submission and wait at a time.
+	for rr.r.dispatchCount() == before {
+		time.Sleep(time.Millisecond)
+	}
+	tok, err := rr.s.StartProfile()
+	if err != nil {
+		t.Fatalf("StartProfile while a ProfileReplay waits between rounds: %v", err)
+	}
+	<-done
+	rr.r.dev.Delay(0)
+	if profErr != nil {
+		t.Fatalf("a ProfileReplay admitted before the profile started must run to its end; got %v", profErr)
+	}
+	if _, err := rr.s.EndProfile(tok); err != nil {
+		t.Fatalf("EndProfile: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{1 + 1 + rounds}, read(t, rr.s, rr.x)); diff != "" {
+		t.Errorf("the profiled replay and its %d floor rounds each ran once (-want +got):\n%s", rounds, diff)
+	}
+}

@@ -220,7 +220,7 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	}
 	defer pg.Unref()
 	out := make([]byte, b.size)
-	err = s.readBack(ctx, op, b.String(), func(st driver.Buffer) error {
+	err = s.readBack(ctx, op, false, b.String(), func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(raw []byte) { copy(out, raw) })
 	if err != nil {
@@ -253,7 +253,7 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 	pitch := (row + 255) &^ 255 // copies need 256-byte row pitch
 	rows := uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1))
 	out := make([]byte, row*rows)
-	err := s.readBack(context.Background(), op, t.String(), func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), op, false, t.String(), func(st driver.Buffer) error {
 		return s.enc.CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
@@ -271,9 +271,16 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 
 // readBack is the common path of Read and ReadTexture: submit every
 // stream's enqueued work, return queued errors, copy into a staging buffer
-// with encodeCopy, submit, map and hand the bytes to take.
-func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
-	if _, err := s.admit(op); err != nil {
+// with encodeCopy, submit, map and hand the bytes to take. admitted says
+// the call that reads was admitted before (a ProfileReplay reading which
+// bodies ran): then its first ask is a re-ask too (readmit), as the one
+// after the other streams' hand-offs always is.
+func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
+	ask := s.admit
+	if admitted {
+		ask = s.readmit
+	}
+	if _, err := ask(op); err != nil {
 		return err
 	}
 	s.mu.Unlock()
@@ -283,7 +290,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 	if err := s.shared.flushOthers(ctx, s); err != nil {
 		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
-	if _, err := s.admit(op); err != nil {
+	if _, err := s.readmit(op); err != nil {
 		return err
 	}
 	if err := s.flushContext(ctx); err != nil {

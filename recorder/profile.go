@@ -320,8 +320,13 @@ const dispatchesPerSet = 2048
 //
 // g must belong to s. Refused with lifecycle.ErrGraphState while recording
 // (which also makes EndCapture fail), and with ErrInvalidArgument (and
-// lifecycle.ErrProfileRunning) while a StartProfile profile runs on s.
-// Errors queued since the last sync point are returned first.
+// lifecycle.ErrProfileRunning) while a StartProfile profile runs on s when
+// it is called: such a refusal runs nothing. Once admitted it asks again
+// after each wait (lifecycle.Session.Readmit): a profile started meanwhile
+// refuses none of its steps, so the replay and every floor round run; a
+// capture begun meanwhile refuses the step it meets with
+// lifecycle.ErrGraphState (and fails that capture), after the steps before
+// it ran. Errors queued since the last sync point are returned first.
 func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, error) {
 	const op = lifecycle.ProfileReplay
 	var o profileOptions
@@ -502,7 +507,10 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 			return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 		}
 	}
-	if _, err := s.admit(op); err != nil {
+	// Asked again after the wait: a capture begun meanwhile refuses the
+	// replay, a profile started meanwhile does not (this call was admitted
+	// before it, and nothing of it has run yet either way).
+	if _, err := s.readmit(op); err != nil {
 		return ReplayProfile{}, err
 	}
 	// The graph may have been released meanwhile; its program and pins are
@@ -547,7 +555,13 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		if err != nil {
 			return 0, &Error{Op: op.String(), Err: err}
 		}
-		if _, err := s.admit(op); err != nil {
+		// Asked again before each round: a capture begun meanwhile
+		// refuses it (nothing may execute in the window), but a profile
+		// started meanwhile does not. The replay and the rounds before
+		// this one have run: refused here by the profiling column, the
+		// call returned ErrInvalidArgument, which says nothing ran, for a
+		// graph whose work had run.
+		if _, err := s.readmit(op); err != nil {
 			cb.Release()
 			return 0, err
 		}

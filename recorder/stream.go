@@ -488,6 +488,32 @@ func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	return v, nil
 }
 
+// readmit is admit for an operation already admitted that asks again
+// after giving s.mu up to wait (lifecycle's Session.Readmit): a capture
+// begun meanwhile refuses it, failing that capture in this hold, and a
+// profile started meanwhile does not (it began after this operation was
+// admitted). On Execute and Record it returns with the mutex held.
+func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
+	if err := s.check(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	if err := s.lock(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	v := s.life.Readmit(op)
+	switch v {
+	case lifecycle.DeferError:
+		s.errs = append(s.errs, s.life.State().Refusal(op))
+		s.mu.Unlock()
+		return v, nil
+	case lifecycle.Refuse:
+		err := s.failLocked(op, s.life.State().Refusal(op))
+		s.mu.Unlock()
+		return v, err
+	}
+	return v, nil
+}
+
 // refusalLocked is the lifecycle's refusal of op as the recorder returns
 // it: a *lifecycle.StateError as it is; a refusal by the profiling column
 // (a profile runs) as an *Error naming the running profile, matching
