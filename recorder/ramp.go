@@ -4,7 +4,6 @@ import (
 	"sync"
 
 	"github.com/softgraph/softgraph/internal/driver"
-	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // A ramp holds the first replays of a short graph's next run, encoded
@@ -123,8 +122,8 @@ func (s *Stream) counting() bool {
 // rampWorker encodes the steps of a stream's ramps on a goroutine of its
 // own, with an encoder of its own. It never takes the stream's lock.
 type rampWorker struct {
-	mu     lockrank.Mutex // lockrank.Ramp: held while taking nothing; command buffers are released after it is let go
-	cond   *sync.Cond     // signalled when a ramp is queued, a step is done, or stop
+	mu     sync.Mutex
+	cond   *sync.Cond // signalled when a ramp is queued, a step is done, or stop
 	enc    driver.Encoder
 	queue  []*ramp
 	cur    *ramp // the ramp being encoded: its program is in use
@@ -137,7 +136,7 @@ func newRampWorker(drv driver.Device) (*rampWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &rampWorker{mu: lockrank.Mutex{Rank: lockrank.Ramp}, enc: enc, exited: make(chan struct{})}
+	w := &rampWorker{enc: enc, exited: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
 	go w.work()
 	return w, nil
@@ -173,6 +172,7 @@ func (w *rampWorker) work() {
 			// Dropped or planned anew meanwhile; or the device refused it
 			// (a sealed graph encodes without errors: the device is going),
 			// in which case the runs encode live, where errors are reported.
+			cb.Release()
 			if err != nil {
 				for i := range r.steps {
 					r.steps[i].want = false
@@ -180,11 +180,6 @@ func (w *rampWorker) work() {
 				r.queued = false
 				w.queue = w.queue[1:]
 			}
-			// cb is this goroutine's alone: released with the lock let go,
-			// since a release is a driver call (lockrank.Ramp takes nothing).
-			w.mu.Unlock()
-			cb.Release()
-			w.mu.Lock()
 			continue
 		}
 		st.cb, st.ok, st.want = cb, true, false
@@ -217,14 +212,13 @@ func (r *ramp) missing() int {
 // Steps whose size changed are released.
 func (w *rampWorker) replan(r *ramp, replays int) {
 	reps, n := rampPlan(r.g.prog.Dispatches(), replays)
-	var gone []driver.CommandBuffer
 	w.mu.Lock()
-	defer releaseAfter(&w.mu, &gone)
+	defer w.mu.Unlock()
 	for k := range r.steps {
 		st := &r.steps[k]
 		if st.reps != reps[k] || k >= n {
 			if st.ok {
-				gone = append(gone, st.cb)
+				st.cb.Release()
 			}
 			*st = rampStep{reps: reps[k]}
 		}
@@ -284,30 +278,19 @@ func (w *rampWorker) count(r *ramp) (ready, pending int) {
 // drop forgets r: it waits until the worker is not encoding it (so its
 // program can be released) and releases its command buffers.
 func (w *rampWorker) drop(r *ramp) {
-	var gone []driver.CommandBuffer
 	w.mu.Lock()
-	defer releaseAfter(&w.mu, &gone)
+	defer w.mu.Unlock()
 	r.dead = true
 	for w.cur == r {
 		w.cond.Wait()
 	}
 	for k := range r.steps {
 		if r.steps[k].ok {
-			gone = append(gone, r.steps[k].cb)
+			r.steps[k].cb.Release()
 		}
 		r.steps[k] = rampStep{}
 	}
 	r.n = 0
-}
-
-// releaseAfter unlocks mu, then releases the command buffers taken out
-// under it: a release is a driver call, and the worker's lock
-// (lockrank.Ramp) is held while taking nothing.
-func releaseAfter(mu *lockrank.Mutex, cbs *[]driver.CommandBuffer) {
-	mu.Unlock()
-	for _, cb := range *cbs {
-		cb.Release()
-	}
 }
 
 // close stops the worker (its ramps are dropped already) and releases its
