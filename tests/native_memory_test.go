@@ -44,6 +44,7 @@ func memIters(short, long int) int {
 // RSS per iteration: glibc's arenas and the Go heap's own growth; and
 // rssSlackRatio the spread of two runs of one loop (10% measured).
 const (
+	rssMinIters     = 500 // fewer, and the RSS is not judged
 	rssSlackPerIter = 4 << 10
 	rssSlackRatio   = 1.25
 )
@@ -93,6 +94,16 @@ func wantRSSWithinControl(t *testing.T, rule string, got, control loopStat) {
 	t.Helper()
 	if got.rss0 == 0 {
 		return // no /proc
+	}
+	if got.n < rssMinIters {
+		// A default run's few iterations grow the RSS by a few MiB at
+		// most, within what the race detector's and the allocator's own
+		// steps move it by (a run on a busy 2-core machine read 51 KiB
+		// per iteration over 60 against 21 for its control, and the next
+		// run passed): the object counts are the default run's check, the
+		// RSS the long run's.
+		t.Logf("%s: %d iterations are too few for the RSS to tell (at least %d): not judged", rule, got.n, rssMinIters)
+		return
 	}
 	// Plus 1 MiB over the whole loop: a short loop's reading is the
 	// allocator's step, not a rate.
