@@ -12,23 +12,37 @@
 // (held exactly while the state is Capture, by construction) and the
 // running profile (one at a time, refused while recording).
 //
-//	op         NoCapture  Prepare   Capture
-//	Launch     execute    execute   record
-//	Write      execute    execute   defer-error (nil now; EndCapture fails)
-//	Read       execute    execute   refuse
-//	Sync       execute    execute   refuse
-//	Profile    execute    execute   refuse
-//	Replay     execute    execute   record (a child graph)
-//	Rebind     execute    execute   refuse
-//	Copy       execute    execute   record
-//	Clear      execute    execute   record
-//	Alloc      execute    execute   execute
-//	Trim       execute    refuse    refuse
-//	Flush      execute    execute   execute
-//	Branch     execute    execute   record (If, While)
-//	Load       execute    refuse    refuse
-//	Save       execute    execute   refuse
-//	SetVar     execute    execute   refuse
+//	op             NoCapture  Prepare   Capture                        profiling  fails capture
+//	Launch         execute    execute   record                         -          yes
+//	Write          execute    execute   defer-error (nil; End fails)   -          yes
+//	Read           execute    execute   refuse                         -          yes
+//	Sync           execute    execute   refuse                         -          yes
+//	Profile        execute    execute   refuse                         refuse     yes
+//	EndProfile     execute    execute   refuse                         -          yes
+//	ProfileReplay  execute    execute   refuse                         refuse     yes
+//	Replay         execute    execute   record (a child graph)         -          yes
+//	Rebind         execute    execute   refuse                         -          yes
+//	Copy           execute    execute   record                         -          yes
+//	Clear          execute    execute   record                         -          yes
+//	Alloc          execute    execute   execute                        -          no (executes; its failure is returned now)
+//	Trim           execute    refuse    refuse                         -          yes
+//	Flush          execute    execute   execute                        -          no (executes; records nothing)
+//	Branch         execute    execute   record (If, While)             -          yes
+//	Load           execute    refuse    refuse                         -          yes
+//	Save           execute    execute   refuse                         -          yes
+//	SetVar         execute    execute   refuse                         -          yes
+//
+// "profiling" is the verdict while a profile runs outside Capture ("-":
+// the state's); "fails capture" says whether a call refused inside the
+// window (by the table or by its own argument checks) makes EndCapture
+// fail (State.FailsCapture), which the stream decides in the lock hold that
+// refuses the call. An operation that gives the stream's lock up to wait
+// and then asks again (Session.Readmit) gets the state's cell without the
+// profiling column: a capture begun during the wait refuses it, a profile
+// started during the wait does not, since the column decides what may
+// begin while a profile runs and the operation began before it. A rule
+// changes in op.go's table and in the test that restates it
+// (TestAdmitIsTheDocumentedTable), nowhere else.
 //
 // The transitions are Prepare, Begin, End and Abort; each refuses an
 // out-of-order call and changes nothing. PoolMode and CacheMode give the

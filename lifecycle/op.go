@@ -18,7 +18,9 @@ const (
 	Read
 	// Sync waits for the GPU.
 	Sync
-	// Profile starts or ends a profile, or profiles a replay.
+	// Profile starts a profile (Stream.StartProfile). Ending one is
+	// EndProfile, profiling one replay ProfileReplay: they differ while a
+	// profile runs.
 	Profile
 	// Replay enqueues a sealed graph.
 	Replay
@@ -56,6 +58,16 @@ const (
 	EndCapture
 	// AbortCapture returns to NoCapture from Prepare or Capture.
 	AbortCapture
+
+	// Stream operations numbered after the transitions, so that every Op
+	// above keeps its value.
+
+	// EndProfile ends the running profile and waits for its work
+	// (Stream.EndProfile).
+	EndProfile
+	// ProfileReplay replays a graph, measured, and waits for it
+	// (Stream.ProfileReplay).
+	ProfileReplay
 )
 
 var opNames = [...]string{
@@ -63,7 +75,7 @@ var opNames = [...]string{
 	Replay: "Replay", Rebind: "Rebind", Copy: "Copy", Clear: "Clear", Alloc: "Alloc",
 	Trim: "Trim", Flush: "Flush", Branch: "Branch", Load: "Load", Save: "Save", SetVar: "SetVar",
 	GraphPrepare: "GraphPrepare", BeginCapture: "BeginCapture", EndCapture: "EndCapture",
-	AbortCapture: "AbortCapture",
+	AbortCapture: "AbortCapture", EndProfile: "EndProfile", ProfileReplay: "ProfileReplay",
 }
 
 // String is the operation's name as every softgraph error spells it.
@@ -77,7 +89,7 @@ func (o Op) String() string {
 // Ops lists every stream operation Admit decides (the transitions excluded),
 // for tests and tables.
 func Ops() []Op {
-	return []Op{Launch, Write, Read, Sync, Profile, Replay, Rebind, Copy, Clear, Alloc, Trim, Flush, Branch, Load, Save, SetVar}
+	return []Op{Launch, Write, Read, Sync, Profile, EndProfile, ProfileReplay, Replay, Rebind, Copy, Clear, Alloc, Trim, Flush, Branch, Load, Save, SetVar}
 }
 
 // Verdict is what the lifecycle allows an operation to do in a state.
@@ -119,35 +131,68 @@ type rule struct {
 	reason  string
 }
 
-// table is the whole capture rule for operations: rows are ops, columns the
-// states NoCapture, Prepare, Capture. It is the package doc's table, as data.
-var table = [...][3]rule{
-	Launch:  {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Write:   {{Execute, ""}, {Execute, ""}, {DeferError, "a write was issued while recording; graphs replay GPU work only, so the graph would replay without it (write before PrepareCapture or between replays)"}},
-	Read:    {{Execute, ""}, {Execute, ""}, {Refuse, "a read is refused while recording; it would wait for work that is recorded, not executed"}},
-	Sync:    {{Execute, ""}, {Execute, ""}, {Refuse, "a sync is refused while recording; it would wait for work that is recorded, not executed"}},
-	Profile: {{Execute, ""}, {Execute, ""}, {Refuse, "profiling is refused while recording; nothing executes in the window"}},
-	Replay:  {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Rebind:  {{Execute, ""}, {Execute, ""}, {Refuse, "a graph cannot be rebound while its stream is recording"}},
-	Copy:    {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Clear:   {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Alloc:   {{Execute, ""}, {Execute, ""}, {Execute, ""}},
-	Trim: {{Execute, ""},
+// row is the whole capture rule for one op, one field per column of the
+// package doc's table.
+type row struct {
+	// in is the verdict in NoCapture, Prepare and Capture.
+	in [3]rule
+	// profiling, when set, replaces in[NoCapture] and in[Prepare] while a
+	// profile runs on the stream (Session.Admit); in Capture the Capture
+	// cell stands, whether or not a profile runs. Its refusal is a
+	// *ProfileError.
+	profiling rule
+	// fails says whether a call of op refused inside the window — by this
+	// table, or by the call's own checks (a bad argument) — makes
+	// EndCapture fail with that refusal among its causes. The recorder
+	// decides it in the lock hold that refuses the call (State.FailsCapture),
+	// so a capture that ends or begins meanwhile cannot take or lose it.
+	// When false, keeps says why the capture may seal without it.
+	fails bool
+	keeps string
+}
+
+// The reasons, shared by the cells that give them.
+const (
+	whyRecording = "it would wait for work that is recorded, not executed"
+	whyProfiling = "a profile is already running on this stream; end it first"
+)
+
+// table is the whole capture rule for operations, indexed by Op. It is
+// the package doc's table, as data: a rule changes here and in the test
+// that restates it, nowhere else.
+var table = [...]row{
+	Launch:  {in: [3]rule{{Execute, ""}, {Execute, ""}, {Record, ""}}, fails: true},
+	Write:   {in: [3]rule{{Execute, ""}, {Execute, ""}, {DeferError, "a write was issued while recording; graphs replay GPU work only, so the graph would replay without it (write before PrepareCapture or between replays)"}}, fails: true},
+	Read:    {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "a read is refused while recording; " + whyRecording}}, fails: true},
+	Sync:    {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "a sync is refused while recording; " + whyRecording}}, fails: true},
+	Profile: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "profiling is refused while recording; nothing executes in the window"}}, profiling: rule{Refuse, whyProfiling}, fails: true},
+	EndProfile: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "ending a profile is refused while recording; " + whyRecording + " (the profile keeps running)"}},
+		fails: true},
+	ProfileReplay: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "profiling is refused while recording; nothing executes in the window"}}, profiling: rule{Refuse, whyProfiling}, fails: true},
+	Replay:        {in: [3]rule{{Execute, ""}, {Execute, ""}, {Record, ""}}, fails: true},
+	Rebind:        {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "a graph cannot be rebound while its stream is recording"}}, fails: true},
+	Copy:          {in: [3]rule{{Execute, ""}, {Execute, ""}, {Record, ""}}, fails: true},
+	Clear:         {in: [3]rule{{Execute, ""}, {Execute, ""}, {Record, ""}}, fails: true},
+	Alloc: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Execute, ""}},
+		keeps: "an allocation executes inside the window and its failure is returned now; the graph records nothing of it, and a launch that then binds the missing resource is refused and fails the capture"},
+	Trim: {in: [3]rule{{Execute, ""},
 		{Refuse, "trimming is refused while a capture is prepared; it would give back the working set the warmup is priming"},
-		{Refuse, "trimming is refused while recording; it would give back the working set the capture is using"}},
-	Flush:  {{Execute, ""}, {Execute, ""}, {Execute, ""}},
-	Branch: {{Execute, ""}, {Execute, ""}, {Record, ""}},
-	Load: {{Execute, ""},
+		{Refuse, "trimming is refused while recording; it would give back the working set the capture is using"}}, fails: true},
+	Flush: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Execute, ""}},
+		keeps: "a flush executes inside the window and submits only eager work; the graph records nothing of it"},
+	Branch: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Record, ""}}, fails: true},
+	Load: {in: [3]rule{{Execute, ""},
 		{Refuse, "loading a graph is refused while a capture is prepared; it writes buffers, which the warmup would not repeat"},
-		{Refuse, "loading a graph is refused while recording; it writes buffers, which a graph cannot record"}},
-	Save:   {{Execute, ""}, {Execute, ""}, {Refuse, "saving buffer contents is refused while recording; it reads the GPU"}},
-	SetVar: {{Execute, ""}, {Execute, ""}, {Refuse, "a Var is set between replays, not while recording; a graph reads the Var's value when it replays (set it before PrepareCapture or between replays)"}},
+		{Refuse, "loading a graph is refused while recording; it writes buffers, which a graph cannot record"}}, fails: true},
+	Save:   {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "saving buffer contents is refused while recording; it reads the GPU"}}, fails: true},
+	SetVar: {in: [3]rule{{Execute, ""}, {Execute, ""}, {Refuse, "a Var is set between replays, not while recording; a graph reads the Var's value when it replays (set it before PrepareCapture or between replays)"}}, fails: true},
 }
 
 // Admit decides what op may do in state s: Execute, Record, DeferError or
 // Refuse (see Refusal for the error). Every stream operation asks it once,
 // before doing any work, so a refused call runs none of it. An Op that is
-// not a stream operation (a transition, or out of range) is refused.
+// not a stream operation (a transition, or out of range) is refused. It
+// knows nothing of profiles: a stream asks Session.Admit, which does.
 func (s State) Admit(op Op) Verdict {
 	r, ok := s.rule(op)
 	if !ok {
@@ -170,12 +215,47 @@ func (s State) Refusal(op Op) error {
 	return refuse(op, s, r.reason)
 }
 
+// FailsCapture reports whether a call of op refused in state s must make
+// the capture's EndCapture fail: true only in Capture (the window), for
+// every op whose table row says so. A stream asks it in the same lock hold
+// in which it refuses the call (by Admit, or by the call's own checks), so
+// the refusal and its effect on the capture are one decision. It is false
+// for transitions and for Alloc and Flush, which execute inside the window
+// (KeepsCaptureReason says why).
+func (s State) FailsCapture(op Op) bool {
+	if s != Capture || !isStreamOp(op) {
+		return false
+	}
+	return table[op].fails
+}
+
+// KeepsCaptureReason is why a refusal of op inside the window leaves the
+// capture able to seal; empty when it fails the capture (or op is no
+// stream operation).
+func KeepsCaptureReason(op Op) string {
+	if !isStreamOp(op) {
+		return ""
+	}
+	return table[op].keeps
+}
+
+func isStreamOp(op Op) bool { return int(op) < len(table) && table[op].in[0].verdict != 0 }
+
 func (s State) rule(op Op) (rule, bool) {
-	if int(op) >= len(table) || s > Capture {
+	if !isStreamOp(op) || s > Capture {
 		return rule{}, false
 	}
-	r := table[op][s]
-	return r, r.verdict != 0
+	return table[op].in[s], true
+}
+
+// profilingRule is op's cell while a profile runs in s: the profiling
+// column outside Capture where the op has one, else the state's cell.
+func (s State) profilingRule(op Op) (rule, bool) {
+	r, ok := s.rule(op)
+	if ok && s != Capture && table[op].profiling.verdict != 0 {
+		return table[op].profiling, true
+	}
+	return r, ok
 }
 
 // PoolMode is how a stream's memory pool hands out and takes back memory.

@@ -29,11 +29,65 @@ type Session[R, P any] struct {
 // State is the capture state.
 func (s *Session[R, P]) State() State { return s.state }
 
-// Admit is State.Admit for the session's state.
-func (s *Session[R, P]) Admit(op Op) Verdict { return s.state.Admit(op) }
+// ProfileError is an operation refused because a profile runs on the
+// stream (the table's profiling column): one profile at a time, and a
+// replay is profiled only while no profile runs. It wraps
+// ErrProfileRunning.
+type ProfileError struct {
+	// Op is the refused operation, as Op.String spells it.
+	Op string
+	// Reason says why, for people.
+	Reason string
+}
 
-// Refusal is State.Refusal for the session's state.
-func (s *Session[R, P]) Refusal(op Op) error { return s.state.Refusal(op) }
+func (e *ProfileError) Error() string { return "lifecycle: " + e.Op + ": " + e.Reason }
+
+// Unwrap returns ErrProfileRunning.
+func (e *ProfileError) Unwrap() error { return ErrProfileRunning }
+
+// Admit is the verdict for op in the session's state, with the table's
+// profiling column applied while a profile runs (outside Capture).
+func (s *Session[R, P]) Admit(op Op) Verdict {
+	r, ok := s.rule(op)
+	if !ok {
+		return Refuse
+	}
+	return r.verdict
+}
+
+// Refusal goes with Admit: nil when it executes or records op; a
+// *ProfileError when the profiling column refuses op; otherwise
+// State.Refusal.
+func (s *Session[R, P]) Refusal(op Op) error {
+	r, ok := s.rule(op)
+	if ok && s.profiling && s.state != Capture && r.verdict == Refuse && table[op].profiling.verdict == Refuse {
+		return &ProfileError{Op: op.String(), Reason: r.reason}
+	}
+	if ok && (r.verdict == Execute || r.verdict == Record) {
+		return nil
+	}
+	return s.state.Refusal(op)
+}
+
+// Readmit is the verdict for an operation that Admit let begin and that
+// asks again after giving the stream's lock up to wait (a ProfileReplay
+// before each round it submits): the state's cell, without the profiling
+// column, and its refusal is State.Refusal. A capture begun meanwhile
+// refuses it as Admit would; a profile started meanwhile does not. The
+// profiling column decides what may begin while a profile runs, and this
+// operation began before that profile did: refusing it half-way would
+// return an error for work that already ran.
+func (s *Session[R, P]) Readmit(op Op) Verdict { return s.state.Admit(op) }
+
+// FailsCapture is State.FailsCapture for the session's state.
+func (s *Session[R, P]) FailsCapture(op Op) bool { return s.state.FailsCapture(op) }
+
+func (s *Session[R, P]) rule(op Op) (rule, bool) {
+	if s.profiling {
+		return s.state.profilingRule(op)
+	}
+	return s.state.rule(op)
+}
 
 // Prepare is State.Prepare.
 func (s *Session[R, P]) Prepare() error { return s.state.Prepare() }
@@ -98,15 +152,13 @@ func (s *Session[R, P]) take() R {
 	return r
 }
 
-// StartProfile stores p as the running profile. Profiles run in every state
-// but Capture (nothing executes in the window: Profile is refused there)
-// and one at a time: a second is refused with ErrProfileRunning.
+// StartProfile stores p as the running profile, as Admit(Profile) allows:
+// profiles run in every state but Capture (nothing executes in the window:
+// Profile is refused there, a *StateError) and one at a time (a second is
+// refused with a *ProfileError wrapping ErrProfileRunning).
 func (s *Session[R, P]) StartProfile(p P) error {
-	if err := s.state.Refusal(Profile); err != nil {
+	if err := s.Refusal(Profile); err != nil {
 		return err
-	}
-	if s.profiling {
-		return ErrProfileRunning
 	}
 	s.prof, s.profiling = p, true
 	return nil
@@ -115,10 +167,11 @@ func (s *Session[R, P]) StartProfile(p P) error {
 // Profile is the running profile; ok is false when none runs.
 func (s *Session[R, P]) Profile() (p P, ok bool) { return s.prof, s.profiling }
 
-// EndProfile takes the running profile out. It is refused while recording
-// (the profile keeps running) and reports ok false when none runs.
+// EndProfile takes the running profile out, as Admit(EndProfile) allows.
+// It is refused while recording (the profile keeps running) and reports ok
+// false when none runs.
 func (s *Session[R, P]) EndProfile() (p P, ok bool, err error) {
-	if err := s.state.Refusal(Profile); err != nil {
+	if err := s.Refusal(EndProfile); err != nil {
 		return p, false, err
 	}
 	return s.dropProfile()

@@ -105,3 +105,22 @@ func TestSessionRefusesProfilesWhileRecordingAndOneAtATime(t *testing.T) {
 		t.Fatalf("EndProfile after the capture: err %v (-want +got):\n%s", err, diff)
 	}
 }
+
+// TestReadmitIgnoresAProfileStartedAfterTheOperationButNotACapture: an
+// operation admitted while no profile ran, asking again after a wait,
+// gets the state's cell in every state, whether or not a profile has
+// started meanwhile: a ProfileReplay refused between its rounds because a
+// StartProfile ran meanwhile would return an error for a replay that had
+// already run. A capture begun meanwhile still refuses it, as Admit does.
+func TestReadmitIgnoresAProfileStartedAfterTheOperationButNotACapture(t *testing.T) {
+	for _, op := range lifecycle.Ops() {
+		for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
+			if got, want := profilingSession(t, st).Readmit(op), st.Admit(op); got != want {
+				t.Errorf("%s asked again in %s with a profile started meanwhile: %s, want the state's %s", op, st, got, want)
+			}
+		}
+	}
+	if v := profilingSession(t, lifecycle.Capture).Readmit(lifecycle.ProfileReplay); v != lifecycle.Refuse {
+		t.Errorf("a ProfileReplay asked again after a capture began must be refused, got %s", v)
+	}
+}

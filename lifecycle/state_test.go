@@ -153,40 +153,79 @@ func TestZeroValueIsNoCaptureAndNamesAreStable(t *testing.T) {
 }
 
 // TestAdmitIsTheDocumentedTable restates the package doc's table
-// independently, cell by cell: what every operation does in every state. A
-// cell that drifted would let the recorder execute something a capture
-// cannot record, or refuse something it can.
+// independently, cell by cell: what every operation does in every state,
+// what it does while a profile runs (outside Capture), and whether a call
+// refused inside the window fails EndCapture. A cell that drifted would let
+// the recorder execute something a capture cannot record, refuse something
+// it can, or seal a graph without a call the caller was told failed. This
+// test and lifecycle/op.go's table are the two places a rule changes.
 func TestAdmitIsTheDocumentedTable(t *testing.T) {
 	E, R, D, X := lifecycle.Execute, lifecycle.Record, lifecycle.DeferError, lifecycle.Refuse
-	want := map[lifecycle.Op][3]lifecycle.Verdict{
-		lifecycle.Launch:  {E, E, R},
-		lifecycle.Write:   {E, E, D},
-		lifecycle.Read:    {E, E, X},
-		lifecycle.Sync:    {E, E, X},
-		lifecycle.Profile: {E, E, X},
-		lifecycle.Replay:  {E, E, R},
-		lifecycle.Rebind:  {E, E, X},
-		lifecycle.Copy:    {E, E, R},
-		lifecycle.Clear:   {E, E, R},
-		lifecycle.Alloc:   {E, E, E},
-		lifecycle.Trim:    {E, X, X},
-		lifecycle.Flush:   {E, E, E},
-		lifecycle.Branch:  {E, E, R},
-		lifecycle.Load:    {E, X, X},
-		lifecycle.Save:    {E, E, X},
-		lifecycle.SetVar:  {E, E, X},
+	type cells struct {
+		In        [3]lifecycle.Verdict // NoCapture, Prepare, Capture
+		Profiling [3]lifecycle.Verdict // the same with a profile running
+		Fails     bool                 // refused inside the window, EndCapture fails
 	}
-	got := map[lifecycle.Op][3]lifecycle.Verdict{}
+	want := map[lifecycle.Op]cells{
+		lifecycle.Launch:        {In: [3]lifecycle.Verdict{E, E, R}, Profiling: [3]lifecycle.Verdict{E, E, R}, Fails: true},
+		lifecycle.Write:         {In: [3]lifecycle.Verdict{E, E, D}, Profiling: [3]lifecycle.Verdict{E, E, D}, Fails: true},
+		lifecycle.Read:          {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+		lifecycle.Sync:          {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+		lifecycle.Profile:       {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{X, X, X}, Fails: true},
+		lifecycle.EndProfile:    {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+		lifecycle.ProfileReplay: {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{X, X, X}, Fails: true},
+		lifecycle.Replay:        {In: [3]lifecycle.Verdict{E, E, R}, Profiling: [3]lifecycle.Verdict{E, E, R}, Fails: true},
+		lifecycle.Rebind:        {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+		lifecycle.Copy:          {In: [3]lifecycle.Verdict{E, E, R}, Profiling: [3]lifecycle.Verdict{E, E, R}, Fails: true},
+		lifecycle.Clear:         {In: [3]lifecycle.Verdict{E, E, R}, Profiling: [3]lifecycle.Verdict{E, E, R}, Fails: true},
+		lifecycle.Alloc:         {In: [3]lifecycle.Verdict{E, E, E}, Profiling: [3]lifecycle.Verdict{E, E, E}, Fails: false},
+		lifecycle.Trim:          {In: [3]lifecycle.Verdict{E, X, X}, Profiling: [3]lifecycle.Verdict{E, X, X}, Fails: true},
+		lifecycle.Flush:         {In: [3]lifecycle.Verdict{E, E, E}, Profiling: [3]lifecycle.Verdict{E, E, E}, Fails: false},
+		lifecycle.Branch:        {In: [3]lifecycle.Verdict{E, E, R}, Profiling: [3]lifecycle.Verdict{E, E, R}, Fails: true},
+		lifecycle.Load:          {In: [3]lifecycle.Verdict{E, X, X}, Profiling: [3]lifecycle.Verdict{E, X, X}, Fails: true},
+		lifecycle.Save:          {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+		lifecycle.SetVar:        {In: [3]lifecycle.Verdict{E, E, X}, Profiling: [3]lifecycle.Verdict{E, E, X}, Fails: true},
+	}
+	got := map[lifecycle.Op]cells{}
 	for _, op := range lifecycle.Ops() {
-		var row [3]lifecycle.Verdict
+		var c cells
 		for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
-			row[st] = st.Admit(op)
+			c.In[st] = st.Admit(op)
+			c.Profiling[st] = profilingSession(t, st).Admit(op)
 		}
-		got[op] = row
+		c.Fails = lifecycle.Capture.FailsCapture(op)
+		if lifecycle.NoCapture.FailsCapture(op) || lifecycle.Prepare.FailsCapture(op) {
+			t.Errorf("%s: FailsCapture outside the window; only a refusal inside it can fail a capture", op)
+		}
+		if c.Fails != (lifecycle.KeepsCaptureReason(op) == "") {
+			t.Errorf("%s: a row whose refusal keeps the capture must say why (KeepsCaptureReason %q)", op, lifecycle.KeepsCaptureReason(op))
+		}
+		got[op] = c
 	}
 	if d := cmp.Diff(want, got); d != "" {
-		t.Fatalf("Admit table (-want +got):\n%s", d)
+		t.Fatalf("the capture rule's table (-want +got):\n%s", d)
 	}
+}
+
+// profilingSession is a Session in st with a profile running (started
+// before the capture, as a stream can).
+func profilingSession(t *testing.T, st lifecycle.State) *lifecycle.Session[*rec, *prof] {
+	t.Helper()
+	s := &lifecycle.Session[*rec, *prof]{}
+	if err := s.StartProfile(&prof{1}); err != nil {
+		t.Fatalf("StartProfile: %v", err)
+	}
+	if st >= lifecycle.Prepare {
+		if err := s.Prepare(); err != nil {
+			t.Fatalf("Prepare: %v", err)
+		}
+	}
+	if st == lifecycle.Capture {
+		if err := s.Begin(&rec{1}); err != nil {
+			t.Fatalf("Begin: %v", err)
+		}
+	}
+	return s
 }
 
 // TestRefusalExplainsEveryRefusedCell: a refused or deferred operation

@@ -250,7 +250,7 @@ func ReadSlice[T Number](s *Stream, b *Buffer) ([]T, error) {
 	var zero T
 	el := uint64(unsafe.Sizeof(zero))
 	if b != nil && b.size%el != 0 {
-		return nil, argError(lifecycle.Read, ErrInvalidArgument, "buffer of %d bytes is not a whole number of %d-byte elements", b.size, el)
+		return nil, s.refused(lifecycle.Read, argError(lifecycle.Read, ErrInvalidArgument, "buffer of %d bytes is not a whole number of %d-byte elements", b.size, el))
 	}
 	raw, err := s.Read(b)
 	if err != nil {

@@ -128,9 +128,11 @@ func TestLaunchesInTheCaptureWindowAreRecordedNotExecuted(t *testing.T) {
 	gputest.WantEqual(t, "one replay = 3^5", gputest.Fill(16, 243), gputest.Read(t, s, x))
 }
 
-// TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture:
-// they fail on the spot; EndCapture still succeeds.
-func TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t *testing.T) {
+// TestReadSyncAndProfileAreRefusedWhileRecordingAndFailTheCapture: they
+// fail on the spot, and EndCapture fails with a *CaptureError naming each
+// (a caller that ignored the refusals would otherwise get a graph the
+// step it wrote does not describe); the stream then records again.
+func TestReadSyncAndProfileAreRefusedWhileRecordingAndFailTheCapture(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.ScaleWGSL)
 	x := gputest.Upload(t, s, gputest.Fill(16, 1))
@@ -149,8 +151,28 @@ func TestReadSyncAndProfileAreRefusedWhileRecordingWithoutPoisoningTheCapture(t 
 	_, err = s.StartProfile()
 	wantGraphState(t, "StartProfile while recording", err)
 	g, err := s.EndCapture()
+	var ce *recorder.CaptureError
+	if g != nil || !errors.As(err, &ce) {
+		t.Fatalf("refused reads, syncs and profiles inside the window must fail EndCapture with a *CaptureError and no graph: got %v, %v", g, err)
+	}
+	for _, op := range []string{"Read: ", "Sync: ", "Profile: "} {
+		if !strings.Contains(err.Error(), op) {
+			t.Errorf("the CaptureError must name each refused call; %q is missing from %v", op, err)
+		}
+	}
+	// The failed capture left the stream usable and re-capturable.
+	if err := s.PrepareCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), x, gputest.F32(2)); err != nil {
+		t.Fatal(err)
+	}
+	g, err = s.EndCapture()
 	if err != nil {
-		t.Fatalf("refused reads, syncs and profiles must not poison the capture: %v", err)
+		t.Fatalf("a capture after the failed one: %v", err)
 	}
 	defer g.Release()
 	if err := g.Replay(); err != nil {

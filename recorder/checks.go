@@ -308,7 +308,7 @@ func (s *Stream) takeViolation(ctx context.Context, op lifecycle.Op) error {
 	raw := make([]byte, b.size)
 	// Read is what is admitted: the caller may be EndCapture, which is
 	// refused once the capture has ended.
-	err = s.readBack(ctx, lifecycle.Read, "the checks' state", func(st driver.Buffer) error {
+	err = s.readBack(ctx, lifecycle.Read, false, "the checks' state", func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(r []byte) { copy(raw, r) })
 	if err != nil {

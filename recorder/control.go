@@ -51,8 +51,7 @@ const MaxWhileIterations = 4096
 // goroutines at once interleave (one returns while another opened inside
 // it is still running), the returning If fails with ErrInvalidArgument and
 // so does EndCapture.
-func (s *Stream) If(cond *Buffer, offset uint64, body func() error) (err error) {
-	defer s.noteRefusal(&err)
+func (s *Stream) If(cond *Buffer, offset uint64, body func() error) error {
 	return s.branch(regionIf, cond, offset, 1, body)
 }
 
@@ -71,10 +70,9 @@ func (s *Stream) If(cond *Buffer, offset uint64, body func() error) (err error) 
 // condition still non-zero, the loop stops and the condition stays as the
 // last iteration left it: a caller that reads it can tell the loop did not
 // finish.
-func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) (err error) {
-	defer s.noteRefusal(&err)
+func (s *Stream) While(cond *Buffer, offset uint64, maxIterations int, body func() error) error {
 	if maxIterations < 1 || maxIterations > MaxWhileIterations {
-		return argError(lifecycle.Branch, ErrInvalidArgument, "While: maxIterations=%d (1..%d: a While is unrolled in the graph)", maxIterations, MaxWhileIterations)
+		return s.refused(lifecycle.Branch, argError(lifecycle.Branch, ErrInvalidArgument, "While: maxIterations=%d (1..%d: a While is unrolled in the graph)", maxIterations, MaxWhileIterations))
 	}
 	return s.branch(regionWhile, cond, offset, maxIterations, body)
 }
@@ -85,15 +83,19 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	if err := s.check(op); err != nil {
 		return err
 	}
+	// Refusals before the lock is taken are decided in one hold of their
+	// own (refused); those after it, in the hold that found them
+	// (failLocked), and only while the recording admitted is still the
+	// one in progress.
 	if body == nil {
-		return argError(op, ErrInvalidArgument, "%s: body is nil", name)
+		return s.refused(op, argError(op, ErrInvalidArgument, "%s: body is nil", name))
 	}
 	if cond != nil && (offset%4 != 0 || offset > cond.size || cond.size-offset < 4) {
-		return argError(op, ErrInvalidArgument, "%s: condition offset=%d into a %d-byte buffer (a multiple of 4 with 4 bytes after it)", name, offset, cond.size)
+		return s.refused(op, argError(op, ErrInvalidArgument, "%s: condition offset=%d into a %d-byte buffer (a multiple of 4 with 4 bytes after it)", name, offset, cond.size))
 	}
 	pg, err := cond.acquire(op, name+": condition buffer", s)
 	if err != nil {
-		return err
+		return s.refused(op, err)
 	}
 	v, err := s.admit(op)
 	if err != nil {
@@ -107,6 +109,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	}
 	// Record: the body's work goes into a region of the recording.
 	if err := s.bodyBinds(op, cond, name+": condition buffer", true); err != nil {
+		err = s.failLocked(op, err)
 		s.mu.Unlock()
 		pg.Unref()
 		return err
@@ -124,7 +127,10 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.capturing() != rec {
-		// The body ended or abandoned the capture itself.
+		// The body ended or abandoned the capture itself. The refusal
+		// fails no capture: the one this call was admitted in is gone
+		// (its EndCapture failed on the open region), and one begun since
+		// did not admit it.
 		if berr != nil {
 			return &StepError{Run: name + " body", Err: berr}
 		}
@@ -151,7 +157,7 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 		// (released with it) and pin nothing another graph needs.
 		rec.nodes = rec.nodes[:nodes]
 		rec.regions = rec.regions[:id]
-		return &StepError{Run: name + " body", Err: berr}
+		return s.failLocked(op, &StepError{Run: name + " body", Err: berr})
 	}
 	rec.regions[id].end = len(rec.nodes)
 	return nil
@@ -194,7 +200,7 @@ func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *pool.Page, off
 // readWord reads the u32 at offset of pg (a sync).
 func (s *Stream) readWord(pg *pool.Page, offset uint64, what string) (uint32, error) {
 	var w uint32
-	err := s.readBack(context.Background(), lifecycle.Read, what, func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), lifecycle.Read, false, what, func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(pg.Buffer(), offset, st, 0, 4)
 	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
 	return w, err
@@ -631,7 +637,7 @@ func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
 	}
 	var words []uint32
 	size := g.enablePage.Cap()
-	err := s.readBack(context.Background(), lifecycle.Profile, "gate buffer", func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), lifecycle.ProfileReplay, true, "gate buffer", func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) {
 		words = make([]uint32, len(raw)/4)

@@ -45,25 +45,26 @@ func CopyOffsets(srcOffset, dstOffset, size uint64) (Params, error) {
 // errors (nil, released or foreign buffers or Var, a Var of another size,
 // src and dst the same buffer, a buffer over maxStorageBufferBindingSize)
 // are returned on the spot, as by Launch.
-func (s *Stream) CopyIndirect(dst, src *Buffer, offsets *Var) (err error) {
+func (s *Stream) CopyIndirect(dst, src *Buffer, offsets *Var) error {
 	const op = lifecycle.Launch
 	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.noteRefusal(&err)
+	// Refused before its Launch takes the lock: each refusal is decided in
+	// a hold of its own (refused); the Launch decides its own.
 	if offsets != nil && offsets.n != 12 && offsets.n != 16 {
-		return argError(op, ErrInvalidArgument, "CopyIndirect: offsets Var of %d bytes (12 or 16: srcOffset, dstOffset, size as u32, see CopyOffsets)", offsets.n)
+		return s.refused(op, argError(op, ErrInvalidArgument, "CopyIndirect: offsets Var of %d bytes (12 or 16: srcOffset, dstOffset, size as u32, see CopyOffsets)", offsets.n))
 	}
 	if dst == nil || src == nil {
-		return argError(op, ErrInvalidArgument, "CopyIndirect: nil buffer")
+		return s.refused(op, argError(op, ErrInvalidArgument, "CopyIndirect: nil buffer"))
 	}
 	ck, err := kernels.CopyIndirect()
 	if err != nil {
-		return &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
+		return s.refused(op, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err})
 	}
 	k, err := s.dev.Kernel(ck.Source, ck.Entry)
 	if err != nil {
-		return &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
+		return s.refused(op, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err})
 	}
 	words := min(src.size, dst.size) / 4
 	groups := uint32(min((words+63)/64, copyIndirectMaxGroups))

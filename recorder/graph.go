@@ -326,12 +326,12 @@ func (g *Graph) Replay() (err error) {
 		return argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
-	defer s.noteRefusal(&err)
 	v, err := s.admit(op)
 	if err != nil {
 		return err
 	}
 	defer s.mu.Unlock()
+	defer s.failsOnReturn(op, &err) // in this hold: the verdict's
 	if g.released {
 		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}

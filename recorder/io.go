@@ -32,16 +32,18 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 	if err := s.check(op); err != nil {
 		return err
 	}
+	// Refusals before admission are decided in a hold of their own
+	// (refused); admission's, in its hold.
 	n := uint64(len(data))
 	if b != nil && (offset%4 != 0 || n%4 != 0) {
-		return argError(op, ErrInvalidArgument, "offset=%d len=%d (both must be multiples of 4)", offset, n)
+		return s.refused(op, argError(op, ErrInvalidArgument, "offset=%d len=%d (both must be multiples of 4)", offset, n))
 	}
 	if b != nil && (offset > b.size || n > b.size-offset) {
-		return argError(op, ErrInvalidArgument, "offset=%d len=%d past the end of a %d-byte buffer", offset, n, b.size)
+		return s.refused(op, argError(op, ErrInvalidArgument, "offset=%d len=%d past the end of a %d-byte buffer", offset, n, b.size))
 	}
 	pg, err := b.acquire(op, "buffer", s)
 	if err != nil {
-		return err
+		return s.refused(op, err)
 	}
 	defer pg.Unref()
 	if n == 0 {
@@ -75,16 +77,15 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 // an If or While body, where it runs as a kernel binding both whole
 // buffers, so there each must fit maxStorageBufferBindingSize (refused on
 // the spot otherwise).
-func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) (err error) {
+func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, size uint64) error {
 	const op = lifecycle.Copy
 	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.noteRefusal(&err)
 	var c transfer
 	if err := s.resolveCopy(op, dst, dstOffset, src, srcOffset, size, &c); err != nil {
 		c.release()
-		return err
+		return s.refused(op, err)
 	}
 	return s.enqueueTransfer(op, &c)
 }
@@ -92,19 +93,18 @@ func (s *Stream) Copy(dst *Buffer, dstOffset uint64, src *Buffer, srcOffset, siz
 // Clear zeroes size bytes of b from offset (multiples of 4, in range) on
 // the GPU, in stream order; recorded while recording. A native clear
 // command, not a kernel.
-func (s *Stream) Clear(b *Buffer, offset, size uint64) (err error) {
+func (s *Stream) Clear(b *Buffer, offset, size uint64) error {
 	const op = lifecycle.Clear
 	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.noteRefusal(&err)
 	c := transfer{clear: true, dstOff: offset, size: size}
 	if b != nil && (offset%4 != 0 || size%4 != 0 || offset > b.size || size > b.size-offset) {
-		return argError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (multiples of 4, in range)", offset, size, b.size)
+		return s.refused(op, argError(op, ErrInvalidArgument, "offset=%d size=%d of a %d-byte buffer (multiples of 4, in range)", offset, size, b.size))
 	}
 	pg, err := b.acquire(op, "buffer", s)
 	if err != nil {
-		return err
+		return s.refused(op, err)
 	}
 	c.dst, c.dstBuf = pg, b
 	return s.enqueueTransfer(op, &c)
@@ -153,14 +153,16 @@ func (s *Stream) resolveCopy(op lifecycle.Op, dst *Buffer, dstOffset uint64, src
 	return nil
 }
 
-// enqueueTransfer runs or records a resolved copy or clear.
-func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
+// enqueueTransfer runs or records a resolved copy or clear. A refusal
+// after admission fails the capture in the admitting hold.
+func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) (err error) {
 	v, err := s.admit(op)
 	if err != nil {
 		c.release()
 		return err
 	}
 	defer s.mu.Unlock()
+	defer s.failsOnReturn(op, &err)
 	if c.size == 0 {
 		c.release()
 		return nil
@@ -210,15 +212,15 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	}
 	if ctx == nil {
 		// ctx.Err() on nil panics under the stream's lock.
-		return nil, argError(op, ErrInvalidArgument, "context is nil")
+		return nil, s.refused(op, argError(op, ErrInvalidArgument, "context is nil"))
 	}
 	pg, err := b.acquire(op, "buffer", s)
 	if err != nil {
-		return nil, err
+		return nil, s.refused(op, err)
 	}
 	defer pg.Unref()
 	out := make([]byte, b.size)
-	err = s.readBack(ctx, op, b.String(), func(st driver.Buffer) error {
+	err = s.readBack(ctx, op, false, b.String(), func(st driver.Buffer) error {
 		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(raw []byte) { copy(out, raw) })
 	if err != nil {
@@ -243,7 +245,7 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 		return nil, err
 	}
 	if err := t.acquire(op, "texture", s); err != nil {
-		return nil, err
+		return nil, s.refused(op, err)
 	}
 	defer t.h.unref()
 	texel := uint64(t.h.t.TexelSize())
@@ -251,7 +253,7 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 	pitch := (row + 255) &^ 255 // copies need 256-byte row pitch
 	rows := uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1))
 	out := make([]byte, row*rows)
-	err := s.readBack(context.Background(), op, t.String(), func(st driver.Buffer) error {
+	err := s.readBack(context.Background(), op, false, t.String(), func(st driver.Buffer) error {
 		return s.enc.CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
@@ -269,9 +271,16 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 
 // readBack is the common path of Read and ReadTexture: submit every
 // stream's enqueued work, return queued errors, copy into a staging buffer
-// with encodeCopy, submit, map and hand the bytes to take.
-func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
-	if _, err := s.admit(op); err != nil {
+// with encodeCopy, submit, map and hand the bytes to take. admitted says
+// the call that reads was admitted before (a ProfileReplay reading which
+// bodies ran): then its first ask is a re-ask too (readmit), as the one
+// after the other streams' hand-offs always is.
+func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
+	ask := s.admit
+	if admitted {
+		ask = s.readmit
+	}
+	if _, err := ask(op); err != nil {
 		return err
 	}
 	s.mu.Unlock()
@@ -281,7 +290,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, what string, enc
 	if err := s.shared.flushOthers(ctx, s); err != nil {
 		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
-	if _, err := s.admit(op); err != nil {
+	if _, err := s.readmit(op); err != nil {
 		return err
 	}
 	if err := s.flushContext(ctx); err != nil {

@@ -76,7 +76,10 @@ func TestLoadGraphNeverLandsInAnotherCallersCapture(t *testing.T) {
 			}
 			g, err := s.LoadGraph(bytes.NewReader(file))
 			if errors.Is(err, lifecycle.ErrGraphState) {
-				continue // admitted only outside a capture window
+				// Admitted only outside a capture window; the refusal
+				// fails that capture. Pause, so some captures seal.
+				time.Sleep(200 * time.Microsecond)
+				continue
 			}
 			if err != nil {
 				loadErr = err
@@ -86,15 +89,24 @@ func TestLoadGraphNeverLandsInAnotherCallersCapture(t *testing.T) {
 		}
 	}()
 	type sealed struct{ Dispatches, Transfers int }
-	for i := range rounds {
+	done, refused := 0, 0
+	for i := 0; done < rounds && i < 50*rounds; i++ {
 		g, err := s.Capture(func() error {
 			return s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(64))
 		})
+		var ce *recorder.CaptureError
+		if errors.As(err, &ce) && onlyLoadRefusals(ce) {
+			// A LoadGraph refused inside the window fails the capture,
+			// whichever goroutine called it (the documented rule).
+			refused++
+			continue
+		}
 		if err != nil {
 			close(stop)
 			wg.Wait()
-			t.Fatalf("capture %d: a capture of one launch failed while another goroutine loaded graphs: %v", i, err)
+			t.Fatalf("capture %d: a capture of one launch failed while another goroutine loaded graphs, not by a refused load: %v", i, err)
 		}
+		done++
 		got := sealed{g.Stats().Dispatches, g.Stats().Transfers}
 		g.Release()
 		if diff := cmp.Diff(sealed{Dispatches: 1}, got); diff != "" {
@@ -108,6 +120,10 @@ func TestLoadGraphNeverLandsInAnotherCallersCapture(t *testing.T) {
 	if loadErr != nil {
 		t.Fatalf("LoadGraph: %v", loadErr)
 	}
+	if done == 0 {
+		t.Fatalf("no capture sealed in %d attempts (%d failed by a refused load)", refused, refused)
+	}
+	t.Logf("%d captures sealed with exactly their launch; %d failed by a LoadGraph refused in their window", done, refused)
 }
 
 func TestLoadGraphBuildsItsBuffersContents(t *testing.T) {
@@ -550,4 +566,16 @@ func TestCloseContextGivesUpAtTheDeadlineAndClosesTheStream(t *testing.T) {
 	if err := s.CloseContext(context.Background()); err != nil {
 		t.Errorf("CloseContext after Close: %v", err)
 	}
+}
+
+// onlyLoadRefusals reports whether every cause of ce is a LoadGraph
+// refused for the stream's state.
+func onlyLoadRefusals(ce *recorder.CaptureError) bool {
+	for _, c := range ce.Causes {
+		var se *lifecycle.StateError
+		if !errors.As(c, &se) || se.Op != lifecycle.Load.String() {
+			return false
+		}
+	}
+	return len(ce.Causes) > 0
 }

@@ -220,18 +220,19 @@ func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err erro
 	if err := s.check(op); err != nil {
 		return launchError(op, k, err)
 	}
-	defer s.noteRefusal(&err) // runs after the deferred unlock below
-	// Every error names the kernel (before noteRefusal queues it, so a
-	// failed EndCapture names it too).
-	defer func() { err = launchError(op, k, err) }()
 	if err := s.lock(op); err != nil {
-		return err
+		return launchError(op, k, err)
 	}
-	v, err := s.admitLocked(op)
+	v, err := s.admitLocked(op) // records inside the window: never refused there
 	if err != nil || v == lifecycle.DeferError {
-		return err
+		return launchError(op, k, err)
 	}
 	defer s.mu.Unlock()
+	// Every error names the kernel before it is queued, so a failed
+	// EndCapture names it too; both run in the admitting hold (deferred
+	// after the Unlock, they run before it).
+	defer s.failsOnReturn(op, &err)
+	defer func() { err = launchError(op, k, err) }()
 	l := &s.scratch.launch
 	defer l.reset()
 	if err := s.resolve(op, k, d, args, l); err != nil {

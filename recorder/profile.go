@@ -86,17 +86,16 @@ func (p *profile) release() {
 // StartProfile starts measuring the GPU time of the work enqueued on the
 // stream from now until EndProfile. It uses GPU timestamps where the adapter
 // has them and wall time around syncs otherwise (Profile.Method says which).
-// One profile runs at a time per stream. Refused on the spot while recording
-// (lifecycle.ErrGraphState).
+// One profile runs at a time per stream: a second is refused with
+// ErrInvalidArgument (and lifecycle.ErrProfileRunning). Refused on the spot
+// while recording (lifecycle.ErrGraphState), which also makes EndCapture
+// fail.
 func (s *Stream) StartProfile() (ProfileToken, error) {
 	const op = lifecycle.Profile
-	if _, err := s.admit(op); err != nil {
+	if _, err := s.admit(op); err != nil { // the table's profiling column refuses a second profile
 		return ProfileToken{}, err
 	}
 	defer s.mu.Unlock()
-	if running := s.profiling(); running != nil {
-		return ProfileToken{}, argError(op, ErrInvalidArgument, "profile %d is still running on this stream; end it first", running.id)
-	}
 	// The profile covers only work enqueued after it starts.
 	s.flushLocked()
 	p := &profile{id: profileIDs.Add(1)}
@@ -134,9 +133,9 @@ func (s *Stream) beginProfiledPass() error {
 // EndProfile waits for the profiled work and returns its GPU time. Like
 // Sync it returns the errors queued since the last sync point first (the
 // profile is then ended without a result). Refused on the spot while
-// recording; the profile keeps running.
+// recording (the profile keeps running), which also makes EndCapture fail.
 func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
-	const op = lifecycle.Profile
+	const op = lifecycle.EndProfile
 	if _, err := s.admit(op); err != nil {
 		return Profile{}, err
 	}
@@ -319,11 +318,17 @@ const dispatchesPerSet = 2048
 // the whole replay's wall time between two idle points, and says so in
 // Method. WithFloor adds the submit-and-wait floor.
 //
-// g must belong to s. Refused with lifecycle.ErrGraphState while recording,
-// and with ErrInvalidArgument while a StartProfile profile runs on s.
-// Errors queued since the last sync point are returned first.
+// g must belong to s. Refused with lifecycle.ErrGraphState while recording
+// (which also makes EndCapture fail), and with ErrInvalidArgument (and
+// lifecycle.ErrProfileRunning) while a StartProfile profile runs on s when
+// it is called: such a refusal runs nothing. Once admitted it asks again
+// after each wait (lifecycle.Session.Readmit): a profile started meanwhile
+// refuses none of its steps, so the replay and every floor round run; a
+// capture begun meanwhile refuses the step it meets with
+// lifecycle.ErrGraphState (and fails that capture), after the steps before
+// it ran. Errors queued since the last sync point are returned first.
 func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, error) {
-	const op = lifecycle.Profile
+	const op = lifecycle.ProfileReplay
 	var o profileOptions
 	for _, opt := range opts {
 		if opt != nil { // a nil option sets nothing
@@ -331,22 +336,20 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 		}
 	}
 	if g == nil {
-		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: graph is nil")
+		return ReplayProfile{}, argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	if g.s != s {
-		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: the graph belongs to another stream; profile it there")
+		return ReplayProfile{}, s.refused(op, argError(op, ErrInvalidArgument, "the graph belongs to another stream; profile it there"))
 	}
+	// The table refuses it while recording and while a profile runs
+	// (its profiling column).
 	if _, err := s.admit(op); err != nil {
 		return ReplayProfile{}, err
 	}
 	if g.released {
+		err := s.failLocked(op, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches))
 		s.mu.Unlock()
-		return ReplayProfile{}, argError(op, ErrReleased, "ProfileReplay: graph of %d dispatches was released", g.stats.Dispatches)
-	}
-	if running := s.profiling(); running != nil {
-		id := running.id
-		s.mu.Unlock()
-		return ReplayProfile{}, argError(op, ErrInvalidArgument, "ProfileReplay: profile %d is running on this stream; end it first", id)
+		return ReplayProfile{}, err
 	}
 	s.flushLocked()
 	if err := s.takeErrors(); err != nil {
@@ -387,7 +390,7 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 // profileReplayTimestamps encodes every dispatch of g in a timestamped pass
 // of its own. Called with s.mu held; returns with it released.
 func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
-	const op = lifecycle.Profile
+	const op = lifecycle.ProfileReplay
 	fail := func(err error) (ReplayProfile, error) {
 		s.mu.Unlock()
 		return ReplayProfile{}, &Error{Op: op.String(), Err: err}
@@ -496,7 +499,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 // profileReplayWall times one replay between two idle points. Called with
 // s.mu held; returns with it released.
 func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
-	const op = lifecycle.Profile
+	const op = lifecycle.ProfileReplay
 	sub, any := s.lastSub, s.submitted
 	s.mu.Unlock()
 	if any {
@@ -504,7 +507,10 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 			return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 		}
 	}
-	if _, err := s.admit(op); err != nil {
+	// Asked again after the wait: a capture begun meanwhile refuses the
+	// replay, a profile started meanwhile does not (this call was admitted
+	// before it, and nothing of it has run yet either way).
+	if _, err := s.readmit(op); err != nil {
 		return ReplayProfile{}, err
 	}
 	// The graph may have been released meanwhile; its program and pins are
@@ -533,7 +539,7 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 // program, one at a time at an idle point, and returns the fastest
 // submit-to-finished time.
 func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
-	const op = lifecycle.Profile
+	const op = lifecycle.ProfileReplay
 	enc, err := s.drv.NewEncoder()
 	if err != nil {
 		return 0, &Error{Op: op.String(), Err: err}
@@ -549,7 +555,13 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		if err != nil {
 			return 0, &Error{Op: op.String(), Err: err}
 		}
-		if _, err := s.admit(op); err != nil {
+		// Asked again before each round: a capture begun meanwhile
+		// refuses it (nothing may execute in the window), but a profile
+		// started meanwhile does not. The replay and the rounds before
+		// this one have run: refused here by the profiling column, the
+		// call returned ErrInvalidArgument, which says nothing ran, for a
+		// graph whose work had run.
+		if _, err := s.readmit(op); err != nil {
 			cb.Release()
 			return 0, err
 		}

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // A ramp holds the first replays of a short graph's next run, encoded
@@ -122,8 +123,8 @@ func (s *Stream) counting() bool {
 // rampWorker encodes the steps of a stream's ramps on a goroutine of its
 // own, with an encoder of its own. It never takes the stream's lock.
 type rampWorker struct {
-	mu     sync.Mutex
-	cond   *sync.Cond // signalled when a ramp is queued, a step is done, or stop
+	mu     lockrank.Mutex // lockrank.Ramp: held while taking nothing; command buffers are released after it is let go
+	cond   *sync.Cond     // signalled when a ramp is queued, a step is done, or stop
 	enc    driver.Encoder
 	queue  []*ramp
 	cur    *ramp // the ramp being encoded: its program is in use
@@ -136,7 +137,7 @@ func newRampWorker(drv driver.Device) (*rampWorker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &rampWorker{enc: enc, exited: make(chan struct{})}
+	w := &rampWorker{mu: lockrank.Mutex{Rank: lockrank.Ramp}, enc: enc, exited: make(chan struct{})}
 	w.cond = sync.NewCond(&w.mu)
 	go w.work()
 	return w, nil
@@ -172,7 +173,6 @@ func (w *rampWorker) work() {
 			// Dropped or planned anew meanwhile; or the device refused it
 			// (a sealed graph encodes without errors: the device is going),
 			// in which case the runs encode live, where errors are reported.
-			cb.Release()
 			if err != nil {
 				for i := range r.steps {
 					r.steps[i].want = false
@@ -180,6 +180,11 @@ func (w *rampWorker) work() {
 				r.queued = false
 				w.queue = w.queue[1:]
 			}
+			// cb is this goroutine's alone: released with the lock let go,
+			// since a release is a driver call (lockrank.Ramp takes nothing).
+			w.mu.Unlock()
+			cb.Release()
+			w.mu.Lock()
 			continue
 		}
 		st.cb, st.ok, st.want = cb, true, false
@@ -212,13 +217,14 @@ func (r *ramp) missing() int {
 // Steps whose size changed are released.
 func (w *rampWorker) replan(r *ramp, replays int) {
 	reps, n := rampPlan(r.g.prog.Dispatches(), replays)
+	var gone []driver.CommandBuffer
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer releaseAfter(&w.mu, &gone)
 	for k := range r.steps {
 		st := &r.steps[k]
 		if st.reps != reps[k] || k >= n {
 			if st.ok {
-				st.cb.Release()
+				gone = append(gone, st.cb)
 			}
 			*st = rampStep{reps: reps[k]}
 		}
@@ -278,19 +284,30 @@ func (w *rampWorker) count(r *ramp) (ready, pending int) {
 // drop forgets r: it waits until the worker is not encoding it (so its
 // program can be released) and releases its command buffers.
 func (w *rampWorker) drop(r *ramp) {
+	var gone []driver.CommandBuffer
 	w.mu.Lock()
-	defer w.mu.Unlock()
+	defer releaseAfter(&w.mu, &gone)
 	r.dead = true
 	for w.cur == r {
 		w.cond.Wait()
 	}
 	for k := range r.steps {
 		if r.steps[k].ok {
-			r.steps[k].cb.Release()
+			gone = append(gone, r.steps[k].cb)
 		}
 		r.steps[k] = rampStep{}
 	}
 	r.n = 0
+}
+
+// releaseAfter unlocks mu, then releases the command buffers taken out
+// under it: a release is a driver call, and the worker's lock
+// (lockrank.Ramp) is held while taking nothing.
+func releaseAfter(mu *lockrank.Mutex, cbs *[]driver.CommandBuffer) {
+	mu.Unlock()
+	for _, cb := range *cbs {
+		cb.Release()
+	}
 }
 
 // close stops the worker (its ramps are dropped already) and releases its

@@ -32,15 +32,16 @@ func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
+	// Refused before admission: decided in a hold of its own (refused).
 	if old == nil {
-		return nil, argError(op, ErrInvalidArgument, "old buffer is nil")
+		return nil, s.refused(op, argError(op, ErrInvalidArgument, "old buffer is nil"))
 	}
 	if new != nil && new.size != old.size {
-		return nil, argError(op, ErrInvalidArgument, "new buffer is %d bytes, old is %d; a rebinding keeps sizes", new.size, old.size)
+		return nil, s.refused(op, argError(op, ErrInvalidArgument, "new buffer is %d bytes, old is %d; a rebinding keeps sizes", new.size, old.size))
 	}
 	npg, err := new.acquire(op, "new buffer", s)
 	if err != nil {
-		return nil, err
+		return nil, s.refused(op, err)
 	}
 	if _, err := s.admit(op); err != nil {
 		npg.Unref()

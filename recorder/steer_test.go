@@ -181,11 +181,10 @@ func TestRebindRefusesWhatWouldBreakTheGraph(t *testing.T) {
 	if _, err := g.Rebind(a, other); !errors.Is(err, lifecycle.ErrGraphState) {
 		t.Errorf("Rebind while recording must be refused with ErrGraphState, got %v", err)
 	}
-	g2, err := s.EndCapture()
-	if err != nil {
-		t.Fatal(err)
+	if g2, err := s.EndCapture(); g2 != nil || !errors.Is(err, lifecycle.ErrGraphState) || !strings.Contains(err.Error(), "Rebind: ") {
+		g2.Release()
+		t.Fatalf("a Rebind refused inside the window must fail EndCapture naming it; got %v, %v", g2, err)
 	}
-	g2.Release()
 	if err := g.Replay(); err != nil {
 		t.Fatal(err)
 	}

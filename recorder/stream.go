@@ -3,6 +3,7 @@ package recorder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -469,7 +470,9 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 }
 
 // admitLocked is admit's verdict for a caller already holding s.mu; on
-// DeferError and Refuse the mutex is released.
+// DeferError and Refuse the mutex is released. A refusal inside the capture
+// window is queued to fail EndCapture in this same hold, as the lifecycle's
+// table says (failLocked); a deferred write always is.
 func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	v := s.life.Admit(op)
 	switch v {
@@ -478,12 +481,61 @@ func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
-		err := s.life.Refusal(op)
+		err := s.failLocked(op, s.refusalLocked(op))
 		s.mu.Unlock()
 		return v, err
 	}
 	return v, nil
 }
+
+// readmit is admit for an operation already admitted that asks again
+// after giving s.mu up to wait (lifecycle's Session.Readmit): a capture
+// begun meanwhile refuses it, failing that capture in this hold, and a
+// profile started meanwhile does not (it began after this operation was
+// admitted). On Execute and Record it returns with the mutex held.
+func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
+	if err := s.check(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	if err := s.lock(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	v := s.life.Readmit(op)
+	switch v {
+	case lifecycle.DeferError:
+		s.errs = append(s.errs, s.life.State().Refusal(op))
+		s.mu.Unlock()
+		return v, nil
+	case lifecycle.Refuse:
+		err := s.failLocked(op, s.life.State().Refusal(op))
+		s.mu.Unlock()
+		return v, err
+	}
+	return v, nil
+}
+
+// refusalLocked is the lifecycle's refusal of op as the recorder returns
+// it: a *lifecycle.StateError as it is; a refusal by the profiling column
+// (a profile runs) as an *Error naming the running profile, matching
+// ErrInvalidArgument as well as lifecycle.ErrProfileRunning.
+func (s *Stream) refusalLocked(op lifecycle.Op) error {
+	err := s.life.Refusal(op)
+	var pe *lifecycle.ProfileError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	var id uint64
+	if p := s.profiling(); p != nil {
+		id = p.id
+	}
+	return &Error{Op: op.String(), Arg: fmt.Sprintf("profile %d is still running on this stream; end it first", id), Err: alsoError{ErrInvalidArgument, err}}
+}
+
+// alsoError reads as sentinel and matches it and also (errors.Is, As).
+type alsoError struct{ sentinel, also error }
+
+func (e alsoError) Error() string   { return e.sentinel.Error() }
+func (e alsoError) Unwrap() []error { return []error{e.sentinel, e.also} }
 
 // capturing is the recording in progress, nil unless the state is Capture.
 func (s *Stream) capturing() *recording {

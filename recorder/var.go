@@ -34,14 +34,13 @@ func (*Var) isArg() {}
 // also makes EndCapture fail): ErrInvalidArgument for a bad size,
 // ErrClosed after Close, the allocation's error when the pool is out of
 // memory.
-func (s *Stream) NewVar(p Params) (_ *Var, err error) {
+func (s *Stream) NewVar(p Params) (*Var, error) {
 	const op = lifecycle.SetVar
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	defer s.noteRefusal(&err)
 	if err := s.checkVarParams(op, "NewVar: ", p); err != nil {
-		return nil, err
+		return nil, s.refused(op, err)
 	}
 	return s.newVar(op, uint64(len(p)), p)
 }
@@ -52,10 +51,14 @@ func (s *Stream) NewVar(p Params) (_ *Var, err error) {
 func (s *Stream) newVar(op lifecycle.Op, n uint64, p []byte) (*Var, error) {
 	s.mu.Lock()
 	v, err := s.newVarLocked(lifecycle.Alloc, n, s.life.State().PoolMode())
+	if err != nil {
+		err = s.failLocked(op, err) // a refused NewVar, not an Alloc: its row decides
+	}
 	s.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
+	// The write admits op: a refusal is queued in its hold.
 	if err := s.write(op, v.b, 0, v.padded(p)); err != nil {
 		v.b.Release()
 		return nil, err
@@ -112,17 +115,16 @@ func (s *Stream) checkVarParams(op lifecycle.Op, call string, p Params) error {
 // while the stream is recording (lifecycle.ErrGraphState: a graph reads
 // the Var at replay, so there is nothing to record) — and that refusal also
 // makes EndCapture fail with a *CaptureError.
-func (s *Stream) SetVar(v *Var, p Params) (err error) {
+func (s *Stream) SetVar(v *Var, p Params) error {
 	const op = lifecycle.SetVar
 	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.noteRefusal(&err)
 	if v == nil {
-		return argError(op, ErrInvalidArgument, "var is nil")
+		return s.refused(op, argError(op, ErrInvalidArgument, "var is nil"))
 	}
 	if uint64(len(p)) != v.n {
-		return argError(op, ErrInvalidArgument, "params of %d bytes for a Var of %d (a Var keeps its size)", len(p), v.n)
+		return s.refused(op, argError(op, ErrInvalidArgument, "params of %d bytes for a Var of %d (a Var keeps its size)", len(p), v.n))
 	}
 	if v.b.s != s || v.b.foreign.Load() {
 		// Another stream's Var, or one another stream binds: a queue
@@ -141,9 +143,9 @@ func (s *Stream) SetVar(v *Var, p Params) (err error) {
 func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 	pg, err := v.b.acquire(op, "var", s)
 	if err != nil {
-		return err
+		return s.refused(op, err)
 	}
-	verdict, err := s.admit(op)
+	verdict, err := s.admit(op) // a refusal is queued in its hold
 	if err != nil || verdict == lifecycle.DeferError {
 		pg.Unref()
 		return err
@@ -288,28 +290,44 @@ func (s *Stream) resolveVar(op lifecycle.Op, v *Var, uniform, readOnly bool, ac 
 	return nil
 }
 
-// noteRefusal makes EndCapture fail when a call the recorder refused (err
-// non-nil) was made while the stream records: a caller that ignores the
-// error would otherwise seal a graph without that work. A refusal already
-// queued (a body's launch that its If returns again) is queued once. It
-// takes s.mu, so the caller must not hold it; it runs deferred, after the
-// call has released the lock.
-func (s *Stream) noteRefusal(errp *error) {
-	err := *errp
-	if err == nil || s == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closing.Load() || s.life.State() != lifecycle.Capture {
-		return
+// failLocked makes a refusal of op fail the capture when the lifecycle's
+// table says so (lifecycle.State.FailsCapture: inside the window, for
+// every op but Alloc and Flush), and returns err. The caller holds s.mu and
+// has held it since it admitted (or refused) the call, so the state read
+// here is the one the call was decided in: a capture that ends or begins
+// after this hold can neither lose the refusal nor inherit it. A refusal
+// already queued (a body's launch that its If returns again) is queued
+// once.
+func (s *Stream) failLocked(op lifecycle.Op, err error) error {
+	if err == nil || s.closing.Load() || !s.life.FailsCapture(op) {
+		return err
 	}
 	for _, e := range s.errs {
 		if errors.Is(err, e) {
-			return
+			return err
 		}
 	}
 	s.errs = append(s.errs, err)
+	return err
+}
+
+// refused is failLocked for a call refused before it took s.mu (its own
+// checks of its arguments come first): it takes the lock once, and that
+// hold is the moment of the refusal. The caller must not hold s.mu.
+func (s *Stream) refused(op lifecycle.Op, err error) error {
+	if err == nil || s == nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failLocked(op, err)
+}
+
+// failsOnReturn is failLocked run as a deferred call on the error a locked
+// call returns: deferred after the call's deferred Unlock, it runs first,
+// inside the same hold.
+func (s *Stream) failsOnReturn(op lifecycle.Op, errp *error) {
+	*errp = s.failLocked(op, *errp)
 }
 
 // valueSize is the bytes of b a reader may use: a Var's value size (its

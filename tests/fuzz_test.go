@@ -180,6 +180,20 @@ type fuzzStream struct {
 	closed   bool
 }
 
+// refuse notes a call on fs that the model predicts is refused. Inside the
+// window the refusal is queued in the hold that refuses it and fails
+// EndCapture (lifecycle's table: every stream operation refused there but
+// Alloc and Flush, by the table or by its own argument checks), and Close
+// returns it if the window is still open. The model must know it for every
+// kind of call, reads and syncs included: a Read refused while recording
+// fails the capture it met, so the model predicting that capture seals
+// would be wrong, not the stream.
+func (fs *fuzzStream) refuse() {
+	if fs.state == lifecycle.Capture {
+		fs.poisoned, fs.refused = true, true
+	}
+}
+
 type fuzzSlot struct {
 	b        *recorder.Buffer
 	m        *modelBuf
@@ -288,9 +302,7 @@ func (m *streamModel) enqueue(name string, e effect, argErr error, do func() err
 	want := argErr
 	switch {
 	case want != nil:
-		if fs.state == lifecycle.Capture {
-			fs.poisoned, fs.refused = true, true // a refused call inside the window fails EndCapture
-		}
+		fs.refuse()
 	case fs.state == lifecycle.Capture:
 		fs.rec = append(fs.rec, e)
 	default:
@@ -308,10 +320,12 @@ func (m *streamModel) read(i int) {
 	fs := m.cur()
 	got, err := recorder.ReadSlice[float32](fs.s, sl.b)
 	if want := m.bufErr(sl.m); want != nil {
+		fs.refuse()
 		m.expectErr("read", err, want)
 		return
 	}
 	if fs.state == lifecycle.Capture {
+		fs.refuse()
 		m.expectErr("read", err, lifecycle.ErrGraphState)
 		return
 	}
@@ -438,6 +452,7 @@ func (m *streamModel) stepHost(op int, arg []byte) {
 		err := recorder.WriteSlice(fs.s, sl.b, uint64(4*off), vals)
 		switch want := m.bufErr(sl.m); {
 		case want != nil:
+			fs.refuse()
 			m.expectErr("write", err, want)
 		case fs.state == lifecycle.Capture:
 			m.expectErr("write inside the window (rejected lazily)", err, nil)
@@ -454,6 +469,7 @@ func (m *streamModel) stepHost(op int, arg []byte) {
 		var want error
 		if fs.state == lifecycle.Capture {
 			want = lifecycle.ErrGraphState
+			fs.refuse()
 		}
 		m.expectErr("sync", fs.s.Sync(), want)
 	}
@@ -509,9 +525,7 @@ func (m *streamModel) stepReplay(fg *fuzzGraph) bool {
 		want = wgpu.ErrClosed
 	case fg.released:
 		want = wgpu.ErrReleased
-		if fg.owner.state == lifecycle.Capture {
-			fg.owner.poisoned, fg.owner.refused = true, true // a refused call inside the window fails EndCapture
-		}
+		fg.owner.refuse()
 	case fg.owner.state == lifecycle.Capture: // a child graph: the replay is appended to the recording
 		fg.owner.rec = append(fg.owner.rec, fg.effects...)
 	default:
@@ -647,6 +661,7 @@ func (m *streamModel) rebind(arg []byte) {
 	g, err := fg.g.Rebind(old.b, nw.b)
 	m.expectErr("rebind", err, want)
 	if want != nil {
+		fg.owner.refuse() // on the graph's stream, which decides the call
 		if g != nil {
 			m.failf("rebind: a refused Rebind must return no graph")
 		}
@@ -1119,6 +1134,10 @@ func fuzzSeeds() [][]byte {
 		// a write inside the window fails EndCapture; reads and syncs are refused there
 		ops(1, op(opPrepare), op(opBegin), op(opAdd, 1, 3), op(opWrite, 1, 0, 4), op(opRead, 1), op(opSync),
 			op(opEnd), op(opRead, 1), op(opPrepare), op(opBegin), op(opScale, 1, 2), op(opEnd), op(opReplay, 0), op(opRead, 1)),
+		// a read or a sync refused inside an otherwise clean window fails
+		// EndCapture; a Close inside the window returns the refusal
+		ops(0, op(opPrepare), op(opBegin), op(opAdd, 0, 3), op(opRead, 0), op(opEnd), op(opPrepare), op(opBegin),
+			op(opScale, 1, 2), op(opSync), op(opEnd), op(opPrepare), op(opBegin), op(opRead, 1), op(opClose), op(opRead, 1)),
 		// out-of-order transitions
 		ops(0, op(opBegin), op(opEnd), op(opPrepare), op(opPrepare), op(opEnd), op(opBegin), op(opBegin), op(opPrepare),
 			op(opEnd), op(opEnd), op(opRead, 0)),

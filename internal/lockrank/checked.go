@@ -48,6 +48,9 @@ func (m *Mutex) check(g uint64) {
 		if h.Rank >= m.Rank {
 			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (the order is %s before %s, and one lock of a rank at a time)", m.Rank, h.Rank, min(m.Rank, h.Rank), max(m.Rank, h.Rank)))
 		}
+		if h.Rank.Leaf() {
+			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (a %s lock is held while taking nothing)", m.Rank, h.Rank, h.Rank))
+		}
 	}
 }
 

@@ -17,7 +17,7 @@ package lockrank
 // Rank orders locks: lower ranks are taken first.
 type Rank uint8
 
-// The recorder's ranks, outermost first.
+// The ranks, outermost first: the rows of docs/design.md's lock table.
 const (
 	// Stream is a stream's lock (Stream.mu).
 	Stream Rank = iota + 1
@@ -30,9 +30,25 @@ const (
 	Pool
 	// Submitter is a stream's submitter queue (internal/submitq's Queue.mu).
 	Submitter
+	// Ramp is a stream's ramp worker (recorder's rampWorker.mu): the
+	// steps it encodes. Command buffers it drops are released after it is
+	// let go, since a release is a driver call.
+	Ramp
+	// Driver is a driver implementation's own state: internal/driver/fake's
+	// device and kernel locks, a driver.Locals. A call into the driver may
+	// take it, so it ranks below every lock held across such a call.
+	Driver
 )
 
-var rankNames = [...]string{Stream: "Stream", Streams: "Streams", Handle: "Handle", Pool: "Pool", Submitter: "Submitter"}
+// leaf marks the ranks held while taking no other ranked lock (the table's
+// "held while taking: nothing"): a lock of a leaf rank guards a few fields
+// and calls out to nothing that locks.
+var leaf = [...]bool{Handle: true, Submitter: true, Ramp: true}
+
+// Leaf reports whether r is held while taking nothing.
+func (r Rank) Leaf() bool { return int(r) < len(leaf) && leaf[r] }
+
+var rankNames = [...]string{Stream: "Stream", Streams: "Streams", Handle: "Handle", Pool: "Pool", Submitter: "Submitter", Ramp: "Ramp", Driver: "Driver"}
 
 func (r Rank) String() string {
 	if int(r) < len(rankNames) && rankNames[r] != "" {

@@ -35,6 +35,10 @@ func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
 	}{
 		{"a stream lock under a pool lock", lockrank.Pool, lockrank.Stream, "taking a Stream lock while holding a Pool lock"},
 		{"two stream locks", lockrank.Stream, lockrank.Stream, "taking a Stream lock while holding a Stream lock"},
+		// The ramp worker releasing a command buffer (a driver call) under
+		// its lock: the Ramp rank is held while taking nothing.
+		{"a driver lock under the ramp worker's", lockrank.Ramp, lockrank.Driver, "taking a Driver lock while holding a Ramp lock (a Ramp lock is held while taking nothing)"},
+		{"a driver lock under a submitter's", lockrank.Submitter, lockrank.Driver, "taking a Driver lock while holding a Submitter lock (a Submitter lock is held while taking nothing)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // Error is an operation the fake refused on the host (the analogue of
@@ -79,18 +80,18 @@ type Device struct {
 	locals driver.Locals
 
 	// kernels are the registered kernels, by entry point (Register).
-	kernelsMu sync.Mutex
+	kernelsMu lockrank.Mutex // lockrank.Driver; never held with mu
 	kernels   map[string]*Kernel
 
 	// mu guards everything below it and the contents of every buffer and
 	// texture (the queue goroutine executes under it).
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever completed, held or the device state changes
-	queue     []item        // enqueued, not yet executed; item.seq ascending
-	seq       uint64        // the last sequence number handed out
-	completed uint64        // every item with seq <= completed has executed
-	lastSub   uint64        // the sequence number of the last Submit
-	held      int           // Hold calls not yet released
+	mu        lockrank.Mutex // lockrank.Driver
+	changed   chan struct{}  // closed and replaced whenever completed, held or the device state changes
+	queue     []item         // enqueued, not yet executed; item.seq ascending
+	seq       uint64         // the last sequence number handed out
+	completed uint64         // every item with seq <= completed has executed
+	lastSub   uint64         // the sequence number of the last Submit
+	held      int            // Hold calls not yet released
 	delay     time.Duration
 	closed    bool
 	lost      string
@@ -111,6 +112,7 @@ var _ driver.Device = (*Device)(nil)
 // New opens a fake device. Close stops its queue goroutine.
 func New(o Options) *Device {
 	d := &Device{info: o.Info, log: o.Logger, kernels: map[string]*Kernel{},
+		kernelsMu: lockrank.Mutex{Rank: lockrank.Driver}, mu: lockrank.Mutex{Rank: lockrank.Driver},
 		changed: make(chan struct{}), fail: map[Op]int{}, cbs: map[uintptr][]cmd{}, stop: make(chan struct{})}
 	if d.info.Limits == (driver.Limits{}) {
 		d.info.Limits = DefaultLimits

@@ -1,0 +1,284 @@
+package recorder
+
+// The capture rule for refusals, on the fake driver: every call refused
+// inside the window fails EndCapture with a *CaptureError naming it, in
+// the lock hold that refused it (lifecycle's table, its fails column); a
+// running profile refuses what the table's profiling column says.
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// refusalRig is a stream with a buffer, a sealed graph of one launch on
+// it, and that graph's file.
+type refusalRig struct {
+	r    *fakeRig
+	s    *Stream
+	x    *Buffer
+	g    *Graph
+	file []byte
+}
+
+func newRefusalRig(t *testing.T) *refusalRig {
+	t.Helper()
+	r := newFakeRig(t)
+	s := r.stream(t)
+	x := upload(t, s, 1)
+	if err := s.PrepareCapture(); err != nil {
+		t.Fatalf("PrepareCapture: %v", err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatalf("BeginCapture: %v", err)
+	}
+	if err := r.add(s, x, 1); err != nil {
+		t.Fatalf("Launch while recording: %v", err)
+	}
+	g, err := s.EndCapture()
+	if err != nil {
+		t.Fatalf("EndCapture: %v", err)
+	}
+	t.Cleanup(g.Release)
+	var file bytes.Buffer
+	if _, err := g.WriteTo(&file); err != nil {
+		t.Fatalf("WriteTo: %v", err)
+	}
+	return &refusalRig{r: r, s: s, x: x, g: g, file: file.Bytes()}
+}
+
+// open opens a capture window on the rig's stream and records one launch.
+func (rr *refusalRig) open(t *testing.T) {
+	t.Helper()
+	if err := rr.s.PrepareCapture(); err != nil {
+		t.Fatalf("PrepareCapture: %v", err)
+	}
+	if err := rr.s.BeginCapture(); err != nil {
+		t.Fatalf("BeginCapture: %v", err)
+	}
+	if err := rr.r.add(rr.s, rr.x, 10); err != nil {
+		t.Fatalf("Launch while recording: %v", err)
+	}
+}
+
+// wantCaptureFailsNaming ends the window and checks it fails with a
+// *CaptureError naming op, leaving a usable NoCapture stream.
+func (rr *refusalRig) wantCaptureFailsNaming(t *testing.T, op string) {
+	t.Helper()
+	g, err := rr.s.EndCapture()
+	var ce *CaptureError
+	if g != nil || !errors.As(err, &ce) || !errors.Is(err, lifecycle.ErrGraphState) {
+		g.Release()
+		t.Fatalf("a %s refused inside the window must make EndCapture fail with a *CaptureError and no graph; got %v, %v", op, g, err)
+	}
+	if !strings.Contains(err.Error(), "lifecycle: "+op+": ") && !strings.Contains(err.Error(), "recorder: "+op+": ") {
+		t.Errorf("the CaptureError must name the refused %s: %v", op, err)
+	}
+	if st := rr.s.State(); st != lifecycle.NoCapture {
+		t.Fatalf("after the failed EndCapture the stream is in %v, want NoCapture", st)
+	}
+}
+
+// TestEveryCallRefusedInsideTheWindowFailsEndCaptureNamingIt: each call the
+// lifecycle refuses while recording is refused on the spot with
+// ErrGraphState and makes EndCapture fail naming it, so a caller that
+// ignores the error cannot seal a graph its step does not describe. Before
+// the rule was one column of lifecycle's table, these calls were refused
+// and the graph sealed anyway.
+func TestEveryCallRefusedInsideTheWindowFailsEndCaptureNamingIt(t *testing.T) {
+	calls := []struct {
+		op   string
+		call func(rr *refusalRig) error
+	}{
+		{"Read", func(rr *refusalRig) error { _, err := rr.s.Read(rr.x); return err }},
+		{"Sync", func(rr *refusalRig) error { return rr.s.Sync() }},
+		{"Profile", func(rr *refusalRig) error { _, err := rr.s.StartProfile(); return err }},
+		{"EndProfile", func(rr *refusalRig) error { _, err := rr.s.EndProfile(ProfileToken{}); return err }},
+		{"ProfileReplay", func(rr *refusalRig) error { _, err := rr.s.ProfileReplay(rr.g); return err }},
+		{"Trim", func(rr *refusalRig) error { _, err := rr.s.Trim(); return err }},
+		{"Load", func(rr *refusalRig) error { _, err := rr.s.LoadGraph(bytes.NewReader(rr.file)); return err }},
+		{"Rebind", func(rr *refusalRig) error {
+			_, err := rr.g.Rebind(rr.x, rr.x)
+			return err
+		}},
+		{"Save", func(rr *refusalRig) error {
+			_, err := rr.g.Save(&bytes.Buffer{}, SaveOptions{Contents: true})
+			return err
+		}},
+		{"SetVar", func(rr *refusalRig) error { _, err := rr.s.NewVar(u32s(1)); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.op, func(t *testing.T) {
+			rr := newRefusalRig(t)
+			rr.open(t)
+			if err := c.call(rr); !errors.Is(err, lifecycle.ErrGraphState) {
+				t.Fatalf("%s while recording returned %v; want it refused with lifecycle.ErrGraphState", c.op, err)
+			}
+			rr.wantCaptureFailsNaming(t, c.op)
+			// The refusal failed that capture only: the next one seals.
+			rr.open(t)
+			g, err := rr.s.EndCapture()
+			if err != nil {
+				t.Fatalf("a capture after the failed one must seal: %v", err)
+			}
+			g.Release()
+			// Recorded launches never ran, and the refused call changed
+			// nothing: x holds its upload.
+			if diff := cmp.Diff([]uint32{1}, read(t, rr.s, rr.x)); diff != "" {
+				t.Errorf("nothing recorded may run and the refused call must change nothing (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestARefusalOutsideTheWindowFailsNoCapture: Trim and LoadGraph are
+// refused while a capture is prepared, but no window is open yet, so the
+// capture that follows seals. Were Prepare's refusals queued, a warmup
+// could fail a capture for a call made before it began.
+func TestARefusalOutsideTheWindowFailsNoCapture(t *testing.T) {
+	rr := newRefusalRig(t)
+	if err := rr.s.PrepareCapture(); err != nil {
+		t.Fatalf("PrepareCapture: %v", err)
+	}
+	if _, err := rr.s.Trim(); !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Fatalf("Trim while prepared returned %v; want lifecycle.ErrGraphState", err)
+	}
+	if _, err := rr.s.LoadGraph(bytes.NewReader(rr.file)); !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Fatalf("LoadGraph while prepared returned %v; want lifecycle.ErrGraphState", err)
+	}
+	if err := rr.s.BeginCapture(); err != nil {
+		t.Fatalf("BeginCapture after refusals in Prepare must open the window: %v", err)
+	}
+	g, err := rr.s.EndCapture()
+	if err != nil {
+		t.Fatalf("refusals before the window must not fail the capture: %v", err)
+	}
+	g.Release()
+}
+
+// TestAReadAskedAgainAfterACaptureBeganFailsThatCapture: a Read admitted
+// before the window waits, with its lock released, for another stream's
+// hand-off; a capture begins meanwhile; the Read asks again, is refused,
+// and that refusal fails the capture it met — decided in the hold that
+// refused it. Before, the second refusal was returned and the capture
+// sealed without the caller's Read. (Had the Read not reached its wait
+// before BeginCapture, its first admission refuses it: the same outcome.)
+func TestAReadAskedAgainAfterACaptureBeganFailsThatCapture(t *testing.T) {
+	rr := newRefusalRig(t)
+	other := rr.r.stream(t)
+	// Another goroutine holds the other stream's lock (no goroutine holds
+	// two streams' locks): the Read's flushOthers waits for it.
+	held, release := make(chan struct{}), make(chan struct{})
+	go func() {
+		other.mu.Lock()
+		close(held)
+		<-release
+		other.mu.Unlock()
+	}()
+	<-held
+	var wg sync.WaitGroup
+	var readErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, readErr = rr.s.Read(rr.x)
+	}()
+	time.Sleep(20 * time.Millisecond) // let the Read reach its wait
+	rr.open(t)
+	close(release)
+	wg.Wait()
+	if !errors.Is(readErr, lifecycle.ErrGraphState) {
+		t.Fatalf("the Read that met the window returned %v; want lifecycle.ErrGraphState", readErr)
+	}
+	rr.wantCaptureFailsNaming(t, "Read")
+}
+
+// TestARunningProfileRefusesWhatTheTablesProfilingColumnSays: while a
+// profile runs, a second StartProfile and a ProfileReplay are refused by
+// lifecycle's table (ErrInvalidArgument and lifecycle.ErrProfileRunning,
+// a *lifecycle.ProfileError inside), launches and SetVar still execute,
+// and once EndProfile ran both are admitted again.
+func TestARunningProfileRefusesWhatTheTablesProfilingColumnSays(t *testing.T) {
+	rr := newRefusalRig(t)
+	tok, err := rr.s.StartProfile()
+	if err != nil {
+		t.Fatalf("StartProfile: %v", err)
+	}
+	_, second := rr.s.StartProfile()
+	_, replay := rr.s.ProfileReplay(rr.g)
+	for name, err := range map[string]error{"StartProfile": second, "ProfileReplay": replay} {
+		var pe *lifecycle.ProfileError
+		if !errors.Is(err, ErrInvalidArgument) || !errors.Is(err, lifecycle.ErrProfileRunning) || !errors.As(err, &pe) {
+			t.Errorf("%s while a profile runs returned %v; want ErrInvalidArgument and lifecycle.ErrProfileRunning from a *lifecycle.ProfileError", name, err)
+		}
+		if !strings.Contains(err.Error(), "still running") {
+			t.Errorf("%s: the refusal must say a profile is still running: %v", name, err)
+		}
+	}
+	v, err := rr.s.NewVar(u32s(3))
+	if err != nil {
+		t.Fatalf("NewVar while a profile runs executes: %v", err)
+	}
+	defer v.Release()
+	if err := rr.r.add(rr.s, rr.x, 1); err != nil {
+		t.Fatalf("Launch while a profile runs executes: %v", err)
+	}
+	if _, err := rr.s.EndProfile(tok); err != nil {
+		t.Fatalf("EndProfile: %v", err)
+	}
+	if _, err := rr.s.ProfileReplay(rr.g); err != nil {
+		t.Fatalf("ProfileReplay after the profile ended must be admitted: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{3}, read(t, rr.s, rr.x)); diff != "" {
+		t.Errorf("the launch and the profiled replay ran, the refused calls did not (-want +got):\n%s", diff)
+	}
+}
+
+// TestAProfileStartedDuringAProfiledReplaysFloorRoundsRefusesNoneOfThem:
+// a ProfileReplay admitted while no profile ran runs its replay and every
+// floor round even when another goroutine starts a profile meanwhile; the
+// profiling column decides what may begin while a profile runs, not what
+// already began. Before, each round asked the whole table again: the
+// profile refused the rounds after it with ErrInvalidArgument, which says
+// nothing ran, though the replay and the rounds before had run (a model
+// counting runs by the errors, as the profiles-and-replays test does,
+// came out short).
+func TestAProfileStartedDuringAProfiledReplaysFloorRoundsRefusesNoneOfThem(t *testing.T) {
+	rr := newRefusalRig(t)
+	const rounds = 4
+	rr.r.dev.Delay(10 * time.Millisecond) // each round waits for its submission
+	before := rr.r.dispatchCount()
+	var profErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, profErr = rr.s.ProfileReplay(rr.g, WithFloor(rounds))
+	}()
+	// Once the profiled replay has executed, the floor rounds follow, one
+	// submission and wait at a time.
+	for rr.r.dispatchCount() == before {
+		time.Sleep(time.Millisecond)
+	}
+	tok, err := rr.s.StartProfile()
+	if err != nil {
+		t.Fatalf("StartProfile while a ProfileReplay waits between rounds: %v", err)
+	}
+	<-done
+	rr.r.dev.Delay(0)
+	if profErr != nil {
+		t.Fatalf("a ProfileReplay admitted before the profile started must run to its end; got %v", profErr)
+	}
+	if _, err := rr.s.EndProfile(tok); err != nil {
+		t.Fatalf("EndProfile: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{1 + 1 + rounds}, read(t, rr.s, rr.x)); diff != "" {
+		t.Errorf("the profiled replay and its %d floor rounds each ran once (-want +got):\n%s", rounds, diff)
+	}
+}
