@@ -183,6 +183,12 @@ type blockStmt struct {
 	open, close int
 	// loop marks the body of a loop statement.
 	loop bool
+	// repeats marks the block the parser builds around a for or while
+	// statement: its statements from repeatFrom on (a for's condition,
+	// update and body; a while's condition and body) run any number of
+	// times, those before (a for's initializer) once.
+	repeats    bool
+	repeatFrom int
 }
 
 type declStmt struct {

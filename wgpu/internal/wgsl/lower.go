@@ -179,6 +179,9 @@ func (c *checker) lower() (err error) {
 	}
 	l.runtimeShifts()
 	l.privateConsts()
+	if !c.contextDependent && l.hiddenConstants() {
+		c.contextDependent = true
+	}
 	if c.opengl {
 		return l.padStructs(l.constructed)
 	}

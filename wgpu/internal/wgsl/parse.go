@@ -657,7 +657,7 @@ func (p *parser) statement() stmt {
 		defer func() { p.jumped = false }()
 		p.next()
 		cond := p.expression()
-		return &blockStmt{stmts: []stmt{&exprsStmt{exprs: []expr{cond}}, p.compound()}}
+		return &blockStmt{stmts: []stmt{&exprsStmt{exprs: []expr{cond}}, p.compound()}, repeats: true}
 	}
 	if len(attrs) > 0 {
 		p.fail(attrs[0].pos, "attributes apply only to compound, if, switch, loop, for and while statements")
@@ -857,9 +857,10 @@ func (p *parser) loopStmt() stmt {
 func (p *parser) forStmt() stmt {
 	p.next()
 	p.expect("(")
-	b := &blockStmt{}
+	b := &blockStmt{repeats: true}
 	if !p.is(";") {
 		b.stmts = append(b.stmts, p.simpleStatement())
+		b.repeatFrom = 1
 	}
 	p.expect(";")
 	if !p.is(";") {
