@@ -144,7 +144,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 				}
 			}
 			if err == nil && pw.ContextDependent && floatKernel.MatchString(src) {
-				pw, why = nil, "it compares floats, takes their min or max, or calls fma, which a compiler may compute differently in another context (docs/fusion.md)"
+				pw, why = nil, pw.ContextReason+", which a compiler may compute differently in a fused kernel (docs/fusion.md)"
 				break
 			}
 			if err != nil {

@@ -42,7 +42,7 @@ type randKernel struct {
 	inPlace bool   // it reads out too
 	twoD    bool   // @workgroup_size(8, 8), index gid.x + gid.y * 32u
 	params  bool   // it binds a uniform p {n, c}
-	arith   bool   // f32 without comparisons, min or max: it fuses everywhere
+	arith   bool   // f32 without comparisons, min, max, division or fma: it fuses everywhere
 	// producer: not pointwise, an epilogue's producer (newRandProducer)
 	producer bool
 	k        *wgpu.Kernel
@@ -78,9 +78,13 @@ func randExprConst(rng *rand.Rand, typ string, leaves []string, depth int, arith
 	case typ == "u32":
 		ops = append(ops, "^", "%")
 	case arithmetic:
-		// Float arithmetic and builtins with NaN results defined: the
-		// float kernels that fuse on every adapter.
-		ops = []string{"+", "-", "*", "/", "exp", "tanh", "sqrt", "abs", "fma"}
+		// Float operations that are correctly rounded or have NaN results
+		// defined: the float kernels that fuse on every adapter.
+		ops = []string{"+", "-", "*", "exp", "tanh", "sqrt", "abs"}
+	default:
+		// Division and fma, whose rounding is the implementation's, keep
+		// a kernel unfused as min and max do (Kernel.ContextDependent).
+		ops = append(ops, "fma")
 	}
 	switch op := ops[rng.Intn(len(ops))]; op {
 	case "exp", "tanh", "sqrt", "abs":

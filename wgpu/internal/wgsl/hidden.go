@@ -88,12 +88,12 @@ type hiddenConsts struct {
 	returns []level // the levels the function being inlined returns
 }
 
-// hiddenConstants reports whether the entry point (the last function
-// reached) applies a float operation to a value only the driver can know
-// is constant (see above).
-func (l *lowerer) hiddenConstants() bool {
+// hiddenConstants marks the kernel context-dependent when its entry point
+// (the last function reached) applies a float operation to a value only
+// the driver can know is constant (see above).
+func (l *lowerer) hiddenConstants() {
 	if len(l.c.reached) == 0 {
-		return false
+		return
 	}
 	entry := l.c.reached[len(l.c.reached)-1]
 	h := &hiddenConsts{l: l, privates: map[*varDecl]*hiddenSlot{}}
@@ -112,7 +112,9 @@ func (l *lowerer) hiddenConstants() bool {
 		env[s] = runtime
 	}
 	h.block(entry.body, env)
-	return h.found || h.visits > hiddenBudget
+	if !h.found && h.visits > hiddenBudget {
+		l.c.dependsOnContext(entry.pos, "its entry point is too long to show that no float operation takes a constant only the driver folds")
+	}
 }
 
 func (h *hiddenConsts) lookup(name string) *hiddenSlot {
@@ -219,7 +221,7 @@ func (h *hiddenConsts) stmt(s stmt, env hiddenEnv) bool {
 				old = env[target]
 			}
 			if h.float(s.lhs) {
-				h.operation([]level{old, rhs})
+				h.operation(s.opPos, []level{old, rhs})
 			}
 			rhs = max(old, rhs)
 		}
@@ -334,7 +336,7 @@ func (h *hiddenConsts) expr(e expr, env hiddenEnv) level {
 		switch e.op {
 		case "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=":
 			if h.float(e.x) || h.float(e.y) {
-				h.operation([]level{x, y})
+				h.operation(e.pos, []level{x, y})
 			}
 		}
 		return max(x, y)
@@ -370,7 +372,7 @@ func (h *hiddenConsts) call(e *callExpr, env hiddenEnv) level {
 	}
 	for _, a := range e.args {
 		if h.float(a) {
-			h.operation(args)
+			h.operation(e.fn.pos, args)
 			break
 		}
 	}
@@ -423,14 +425,17 @@ func (h *hiddenConsts) pointeeIn(scopes []map[string]*hiddenSlot, e expr) *hidde
 	return h.pointee(e)
 }
 
-// operation reports a float operation one of whose operands is hidden.
-func (h *hiddenConsts) operation(operands []level) {
-	if h.quiet > 0 {
+// operation reports a float operation, at pos, one of whose operands is
+// hidden.
+func (h *hiddenConsts) operation(pos int, operands []level) {
+	if h.quiet > 0 || h.found {
 		return
 	}
 	for _, o := range operands {
 		if o == hidden {
 			h.found = true
+			h.l.c.dependsOnContext(pos, "it computes with a float constant held in a variable or passed to a function, which only the driver folds")
+			return
 		}
 	}
 }

@@ -1,6 +1,11 @@
 package wgsl
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
 
 // TestContextDependentMarksFloatOperationsOnHiddenConstants: a float
 // operation whose operand the driver can know is constant while naga did
@@ -43,6 +48,32 @@ func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
 		}
 		if k.ContextDependent != c.want {
 			t.Errorf("%s: ContextDependent = %v, want %v", c.name, k.ContextDependent, c.want)
+		}
+		if c.want != (k.ContextReason != "") {
+			t.Errorf("%s: ContextReason = %q with ContextDependent %v", c.name, k.ContextReason, k.ContextDependent)
+		}
+	}
+}
+
+// TestContextReasonNamesTheConstructAndItsLine: the reason fusion shows
+// for a context-dependent kernel names the first construct and its line.
+func TestContextReasonNamesTheConstructAndItsLine(t *testing.T) {
+	src := "@group(0) @binding(0) var<storage, read_write> b: array<f32>;\n" +
+		"@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n" +
+		"\tlet x = b[gid.x];\n" +
+		"\tvar t = 1.5f;\n" +
+		"\tb[gid.x] = x * 2.0 + exp(t) + x / 3.0;\n}\n"
+	for _, c := range []struct{ src, want string }{
+		{src, "it divides floats (line 6)"},
+		{strings.Replace(src, " + x / 3.0", "", 1), "it computes with a float constant held in a variable or passed to a function, which only the driver folds (line 6)"},
+		{strings.Replace(src, " + x / 3.0", " + max(x, 1.0)", 1), "it calls max on floats (line 6)"},
+	} {
+		k, err := Specialize(c.src, "main", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(c.want, k.ContextReason); diff != "" {
+			t.Errorf("ContextReason (-want +got):\n%s\n%s", diff, c.src)
 		}
 	}
 }

@@ -179,8 +179,8 @@ func (c *checker) lower() (err error) {
 	}
 	l.runtimeShifts()
 	l.privateConsts()
-	if !c.contextDependent && l.hiddenConstants() {
-		c.contextDependent = true
+	if !c.contextDependent {
+		l.hiddenConstants()
 	}
 	if c.opengl {
 		return l.padStructs(l.constructed)
@@ -358,6 +358,9 @@ func (l *lowerer) stmt(s stmt) error {
 		l.check(s.rhs)
 		if _, div := opOf(s.op); div {
 			l.remember(s.rhs)
+		}
+		if (s.op == "/=" || s.op == "%=") && (lt == nil || leaf(lt).isFloat()) {
+			l.c.dependsOnContext(s.opPos, "it divides floats")
 		}
 		switch s.op {
 		case "<<=", ">>=":

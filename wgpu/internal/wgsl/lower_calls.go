@@ -39,7 +39,7 @@ func (l *lowerer) builtinRewrites(e *callExpr, t *ty) *ty {
 	}
 	t0 := l.types[e.args[0]]
 	if contextDependentCalls[name] && (t0 == nil || leaf(t0).isFloat()) {
-		l.c.contextDependent = true
+		l.c.dependsOnContext(e.fn.pos, "it calls "+name+" on floats")
 	}
 	if (name == "clamp" || name == "min" || name == "max") && abstractTy(t0) && t != nil && !abstractTy(t) {
 		// The arguments convert to one type, the result's: an

@@ -173,8 +173,14 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	case "==", "!=", "<", "<=", ">", ">=":
 		comparison = true
 	}
-	if comparison && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) {
-		l.c.contextDependent = true
+	if (comparison || e.op == "/" || e.op == "%") && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) {
+		// A float comparison of a NaN, and a float division, whose
+		// rounding WGSL leaves to the implementation (Kernel.ContextDependent).
+		what := "it divides floats"
+		if comparison {
+			what = "it compares floats"
+		}
+		l.c.dependsOnContext(e.pos, what)
 	}
 	if tx == nil || ty_ == nil {
 		if comparison {

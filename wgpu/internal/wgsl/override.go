@@ -46,8 +46,10 @@ type checker struct {
 	// functions whose calls use it, for Kernel.WorkgroupStorage.
 	reached      []*fnDecl
 	uniformTemps map[string][]*fnDecl
-	// contextDependent is Kernel.ContextDependent, found while lowering.
+	// contextDependent is Kernel.ContextDependent, found while lowering;
+	// contextWhy is Kernel.ContextReason.
 	contextDependent bool
+	contextWhy       string
 	// readWritePointers: the module's storage pointer types are rewritten
 	// read_write (OpenGL; readWriteOnGL).
 	readWritePointers bool
@@ -286,4 +288,15 @@ func (c *checker) workgroupSize(f *fnDecl) ([3]uint32, error) {
 		size[i] = uint32(v.i)
 	}
 	return size, nil
+}
+
+// dependsOnContext marks the kernel Kernel.ContextDependent for the
+// construct at pos, which does what (the first such construct is the
+// reason given).
+func (c *checker) dependsOnContext(pos int, what string) {
+	if c.contextDependent {
+		return
+	}
+	c.contextDependent = true
+	c.contextWhy = fmt.Sprintf("%s (line %d)", what, errorAt(c.m.src, pos, "").Line)
 }

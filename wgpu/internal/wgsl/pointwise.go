@@ -59,9 +59,10 @@ type Pointwise struct {
 	// never uses (a family of kernels sharing one header): the fused
 	// module drops them, since no binding is made for them.
 	Unused []string
-	// ContextDependent is Kernel.ContextDependent: the module compares
-	// floats, takes their min or max, or calls fma.
+	// ContextDependent and ContextReason are the Kernel's: a compiler may
+	// compute the entry point's floats differently in a fused module.
 	ContextDependent bool
+	ContextReason    string
 	// Producer: AnalyzeProducer's result, the head of an epilogue; Index
 	// is its stores' index, and Gathered marks all but the stored
 	// resources.
@@ -131,7 +132,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent, ContextReason: k.ContextReason}, nil
 }
 
 type pointwiseAnalysis struct {

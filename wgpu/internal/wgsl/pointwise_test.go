@@ -340,12 +340,12 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) { var p: Particle = ps[id.
 	}
 }
 
-// TestContextDependentMarksFloatComparisonsMinMaxAndFMAOnly: a float
+// TestContextDependentMarksFloatComparisonsMinMaxFMAAndDivision: a float
 // kernel that compares floats, takes their min or max (directly, in a
-// helper, or through select of a comparison) or calls fma is
-// context-dependent; one of float arithmetic and exp/tanh/sqrt, or one
-// comparing only integers, is not.
-func TestContextDependentMarksFloatComparisonsMinMaxAndFMAOnly(t *testing.T) {
+// helper, or through select of a comparison), calls fma or divides floats
+// is context-dependent; one of float +, - and * and exp/tanh/sqrt, or one
+// comparing or dividing only integers, is not.
+func TestContextDependentMarksFloatComparisonsMinMaxFMAAndDivision(t *testing.T) {
 	head := "@group(0) @binding(0) var<storage, read> a: array<f32>;\n@group(0) @binding(1) var<storage, read_write> b: array<f32>;\n@group(0) @binding(2) var<storage, read_write> u: array<u32>;\n"
 	body := func(helper, stmt string) string {
 		return head + helper + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\tlet i = gid.x;\n\tif (i >= arrayLength(&b)) { return; }\n\t" + stmt + "\n}\n"
@@ -354,13 +354,16 @@ func TestContextDependentMarksFloatComparisonsMinMaxAndFMAOnly(t *testing.T) {
 		name, src string
 		want      bool
 	}{
-		{"arithmetic", body("", "b[i] = (a[i] * 2.0 + 1.0) / (a[i] - 3.0);"), false},
+		{"arithmetic", body("", "b[i] = (a[i] * 2.0 + 1.0) * (a[i] - 3.0);"), false},
+		{"division", body("", "b[i] = (a[i] * 2.0 + 1.0) / (a[i] - 3.0);"), true},
+		{"division assigned", body("", "var x = a[i]; x /= 3.0; b[i] = x;"), true},
+		{"float remainder", body("", "b[i] = a[i] % 3.0;"), true},
+		{"integer division", body("", "u[i] = u[i] / 3u + u[i] % 7u; b[i] = a[i] + 1.0;"), false},
 		{"gelu", body("", "let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(0.7978846 * (x + 0.044715 * x * x * x))) + exp(x) + sqrt(abs(x));"), false},
 		{"integer compare", body("", "u[i] = select(1u, 2u, u[i] > 7u); b[i] = a[i] + 1.0;"), false},
 		{"float compare", body("", "b[i] = select(a[i], 0.0, a[i] > 0.0);"), true},
 		{"min", body("", "b[i] = min(a[i], 1.5);"), true},
 		{"clamp in helper", body("fn f(x: f32) -> f32 { return clamp(x, 0.0, 1.0); }\n", "b[i] = f(a[i]);"), true},
-		{"fma", body("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
 		{"fma", body("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
 		{"vector max", body("", "let v = max(vec2<f32>(a[i], 1.0), vec2<f32>(0.0)); b[i] = v.x;"), true},
 	}

@@ -58,9 +58,9 @@ func kernel(resources ...Resource) *Kernel {
 	return &Kernel{WorkgroupSize: [3]uint32{64, 1, 1}, Resources: resources}
 }
 
-// contextDependent is k marked Kernel.ContextDependent.
-func contextDependent(k *Kernel) *Kernel {
-	k.ContextDependent = true
+// contextDependent is k marked Kernel.ContextDependent for reason.
+func contextDependent(reason string, k *Kernel) *Kernel {
+	k.ContextDependent, k.ContextReason = true, reason
 	return k
 }
 
@@ -426,7 +426,7 @@ var specializeCases = []specializeCase{
 			"  out[3] = d;\n}\n",
 		// f(1.0) is a constant only the driver sees (after inlining),
 		// added to floats: context-dependent (hidden.go).
-		want: contextDependent(declaring(kernel(
+		want: contextDependent("it computes with a float constant held in a variable or passed to a function, which only the driver folds (line 11)", declaring(kernel(
 			Resource{Binding: 2, Name: "c", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			Resource{Binding: 3, Name: "d", Kind: ResourceReadOnlyStorage, Type: "array<f32>", MinSize: 4, Access: AccessRead},
 			at(out, 0, 4),
@@ -758,6 +758,8 @@ func TestCommentsAndLineBreaksBetweenTokensChangeNothing(t *testing.T) {
 				want.Declared = want.Resources
 			}
 			want.Source, k.Source = "", ""
+			// The reason's line moves with the line breaks.
+			want.ContextReason, k.ContextReason = "", ""
 			if diff := cmp.Diff(&want, k); diff != "" {
 				t.Errorf("comments between tokens changed the Kernel (-want +got):\n%s", diff)
 			}
