@@ -28,9 +28,12 @@ import (
 // rule: memory any part writes is accessed by every part at the
 // invocation's index only, through one binding of one element type (and,
 // between different kernels, shared only as arrays of predeclared types).
-// Float kernels that compare floats, take their min or max or call fma
+// Float kernels that compare floats, take their min or max, call fma,
+// divide floats or compute with a constant only the driver sees
 // (wgpu.Pointwise.ContextDependent) are left unfused: a compiler may
-// compute those differently in another context, and did. A chain is split
+// compute those differently in another context, and did; so are kernels
+// feeding one float operation's result to another (ChainsFloats) on
+// devices not measured to keep their bits (wgpu.Device.FusesChainedFloats). A chain is split
 // at 16 dispatches and where the fused kernel would exceed the device's
 // storage or uniform buffers per shader stage. Indirect dispatches fuse
 // with those reading the same counts (the fused kernel then runs each
@@ -145,6 +148,10 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 			}
 			if err == nil && pw.ContextDependent && floatKernel.MatchString(src) {
 				pw, why = nil, pw.ContextReason+", which a compiler may compute differently in a fused kernel (docs/fusion.md)"
+				break
+			}
+			if err == nil && pw.ChainsFloats && !s.dev.FusesChainedFloats() && floatKernel.MatchString(src) {
+				pw, why = nil, pw.ChainReason+", which this device's compiler ("+s.dev.Info().Name+", "+s.dev.Info().Backend.String()+") may contract or reassociate differently in a fused kernel (docs/fusion.md)"
 				break
 			}
 			if err != nil {

@@ -110,6 +110,7 @@ func f32Words(rng *rand.Rand, n int) []uint32 {
 func TestEpilogueFusionFoldsBiasGELUAndResidualIntoTheMatmul(t *testing.T) {
 	const m, n, k = 64, 48, 40
 	d := gputest.Open(t, wgpu.Options{})
+	gputest.RequireChainedFloatFusion(t, d)
 	compile := func(src, entry string) *wgpu.Kernel {
 		k, err := d.Kernel(src, entry)
 		if err != nil {

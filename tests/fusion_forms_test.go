@@ -135,6 +135,7 @@ func TestFusionFusesTheFormsPeopleWrite(t *testing.T) {
 @group(0) @binding(2) var<storage, read> unused: array<f32>;
 `
 	d := gputest.Open(t, wgpu.Options{})
+	gputest.RequireChainedFloatFusion(t, d)
 	k1 := gputest.Kernel(t, d, header+`@compute @workgroup_size(8, 8)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	let i = gid.x + gid.y * 32u;
@@ -187,6 +188,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	y[i] = x[i] * scale + bias;
 }`
 	d := gputest.Open(t, wgpu.Options{})
+	gputest.RequireChainedFloatFusion(t, d)
 	k1 := gputest.Kernel(t, d, src, wgpu.WithConstants(map[string]float64{"scale": 3, "bias": -1.25}))
 	k2 := gputest.Kernel(t, d, src, wgpu.WithConstants(map[string]float64{"scale": 0.5}))
 	k3 := gputest.Kernel(t, d, src)
@@ -212,6 +214,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 func TestFusedKernelsCompileOncePerSourceWhileAGraphHoldsThem(t *testing.T) {
 	const n = 1000
 	d := gputest.Open(t, wgpu.Options{})
+	gputest.RequireChainedFloatFusion(t, d)
 	s := gputest.Stream(t, d, recorder.WithFusion(true))
 	k := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read_write> y: array<f32>;
 @compute @workgroup_size(64)

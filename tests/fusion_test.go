@@ -219,7 +219,7 @@ func replay(t *testing.T, g *recorder.Graph, times int) {
 // before the write it depends on, drop a store, or change a float
 // operation, and nothing would notice.
 func TestFusedGraphEqualsUnfusedBitForBit(t *testing.T) {
-	_, fs, ps, k := fusePair(t)
+	d, fs, ps, k := fusePair(t)
 	// Twelve seeds by default: a fused kernel without the barrier between
 	// parts differed in the last bit on one of the first ten on lavapipe
 	// (a multiply of one part contracted with the next part's add).
@@ -252,7 +252,9 @@ func TestFusedGraphEqualsUnfusedBitForBit(t *testing.T) {
 			t.Errorf("seed %d: fused graph has %d dispatches, unfused %d", seed, fg.Stats().Dispatches, pg.Stats().Dispatches)
 		}
 	}
-	if fusedTotal*2 > plainTotal {
+	if fusedTotal*2 > plainTotal && d.FusesChainedFloats() {
+		// (Where chained float kernels stay unfused, axpy and bias_gelu
+		// end the shipped kernels' chains: the words are still compared.)
 		t.Errorf("random chains fused to %d dispatches of %d; want at most half: fusion is not happening", fusedTotal, plainTotal)
 	}
 }
@@ -262,7 +264,8 @@ func TestFusedGraphEqualsUnfusedBitForBit(t *testing.T) {
 // unfused values, and fuses into one dispatch: every store of every part
 // is kept, in order, per element.
 func TestFusionKeepsEveryStoreAndInPlaceUpdates(t *testing.T) {
-	_, fs, ps, k := fusePair(t)
+	d, fs, ps, k := fusePair(t)
+	gputest.RequireChainedFloatFusion(t, d)
 	rng := rand.New(rand.NewSource(42))
 	init, bias := fuseInit(rng, 3)
 	chain := []fuseStep{
@@ -294,7 +297,8 @@ func TestFusionKeepsEveryStoreAndInPlaceUpdates(t *testing.T) {
 // invocation's element would be read before or after its write depending on
 // scheduling, so the pair must not fuse, and String says why.
 func TestFusionRefusesAChainThatGathersWhatItWrites(t *testing.T) {
-	_, fs, ps, k := fusePair(t)
+	d, fs, ps, k := fusePair(t)
+	gputest.RequireChainedFloatFusion(t, d)
 	rng := rand.New(rand.NewSource(7))
 	init, bias := fuseInit(rng, 3)
 	// Buffer 0 is written by add_one, then used as bias_gelu's bias.
@@ -432,7 +436,8 @@ fn main() { c[0] = c[0] - 1u; }
 // the buffer the chain writes, which must split the chain, and the rebound
 // graph still computes what the unfused rebound graph does.
 func TestRebindOfAFusedGraphFusesAgain(t *testing.T) {
-	_, fs, ps, k := fusePair(t)
+	d, fs, ps, k := fusePair(t)
+	gputest.RequireChainedFloatFusion(t, d)
 	rng := rand.New(rand.NewSource(5))
 	init, bias := fuseInit(rng, 4)
 	// Buffer 3 is bias_gelu's bias (it reads the first cols elements);
@@ -640,6 +645,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 // was written, so a capture that worked without fusion failed with it.
 func TestFusionLeavesKernelsSharingAStructBufferAsTheyAre(t *testing.T) {
 	d, fs, ps, _ := fusePair(t)
+	gputest.RequireChainedFloatFusion(t, d)
 	const decls = "struct Particle { pos: vec2<f32>, vel: vec2<f32> }\n@group(0) @binding(0) var<storage, read_write> ps: array<Particle>;\n"
 	move := gputest.Kernel(t, d, decls+`
 @compute @workgroup_size(64)

@@ -1,6 +1,10 @@
 package wgpu
 
-import "github.com/softgraph/softgraph/wgpu/internal/wgsl"
+import (
+	"strings"
+
+	"github.com/softgraph/softgraph/wgpu/internal/wgsl"
+)
 
 // ErrNotPointwise is wrapped by the *PointwiseError AnalyzePointwise returns
 // for a kernel that cannot be fused.
@@ -102,3 +106,28 @@ func AnalyzeProducer(source, entry string) (*Pointwise, error) {
 // global invocation ids: the same index function and workgroup size, or
 // a part that takes only the global id.
 func FuseJoins(head, p *Pointwise) bool { return wgsl.Joins(head, p) }
+
+// FusesChainedFloats reports whether fusion may fuse, on this device,
+// kernels that feed one float operation's result to another
+// (Pointwise.ChainsFloats). Such a kernel leaves its compiler free to
+// contract a multiply and an add into an fma, or to reassociate, and
+// whether a compiler uses that freedom alike for the kernel alone and
+// inside a fused module is measured per device, not given by WGSL: the
+// differential sweeps (docs/fusion.md) found Mesa's llvmpipe (its Vulkan
+// driver, lavapipe, and its OpenGL) and NVIDIA's OpenGL driver exact over
+// 10000 random chains each, and NVIDIA's Vulkan driver not (8 chains of
+// 10000 on an H100). Every other device, unmeasured, is not trusted with
+// them: fusion leaves such kernels unfused there and Graph.String says
+// why. Kernels of single float operations, and integer kernels, fuse on
+// every device.
+func (d *Device) FusesChainedFloats() bool {
+	info := d.Info()
+	name := strings.ToLower(info.Name)
+	switch {
+	case strings.Contains(name, "llvmpipe"):
+		return true
+	case info.Backend == BackendGL && (strings.Contains(name, "nvidia") || strings.Contains(strings.ToLower(info.Vendor), "nvidia")):
+		return true
+	}
+	return false
+}

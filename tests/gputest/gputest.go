@@ -457,3 +457,15 @@ func removeTree(dir string) error {
 // recorder.WithPredication is overridden and every body dispatch is gated
 // indirectly.
 func Predicates(d *wgpu.Device) bool { return d.Info().Backend != wgpu.BackendGL }
+
+// RequireChainedFloatFusion skips a test whose point is fusing kernels that
+// feed one float operation's result to another, on a device where fusion
+// leaves such kernels unfused (wgpu.Device.FusesChainedFloats: NVIDIA's
+// Vulkan driver, and devices not measured). The random differential tests
+// still run such kernels there, unfused, and compare every word.
+func RequireChainedFloatFusion(t testing.TB, d *wgpu.Device) {
+	t.Helper()
+	if !d.FusesChainedFloats() {
+		t.Skipf("%s leaves kernels chaining float operations unfused (wgpu.Device.FusesChainedFloats)", d.Info())
+	}
+}

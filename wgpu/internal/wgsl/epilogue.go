@@ -48,7 +48,7 @@ func AnalyzeProducer(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: "as an epilogue's producer, " + reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent, ContextReason: k.ContextReason, Producer: true}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent, ContextReason: k.ContextReason, ChainsFloats: k.ChainsFloats, ChainReason: k.ChainReason, Producer: true}, nil
 }
 
 // stores checks a producer's storage: every read_write variable has its

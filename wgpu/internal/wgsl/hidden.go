@@ -220,7 +220,7 @@ func (h *hiddenConsts) stmt(s stmt, env hiddenEnv) bool {
 			if target != nil {
 				old = env[target]
 			}
-			if h.float(s.lhs) {
+			if h.l.mayBeFloat(s.lhs) {
 				h.operation(s.opPos, []level{old, rhs})
 			}
 			rhs = max(old, rhs)
@@ -335,7 +335,7 @@ func (h *hiddenConsts) expr(e expr, env hiddenEnv) level {
 		x, y := h.expr(e.x, env), h.expr(e.y, env)
 		switch e.op {
 		case "+", "-", "*", "/", "%", "<", "<=", ">", ">=", "==", "!=":
-			if h.float(e.x) || h.float(e.y) {
+			if h.l.mayBeFloat(e.x) || h.l.mayBeFloat(e.y) {
 				h.operation(e.pos, []level{x, y})
 			}
 		}
@@ -371,7 +371,7 @@ func (h *hiddenConsts) call(e *callExpr, env hiddenEnv) level {
 		return lv
 	}
 	for _, a := range e.args {
-		if h.float(a) {
+		if h.l.mayBeFloat(a) {
 			h.operation(e.fn.pos, args)
 			break
 		}
@@ -440,11 +440,12 @@ func (h *hiddenConsts) operation(pos int, operands []level) {
 	}
 }
 
-// float reports whether e is (or may be: its type is unknown) a float.
-func (h *hiddenConsts) float(e expr) bool {
-	t, ok := h.l.types[e]
+// mayBeFloat reports whether e is (or may be: its type is unknown) a
+// float.
+func (l *lowerer) mayBeFloat(e expr) bool {
+	t, ok := l.types[e]
 	if !ok {
-		t, ok = h.l.types[unparen(e)]
+		t, ok = l.types[unparen(e)]
 	}
 	if !ok || t == nil {
 		return true

@@ -67,6 +67,15 @@ type Kernel struct {
 	// ContextReason says what made the kernel ContextDependent: the first
 	// such construct and its line ("it divides floats (line 12)").
 	ContextReason string
+	// ChainsFloats: a function the entry point reaches feeds one float
+	// operation's result to another (through an expression, a let, a var,
+	// an argument or a return), which a compiler may contract (a multiply
+	// and an add into an fma) or reassociate differently in another
+	// context (chains.go); ChainReason says where. Fusion leaves such
+	// kernels unfused on devices where that was not measured exact
+	// (wgpu.Device.FusesChainedFloats).
+	ChainsFloats bool
+	ChainReason  string
 }
 
 // Stage is the pipeline stage an entry point is declared for.
@@ -328,6 +337,7 @@ func specialize(src, entry string, o Options) (*Kernel, error) {
 		return nil, err
 	}
 	k.ContextDependent, k.ContextReason = c.contextDependent, c.contextWhy
+	k.ChainsFloats, k.ChainReason = c.chainsFloats, c.chainWhy
 	// The rewrite's workgroup temporaries count as the author's
 	// var<workgroup> do: the compiler sees them.
 	k.WorkgroupStorage += c.uniformLoadStorage(c.reached)

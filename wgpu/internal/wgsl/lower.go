@@ -182,6 +182,7 @@ func (c *checker) lower() (err error) {
 	if !c.contextDependent {
 		l.hiddenConstants()
 	}
+	l.chains()
 	if c.opengl {
 		return l.padStructs(l.constructed)
 	}

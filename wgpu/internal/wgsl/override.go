@@ -50,6 +50,9 @@ type checker struct {
 	// contextWhy is Kernel.ContextReason.
 	contextDependent bool
 	contextWhy       string
+	// chainsFloats and chainWhy are Kernel.ChainsFloats and ChainReason.
+	chainsFloats bool
+	chainWhy     string
 	// readWritePointers: the module's storage pointer types are rewritten
 	// read_write (OpenGL; readWriteOnGL).
 	readWritePointers bool

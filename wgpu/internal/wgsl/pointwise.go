@@ -63,6 +63,10 @@ type Pointwise struct {
 	// compute the entry point's floats differently in a fused module.
 	ContextDependent bool
 	ContextReason    string
+	// ChainsFloats and ChainReason are the Kernel's: fused only on
+	// devices measured to keep such kernels' bits in another context.
+	ChainsFloats bool
+	ChainReason  string
 	// Producer: AnalyzeProducer's result, the head of an epilogue; Index
 	// is its stores' index, and Gathered marks all but the stored
 	// resources.
@@ -132,7 +136,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if reason := a.run(); reason != "" {
 		return nil, &PointwiseError{Entry: entry, Reason: reason}
 	}
-	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent, ContextReason: k.ContextReason}, nil
+	return &Pointwise{Entry: entry, WorkgroupSize: k.WorkgroupSize[0], Workgroup: k.WorkgroupSize, Index: a.index, Fold: a.fold, Resources: k.Resources, Gathered: a.gathered, Builtins: a.builtins, Unused: a.unused, ContextDependent: k.ContextDependent, ContextReason: k.ContextReason, ChainsFloats: k.ChainsFloats, ChainReason: k.ChainReason}, nil
 }
 
 type pointwiseAnalysis struct {
