@@ -2,7 +2,7 @@ package recorder
 
 import (
 	"fmt"
-	"sync"
+	"github.com/softgraph/softgraph/internal/lockrank"
 	"sync/atomic"
 	"unsafe"
 
@@ -30,7 +30,7 @@ type Buffer struct {
 	// the page cannot be reused under it), or sees it released. Without it
 	// a Release between a launch's check and its reference put the page on
 	// the free list while a batch held it, and two Buffers shared memory.
-	mu       sync.Mutex
+	mu       lockrank.Mutex // lockrank.Handle
 	released bool
 	label    string
 
@@ -179,7 +179,7 @@ func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64, mode lifecycle.Po
 	if err != nil {
 		return nil, s.allocError(op, size, err)
 	}
-	b := &Buffer{s: s, pg: pg, size: size}
+	b := &Buffer{s: s, pg: pg, size: size, mu: lockrank.Mutex{Rank: lockrank.Handle}}
 	s.own(b)
 	return b, nil
 }

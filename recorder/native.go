@@ -13,6 +13,7 @@ import (
 	webgpu "github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/softgraph/softgraph/internal/driver/interop"
+	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -128,7 +129,7 @@ func (s *Stream) WrapBuffer(nb *webgpu.Buffer, size uint64) (*Buffer, error) {
 		return nil, &Error{Op: op, Err: err}
 	}
 	pg := s.mem.Wrap(buf, size)
-	b := &Buffer{s: s, pg: pg, size: size}
+	b := &Buffer{s: s, pg: pg, size: size, mu: lockrank.Mutex{Rank: lockrank.Handle}}
 	s.own(b)
 	if s.closing.Load() {
 		// Close raced with the wrap and may have dropped its owned list

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -74,7 +73,7 @@ type Stream struct {
 	// they hold, so a closed stream's memory goes back to the device unless
 	// another stream's batch or graph still uses it. Its own mutex: Release
 	// runs on any goroutine, under no stream lock.
-	ownedMu sync.Mutex
+	ownedMu lockrank.Mutex // lockrank.Handle
 	owned   map[ownedResource]struct{}
 	// liveTextures counts the textures made on the stream whose native
 	// texture is not yet released (the caller's handle, a graph or a call
@@ -377,19 +376,20 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		return nil, &Error{Op: op, Err: err}
 	}
 	s := &Stream{
-		mu:     lockrank.Mutex{Rank: lockrank.Stream},
-		dev:    dev,
-		drv:    drv,
-		shared: streamsOf(drv),
-		limits: drv.Info().Limits,
-		info:   drv.Info(),
-		id:     streamIDs.Add(1),
-		cfg:    cfg,
-		done:   make(chan struct{}),
-		enc:    enc,
-		gen:    1,
-		graphs: map[*Graph]bool{},
-		owned:  map[ownedResource]struct{}{},
+		mu:      lockrank.Mutex{Rank: lockrank.Stream},
+		ownedMu: lockrank.Mutex{Rank: lockrank.Handle},
+		dev:     dev,
+		drv:     drv,
+		shared:  streamsOf(drv),
+		limits:  drv.Info().Limits,
+		info:    drv.Info(),
+		id:      streamIDs.Add(1),
+		cfg:     cfg,
+		done:    make(chan struct{}),
+		enc:     enc,
+		gen:     1,
+		graphs:  map[*Graph]bool{},
+		owned:   map[ownedResource]struct{}{},
 	}
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
 	s.nextSubmit = cfg.firstChunk

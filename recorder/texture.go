@@ -2,7 +2,7 @@ package recorder
 
 import (
 	"fmt"
-	"sync"
+	"github.com/softgraph/softgraph/internal/lockrank"
 	"sync/atomic"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -60,7 +60,7 @@ type Texture struct {
 	h    *texHandle
 	desc TextureDesc
 
-	mu       sync.Mutex // orders Release against acquire (see Buffer.mu)
+	mu       lockrank.Mutex // lockrank.Handle: orders Release against acquire (see Buffer.mu)
 	released bool
 }
 
@@ -160,7 +160,7 @@ func (s *Stream) NewTexture(desc TextureDesc) (*Texture, error) {
 	h := &texHandle{t: t, owner: s}
 	h.refs.Store(1)
 	s.liveTextures.Add(1)
-	out := &Texture{s: s, h: h, desc: desc}
+	out := &Texture{s: s, h: h, desc: desc, mu: lockrank.Mutex{Rank: lockrank.Handle}}
 	s.own(out)
 	return out, nil
 }
@@ -258,7 +258,7 @@ type Sampler struct {
 	h    *samplerHandle
 	desc SamplerDesc
 
-	mu       sync.Mutex
+	mu       lockrank.Mutex // lockrank.Handle
 	released bool
 }
 
@@ -322,7 +322,7 @@ func (s *Stream) NewSampler(desc SamplerDesc) (*Sampler, error) {
 	}
 	h := &samplerHandle{s: ns}
 	h.refs.Store(1)
-	out := &Sampler{s: s, h: h, desc: desc}
+	out := &Sampler{s: s, h: h, desc: desc, mu: lockrank.Mutex{Rank: lockrank.Handle}}
 	s.own(out)
 	return out, nil
 }

@@ -202,7 +202,7 @@ func checkRow(t *testing.T, r row) {
 			t.Errorf("%s: nothing fuses, so the fused graph keeps its %d dispatches (got %d) and says why for every pair:\n got %q\nwant prefix %q", r.Config, r.GraphLen, r.FusedDispatches, r.Fusion, want)
 		}
 	default:
-		if r.GraphLen >= 64 && r.FusedDispatches*2 > r.GraphLen && !strings.Contains(r.Fusion, "another context (docs/fusion.md)") { // context-dependent float kernels stay unfused
+		if r.GraphLen >= 64 && r.FusedDispatches*2 > r.GraphLen && !strings.Contains(r.Fusion, "in a fused kernel (docs/fusion.md)") { // context-dependent float kernels stay unfused
 			t.Errorf("%s: a chain of %d pointwise dispatches fused only to %d", r.Config, r.GraphLen, r.FusedDispatches)
 		}
 		if !strings.HasPrefix(r.Fusion, "fused: ") {
