@@ -120,8 +120,10 @@ func FuseJoins(head, p *Pointwise) bool { return wgsl.Joins(head, p) }
 // them: fusion leaves such kernels unfused there and Graph.String says
 // why. Kernels of single float operations, and integer kernels, fuse on
 // every device.
-func (d *Device) FusesChainedFloats() bool {
-	info := d.Info()
+func (d *Device) FusesChainedFloats() bool { return fusesChainedFloats(d.Info()) }
+
+// fusesChainedFloats is FusesChainedFloats for an adapter.
+func fusesChainedFloats(info AdapterInfo) bool {
 	name := strings.ToLower(info.Name)
 	switch {
 	case strings.Contains(name, "llvmpipe"):
