@@ -325,7 +325,17 @@ func (s *Stream) waitRoomUnlocked() bool {
 		if sub == nil || s.closing.Load() {
 			return false
 		}
+		// Count first, then take: every job counted in seen is then taken
+		// here, so a batch still in flight after this reap is one the
+		// submitter has yet to handle, and the wait below ends when it
+		// does. Taken before counting, a job handled in between was
+		// counted but left in flight, and the wait for one more could
+		// outlast the last job (SetVar hung on four streams).
 		seen := sub.Handled()
+		s.reap(false)
+		if len(s.inflight) < maxInflight {
+			break
+		}
 		s.mu.Unlock()
 		sub.AwaitHandledPast(seen)
 		s.mu.Lock()
