@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/cogentcore/webgpu/wgpu"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // Backend selects the native graphics API behind a Device.
@@ -203,11 +205,13 @@ var instances struct {
 	primary, gl         *wgpu.Instance
 	// mu guards primary and gl for readers that must not make an instance
 	// (NativeObjects); the Once functions write them under it.
-	mu sync.Mutex
+	mu lockrank.Mutex // lockrank.Native (set by init)
 	// glProblem is why the GL instance was not made (glProblem's answer),
 	// "" when it was or GL was never asked for. Written once inside glOnce.
 	glProblem string
 }
+
+func init() { instances.mu.Rank = lockrank.Native }
 
 func primaryInstance() *wgpu.Instance {
 	instances.primaryOnce.Do(func() {

@@ -5,11 +5,10 @@ package wgpu
 import "C"
 
 import (
-	"sync"
-
 	"github.com/cogentcore/webgpu/wgpu"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // Adopt makes a softgraph Device on an application's own WebGPU device (a
@@ -123,6 +122,7 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 		cbs:     map[uintptr]*cbRecord{},
 		glMu:    glLock(info.Backend),
 	}
+	d.rankLocks()
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}
 	d.info.Limits = deviceLimits(dev)
@@ -155,10 +155,10 @@ func (d *Device) Adopted() bool { return d != nil && d.adopted }
 // ownedBuffers maps the native buffers softgraph made to their device, so
 // that wrapping one of them on another device is refused (wrapBuffer): no
 // validation of wgpu-native's tells another device's buffer apart.
-var ownedBuffers struct {
-	sync.Mutex
+var ownedBuffers = struct {
+	lockrank.Mutex
 	m map[C.WGPUBuffer]C.WGPUDevice
-}
+}{Mutex: lockrank.Mutex{Rank: lockrank.Native}}
 
 func noteBuffer(b C.WGPUBuffer, d C.WGPUDevice) {
 	ownedBuffers.Lock()

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/softgraph/softgraph/internal/envswitch"
+	"github.com/softgraph/softgraph/internal/lockrank"
 
 	"github.com/cogentcore/webgpu/wgpu"
 	"github.com/rs/zerolog"
@@ -87,18 +88,18 @@ type Device struct {
 
 	// polling is the OpenGL poll in progress on a goroutine (poll).
 	polling struct {
-		sync.Mutex
-		ch chan struct{}
+		lockrank.Mutex // lockrank.Native
+		ch             chan struct{}
 	}
 
 	// orphans are map status words of released buffers whose abandoned
 	// read may still complete: freed by Close once the device is gone.
 	orphans struct {
-		sync.Mutex
-		status []*C.uint32_t
+		lockrank.Mutex // lockrank.Native
+		status         []*C.uint32_t
 	}
 
-	kernelsMu sync.Mutex
+	kernelsMu lockrank.Mutex        // lockrank.Kernels
 	kernels   map[kernelKey]*Kernel // the cache; each entry owned by the cache until Kernel.Release
 
 	// scopeMu serialises WebGPU error scopes. wgpu-native keeps one scope
@@ -109,7 +110,7 @@ type Device struct {
 	// exclusively. Calls in shared mode (sharedScopes) hold it shared: they
 	// push no scope, so they may run at once with each other, never with a
 	// scoped call, whose scope would catch their errors.
-	scopeMu sync.RWMutex
+	scopeMu lockrank.RWMutex // lockrank.Scope
 
 	// sharedScopes: Finish and Prepare run in shared mode (native.c,
 	// sg_shared): a device softgraph requested, whose uncaptured-error
@@ -142,10 +143,10 @@ type Device struct {
 	// GL Devices taking it at once would collide just as two goroutines of
 	// one would. Order: scopeMu, then glMu; nothing else is taken while it
 	// is held. Set once by Open or Adopt; nil on the other backends.
-	glMu *sync.Mutex
+	glMu *lockrank.Mutex // lockrank.GL
 
-	errMu      sync.Mutex
-	uncaptured []error // device errors no scope caught, oldest first; drained by TakeErrors
+	errMu      lockrank.Mutex // lockrank.Native
+	uncaptured []error        // device errors no scope caught, oldest first; drained by TakeErrors
 
 	tsPeriod struct {
 		once sync.Once
@@ -157,13 +158,13 @@ type Device struct {
 	// dropped. Submit takes only what is in it, so a command buffer can
 	// never be submitted twice or after its device went (both abort inside
 	// wgpu-native).
-	cbMu   sync.Mutex
+	cbMu   lockrank.Mutex // lockrank.Native
 	cbs    map[uintptr]*cbRecord
 	cbFree []*cbRecord // records to reuse
 
 	// submitMu guards the submission scratch: Go-side lists and the C array
 	// the handles are passed in (grown, never shrunk; freed by Close).
-	submitMu   sync.Mutex
+	submitMu   lockrank.Mutex // lockrank.Submission
 	submitRaws []C.WGPUCommandBuffer
 	submitRecs []*cbRecord
 	submitC    *C.WGPUCommandBuffer
@@ -211,11 +212,11 @@ func (l NativeLogLevel) native() uint32 {
 // registry maps the ids handed to wgpu-native callbacks back to Devices. A
 // callback that arrives after Close (wgpu-native reports the device as lost
 // when it is dropped) finds nothing and is ignored.
-var registry struct {
-	sync.Mutex
+var registry = struct {
+	lockrank.Mutex
 	next    uintptr
 	devices map[uintptr]*Device
-}
+}{Mutex: lockrank.Mutex{Rank: lockrank.Native}}
 
 func lookupDevice(id uintptr) *Device {
 	registry.Lock()
@@ -312,6 +313,7 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 		cbs:     map[uintptr]*cbRecord{},
 		glMu:    glLock(c.info.Backend),
 	}
+	d.rankLocks()
 	d.raw = rawDevice(dev)
 	d.rawQ = rawQueue(d.queue)
 	d.view = &driverView{d: d}
@@ -552,9 +554,19 @@ func (d *Device) unlockGL() {
 	}
 }
 
+// rankLocks gives the device's locks their ranks (docs/design.md, "Lock
+// order"), checked in the lockrank build. Called by Open and Adopt before
+// the device is shared.
+func (d *Device) rankLocks() {
+	d.kernelsMu.Rank = lockrank.Kernels
+	d.scopeMu.Rank = lockrank.Scope
+	d.submitMu.Rank = lockrank.Submission
+	d.polling.Rank, d.orphans.Rank, d.errMu.Rank, d.cbMu.Rank, d.objs.mu.Rank = lockrank.Native, lockrank.Native, lockrank.Native, lockrank.Native, lockrank.Native
+}
+
 // glLock is the lock a Device on backend b holds around GL context use
 // (glMu): the process's glContext on OpenGL, none elsewhere.
-func glLock(b Backend) *sync.Mutex {
+func glLock(b Backend) *lockrank.Mutex {
 	if b == BackendGL {
 		return &glContext
 	}

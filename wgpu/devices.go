@@ -2,7 +2,8 @@ package wgpu
 
 import (
 	"fmt"
-	"sync"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // OpenAll opens one Device per adapter of the machine that matches o, best
@@ -152,4 +153,4 @@ func setOf(ranked []AdapterInfo) []bool {
 // that take wgpu-hal's GL context (see Device.glMu): every adapter of the
 // GL instance shares one EGL context, which two threads must not make
 // current at once, while wgpu-hal's own lock on it is per adapter.
-var glContext sync.Mutex
+var glContext = lockrank.Mutex{Rank: lockrank.GL}

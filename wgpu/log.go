@@ -1,9 +1,9 @@
 package wgpu
 
 import (
-	"sync"
-
 	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // wgpu-native has one process-wide log callback. softgraph installs it once
@@ -11,10 +11,10 @@ import (
 // that is still open, at the NativeLog level that Device asked for. Without a
 // Device open, native lines are dropped: with softgraph linked in, wgpu-native
 // never writes to stderr on its own.
-var nativeSinks struct {
-	sync.Mutex
+var nativeSinks = struct {
+	lockrank.Mutex
 	stack []nativeSink
-}
+}{Mutex: lockrank.Mutex{Rank: lockrank.Native}}
 
 type nativeSink struct {
 	id    uintptr

@@ -1,8 +1,9 @@
 package wgpu
 
 import (
-	"sync"
 	"sync/atomic"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // life is the lifetime of one native object handle: the owner's reference
@@ -61,7 +62,7 @@ func (l *life) Released() bool { return l.released.Load() }
 // object after its device (or leaving one alive) corrupts the next device of
 // the process, whose first submission then aborts.
 type objects struct {
-	mu  sync.Mutex
+	mu  lockrank.Mutex // lockrank.Native
 	set map[releaser]struct{}
 }
 

@@ -20,11 +20,26 @@ type Mutex struct {
 	Rank Rank
 }
 
+// RWMutex is a sync.RWMutex of a rank; in this build every Lock and RLock
+// checks the lock order (a reader holds the lock as a writer does). Set
+// Rank before first use; the zero rank is unchecked.
+type RWMutex struct {
+	mu   sync.RWMutex
+	Rank Rank
+}
+
+// holding is one ranked lock a goroutine holds: the lock, by address, and
+// its rank.
+type holding struct {
+	lock any
+	rank Rank
+}
+
 // held maps a goroutine to the ranked locks it holds, in the order taken.
 var held = struct {
 	sync.Mutex
-	by map[uint64][]*Mutex
-}{by: map[uint64][]*Mutex{}}
+	by map[uint64][]holding
+}{by: map[uint64][]holding{}}
 
 func goid() uint64 {
 	var buf [64]byte
@@ -37,70 +52,123 @@ func goid() uint64 {
 	return id
 }
 
-// check panics if the calling goroutine holds a lock of m's rank or above.
-func (m *Mutex) check(g uint64) {
-	if m.Rank == 0 {
+// check panics if goroutine g holds a lock of rank r or above, or a leaf.
+func check(g uint64, r Rank) {
+	if r == 0 {
 		return
 	}
 	held.Lock()
 	defer held.Unlock()
 	for _, h := range held.by[g] {
-		if h.Rank >= m.Rank {
-			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (the order is %s before %s, and one lock of a rank at a time)", m.Rank, h.Rank, min(m.Rank, h.Rank), max(m.Rank, h.Rank)))
+		if h.rank >= r {
+			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (the order is %s before %s, and one lock of a rank at a time)", r, h.rank, min(r, h.rank), max(r, h.rank)))
 		}
-		if h.Rank.Leaf() {
-			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (a %s lock is held while taking nothing)", m.Rank, h.Rank, h.Rank))
+		if h.rank.Leaf() {
+			panic(fmt.Sprintf("lockrank: taking a %s lock while holding a %s lock (a %s lock is held while taking nothing)", r, h.rank, h.rank))
 		}
 	}
 }
 
-func (m *Mutex) acquired(g uint64) {
-	if m.Rank == 0 {
+// acquired records that g holds lock, of rank r.
+func acquired(g uint64, lock any, r Rank) {
+	if r == 0 {
 		return
 	}
 	held.Lock()
-	held.by[g] = append(held.by[g], m)
+	held.by[g] = append(held.by[g], holding{lock, r})
 	held.Unlock()
+}
+
+// forget drops lock from what goroutine g holds, or, when g does not hold
+// it (a lock let go by another goroutine than took it), from whichever
+// goroutine does.
+func forget(g uint64, lock any, r Rank) {
+	if r == 0 {
+		return
+	}
+	held.Lock()
+	defer held.Unlock()
+	drop := func(g uint64) bool {
+		list := held.by[g]
+		for i, h := range list {
+			if h.lock == lock {
+				list = append(list[:i], list[i+1:]...)
+				if len(list) == 0 {
+					delete(held.by, g)
+				} else {
+					held.by[g] = list
+				}
+				return true
+			}
+		}
+		return false
+	}
+	if drop(g) {
+		return
+	}
+	for other := range held.by {
+		if drop(other) {
+			return
+		}
+	}
 }
 
 // Lock checks the order, then locks.
 func (m *Mutex) Lock() {
 	g := goid()
-	m.check(g)
+	check(g, m.Rank)
 	m.mu.Lock()
-	m.acquired(g)
+	acquired(g, m, m.Rank)
 }
 
 // TryLock checks the order, then tries the lock.
 func (m *Mutex) TryLock() bool {
 	g := goid()
-	m.check(g)
+	check(g, m.Rank)
 	if !m.mu.TryLock() {
 		return false
 	}
-	m.acquired(g)
+	acquired(g, m, m.Rank)
 	return true
 }
 
 // Unlock forgets the lock, whichever goroutine took it, then unlocks.
 func (m *Mutex) Unlock() {
 	if m.Rank != 0 {
-		held.Lock()
-		for g, list := range held.by {
-			for i, h := range list {
-				if h == m {
-					list = append(list[:i], list[i+1:]...)
-					if len(list) == 0 {
-						delete(held.by, g)
-					} else {
-						held.by[g] = list
-					}
-					goto done
-				}
-			}
-		}
-	done:
-		held.Unlock()
+		forget(goid(), m, m.Rank)
 	}
 	m.mu.Unlock()
+}
+
+// Lock checks the order, then locks for writing.
+func (m *RWMutex) Lock() {
+	g := goid()
+	check(g, m.Rank)
+	m.mu.Lock()
+	acquired(g, m, m.Rank)
+}
+
+// Unlock forgets the lock, then unlocks it for writing.
+func (m *RWMutex) Unlock() {
+	if m.Rank != 0 {
+		forget(goid(), m, m.Rank)
+	}
+	m.mu.Unlock()
+}
+
+// RLock checks the order, then locks for reading.
+func (m *RWMutex) RLock() {
+	g := goid()
+	check(g, m.Rank)
+	m.mu.RLock()
+	acquired(g, m, m.Rank)
+}
+
+// RUnlock forgets the calling goroutine's hold, then unlocks it for
+// reading.
+func (m *RWMutex) RUnlock() {
+	if m.Rank != 0 {
+		forget(goid(), m, m.Rank)
+	}
+	m.mu.RUnlock()
 }

@@ -1,6 +1,6 @@
-// Package lockrank gives the recorder's mutexes a rank, so that the lock
-// order written in docs/design.md ("Lock order") is checked, not only
-// stated.
+// Package lockrank gives the recorder's and the wgpu package's mutexes a
+// rank, so that the lock order written in docs/design.md ("Lock order") is
+// checked, not only stated.
 //
 // The rule: a goroutine may take a lock only while every lock it already
 // holds has a lower rank. Two locks of one rank are never held together
@@ -34,21 +34,40 @@ const (
 	// steps it encodes. Command buffers it drops are released after it is
 	// let go, since a release is a driver call.
 	Ramp
+	// Kernels is a wgpu.Device's kernel cache (kernelsMu), held while a
+	// kernel compiles.
+	Kernels
+	// Scope is a wgpu.Device's error-scope lock (scopeMu; exclusive for a
+	// scoped call, shared for calls in shared mode).
+	Scope
+	// Submission is a wgpu.Device's submission scratch (submitMu), held
+	// while it submits and drops the command buffers' records.
+	Submission
+	// GL is the process's lock on wgpu-hal's GL context (wgpu's
+	// glContext, a Device's glMu on OpenGL), held around native calls that
+	// take the context.
+	GL
 	// Driver is a driver implementation's own state: internal/driver/fake's
 	// device and kernel locks, a driver.Locals. A call into the driver may
 	// take it, so it ranks below every lock held across such a call.
 	Driver
+	// Native is a wgpu lock around a few fields, taken inside native calls'
+	// callbacks too: a Device's command-buffer records (cbMu), uncaptured
+	// errors (errMu), poll in progress, orphaned map words and live
+	// objects, and the process's device registry, log sinks, buffer owners
+	// and instances.
+	Native
 )
 
 // leaf marks the ranks held while taking no other ranked lock (the table's
 // "held while taking: nothing"): a lock of a leaf rank guards a few fields
 // and calls out to nothing that locks.
-var leaf = [...]bool{Handle: true, Submitter: true, Ramp: true}
+var leaf = [...]bool{Handle: true, Submitter: true, Ramp: true, Native: true}
 
 // Leaf reports whether r is held while taking nothing.
 func (r Rank) Leaf() bool { return int(r) < len(leaf) && leaf[r] }
 
-var rankNames = [...]string{Stream: "Stream", Streams: "Streams", Handle: "Handle", Pool: "Pool", Submitter: "Submitter", Ramp: "Ramp", Driver: "Driver"}
+var rankNames = [...]string{Stream: "Stream", Streams: "Streams", Handle: "Handle", Pool: "Pool", Submitter: "Submitter", Ramp: "Ramp", Kernels: "Kernels", Scope: "Scope", Submission: "Submission", GL: "GL", Driver: "Driver", Native: "Native"}
 
 func (r Rank) String() string {
 	if int(r) < len(rankNames) && rankNames[r] != "" {

@@ -39,6 +39,10 @@ func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
 		// its lock: the Ramp rank is held while taking nothing.
 		{"a driver lock under the ramp worker's", lockrank.Ramp, lockrank.Driver, "taking a Driver lock while holding a Ramp lock (a Ramp lock is held while taking nothing)"},
 		{"a driver lock under a submitter's", lockrank.Submitter, lockrank.Driver, "taking a Driver lock while holding a Submitter lock (a Submitter lock is held while taking nothing)"},
+		// wgpu: a scoped call under the GL context's lock, and a native
+		// call from inside a callback's leaf lock.
+		{"the error-scope lock under the GL lock", lockrank.GL, lockrank.Scope, "taking a Scope lock while holding a GL lock"},
+		{"the GL lock under a native leaf", lockrank.Native, lockrank.GL, "taking a GL lock while holding a Native lock"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,4 +61,40 @@ func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
 			t.Fatalf("no panic")
 		})
 	}
+}
+
+// TestReadersAndWritersOfAnRWMutexKeepTheOrder: holding an RWMutex shared
+// counts as holding it, for the order, and a reader's hold ends with its
+// RUnlock while another reader still holds it.
+func TestReadersAndWritersOfAnRWMutexKeepTheOrder(t *testing.T) {
+	scope := &lockrank.RWMutex{Rank: lockrank.Scope}
+	gl := &lockrank.Mutex{Rank: lockrank.GL}
+	scope.RLock()
+	gl.Lock() // in order under a reader
+	gl.Unlock()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		scope.RLock() // a second reader
+		scope.RUnlock()
+	}()
+	<-done
+	scope.RUnlock()
+	scope.Lock()
+	gl.Lock()
+	gl.Unlock()
+	scope.Unlock()
+	if !lockrank.Checked {
+		return
+	}
+	gl.Lock()
+	defer gl.Unlock()
+	defer func() {
+		msg, _ := recover().(string)
+		if !strings.Contains(msg, "taking a Scope lock while holding a GL lock") {
+			t.Fatalf("panic %q, want the order broken", msg)
+		}
+	}()
+	scope.RLock()
+	t.Fatalf("no panic")
 }

@@ -11,5 +11,12 @@ type Mutex struct {
 	Rank Rank
 }
 
+// RWMutex is a sync.RWMutex of a rank. Set Rank before first use; the zero
+// rank is unchecked.
+type RWMutex struct {
+	sync.RWMutex
+	Rank Rank
+}
+
 // Checked reports whether ranks are checked in this build.
 const Checked = false
