@@ -69,21 +69,28 @@ func TestOutOfOrderAndSameRankLocksPanicInCheckedBuilds(t *testing.T) {
 func TestReadersAndWritersOfAnRWMutexKeepTheOrder(t *testing.T) {
 	scope := &lockrank.RWMutex{Rank: lockrank.Scope}
 	gl := &lockrank.Mutex{Rank: lockrank.GL}
+	held := 0
 	scope.RLock()
 	gl.Lock() // in order under a reader
+	held++
 	gl.Unlock()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		scope.RLock() // a second reader
+		held++
 		scope.RUnlock()
 	}()
 	<-done
 	scope.RUnlock()
 	scope.Lock()
 	gl.Lock()
+	held++
 	gl.Unlock()
 	scope.Unlock()
+	if held != 3 {
+		t.Fatalf("held %d times, want 3", held)
+	}
 	if !lockrank.Checked {
 		return
 	}
