@@ -16,7 +16,8 @@ import (
 // Specialize returns and never panics; it fails only with this package's
 // error types; and whatever it accepts, its own rewrite is accepted again,
 // with no constants, reflecting to the same resources, workgroup size and
-// workgroup storage. A rewrite that changed what the module means, or one
+// workgroup storage; and the float analyses fusion uses do not fail on
+// it. A rewrite that changed what the module means, or one
 // that produced text our own parser refuses, breaks the last property.
 func FuzzSpecialize(f *testing.F) {
 	for _, tc := range specializeCases {
@@ -46,6 +47,9 @@ func FuzzSpecialize(f *testing.F) {
 		if err != nil {
 			checkErrorType(t, err)
 			return
+		}
+		if strings.HasPrefix(k.ContextReason, analysisFailed) {
+			t.Fatalf("the float analyses failed on an accepted module: %s", k.ContextReason)
 		}
 		again, err := Specialize(k.Source, entry, Options{})
 		if err != nil {

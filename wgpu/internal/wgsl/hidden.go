@@ -1,5 +1,7 @@
 package wgsl
 
+import "fmt"
+
 // Hidden constants: the second way a float kernel's result can depend on
 // the context it is compiled in (Kernel.ContextDependent).
 //
@@ -86,6 +88,27 @@ type hiddenConsts struct {
 	found   bool
 	visits  int
 	returns []level // the levels the function being inlined returns
+}
+
+// analysisFailed begins the reason a kernel gets when the float analyses
+// below fail on a construct they do not expect.
+const analysisFailed = "the fusion analysis failed"
+
+// floatAnalyses runs the analyses of the entry point's floats: hidden
+// constants (below) and chained operations (chains.go). They only decide
+// what fusion leaves unfused, so a failure of theirs must not refuse a
+// kernel the compiler accepts: it marks the kernel context-dependent,
+// which keeps it unfused, with the reason (FuzzSpecialize reports it).
+func (l *lowerer) floatAnalyses() {
+	defer func() {
+		if r := recover(); r != nil {
+			l.c.contextDependent, l.c.contextWhy = true, fmt.Sprintf("%s (%v)", analysisFailed, r)
+		}
+	}()
+	if !l.c.contextDependent {
+		l.hiddenConstants()
+	}
+	l.chains()
 }
 
 // hiddenConstants marks the kernel context-dependent when its entry point

@@ -179,10 +179,7 @@ func (c *checker) lower() (err error) {
 	}
 	l.runtimeShifts()
 	l.privateConsts()
-	if !c.contextDependent {
-		l.hiddenConstants()
-	}
-	l.chains()
+	l.floatAnalyses()
 	if c.opengl {
 		return l.padStructs(l.constructed)
 	}
