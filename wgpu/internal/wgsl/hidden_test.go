@@ -15,44 +15,25 @@ import (
 // The first three are the kernels the H200 computed differently alone and
 // fused.
 func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
-	head := "@group(0) @binding(0) var<storage, read> a: array<f32>;\n@group(0) @binding(1) var<storage, read_write> b: array<f32>;\n@group(0) @binding(2) var<uniform> p: vec4<f32>;\n"
-	body := func(decls, stmts string) string {
-		return head + decls + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\tlet i = gid.x;\n\tif (i >= arrayLength(&b)) { return; }\n\t" + stmts + "\n}\n"
-	}
-	cases := []struct {
-		name, src string
-		want      bool
-	}{
-		{"transcendental of a var", body("", "var t = 1.5f; b[i] = exp(sqrt(t));"), true},
-		{"var folded into a sum", body("", "var t = abs(3.0f); b[i] = t - (a[i] + 3.0f);"), true},
-		{"var assigned after a loop", body("", "var acc: f32 = 0.0f; for (var k = 0u; k < 4u; k = k + 1u) { acc = a[(i + k) % 8u]; } acc = 3.0f; b[i] = sqrt(acc);"), true},
-		{"zeroed var", body("", "var z: f32; b[i] = a[i] * z;"), true},
-		{"private", body("var<private> s: f32 = 2.0;\n", "b[i] = a[i] / s;"), true},
-		{"helper parameter", body("fn f(x: f32, y: f32) -> f32 { return x * y; }\n", "b[i] = f(a[i], 0.5f);"), true},
-		{"through a pointer", body("", "var t = 2.0f; let q = &t; b[i] = exp(*q);"), true},
-		{"constant in one branch only", body("", "var t = 2.0f; if (a[i] > 0.0) { t = a[i]; } b[i] = a[i] + t;"), true}, // (the comparison already marks it)
-		{"literals", body("", "b[i] = (a[i] + 3.0f) - 3.0f + exp(sqrt(1.5f)) * tanh(3.0f);"), false},
-		{"let of literals", body("", "let c = 0.7978846f; let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(c * (x + 0.044715 * x * x * x)));"), false},
-		{"const and uniform", body("const K = 2.0f;\n", "b[i] = a[i] * K + p.x;"), false},
-		{"var from memory", body("", "var t = a[i]; t = t * 2.0; b[i] = exp(t);"), false},
-		{"accumulator", body("", "var acc: f32 = 0.0f; for (var k = 0u; k < 4u; k = k + 1u) { acc = acc + a[(i + k) % 8u] * 2.0; } b[i] = acc;"), false},
-		{"loop accumulator", body("", "var acc = 0.0f; var k = 0u; loop { if (k >= 4u) { break; } acc += a[k]; continuing { k = k + 1u; } } b[i] = acc;"), false},
-		{"integer var", body("", "var n = 3u; n = n * 2u; b[i] = a[i] * f32(i + n);"), false},
-		{"var stored unchanged", body("", "var t = 1.5f; b[i] = t;"), false},
-		{"helper of memory", body("fn f(x: f32) -> f32 { return x * x; }\n", "b[i] = f(a[i]);"), false},
-	}
-	for _, c := range cases {
-		k, err := Specialize(c.src, "main", Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if k.ContextDependent != c.want {
-			t.Errorf("%s: ContextDependent = %v, want %v", c.name, k.ContextDependent, c.want)
-		}
-		if c.want != (k.ContextReason != "") {
-			t.Errorf("%s: ContextReason = %q with ContextDependent %v", c.name, k.ContextReason, k.ContextDependent)
-		}
-	}
+	checkFlags(t, "ContextDependent", []flagCase{
+		{"transcendental of a var", flagModule("", "var t = 1.5f; b[i] = exp(sqrt(t));"), true},
+		{"var folded into a sum", flagModule("", "var t = abs(3.0f); b[i] = t - (a[i] + 3.0f);"), true},
+		{"var assigned after a loop", flagModule("", "var acc: f32 = 0.0f; for (var k = 0u; k < 4u; k = k + 1u) { acc = a[(i + k) % 8u]; } acc = 3.0f; b[i] = sqrt(acc);"), true},
+		{"zeroed var", flagModule("", "var z: f32; b[i] = a[i] * z;"), true},
+		{"private", flagModule("var<private> s: f32 = 2.0;\n", "b[i] = a[i] * s;"), true},
+		{"helper parameter", flagModule("fn f(x: f32, y: f32) -> f32 { return x * y; }\n", "b[i] = f(a[i], 0.5f);"), true},
+		{"through a pointer", flagModule("", "var t = 2.0f; let q = &t; b[i] = exp(*q);"), true},
+		{"constant in one branch only", flagModule("", "var t = 2.0f; if (a[i] > 0.0) { t = a[i]; } b[i] = a[i] + t;"), true}, // (the comparison already marks it)
+		{"literals", flagModule("", "b[i] = (a[i] + 3.0f) - 3.0f + exp(sqrt(1.5f)) * tanh(3.0f);"), false},
+		{"let of literals", flagModule("", "let c = 0.7978846f; let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(c * (x + 0.044715 * x * x * x)));"), false},
+		{"const and uniform", flagModule("const K = 2.0f;\n", "b[i] = a[i] * K + p.x;"), false},
+		{"var from memory", flagModule("", "var t = a[i]; t = t * 2.0; b[i] = exp(t);"), false},
+		{"accumulator", flagModule("", "var acc: f32 = 0.0f; for (var k = 0u; k < 4u; k = k + 1u) { acc = acc + a[(i + k) % 8u] * 2.0; } b[i] = acc;"), false},
+		{"loop accumulator", flagModule("", "var acc = 0.0f; var k = 0u; loop { if (k >= 4u) { break; } acc += a[k]; continuing { k = k + 1u; } } b[i] = acc;"), false},
+		{"integer var", flagModule("", "var n = 3u; n = n * 2u; b[i] = a[i] * f32(i + n);"), false},
+		{"var stored unchanged", flagModule("", "var t = 1.5f; b[i] = t;"), false},
+		{"helper of memory", flagModule("fn f(x: f32) -> f32 { return x * x; }\n", "b[i] = f(a[i]);"), false},
+	}, contextFlag)
 }
 
 // TestContextReasonNamesTheConstructAndItsLine: the reason fusion shows

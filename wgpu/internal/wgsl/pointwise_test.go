@@ -346,34 +346,18 @@ fn main(@builtin(global_invocation_id) id: vec3<u32>) { var p: Particle = ps[id.
 // is context-dependent; one of float +, - and * and exp/tanh/sqrt, or one
 // comparing or dividing only integers, is not.
 func TestContextDependentMarksFloatComparisonsMinMaxFMAAndDivision(t *testing.T) {
-	head := "@group(0) @binding(0) var<storage, read> a: array<f32>;\n@group(0) @binding(1) var<storage, read_write> b: array<f32>;\n@group(0) @binding(2) var<storage, read_write> u: array<u32>;\n"
-	body := func(helper, stmt string) string {
-		return head + helper + "@compute @workgroup_size(64)\nfn main(@builtin(global_invocation_id) gid: vec3<u32>) {\n\tlet i = gid.x;\n\tif (i >= arrayLength(&b)) { return; }\n\t" + stmt + "\n}\n"
-	}
-	cases := []struct {
-		name, src string
-		want      bool
-	}{
-		{"arithmetic", body("", "b[i] = (a[i] * 2.0 + 1.0) * (a[i] - 3.0);"), false},
-		{"division", body("", "b[i] = (a[i] * 2.0 + 1.0) / (a[i] - 3.0);"), true},
-		{"division assigned", body("", "var x = a[i]; x /= 3.0; b[i] = x;"), true},
-		{"float remainder", body("", "b[i] = a[i] % 3.0;"), true},
-		{"integer division", body("", "u[i] = u[i] / 3u + u[i] % 7u; b[i] = a[i] + 1.0;"), false},
-		{"gelu", body("", "let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(0.7978846 * (x + 0.044715 * x * x * x))) + exp(x) + sqrt(abs(x));"), false},
-		{"integer compare", body("", "u[i] = select(1u, 2u, u[i] > 7u); b[i] = a[i] + 1.0;"), false},
-		{"float compare", body("", "b[i] = select(a[i], 0.0, a[i] > 0.0);"), true},
-		{"min", body("", "b[i] = min(a[i], 1.5);"), true},
-		{"clamp in helper", body("fn f(x: f32) -> f32 { return clamp(x, 0.0, 1.0); }\n", "b[i] = f(a[i]);"), true},
-		{"fma", body("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
-		{"vector max", body("", "let v = max(vec2<f32>(a[i], 1.0), vec2<f32>(0.0)); b[i] = v.x;"), true},
-	}
-	for _, c := range cases {
-		k, err := Specialize(c.src, "main", Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", c.name, err)
-		}
-		if k.ContextDependent != c.want {
-			t.Errorf("%s: ContextDependent = %v, want %v", c.name, k.ContextDependent, c.want)
-		}
-	}
+	checkFlags(t, "ContextDependent", []flagCase{
+		{"arithmetic", flagModule("", "b[i] = (a[i] * 2.0 + 1.0) * (a[i] - 3.0);"), false},
+		{"division", flagModule("", "b[i] = (a[i] * 2.0 + 1.0) / (a[i] - 3.0);"), true},
+		{"division assigned", flagModule("", "var x = a[i]; x /= 3.0; b[i] = x;"), true},
+		{"float remainder", flagModule("", "b[i] = a[i] % 3.0;"), true},
+		{"integer division", flagModule("", "u[i] = u[i] / 3u + u[i] % 7u; b[i] = a[i] + 1.0;"), false},
+		{"gelu", flagModule("", "let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(0.7978846 * (x + 0.044715 * x * x * x))) + exp(x) + sqrt(abs(x));"), false},
+		{"integer compare", flagModule("", "u[i] = select(1u, 2u, u[i] > 7u); b[i] = a[i] + 1.0;"), false},
+		{"float compare", flagModule("", "b[i] = select(a[i], 0.0, a[i] > 0.0);"), true},
+		{"min", flagModule("", "b[i] = min(a[i], 1.5);"), true},
+		{"clamp in helper", flagModule("fn f(x: f32) -> f32 { return clamp(x, 0.0, 1.0); }\n", "b[i] = f(a[i]);"), true},
+		{"fma", flagModule("", "b[i] = fma(a[i], 2.0, 1.0);"), true},
+		{"vector max", flagModule("", "let v = max(vec2<f32>(a[i], 1.0), vec2<f32>(0.0)); b[i] = v.x;"), true},
+	}, contextFlag)
 }
