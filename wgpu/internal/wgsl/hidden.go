@@ -156,7 +156,15 @@ func (h *hiddenConsts) lookup(name string) *hiddenSlot {
 // end of b is reached (a return ends a path).
 func (h *hiddenConsts) block(b *blockStmt, env hiddenEnv) bool {
 	h.scopes = append(h.scopes, map[string]*hiddenSlot{})
-	defer func() { h.scopes = h.scopes[:len(h.scopes)-1] }()
+	defer func() {
+		// The block's names are gone: env keeps only live variables, so
+		// cloning it at a branch or a loop costs what is in scope, not
+		// every variable the interpretation ever made.
+		for _, s := range h.scopes[len(h.scopes)-1] {
+			delete(env, s)
+		}
+		h.scopes = h.scopes[:len(h.scopes)-1]
+	}()
 	stmts := b.stmts
 	if b.repeats {
 		for _, s := range stmts[:b.repeatFrom] {
@@ -432,6 +440,9 @@ func (h *hiddenConsts) inline(f *fnDecl, call *callExpr, args []level, env hidde
 		h.scopes[0][f.params[i].name] = s
 	}
 	h.block(f.body, env)
+	for _, s := range h.scopes[0] {
+		delete(env, s) // the parameters
+	}
 	lv := folded
 	for _, r := range h.returns {
 		lv = max(lv, r)

@@ -1,6 +1,7 @@
 package wgsl
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -56,5 +57,28 @@ func TestContextReasonNamesTheConstructAndItsLine(t *testing.T) {
 		if diff := cmp.Diff(c.want, k.ContextReason); diff != "" {
 			t.Errorf("ContextReason (-want +got):\n%s\n%s", diff, c.src)
 		}
+	}
+}
+
+// TestHiddenConstantsGiveUpOnACallTreeTooLargeToInline: a module whose
+// helpers each call the one below twice, with loops and branches (2^30
+// inlined calls), is marked context-dependent as too long to interpret
+// (which keeps it unfused) after a bounded amount of work; interpreting
+// it whole, or cloning every variable ever made at each branch, took
+// minutes.
+func TestHiddenConstantsGiveUpOnACallTreeTooLargeToInline(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("@group(0) @binding(0) var<storage, read_write> o: array<f32>;\n")
+	b.WriteString("fn h0(x: f32) -> f32 { var s = x; for (var i = 0u; i < 4u; i++) { s = s + x; } return s; }\n")
+	for i := 1; i < 30; i++ {
+		fmt.Fprintf(&b, "fn h%d(x: f32) -> f32 { var t = x; if (all(vec2(true))) { t = h%d(x); } loop { t = h%d(t); if (any(vec2(true))) { break; } } return t; }\n", i, i-1, i-1)
+	}
+	b.WriteString("@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) { o[g.x] = h29(o[g.x]); }\n")
+	k, err := Specialize(b.String(), "main", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "its entry point is too long to show"; !k.ContextDependent || !strings.Contains(k.ContextReason, want) {
+		t.Errorf("ContextDependent = %v (%q), want true with %q", k.ContextDependent, k.ContextReason, want)
 	}
 }
