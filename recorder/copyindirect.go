@@ -62,11 +62,11 @@ func (s *Stream) CopyIndirect(dst, src *Buffer, offsets *Var) error {
 	if err != nil {
 		return s.refused(op, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err})
 	}
-	k, err := s.dev.Kernel(ck.Source, ck.Entry)
+	k, err := s.drv.Compile(ck.Source, ck.Entry, nil) // the device's cache keeps it
 	if err != nil {
 		return s.refused(op, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err})
 	}
 	words := min(src.size, dst.size) / 4
 	groups := uint32(min((words+63)/64, copyIndirectMaxGroups))
-	return s.Launch(k, Groups(max(groups, 1), 1, 1), kernels.InBindingOrder[Arg](ck, src, dst, offsets)...)
+	return s.launch(ownKernel{k}, Groups(max(groups, 1), 1, 1), kernels.InBindingOrder[Arg](ck, src, dst, offsets))
 }

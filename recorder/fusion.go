@@ -97,7 +97,7 @@ type fusedPart struct {
 // chain fusing to a source a graph of the stream already uses (the same
 // capture made twice, a Rebind) takes it instead of compiling again.
 type fusedKernel struct {
-	k    *wgpu.Kernel
+	k    driver.Kernel
 	src  string
 	refs int
 }
@@ -108,7 +108,7 @@ type fusedKernel struct {
 // (dropKernels). A chain whose fused kernel does not come out (Fuse
 // refuses it, the device does not compile it) stays unfused, with the
 // reason in the fusion's account. The caller holds s.mu.
-func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node, *fusion, []*wgpu.Kernel, error) {
+func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node, *fusion, []driver.Kernel, error) {
 	fz := &fusion{unfused: nodes, group: make([]int, len(nodes)), why: make([]string, len(nodes))}
 	analysed := map[driver.Kernel]*wgpu.Pointwise{}
 	reasons := map[driver.Kernel]string{}
@@ -150,8 +150,8 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 				pw, why = nil, pw.ContextReason+", which a compiler may compute differently in a fused kernel (docs/fusion.md)"
 				break
 			}
-			if err == nil && pw.ChainsFloats && !s.dev.FusesChainedFloats() && floatKernel.MatchString(src) {
-				pw, why = nil, pw.ChainReason+", which this device's compiler ("+s.dev.Info().Name+", "+s.dev.Info().Backend.String()+") may contract or reassociate differently in a fused kernel (docs/fusion.md)"
+			if info := s.drv.Info(); err == nil && pw.ChainsFloats && !info.FusesChainedFloats && floatKernel.MatchString(src) {
+				pw, why = nil, pw.ChainReason+", which this device's compiler ("+info.Name+", "+info.Backend+") may contract or reassociate differently in a fused kernel (docs/fusion.md)"
 				break
 			}
 			if err != nil {
@@ -168,7 +168,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		return pw, why
 	}
 	var out []node
-	var kernels []*wgpu.Kernel
+	var kernels []driver.Kernel
 	var chain []fusedPart
 	flush := func() error {
 		if len(chain) == 0 {
@@ -200,7 +200,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		chain = chain[:0]
 		return nil
 	}
-	fail := func(err error) ([]node, *fusion, []*wgpu.Kernel, error) {
+	fail := func(err error) ([]node, *fusion, []driver.Kernel, error) {
 		s.dropKernels(kernels)
 		return nil, nil, nil, err
 	}
@@ -526,7 +526,7 @@ func slotCounts(parts []fusedPart) (storage, uniform int) {
 // chain cannot be fused after all (Fuse refuses it; the device does not
 // compile it or its bind group), why, for the chain to stay unfused. An
 // error is one the capture itself fails with (the device closed).
-func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (node, *wgpu.Kernel, string, error) {
+func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (node, driver.Kernel, string, error) {
 	slots := map[slotKey]uint32{}
 	var acc []access
 	written := writtenMemory(chain)
@@ -560,19 +560,15 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 		return node{}, nil, "", &Error{Op: op.String(), Arg: "the fused kernel's zero words", Err: err}
 	}
 	acc = append(acc, access{kind: accessParams, meta: zero, size: zero.Size, binding: uint32(len(acc))})
-	k, why, err := s.fusedKernel(src, entry)
+	kd, why, err := s.fusedKernel(src, entry)
 	if why != "" || err != nil {
 		return node{}, nil, why, err
 	}
-	kd, err := s.drv.Kernel(k)
-	if err != nil {
-		s.dropKernels([]*wgpu.Kernel{k})
-		return node{}, nil, "", &Error{Op: op.String(), Arg: "fused kernel", Err: err}
-	}
+	k := kd
 	head := chain[0].n
 	n := node{kind: nodeDispatch, k: kd, d: head.d, ind: head.ind, indBuf: head.indBuf, acc: acc, region: head.region}
 	if err := s.bindGroups(op, kd, n.acc, &n.groups); err != nil {
-		s.dropKernels([]*wgpu.Kernel{k})
+		s.dropKernels([]driver.Kernel{k})
 		if errors.Is(err, wgpu.ErrValidation) {
 			return node{}, nil, "the fused kernel's bind group was refused: " + err.Error(), nil
 		}
@@ -591,13 +587,13 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 // for the caller: the stream's, when a graph of it holds one already, or
 // a fresh compile (its time counted in the stream's fusion statistics).
 // A source the device does not compile returns why. The caller holds s.mu.
-func (s *Stream) fusedKernel(src, entry string) (*wgpu.Kernel, string, error) {
+func (s *Stream) fusedKernel(src, entry string) (driver.Kernel, string, error) {
 	if fk := s.fused[src]; fk != nil {
 		fk.refs++
 		return fk.k, "", nil
 	}
 	start := time.Now()
-	k, err := s.dev.Kernel(src, entry, wgpu.Private())
+	k, err := s.drv.CompileOwned(src, entry, nil, "")
 	s.fusionCompile += time.Since(start)
 	s.fusionCompiles++
 	switch {
@@ -608,7 +604,7 @@ func (s *Stream) fusedKernel(src, entry string) (*wgpu.Kernel, string, error) {
 	}
 	if s.fused == nil {
 		s.fused = map[string]*fusedKernel{}
-		s.fusedOf = map[*wgpu.Kernel]*fusedKernel{}
+		s.fusedOf = map[driver.Kernel]*fusedKernel{}
 	}
 	fk := &fusedKernel{k: k, src: src, refs: 1}
 	s.fused[src], s.fusedOf[k] = fk, fk
@@ -618,7 +614,7 @@ func (s *Stream) fusedKernel(src, entry string) (*wgpu.Kernel, string, error) {
 // dropKernels drops a graph's references to its kernels: a fused kernel
 // is released with its last holder, any other (a loaded graph's own) at
 // once. The caller holds s.mu.
-func (s *Stream) dropKernels(ks []*wgpu.Kernel) {
+func (s *Stream) dropKernels(ks []driver.Kernel) {
 	for _, k := range ks {
 		fk := s.fusedOf[k]
 		if fk == nil {

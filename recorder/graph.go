@@ -6,7 +6,6 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
-	"github.com/softgraph/softgraph/wgpu"
 )
 
 // Graph is a sealed, immutable recording of a stream's work: prebuilt
@@ -60,7 +59,7 @@ type Graph struct {
 	// kernels were compiled for this graph alone (a loaded graph's,
 	// wgpu.Private): released with it. Its program keeps their pipelines
 	// alive for replays already encoded.
-	kernels []*wgpu.Kernel
+	kernels []driver.Kernel
 	// fusion is what WithFusion fused, nil when nothing was (fusion.go).
 	fusion *fusion
 

@@ -71,7 +71,7 @@ type loader struct {
 	s        *Stream
 	f        *graphfile.File
 	mode     lifecycle.PoolMode // the pool mode of the verdict the load was admitted with
-	kernels  []*wgpu.Kernel
+	kernels  []driver.Kernel
 	buffers  []*Buffer
 	textures []*Texture
 	samplers []*Sampler
@@ -121,7 +121,7 @@ func (l *loader) build() (*Graph, error) {
 	for i, k := range f.Kernels {
 		// Compiled for this graph alone: the graph releases them, and a
 		// refused load leaves none behind in the device's cache.
-		kk, err := s.dev.Kernel(k.Source, k.Entry, wgpu.WithConstants(constants(k.Constants)), wgpu.WithLabel(k.Label), wgpu.Private())
+		kk, err := s.drv.CompileOwned(k.Source, k.Entry, constants(k.Constants), k.Label)
 		if err != nil {
 			return nil, l.fail(fmt.Sprintf("kernel %d (%s)", i, k.Entry), err)
 		}
@@ -349,7 +349,7 @@ func (l *loader) node(i int) error {
 	}
 	ln := &s.scratch.launch
 	defer ln.reset()
-	k := l.kernels[n.Kernel]
+	k := ownKernel{l.kernels[n.Kernel]}
 	if err := s.resolve(op, k, d, args, ln); err != nil {
 		ln.release()
 		return launchError(op, k, err)

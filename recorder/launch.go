@@ -214,6 +214,25 @@ func (s *Stream) Launch(k *wgpu.Kernel, d Dispatch, args ...Arg) error {
 	return s.launch(h, d, args)
 }
 
+// ownKernel is a kernel the stream compiled through its driver (a loaded
+// graph's, the CopyIndirect kernel), launched as a handle: the caller
+// cannot make one, so only the recorder's own kernels skip the driver's
+// handle lookup.
+type ownKernel struct{ driver.Kernel }
+
+// kernelOf is the driver view of a launched handle: an ownKernel's own, or
+// what the driver resolves a public handle to (refusing other devices' and
+// released kernels).
+func (s *Stream) kernelOf(k driver.KernelHandle) (driver.Kernel, error) {
+	if own, ok := k.(ownKernel); ok {
+		if own.Released() {
+			return nil, fmt.Errorf("recorder: kernel %q: %w", own.Entry(), ErrReleased)
+		}
+		return own.Kernel, nil
+	}
+	return s.drv.Kernel(k)
+}
+
 // launch is Launch of any driver's kernel handle (tests pass the fake's).
 func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err error) {
 	const op = lifecycle.Launch
@@ -347,7 +366,7 @@ func (s *Stream) resolve(op lifecycle.Op, k driver.KernelHandle, d Dispatch, arg
 	if k == nil {
 		return argError(op, ErrInvalidArgument, "kernel is nil")
 	}
-	kd, err := s.drv.Kernel(k)
+	kd, err := s.kernelOf(k)
 	if err != nil {
 		return &Error{Op: op.String(), Kernel: errKernelName(k.Label(), k.Entry()), Err: err}
 	}

@@ -1,9 +1,9 @@
 package recorder
 
 import (
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
-	"github.com/softgraph/softgraph/wgpu"
 )
 
 // Rebind returns a new graph that binds new wherever g binds old (as a
@@ -128,7 +128,7 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, err
 	// A fused graph fuses its rebound nodes again: what fuses depends on
 	// which buffers alias (fusion.go).
 	var fz *fusion
-	var kernels []*wgpu.Kernel
+	var kernels []driver.Kernel
 	if g.fusion != nil {
 		unfused := nodes
 		if nodes, fz, kernels, err = s.fuseNodes(op, nodes, pins); err != nil {

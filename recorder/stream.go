@@ -48,7 +48,7 @@ type Stream struct {
 	// and fusedOf the same by kernel; fusionCompile is the time spent
 	// compiling them (fusion.go). Guarded by mu.
 	fused          map[string]*fusedKernel
-	fusedOf        map[*wgpu.Kernel]*fusedKernel
+	fusedOf        map[driver.Kernel]*fusedKernel
 	fusionCompile  time.Duration
 	fusionCompiles int
 

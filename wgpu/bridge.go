@@ -73,9 +73,12 @@ func (v *driverView) Info() driver.Info      { return v.d.driverInfo }
 func driverInfoOf(info AdapterInfo) driver.Info {
 	l := info.Limits
 	return driver.Info{
-		Software:   info.Type == AdapterCPU,
-		GL:         info.Backend == BackendGL,
-		Timestamps: info.Timestamps,
+		Software:           info.Type == AdapterCPU,
+		GL:                 info.Backend == BackendGL,
+		Timestamps:         info.Timestamps,
+		Name:               info.Name,
+		Backend:            info.Backend.String(),
+		FusesChainedFloats: fusesChainedFloats(info),
 		Limits: driver.Limits{
 			MaxBufferSize:                    l.MaxBufferSize,
 			MaxStorageBufferBindingSize:      l.MaxStorageBufferBindingSize,
@@ -92,6 +95,14 @@ func driverInfoOf(info AdapterInfo) driver.Info {
 
 func (v *driverView) Compile(source, entry string, constants map[string]float64) (driver.Kernel, error) {
 	k, err := v.d.Kernel(source, entry, WithConstants(constants))
+	if err != nil {
+		return nil, err
+	}
+	return k.view, nil
+}
+
+func (v *driverView) CompileOwned(source, entry string, constants map[string]float64, label string) (driver.Kernel, error) {
+	k, err := v.d.Kernel(source, entry, WithConstants(constants), WithLabel(label), Private())
 	if err != nil {
 		return nil, err
 	}

@@ -509,3 +509,48 @@ func TestPreparedEncoderCountsNothingUntilACommand(t *testing.T) {
 	enc.Prepare()
 	check("released", state{Empty: true})
 }
+
+// TestCompileOwnedKernelsAreTheCallersAlone: the driver's CompileOwned
+// compiles outside the device's cache (two calls, two kernels, neither the
+// cached one), under the label given, and the caller's Release frees the
+// kernel; the driver's Info names the adapter for the recorder's messages.
+func TestCompileOwnedKernelsAreTheCallersAlone(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	v := drv(t, d)
+	cached, err := v.Compile(addOne, "main", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := v.Live().Kernels
+	a, err := v.CompileOwned(addOne, "main", nil, "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.CompileOwned(addOne, "main", nil, "mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || a == cached || b == cached {
+		t.Errorf("CompileOwned returned a kernel twice or the cached one (a==b %v, a==cached %v, b==cached %v)", a == b, a == cached, b == cached)
+	}
+	if got := v.Live().Kernels - before; got != 2 {
+		t.Errorf("two owned compiles added %d live kernels, want 2", got)
+	}
+	if a.Label() != "mine" {
+		t.Errorf("owned kernel's label %q, want %q", a.Label(), "mine")
+	}
+	a.Release()
+	b.Release()
+	if got := v.Live().Kernels - before; got != 0 {
+		t.Errorf("%d owned kernels live after their Release", got)
+	}
+	if _, err := v.CompileOwned("not wgsl", "main", nil, ""); !errors.Is(err, wgpu.ErrCompile) {
+		t.Errorf("CompileOwned of bad WGSL: %v, want ErrCompile", err)
+	}
+	info := d.Info()
+	want := driver.Info{Name: info.Name, Backend: info.Backend.String(), FusesChainedFloats: d.FusesChainedFloats()}
+	got := v.Info()
+	if diff := cmp.Diff(want, driver.Info{Name: got.Name, Backend: got.Backend, FusesChainedFloats: got.FusesChainedFloats}); diff != "" {
+		t.Errorf("the driver's Info naming the adapter (-want +got):\n%s", diff)
+	}
+}

@@ -49,6 +49,13 @@ type Device interface {
 	// kernels it uses itself (the control-flow helpers). The device's cache
 	// owns the result. It fails with an error wrapping ErrCompile.
 	Compile(source, entry string, constants map[string]float64) (Kernel, error)
+	// CompileOwned compiles entry of WGSL source with constants overridden
+	// for the caller alone, under label: the device's cache neither keeps
+	// nor returns it, and the caller's Release frees it. The recorder
+	// compiles this way what belongs to one graph (a fused kernel, a
+	// loaded graph's kernels), so a graph's release or a refused load
+	// leaves nothing behind. It fails with an error wrapping ErrCompile.
+	CompileOwned(source, entry string, constants map[string]float64, label string) (Kernel, error)
 
 	NewBuffer(size uint64, usage Usage, label string) (Buffer, error)
 	NewTexture(d TextureDesc) (Texture, error)
@@ -380,7 +387,14 @@ type Info struct {
 	// of a dispatch's host cost) run at once while its submitter submits in
 	// order.
 	ConcurrentFinish bool
-	Limits           Limits
+	// Name and Backend name the adapter in messages ("llvmpipe (LLVM
+	// 15.0.6, 256 bits)", "vulkan").
+	Name, Backend string
+	// FusesChainedFloats: kernels that feed one float operation's result
+	// to another fuse exactly on this device (wgpu.Device.FusesChainedFloats
+	// says which devices were measured so).
+	FusesChainedFloats bool
+	Limits             Limits
 }
 
 // Limits are the device limits the recorder checks on the host (WebGPU's

@@ -70,6 +70,10 @@ var DefaultLimits = driver.Limits{
 	MaxComputeWorkgroupsPerDimension: 65535,
 	MinUniformBufferOffsetAlignment:  256,
 	MinStorageBufferOffsetAlignment:  256,
+	// WebGPU's defaults, which bound what a fused kernel may bind.
+	MaxStorageBuffersPerShaderStage: 8,
+	MaxUniformBuffersPerShaderStage: 12,
+	MaxBindingsPerBindGroup:         1000,
 }
 
 // Device is the fake driver.Device. Its methods are safe for concurrent

@@ -111,6 +111,25 @@ func (d *Device) Kernel(h driver.KernelHandle) (driver.Kernel, error) {
 	return d.kernel(op, fk)
 }
 
+// CompileOwned is Compile for the caller alone: a new kernel of the
+// registered spec, under label, which the caller's Release frees (the
+// registered one stays).
+func (d *Device) CompileOwned(source, entry string, constants map[string]float64, label string) (driver.Kernel, error) {
+	k, err := d.Compile(source, entry, constants)
+	if err != nil {
+		return nil, err
+	}
+	spec := k.(*Kernel).spec
+	spec.Label = label
+	if spec.Source == "" {
+		spec.Source = source
+	}
+	if constants != nil {
+		spec.Constants = maps.Clone(constants)
+	}
+	return &Kernel{life: d.newLife(&d.live.kernels), dev: d, spec: spec}, nil
+}
+
 // Compile finds the registered kernel of entry (and source, where its spec
 // names one); it fails with an error wrapping driver.ErrCompile otherwise.
 func (d *Device) Compile(source, entry string, _ map[string]float64) (driver.Kernel, error) {
