@@ -195,7 +195,8 @@ func TestCopyIndirectCompilesItsKernelThroughTheDriver(t *testing.T) {
 // of two pointwise launches fuses into one dispatch of a kernel compiled
 // through the driver for the stream's graphs: a second graph of the same
 // chain shares it (no second compile), and it is freed with the last graph
-// holding it.
+// holding it. A Rebind fuses the rebound dispatches again into the same
+// kernel, shared as well.
 func TestFusionCompilesThroughTheDriverAndSharesAndFreesFusedKernels(t *testing.T) {
 	r := newFakeRig(t)
 	add := r.registerAddWords()
@@ -241,12 +242,34 @@ func TestFusionCompilesThroughTheDriverAndSharesAndFreesFusedKernels(t *testing.
 	if fusedRuns != 1 {
 		t.Errorf("the fused kernel ran %d times, want once (the replay)", fusedRuns)
 	}
-	g1.Release()
-	if got := r.dev.Live().Kernels - base; got != 1 {
-		t.Errorf("after the first graph's release %d fused kernels are live, want 1 (the second graph holds it)", got)
+	fusedRuns = 0
+	// A Rebind fuses the rebound nodes again, to the same source: it
+	// shares the kernel too.
+	y := upload(t, s, 5, 6, 7, 8)
+	g3, err := g1.Rebind(x, y)
+	if err != nil {
+		t.Fatalf("Rebind: %v", err)
 	}
-	g2.Release()
+	if st := g3.Stats(); st.Dispatches != 1 || st.FusionCompiles != 0 {
+		t.Errorf("the rebound graph: %d dispatch(es), %d fused compile(s), want 1 and 0", st.Dispatches, st.FusionCompiles)
+	}
+	if err := g3.Replay(); err != nil {
+		t.Fatalf("Replay of the rebound graph: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{115, 116, 117, 118}, read(t, s, y)); diff != "" {
+		t.Errorf("y after one replay of the rebound fused graph (-want +got):\n%s", diff)
+	}
+	if fusedRuns != 1 {
+		t.Errorf("the rebound graph's replay ran the fused kernel %d times, want once", fusedRuns)
+	}
+	for i, g := range []*Graph{g1, g2} {
+		g.Release()
+		if got := r.dev.Live().Kernels - base; got != 1 {
+			t.Errorf("after releasing graph %d of 3, %d fused kernels are live, want 1 (another graph holds it)", i+1, got)
+		}
+	}
+	g3.Release()
 	if got := r.dev.Live().Kernels - base; got != 0 {
-		t.Errorf("after both graphs' release %d fused kernels are live, want 0", got)
+		t.Errorf("after every graph's release %d fused kernels are live, want 0", got)
 	}
 }

@@ -642,12 +642,13 @@ func pinUnfused(pins *pinSet, nodes []node) {
 	}
 }
 
-// fuseGraph fuses a graph being sealed: its nodes become the fused nodes,
-// the unfused ones stay in g.fusion for Rebind, and the fused kernels are
-// g's to release. The caller holds s.mu.
-func (s *Stream) fuseGraph(g *Graph) error {
+// fuseGraph fuses a graph being made (sealed by op EndCapture, or rebound
+// by op Rebind): its nodes become the fused nodes, the unfused ones stay
+// in g.fusion for a later Rebind, and the fused kernels are g's to
+// release. The caller holds s.mu.
+func (s *Stream) fuseGraph(op lifecycle.Op, g *Graph) error {
 	before, compiles := s.fusionCompile, s.fusionCompiles
-	nodes, fz, kernels, err := s.fuseNodes(lifecycle.EndCapture, g.nodes, g.pins)
+	nodes, fz, kernels, err := s.fuseNodes(op, g.nodes, g.pins)
 	if err != nil {
 		return err
 	}

@@ -126,22 +126,38 @@ func seal(s *Stream, rec *recording) (*Graph, error) {
 		g.raw = rec.nodes
 	}
 	if s.cfg.fusion {
-		if err := s.fuseGraph(g); err != nil {
+		if err := s.fuseGraph(lifecycle.EndCapture, g); err != nil {
 			return nil, err
 		}
 	}
-	if g.prog, err = buildProgram(s.drv, g.nodes); err != nil {
-		s.dropKernels(g.kernels)
-		return nil, err
-	}
-	if err := s.validateProgram(g.prog); err != nil {
-		g.prog.Release()
-		s.dropKernels(g.kernels)
+	if err := s.assemble(g, true); err != nil {
 		return nil, err
 	}
 	g.stats.CaptureTime = time.Since(rec.start)
-	g.describe()
 	return g, nil
+}
+
+// assemble is the last step of every graph's making (a capture's seal, a
+// Rebind, a rebind view): it builds g's program from its final nodes,
+// validates it on the device when validate is set (a capture: its nodes
+// are new to the device), and describes g. On failure it releases what g
+// would have owned besides its pins (the program, its fused or loaded
+// kernels), which stay the caller's to drop. The caller holds s.mu.
+func (s *Stream) assemble(g *Graph, validate bool) error {
+	prog, err := buildProgram(s.drv, g.nodes)
+	if err == nil && validate {
+		if err = s.validateProgram(prog); err != nil {
+			prog.Release()
+		}
+	}
+	if err != nil {
+		s.dropKernels(g.kernels)
+		g.kernels = nil
+		return err
+	}
+	g.prog = prog
+	g.describe()
+	return nil
 }
 
 // buildProgram makes the native command list of nodes.

@@ -185,11 +185,10 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 		}
 	}
 	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: g.regions, pins: pins, enablePage: g.enablePage, gatePage: g.gatePage, tablePage: g.tablePage, table: g.table}
-	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
+	ng.stats.CaptureTime = g.stats.CaptureTime
+	if err := s.assemble(ng, false); err != nil {
 		return fail(&Error{Op: op.String(), Err: err})
 	}
-	ng.stats.CaptureTime = g.stats.CaptureTime
-	ng.describe()
 	s.graphs[ng] = true
 	return ng, nil
 }

@@ -1,7 +1,6 @@
 package recorder
 
 import (
-	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -125,28 +124,23 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, err
 	if err := fusedAliasing(nodes); err != nil {
 		return fail(err)
 	}
+	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table}
 	// A fused graph fuses its rebound nodes again: what fuses depends on
 	// which buffers alias (fusion.go).
-	var fz *fusion
-	var kernels []driver.Kernel
 	if g.fusion != nil {
-		unfused := nodes
-		if nodes, fz, kernels, err = s.fuseNodes(op, nodes, pins); err != nil {
+		if err := s.fuseGraph(op, ng); err != nil {
 			return fail(err)
 		}
-		pinUnfused(pins, unfused)
+		pinUnfused(pins, nodes)
 	}
 	// Pin what the new nodes use: fresh references on everything.
-	for i := range nodes {
-		pins.pinNode(&nodes[i])
-	}
-	ng := &Graph{s: s, nodes: nodes, raw: raw, regions: regions, pins: pins, enablePage: enablePage, gatePage: gatePage, tablePage: tablePage, table: table, fusion: fz, kernels: kernels}
-	if ng.prog, err = buildProgram(s.drv, nodes); err != nil {
-		s.dropKernels(kernels)
-		return fail(&Error{Op: op.String(), Err: err})
+	for i := range ng.nodes {
+		pins.pinNode(&ng.nodes[i])
 	}
 	ng.stats.CaptureTime = g.stats.CaptureTime
-	ng.describe()
+	if err := s.assemble(ng, false); err != nil {
+		return fail(&Error{Op: op.String(), Err: err})
+	}
 	return ng, nil
 }
 
