@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/rs/zerolog"
+
+	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // Usage says what a buffer may be used for (WebGPU's GPUBufferUsage bits).
@@ -416,8 +418,10 @@ type Limits struct {
 // per Key. The zero value is ready; a device embeds one and drops it with
 // itself, so what a package keeps there lives exactly as long as the device.
 type Locals struct {
-	mu sync.Mutex
-	m  map[localKey]*localSlot
+	// ranked sets mu's rank on first use, so the zero Locals is ready.
+	ranked sync.Once
+	mu     lockrank.Mutex // lockrank.Driver
+	m      map[localKey]*localSlot
 }
 
 type localKey struct{ p *byte }
@@ -439,6 +443,7 @@ type Key[T any] struct {
 // this device; every later call returns the same pointer.
 func Local[T any](d Device, key *Key[T]) *T {
 	l := d.Locals()
+	l.ranked.Do(func() { l.mu.Rank = lockrank.Driver })
 	l.mu.Lock()
 	if l.m == nil {
 		l.m = map[localKey]*localSlot{}
