@@ -282,3 +282,114 @@ func TestAProfileStartedDuringAProfiledReplaysFloorRoundsRefusesNoneOfThem(t *te
 		t.Errorf("the profiled replay and its %d floor rounds each ran once (-want +got):\n%s", rounds, diff)
 	}
 }
+
+// TestACallThatWaitedWhileACaptureOpenedIsAskedAgain: a Write, a Read, a
+// Sync and a SetVar admitted outside any window, which then give the
+// stream's lock up to wait for the submitter (the device holds the
+// stream's earlier submissions), are asked again when they take it back.
+// Another caller opens a capture window while each waits (the stream's
+// waitingUnlocked hook, in the waiting call's goroutine, with the lock
+// free): the Write then does nothing and returns nil, the others are
+// refused with ErrGraphState, and EndCapture fails naming the call. Before
+// the re-ask they ran inside the window: the Write wrote, the SetVar
+// queued its value, and the graph sealed.
+func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
+	cases := []struct {
+		op string
+		// prime leaves the open batch such that call waits for the
+		// submitter (which waits for the held device).
+		prime func(r *fakeRig, s *Stream, x *Buffer, v *Var) error
+		call  func(s *Stream, x *Buffer, v *Var) error
+		// refused: the call returns ErrGraphState (a Write returns nil).
+		refused bool
+	}{
+		{"Write", func(r *fakeRig, s *Stream, x *Buffer, _ *Var) error { return r.add(s, x, 1) },
+			func(s *Stream, x *Buffer, _ *Var) error { return s.Write(x, 0, u32s(1000)) }, false},
+		{"Read", func(r *fakeRig, s *Stream, x *Buffer, _ *Var) error { return r.add(s, x, 1) },
+			func(s *Stream, x *Buffer, _ *Var) error { _, err := s.Read(x); return err }, true},
+		{"Sync", func(r *fakeRig, s *Stream, x *Buffer, _ *Var) error { return r.add(s, x, 1) },
+			func(s *Stream, _ *Buffer, _ *Var) error { return s.Sync() }, true},
+		{"SetVar", func(r *fakeRig, s *Stream, x *Buffer, v *Var) error {
+			// maxInflight batches handed off behind the held ones, then
+			// a launch reading v in the open batch: SetVar must wait for
+			// room before it hands that batch off.
+			for range maxInflight {
+				if err := r.add(s, x, 1); err != nil {
+					return err
+				}
+			}
+			return r.addVar(s, x, v)
+		}, func(s *Stream, _ *Buffer, v *Var) error { return s.SetVar(v, u32s(1000, 0, 0, 0)) }, true},
+	}
+	for _, c := range cases {
+		t.Run(c.op, func(t *testing.T) {
+			r := newFakeRig(t)
+			s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+			x := upload(t, s, 0)
+			v := newVarU32(t, s, 0)
+			read(t, s, x)
+			release := r.dev.Hold()
+			defer release()
+			// gpuDepth submitted batches the device holds: the submitter
+			// waits for the oldest before it submits anything else.
+			for range gpuDepth {
+				if err := r.add(s, x, 1); err != nil {
+					t.Fatalf("Launch: %v", err)
+				}
+				if err := s.Flush(); err != nil {
+					t.Fatalf("Flush: %v", err)
+				}
+			}
+			if err := c.prime(r, s, x, v); err != nil {
+				t.Fatalf("priming the open batch: %v", err)
+			}
+			opened := false
+			s.waitingUnlocked = func() {
+				if opened {
+					return
+				}
+				opened = true
+				release()
+				if err := s.PrepareCapture(); err != nil {
+					t.Errorf("PrepareCapture while %s waited: %v", c.op, err)
+				}
+				if err := s.BeginCapture(); err != nil {
+					t.Errorf("BeginCapture while %s waited: %v", c.op, err)
+				}
+			}
+			err := c.call(s, x, v)
+			s.waitingUnlocked = nil
+			if !opened {
+				t.Fatalf("%s did not wait with the lock released; the test opens no window (err %v)", c.op, err)
+			}
+			if c.refused != errors.Is(err, lifecycle.ErrGraphState) || !c.refused && err != nil {
+				t.Fatalf("%s that met the window returned %v; want ErrGraphState: %v", c.op, err, c.refused)
+			}
+			if st := s.State(); st != lifecycle.Capture {
+				t.Fatalf("the stream is in %v after the call, want capture", st)
+			}
+			if err := r.add(s, x, 10000); err != nil {
+				t.Fatalf("Launch while recording: %v", err)
+			}
+			rr := &refusalRig{r: r, s: s, x: x}
+			rr.wantCaptureFailsNaming(t, c.op)
+			// Every eager +1 ran; the write of 1000 and the recorded
+			// +10000 did not.
+			want := uint32(gpuDepth + 1)
+			if c.op == "SetVar" {
+				want = gpuDepth + maxInflight // addVar added v's value, 0
+			}
+			if diff := cmp.Diff([]uint32{want}, read(t, s, x)); diff != "" {
+				t.Errorf("x after the refused %s (-want +got):\n%s", c.op, diff)
+			}
+			if c.op == "SetVar" {
+				if err := r.addVar(s, x, v); err != nil {
+					t.Fatalf("Launch: %v", err)
+				}
+				if diff := cmp.Diff([]uint32{want}, read(t, s, x)); diff != "" {
+					t.Errorf("a launch reading v after the refused SetVar saw its value (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/softgraph/softgraph/internal/driver"
@@ -60,7 +61,10 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 		// gpuDepth submissions unfinished), so the wait releases the
 		// stream's lock: a SyncContext beside it keeps its deadline.
 		// Calls made meanwhile come after this Write.
-		if err := s.flushContext(context.Background()); err != nil {
+		if err := s.flushContext(context.Background(), op); err != nil {
+			if errors.Is(err, errDeferred) {
+				return nil // a capture opened while it waited: refused, queued for EndCapture
+			}
 			return &Error{Op: op.String(), Arg: b.String(), Err: err}
 		}
 	}
@@ -293,7 +297,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 	if _, err := s.readmit(op); err != nil {
 		return err
 	}
-	if err := s.flushContext(ctx); err != nil {
+	if err := s.flushContext(ctx, op); err != nil {
 		s.mu.Unlock()
 		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
@@ -310,7 +314,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 	st, err := s.staging(size)
 	if err == nil {
 		if err = encodeCopy(st); err == nil {
-			if err = s.flushContext(ctx); err == nil {
+			if err = s.flushContext(ctx, op); err == nil {
 				err = s.takeErrors()
 			} else {
 				// The copy into it is in flight: the buffer cannot be

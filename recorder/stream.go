@@ -54,6 +54,12 @@ type Stream struct {
 
 	checks checks // WithChecks (checks.go). Guarded by mu.
 
+	// waitingUnlocked, set by tests only, runs each time a call has given
+	// mu up to wait for the submitter (flushContext, SetVar's wait for
+	// room), before it waits: where a test opens a capture window under a
+	// waiting call, deterministically.
+	waitingUnlocked func()
+
 	// closeStarted picks the one Close (or CloseContext) that tears the
 	// stream down; closing is set by it before it takes mu, so calls are
 	// refused from then on; done is closed when the teardown has finished
@@ -705,7 +711,7 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		return &Error{Op: "Sync", Err: err}
 	}
 	st := s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
-	if err := s.flushContext(ctx); err != nil {
+	if err := s.flushContext(ctx, lifecycle.Sync); err != nil {
 		s.unstageChecks(st, false)
 		s.mu.Unlock()
 		return &Error{Op: "Sync", Err: err}

@@ -2,6 +2,7 @@ package recorder
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/internal/submitq"
+	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // maxInflight is how many batches may wait for the submitter before a full
@@ -337,6 +339,9 @@ func (s *Stream) waitRoomUnlocked() bool {
 			break
 		}
 		s.mu.Unlock()
+		if s.waitingUnlocked != nil {
+			s.waitingUnlocked()
+		}
 		sub.AwaitHandledPast(seen)
 		s.mu.Lock()
 		s.reap(false)
@@ -550,7 +555,13 @@ func (s *Stream) flushLocked() {
 // wait can last as long as the GPU work; the deadline still holds. It
 // returns with s.mu held, and ctx's error if it ended first (the work stays
 // enqueued).
-func (s *Stream) flushContext(ctx context.Context) error {
+//
+// op is the operation that waits, admitted to execute: after every wait
+// with the lock released it is asked for again (readmitAfterWait), and a
+// capture window opened meanwhile refuses it (errDeferred for a write,
+// whose refusal is queued), so nothing it does next reaches the GPU
+// outside the graph.
+func (s *Stream) flushContext(ctx context.Context, op lifecycle.Op) error {
 	s.handOff()
 	mine := s.gen // every batch handed off so far has a smaller number
 	for {
@@ -563,6 +574,9 @@ func (s *Stream) flushContext(ctx context.Context) error {
 			continue
 		}
 		s.mu.Unlock()
+		if s.waitingUnlocked != nil {
+			s.waitingUnlocked()
+		}
 		select {
 		case <-changed:
 		case <-ctx.Done():
@@ -574,7 +588,36 @@ func (s *Stream) flushContext(ctx context.Context) error {
 		if s.closing.Load() {
 			return ErrClosed
 		}
+		if err := s.readmitAfterWait(op); err != nil {
+			return err
+		}
 	}
+}
+
+// errDeferred is readmitAfterWait's answer for a write whose verdict is
+// now DeferError: its refusal is queued for EndCapture, and the write
+// returns nil having done nothing, as one admitted inside the window does.
+var errDeferred = errors.New("recorder: deferred inside the capture window")
+
+// readmitAfterWait asks lifecycle again for op, which was admitted to
+// execute and then gave s.mu up to wait (flushContext, SetVar's wait for
+// the submitter): a capture window opened meanwhile must not see it
+// encode, queue a write, submit or plan ramps outside the graph. Execute
+// and the rest of the NoCapture and Prepare cells let it go on; a deferred
+// write's refusal is queued (errDeferred); a refusal fails the capture in
+// this hold (failLocked) and is returned. The caller holds s.mu and keeps
+// it. A Launch, Copy or Clear that waits for the submitter after its
+// command is enqueued is not asked again: the command went in before the
+// window opened, and the wait only hands its batch off.
+func (s *Stream) readmitAfterWait(op lifecycle.Op) error {
+	switch s.life.Readmit(op) {
+	case lifecycle.DeferError:
+		s.errs = append(s.errs, s.life.State().Refusal(op))
+		return errDeferred
+	case lifecycle.Refuse:
+		return s.failLocked(op, s.life.State().Refusal(op))
+	}
+	return nil
 }
 
 // resetBatch starts a new batch number without submitting anything (the

@@ -161,6 +161,10 @@ func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 				pg.Unref()
 				return argError(op, ErrClosed, "stream closed while SetVar waited for the submitter")
 			}
+			if err := s.readmitAfterWait(op); err != nil {
+				pg.Unref()
+				return err // a capture opened while it waited
+			}
 			continue
 		}
 		s.handOff()
