@@ -359,6 +359,7 @@ func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
 			}
 			err := c.call(s, x, v)
 			s.waitingUnlocked = nil
+			release()
 			if !opened {
 				t.Fatalf("%s did not wait with the lock released; the test opens no window (err %v)", c.op, err)
 			}
@@ -391,5 +392,43 @@ func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAFloorRoundAfterACaptureOpenedIsRefused: a ProfileReplay's floor
+// round waits for the stream's earlier work with the lock released; a
+// capture window opened during that wait refuses the round when it is
+// asked again before its submit (ErrGraphState, and EndCapture fails
+// naming ProfileReplay), so the round's replay does not run in the window.
+// Before, the round was asked only before the wait and was submitted
+// inside the window.
+func TestAFloorRoundAfterACaptureOpenedIsRefused(t *testing.T) {
+	rr := newRefusalRig(t)
+	before := read(t, rr.s, rr.x)[0]
+	opened := false
+	rr.s.waitingUnlocked = func() {
+		if opened {
+			return
+		}
+		opened = true
+		if err := rr.s.PrepareCapture(); err != nil {
+			t.Errorf("PrepareCapture while a floor round waited: %v", err)
+		}
+		if err := rr.s.BeginCapture(); err != nil {
+			t.Errorf("BeginCapture while a floor round waited: %v", err)
+		}
+	}
+	_, err := rr.s.ProfileReplay(rr.g, WithFloor(3))
+	rr.s.waitingUnlocked = nil
+	if !opened {
+		t.Fatalf("the floor round did not wait with the lock released; the test opens no window (err %v)", err)
+	}
+	if !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Fatalf("a floor round that met the window returned %v; want lifecycle.ErrGraphState", err)
+	}
+	rr.wantCaptureFailsNaming(t, "ProfileReplay")
+	// The profiled replay ran (+1); no floor round did.
+	if diff := cmp.Diff([]uint32{before + 1}, read(t, rr.s, rr.x)); diff != "" {
+		t.Errorf("x after the refused floor round (-want +got):\n%s", diff)
 	}
 }

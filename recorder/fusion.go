@@ -150,7 +150,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 				pw, why = nil, pw.ContextReason+", which a compiler may compute differently in a fused kernel (docs/fusion.md)"
 				break
 			}
-			if info := s.drv.Info(); err == nil && pw.ChainsFloats && !info.FusesChainedFloats && floatKernel.MatchString(src) {
+			if info := s.info; err == nil && pw.ChainsFloats && !info.FusesChainedFloats && floatKernel.MatchString(src) {
 				pw, why = nil, pw.ChainReason+", which this device's compiler ("+info.Name+", "+info.Backend+") may contract or reassociate differently in a fused kernel (docs/fusion.md)"
 				break
 			}

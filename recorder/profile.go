@@ -555,7 +555,11 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		if err != nil {
 			return 0, &Error{Op: op.String(), Err: err}
 		}
-		// Asked again before each round: a capture begun meanwhile
+		// Asked again before each round, and again after the wait for
+		// the stream's earlier work, right before the round is submitted
+		// (as a batch is handed off in the hold that admitted it, with
+		// no wait between; the submit itself runs without the lock, since
+		// on OpenGL it can run the work): a capture begun meanwhile
 		// refuses it (nothing may execute in the window), but a profile
 		// started meanwhile does not. The replay and the rounds before
 		// this one have run: refused here by the profiling column, the
@@ -568,12 +572,20 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		s.flushLocked()
 		prev, any := s.lastSub, s.submitted
 		s.mu.Unlock()
+		if s.waitingUnlocked != nil {
+			s.waitingUnlocked()
+		}
 		if any {
 			if err := s.drv.Wait(context.Background(), prev); err != nil {
 				cb.Release()
 				return 0, &Error{Op: op.String(), Err: err}
 			}
 		}
+		if _, err := s.readmit(op); err != nil {
+			cb.Release()
+			return 0, err
+		}
+		s.mu.Unlock()
 		start := time.Now()
 		sub, err := s.drv.Submit([]driver.CommandBuffer{cb})
 		if err == nil {

@@ -55,8 +55,9 @@ type Stream struct {
 	checks checks // WithChecks (checks.go). Guarded by mu.
 
 	// waitingUnlocked, set by tests only, runs each time a call has given
-	// mu up to wait for the submitter (flushContext, SetVar's wait for
-	// room), before it waits: where a test opens a capture window under a
+	// mu up to wait and will act again after (flushContext, SetVar's wait
+	// for room, a ProfileReplay floor round's wait for the stream's earlier
+	// work), before it waits: where a test opens a capture window under a
 	// waiting call, deterministically.
 	waitingUnlocked func()
 
