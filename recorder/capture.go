@@ -245,6 +245,12 @@ type recording struct {
 
 	lowered    bool       // the nodes are already lowered (a loaded graph)
 	broken     error      // set when If/While bodies interleaved: EndCapture fails with it
+	// refusals are the calls refused inside the window (oldest first):
+	// EndCapture fails with them. They are the recording's, not the
+	// stream's deferred errors (Stream.errs), so a Sync or a profile that
+	// was admitted before the window and takes its errors after a wait
+	// inside it cannot take them, and the graph cannot seal without them.
+	refusals []error
 	enablePage *pool.Page // set by lowering: the enable words of If and While
 	gatePage   *pool.Page // the indirect counts their gates write (nil: no gates)
 	tablePage  *pool.Page // and the table the gates read
@@ -453,9 +459,13 @@ func (s *Stream) endCapture() (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	errs := rec.refusals
 	if err := s.takeErrors(); err != nil {
+		errs = append(errs, err)
+	}
+	if len(errs) > 0 {
 		rec.discard(s)
-		return nil, &CaptureError{Op: op.String(), Causes: []error{err}}
+		return nil, &CaptureError{Op: op.String(), Causes: []error{joinErrors(errs)}}
 	}
 	if rec.broken != nil {
 		err := rec.broken
@@ -512,8 +522,7 @@ func (s *Stream) abortLocked() error {
 		return err
 	}
 	if recording {
-		rec.discard(s)
-		s.errs = nil // refusals for a graph that will not exist
+		rec.discard(s) // with the refusals, for a graph that will not exist
 	}
 	s.mem.EndPriming()
 	s.log.Debug().Msg("capture aborted")

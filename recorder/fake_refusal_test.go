@@ -344,7 +344,7 @@ func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
 				t.Fatalf("priming the open batch: %v", err)
 			}
 			opened := false
-			s.waitingUnlocked = func() {
+			s.waitingUnlocked = func(string) {
 				if opened {
 					return
 				}
@@ -406,8 +406,8 @@ func TestAFloorRoundAfterACaptureOpenedIsRefused(t *testing.T) {
 	rr := newRefusalRig(t)
 	before := read(t, rr.s, rr.x)[0]
 	opened := false
-	rr.s.waitingUnlocked = func() {
-		if opened {
+	rr.s.waitingUnlocked = func(wait string) {
+		if opened || wait != "floor" {
 			return
 		}
 		opened = true
@@ -431,4 +431,41 @@ func TestAFloorRoundAfterACaptureOpenedIsRefused(t *testing.T) {
 	if diff := cmp.Diff([]uint32{before + 1}, read(t, rr.s, rr.x)); diff != "" {
 		t.Errorf("x after the refused floor round (-want +got):\n%s", diff)
 	}
+}
+
+// TestASyncWaitingAcrossAWindowLeavesItsRefusalsToEndCapture: a Sync
+// admitted before a capture window takes the stream's errors after its
+// wait for the GPU, which ends inside the window; a Write refused in the
+// window (deferred) must stay the capture's: the Sync returns nil and
+// EndCapture fails naming the Write. Before, the refusals were queued with
+// the stream's deferred errors, the Sync returned the Write's refusal as
+// its own error, and the graph sealed without the write.
+func TestASyncWaitingAcrossAWindowLeavesItsRefusalsToEndCapture(t *testing.T) {
+	rr := newRefusalRig(t)
+	release := rr.r.dev.Hold()
+	defer release()
+	if err := rr.r.add(rr.s, rr.x, 1); err != nil {
+		t.Fatalf("Launch: %v", err)
+	}
+	opened := false
+	rr.s.waitingUnlocked = func(wait string) {
+		if opened || wait != "sync" {
+			return
+		}
+		opened = true
+		rr.open(t)
+		if err := rr.s.Write(rr.x, 0, u32s(1000)); err != nil {
+			t.Errorf("a Write inside the window returns nil (deferred), got %v", err)
+		}
+		release()
+	}
+	err := rr.s.Sync()
+	rr.s.waitingUnlocked = nil
+	if !opened {
+		t.Fatalf("the Sync did not wait with the lock released; the test opens no window (err %v)", err)
+	}
+	if err != nil {
+		t.Fatalf("the Sync admitted before the window returned %v; the window's refusals are the capture's", err)
+	}
+	rr.wantCaptureFailsNaming(t, "Write")
 }

@@ -573,7 +573,7 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		prev, any := s.lastSub, s.submitted
 		s.mu.Unlock()
 		if s.waitingUnlocked != nil {
-			s.waitingUnlocked()
+			s.waitingUnlocked("floor")
 		}
 		if any {
 			if err := s.drv.Wait(context.Background(), prev); err != nil {

@@ -57,9 +57,10 @@ type Stream struct {
 	// waitingUnlocked, set by tests only, runs each time a call has given
 	// mu up to wait and will act again after (flushContext, SetVar's wait
 	// for room, a ProfileReplay floor round's wait for the stream's earlier
-	// work), before it waits: where a test opens a capture window under a
-	// waiting call, deterministically.
-	waitingUnlocked func()
+	// work, Sync's wait for the GPU), before it waits, with the wait's
+	// name ("flush", "room", "floor", "sync"): where a test opens a capture
+	// window under a waiting call, deterministically.
+	waitingUnlocked func(wait string)
 
 	// closeStarted picks the one Close (or CloseContext) that tears the
 	// stream down; closing is set by it before it takes mu, so calls are
@@ -484,7 +485,7 @@ func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	v := s.life.Admit(op)
 	switch v {
 	case lifecycle.DeferError:
-		s.errs = append(s.errs, s.life.Refusal(op))
+		s.queueRefusal(s.life.Refusal(op))
 		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
@@ -510,7 +511,7 @@ func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
 	v := s.life.Readmit(op)
 	switch v {
 	case lifecycle.DeferError:
-		s.errs = append(s.errs, s.life.State().Refusal(op))
+		s.queueRefusal(s.life.State().Refusal(op))
 		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
@@ -721,6 +722,9 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 	s.nextSubmit = s.cfg.firstChunk
 	s.planRamps() // encoded while the GPU finishes
 	s.mu.Unlock()
+	if s.waitingUnlocked != nil {
+		s.waitingUnlocked("sync")
+	}
 	if any {
 		if err := s.drv.Wait(ctx, sub); err != nil {
 			s.mu.Lock()
@@ -820,6 +824,9 @@ func (s *Stream) teardown() (err error) {
 		s.timer.Stop()
 	}
 	if rec, ok := s.life.Abort(); ok {
+		// The window's refusals were never returned by an EndCapture:
+		// Close returns them with what else is queued.
+		s.errs = append(s.errs, rec.refusals...)
 		rec.discard(s)
 	}
 	s.flushLocked()

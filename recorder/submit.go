@@ -340,7 +340,7 @@ func (s *Stream) waitRoomUnlocked() bool {
 		}
 		s.mu.Unlock()
 		if s.waitingUnlocked != nil {
-			s.waitingUnlocked()
+			s.waitingUnlocked("room")
 		}
 		sub.AwaitHandledPast(seen)
 		s.mu.Lock()
@@ -575,7 +575,7 @@ func (s *Stream) flushContext(ctx context.Context, op lifecycle.Op) error {
 		}
 		s.mu.Unlock()
 		if s.waitingUnlocked != nil {
-			s.waitingUnlocked()
+			s.waitingUnlocked("flush")
 		}
 		select {
 		case <-changed:
@@ -612,7 +612,7 @@ var errDeferred = errors.New("recorder: deferred inside the capture window")
 func (s *Stream) readmitAfterWait(op lifecycle.Op) error {
 	switch s.life.Readmit(op) {
 	case lifecycle.DeferError:
-		s.errs = append(s.errs, s.life.State().Refusal(op))
+		s.queueRefusal(s.life.State().Refusal(op))
 		return errDeferred
 	case lifecycle.Refuse:
 		return s.failLocked(op, s.life.State().Refusal(op))

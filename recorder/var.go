@@ -306,13 +306,28 @@ func (s *Stream) failLocked(op lifecycle.Op, err error) error {
 	if err == nil || s.closing.Load() || !s.life.FailsCapture(op) {
 		return err
 	}
-	for _, e := range s.errs {
+	s.queueRefusal(err)
+	return err
+}
+
+// queueRefusal queues err, a call refused inside the capture window, on
+// the recording, for EndCapture to fail with; a refusal already queued (a
+// body's launch that its If returns again) is queued once. The caller
+// holds s.mu, in Capture.
+func (s *Stream) queueRefusal(err error) {
+	rec := s.capturing()
+	if rec == nil {
+		// Not in the window (no verdict defers or fails a capture
+		// outside it): a deferred error, reported at the next sync point.
+		s.errs = append(s.errs, err)
+		return
+	}
+	for _, e := range rec.refusals {
 		if errors.Is(err, e) {
-			return err
+			return
 		}
 	}
-	s.errs = append(s.errs, err)
-	return err
+	rec.refusals = append(rec.refusals, err)
 }
 
 // refused is failLocked for a call refused before it took s.mu (its own
