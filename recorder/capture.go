@@ -243,18 +243,19 @@ type recording struct {
 	regions []region // control-flow regions; regions[0] is the top level
 	cur     int      // the region launches are recorded into
 
-	lowered bool  // the nodes are already lowered (a loaded graph)
-	broken  error // set when If/While bodies interleaved: EndCapture fails with it
+	lowered    bool       // the nodes are already lowered (a loaded graph)
+	broken     error      // set when If/While bodies interleaved: EndCapture fails with it
+	enablePage *pool.Page // set by lowering: the enable words of If and While
+	gatePage   *pool.Page // the indirect counts their gates write (nil: no gates)
+	tablePage  *pool.Page // and the table the gates read
+	table      []byte     // the table's contents
+
 	// refusals are the calls refused inside the window (oldest first):
 	// EndCapture fails with them. They are the recording's, not the
 	// stream's deferred errors (Stream.errs), so a Sync or a profile that
 	// was admitted before the window and takes its errors after a wait
 	// inside it cannot take them, and the graph cannot seal without them.
-	refusals   []error
-	enablePage *pool.Page // set by lowering: the enable words of If and While
-	gatePage   *pool.Page // the indirect counts their gates write (nil: no gates)
-	tablePage  *pool.Page // and the table the gates read
-	table      []byte     // the table's contents
+	refusals []error
 }
 
 func newRecording(s *Stream) *recording {
