@@ -328,18 +328,8 @@ func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
 			x := upload(t, s, 0)
 			v := newVarU32(t, s, 0)
 			read(t, s, x)
-			release := r.dev.Hold()
+			release := r.holdSubmitted(t, s, x)
 			defer release()
-			// gpuDepth submitted batches the device holds: the submitter
-			// waits for the oldest before it submits anything else.
-			for range gpuDepth {
-				if err := r.add(s, x, 1); err != nil {
-					t.Fatalf("Launch: %v", err)
-				}
-				if err := s.Flush(); err != nil {
-					t.Fatalf("Flush: %v", err)
-				}
-			}
 			if err := c.prime(r, s, x, v); err != nil {
 				t.Fatalf("priming the open batch: %v", err)
 			}

@@ -169,19 +169,8 @@ func TestSetVarDoesNotWaitForTheDeviceToRunTheWorkBeforeIt(t *testing.T) {
 	y := upload(t, s, 1)
 	v := newVarU32(t, s, 5)
 	read(t, s, y)
-	release := r.dev.Hold()
+	release := r.holdSubmitted(t, s, x)
 	defer release()
-	// gpuDepth batches, each submitted (Flush waits for that, not for the
-	// device, which holds them); the submitter then waits for the oldest
-	// before it submits anything else.
-	for range gpuDepth {
-		if err := r.add(s, x, 1); err != nil {
-			t.Fatalf("Launch: %v", err)
-		}
-		if err := s.Flush(); err != nil {
-			t.Fatalf("Flush: %v", err)
-		}
-	}
 	if err := r.addVar(s, y, v); err != nil { // handed off, not submitted
 		t.Fatalf("Launch: %v", err)
 	}

@@ -114,3 +114,23 @@ func read(t testing.TB, s *Stream, b *Buffer) []uint32 {
 func (r *fakeRig) add(s *Stream, b *Buffer, k uint32) error {
 	return s.launch(r.addConst, Groups(1, 1, 1), []Arg{b, ParamsOf(k)})
 }
+
+// holdSubmitted holds the device's queue and submits gpuDepth batches of
+// one +1 on x behind it (Flush waits for each submission, not for the
+// device): the stream's submitter then waits for the oldest before it
+// submits anything else. It returns the hold's release.
+func (r *fakeRig) holdSubmitted(t testing.TB, s *Stream, x *Buffer) (release func()) {
+	t.Helper()
+	release = r.dev.Hold()
+	for range gpuDepth {
+		if err := r.add(s, x, 1); err != nil {
+			release()
+			t.Fatalf("Launch: %v", err)
+		}
+		if err := s.Flush(); err != nil {
+			release()
+			t.Fatalf("Flush: %v", err)
+		}
+	}
+	return release
+}
