@@ -333,12 +333,22 @@ func (s *Stream) violation(op lifecycle.Op, raw []byte) error {
 	if word(driver.CheckCount) == 0 {
 		return nil
 	}
-	// Cleared in stream order: work enqueued meanwhile by another
-	// goroutine runs first, and a violation of its is lost with this one
-	// (docs/checks.md, "Several goroutines").
+	// Cleared by a queue write, not a stream Write: it goes ahead of the
+	// batches not submitted yet, so a violation of work another goroutine
+	// enqueued meanwhile stays for the next sync point (one of work
+	// submitted since the read is cleared with this one: docs/checks.md,
+	// "Several goroutines"), and a capture window another goroutine opened
+	// meanwhile neither defers it nor fails for it, as it would for the
+	// caller's own Write.
 	b := s.checks.state
-	if err := s.write(lifecycle.Write, b, 0, make([]byte, b.size)); err != nil {
+	pg, err := b.acquire(lifecycle.Write, "the checks' state", s)
+	if err != nil {
 		return err
+	}
+	err = s.drv.WriteBuffer(pg.Buffer(), 0, make([]byte, b.size))
+	pg.Unref()
+	if err != nil {
+		return &Error{Op: op.String(), Arg: "clearing the checks' state", Err: err}
 	}
 	e := &CheckError{Op: op.String(), Count: word(driver.CheckCount),
 		Index: word(driver.CheckIndex), Length: word(driver.CheckLength),
