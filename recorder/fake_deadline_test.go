@@ -108,3 +108,65 @@ func TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork(t *testing.T
 		t.Errorf("Close after the device moved on: %v", err)
 	}
 }
+
+// TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork: a lifecycle
+// transition waits for the stream's submissions holding its lock (here
+// PrepareCapture, behind submissions the device holds); a SyncContext and
+// a ReadContext on that stream meanwhile return at their deadline with an
+// error wrapping context.DeadlineExceeded, and both work once the device
+// moves on. Before, they waited for the stream's lock as long as the
+// transition waited for the GPU, deadline or not.
+func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
+	calls := []struct {
+		name string
+		call func(ctx context.Context, s *Stream, x *Buffer) error
+	}{
+		{"SyncContext", func(ctx context.Context, s *Stream, _ *Buffer) error { return s.SyncContext(ctx) }},
+		{"ReadContext", func(ctx context.Context, s *Stream, x *Buffer) error { _, err := s.ReadContext(ctx, x); return err }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			r := newFakeRig(t)
+			s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+			x := upload(t, s, 0)
+			read(t, s, x)
+			release := r.holdSubmitted(t, s, x)
+			defer release()
+			if err := r.add(s, x, 1); err != nil { // the transition's flush waits for it
+				t.Fatalf("Launch: %v", err)
+			}
+			prepared := make(chan error, 1)
+			go func() { prepared <- s.PrepareCapture() }()
+			for s.mu.TryLock() { // until the transition holds the lock
+				s.mu.Unlock()
+				time.Sleep(time.Millisecond)
+			}
+			const deadline = 100 * time.Millisecond
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			// The device moves on after 3 s in any case, so a call that
+			// waits for the lock fails the test instead of hanging it.
+			safety := time.AfterFunc(3*time.Second, release)
+			defer safety.Stop()
+			start := time.Now()
+			err := c.call(ctx, s, x)
+			took := time.Since(start)
+			release()
+			if err := <-prepared; err != nil {
+				t.Fatalf("PrepareCapture: %v", err)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s beside a transition waiting for the device returned %v; want an error wrapping context.DeadlineExceeded", c.name, err)
+			}
+			if took > deadline+time.Second {
+				t.Errorf("%s with a %v deadline returned after %v while a transition held the stream", c.name, deadline, took)
+			}
+			if err := s.AbortCapture(); err != nil {
+				t.Fatalf("AbortCapture: %v", err)
+			}
+			if diff := cmp.Diff([]uint32{gpuDepth + 1}, read(t, s, x)); diff != "" {
+				t.Errorf("x once the device moved on (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -280,11 +280,11 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 // bodies ran): then its first ask is a re-ask too (readmit), as the one
 // after the other streams' hand-offs always is.
 func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
-	ask := s.admit
+	ask := s.admitContext
 	if admitted {
-		ask = s.readmit
+		ask = s.readmitContext
 	}
-	if _, err := ask(op); err != nil {
+	if _, err := ask(ctx, op); err != nil {
 		return err
 	}
 	s.mu.Unlock()
@@ -294,7 +294,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 	if err := s.shared.flushOthers(ctx, s); err != nil {
 		return &Error{Op: op.String(), Arg: what, Err: err}
 	}
-	if _, err := s.readmit(op); err != nil {
+	if _, err := s.readmitContext(ctx, op); err != nil {
 		return err
 	}
 	if err := s.flushContext(ctx, op); err != nil {

@@ -477,6 +477,33 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 	return s.admitLocked(op)
 }
 
+// admitContext is admit for a call with a deadline: it gives up waiting for
+// s.mu when ctx ends (lockContext), since a lifecycle transition, a profile
+// or Close may hold it while they wait for the stream's GPU work; that
+// error wraps ctx's. The verdicts are admit's.
+func (s *Stream) admitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
+	if err := s.check(op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	if err := s.lockContextFor(ctx, op); err != nil {
+		return lifecycle.Refuse, err
+	}
+	return s.admitLocked(op)
+}
+
+// lockContextFor is lock for a call with a deadline: lockContext, then the
+// closing re-check. On error the mutex is not held.
+func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
+	if err := s.lockContext(ctx); err != nil {
+		return &Error{Op: op.String(), Err: err}
+	}
+	if s.closing.Load() {
+		s.mu.Unlock()
+		return closedError(op)
+	}
+	return nil
+}
+
 // admitLocked is admit's verdict for a caller already holding s.mu; on
 // DeferError and Refuse the mutex is released. A refusal inside the capture
 // window is queued to fail EndCapture in this same hold, as the lifecycle's
@@ -502,10 +529,16 @@ func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 // profile started meanwhile does not (it began after this operation was
 // admitted). On Execute and Record it returns with the mutex held.
 func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
+	return s.readmitContext(context.Background(), op)
+}
+
+// readmitContext is readmit for a call with a deadline: it gives up
+// waiting for s.mu when ctx ends, as admitContext does.
+func (s *Stream) readmitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
 	if err := s.check(op); err != nil {
 		return lifecycle.Refuse, err
 	}
-	if err := s.lock(op); err != nil {
+	if err := s.lockContextFor(ctx, op); err != nil {
 		return lifecycle.Refuse, err
 	}
 	v := s.life.Readmit(op)
@@ -705,7 +738,7 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		// under the stream's lock wedged every later call.
 		return argError(lifecycle.Sync, ErrInvalidArgument, "context is nil")
 	}
-	if _, err := s.admit(lifecycle.Sync); err != nil {
+	if _, err := s.admitContext(ctx, lifecycle.Sync); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
