@@ -291,7 +291,7 @@ func (l *loader) fill() error {
 	}
 	cb, err := enc.Finish()
 	if err == nil {
-		_, err = s.drv.Submit([]driver.CommandBuffer{cb})
+		_, err = s.submitAlone(cb)
 	}
 	if err != nil {
 		return l.fail("clearing buffers", err)

@@ -587,7 +587,7 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		}
 		s.mu.Unlock()
 		start := time.Now()
-		sub, err := s.drv.Submit([]driver.CommandBuffer{cb})
+		sub, err := s.submitAlone(cb)
 		if err == nil {
 			err = s.drv.Wait(context.Background(), sub)
 		}

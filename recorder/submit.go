@@ -620,6 +620,18 @@ func (s *Stream) readmitAfterWait(op lifecycle.Op) error {
 	return nil
 }
 
+// submitAlone submits cb straight to the queue, beside the submitter: the
+// stream's one other submission path, for the two command buffers that
+// must not join a batch. A loaded graph's clears are the loader's own
+// until it returns the graph (its buffers are nobody else's, and the queue
+// orders them before every later submission); a ProfileReplay floor round
+// is timed from its own submit to its end, after the stream's earlier work
+// finished. The caller does not hold s.mu across the call (on OpenGL the
+// submit can run the work) and orders it as its doc says.
+func (s *Stream) submitAlone(cb driver.CommandBuffer) (driver.Submission, error) {
+	return s.drv.Submit([]driver.CommandBuffer{cb})
+}
+
 // resetBatch starts a new batch number without submitting anything (the
 // open batch is empty): EndCapture's validation encodes into the stream's
 // encoder and drops the result.
