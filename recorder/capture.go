@@ -369,7 +369,12 @@ func (s *Stream) PrepareCapture() error {
 	if err := s.life.Prepare(); err != nil {
 		return err
 	}
-	s.flushLocked() // the warmup starts on a batch of its own
+	// The warmup starts on a batch of its own. Handed off, not waited
+	// for: nothing here needs the earlier work submitted, and waiting for
+	// it under the lock (the submitter waits for the GPU when it is
+	// gpuDepth submissions ahead) would hold every other call of the
+	// stream for as long as the GPU runs.
+	s.handOff()
 	s.log.Debug().Stringer("state", s.life.State()).Msg("graph prepare")
 	return nil
 }

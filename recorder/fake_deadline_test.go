@@ -111,7 +111,8 @@ func TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork(t *testing.T
 
 // TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork: a lifecycle
 // transition waits for the stream's submissions holding its lock (here
-// PrepareCapture, behind submissions the device holds); a SyncContext and
+// BeginCapture, whose warmup's submission waits behind submissions the
+// device holds); a SyncContext and
 // a ReadContext on that stream meanwhile return at their deadline with an
 // error wrapping context.DeadlineExceeded, and both work once the device
 // moves on. Before, they waited for the stream's lock as long as the
@@ -132,13 +133,19 @@ func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
 			read(t, s, x)
 			release := r.holdSubmitted(t, s, x)
 			defer release()
-			if err := r.add(s, x, 1); err != nil { // the transition's flush waits for it
+			if err := s.PrepareCapture(); err != nil {
+				t.Fatalf("PrepareCapture: %v", err)
+			}
+			if err := r.add(s, x, 1); err != nil { // the warmup, which BeginCapture submits
 				t.Fatalf("Launch: %v", err)
 			}
-			prepared := make(chan error, 1)
-			go func() { prepared <- s.PrepareCapture() }()
-			for s.mu.TryLock() { // until the transition holds the lock
+			begun := make(chan error, 1)
+			go func() { begun <- s.BeginCapture() }()
+			for wait := time.Now().Add(5 * time.Second); s.mu.TryLock(); { // until the transition holds the lock
 				s.mu.Unlock()
+				if time.Now().After(wait) {
+					t.Fatal("BeginCapture never held the stream's lock while the device held its work")
+				}
 				time.Sleep(time.Millisecond)
 			}
 			const deadline = 100 * time.Millisecond
@@ -152,8 +159,8 @@ func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
 			err := c.call(ctx, s, x)
 			took := time.Since(start)
 			release()
-			if err := <-prepared; err != nil {
-				t.Fatalf("PrepareCapture: %v", err)
+			if err := <-begun; err != nil {
+				t.Fatalf("BeginCapture: %v", err)
 			}
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Errorf("%s beside a transition waiting for the device returned %v; want an error wrapping context.DeadlineExceeded", c.name, err)
@@ -168,5 +175,55 @@ func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
 				t.Errorf("x once the device moved on (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestPrepareCaptureDoesNotWaitForTheDevice: PrepareCapture hands the
+// stream's open batch off and returns, even while the device holds the
+// stream's earlier submissions (the submitter waiting for the GPU), and
+// the warmup and the capture that follow compute what they should once the
+// device moves on. Before, it waited for the submitter holding the stream's
+// lock, so it and every other call of the stream waited as long as the GPU.
+func TestPrepareCaptureDoesNotWaitForTheDevice(t *testing.T) {
+	r := newFakeRig(t)
+	s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+	x := upload(t, s, 0)
+	read(t, s, x)
+	release := r.holdSubmitted(t, s, x)
+	defer release()
+	if err := r.add(s, x, 1); err != nil { // the open batch PrepareCapture hands off
+		t.Fatalf("Launch: %v", err)
+	}
+	safety := time.AfterFunc(3*time.Second, release)
+	defer safety.Stop()
+	start := time.Now()
+	err := s.PrepareCapture()
+	took := time.Since(start)
+	if err != nil {
+		t.Fatalf("PrepareCapture: %v", err)
+	}
+	if took > time.Second {
+		t.Errorf("PrepareCapture waited %v for the held device", took)
+	}
+	if err := r.add(s, x, 10); err != nil { // the warmup
+		t.Fatalf("Launch in the warmup: %v", err)
+	}
+	release()
+	if err := s.BeginCapture(); err != nil {
+		t.Fatalf("BeginCapture: %v", err)
+	}
+	if err := r.add(s, x, 100); err != nil {
+		t.Fatalf("Launch while recording: %v", err)
+	}
+	g, err := s.EndCapture()
+	if err != nil {
+		t.Fatalf("EndCapture: %v", err)
+	}
+	defer g.Release()
+	if err := g.Replay(); err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	if diff := cmp.Diff([]uint32{gpuDepth + 1 + 10 + 100}, read(t, s, x)); diff != "" {
+		t.Errorf("x after the held work, the warmup and one replay (-want +got):\n%s", diff)
 	}
 }

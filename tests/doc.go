@@ -58,6 +58,7 @@
 //   - textures_test.go: odd textures are refused or work, TexelSize sizes them first, MemoryStats counts every live one, and a refused ReadTexture drops no other launch.
 //   - vars_test.go: SetVar and Replay alternating on many streams, with values queued behind unsubmitted replays under every submission schedule, give each replay the value set just before it; a Var another stream binds, a Var released with a value queued and Close racing SetVar keep that rule or fail cleanly.
 //   - waits_test.go: waits behind long GPU work: Sync, SyncContext and Close never return before the GPU is done (Close on every backend the machine has, GL included), and deadlines hold on every backend and while the submitter is busy. The work's length is measured, not assumed.
+//   - window_races_test.go: Write, Read, Sync and SetVar racing captures on their stream end as lifecycle's table says (nil or their own refusal), and every capture seals its own launches or fails only for those refusals.
 //
 // The default run takes a few minutes on lavapipe under the race detector
 // (the waits tests make about 35 s of GPU work); -short skips every test
