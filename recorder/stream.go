@@ -27,10 +27,12 @@ import (
 //
 // A Stream is safe for use from several goroutines: every call takes the
 // stream's lock for its bookkeeping and asks the lifecycle for its verdict
-// once, under it; waits for the GPU (Sync, Read, a Write behind queued
-// work, a full backlog) happen with the lock released, so a call with a
-// deadline keeps it; lifecycle transitions, profiles and Close wait for the
-// stream's own submissions holding it. Several Streams share one Device
+// under it, and asks again after any wait with the lock released (Sync,
+// Read, a Write behind queued work, SetVar behind a full backlog), so a
+// capture window opened meanwhile refuses it; a call with a deadline keeps
+// it, waiting for the lock too with its context. BeginCapture, EndCapture,
+// profiles and Close wait for the stream's own submissions holding the
+// lock. Several Streams share one Device
 // and work independently: GPU work of two streams is ordered by
 // submission, and a Read observes the work enqueued before it on every
 // stream of the device.
