@@ -14,7 +14,9 @@
 # them as $OUT/fusion-sweep.tar.xz. Settings, by environment:
 #   SEEDS (40) seeds per backend from FIRST_SEED (9000), CHAINS (250) chains
 #   per seed, JOBS (8) processes at once per backend, BACKENDS ("vulkan gl"),
-#   GPT2FWD_ARGS (none; "-quick" for a software adapter).
+#   GPT2FWD_ARGS (none; "-quick" for a software adapter), STOP_AFTER (none;
+#   seconds from the start after which no new seed starts, so one device call
+#   ends with its summary written).
 set -u
 SEEDS=${SEEDS:-40}
 FIRST_SEED=${FIRST_SEED:-9000}
@@ -22,6 +24,10 @@ CHAINS=${CHAINS:-250}
 JOBS=${JOBS:-8}
 BACKENDS=${BACKENDS:-vulkan gl}
 GPT2FWD_ARGS=${GPT2FWD_ARGS:-}
+STOP_AFTER=${STOP_AFTER:-}
+start=$(date +%s)
+stop_at=
+if [ -n "$STOP_AFTER" ]; then stop_at=$((start + STOP_AFTER)); fi
 OUT=${OUT:?set OUT to the folder whose files come back}
 root=$(pwd)
 bin=$root/.bin
@@ -51,7 +57,7 @@ cd "$root/tests"
 export SOFTGRAPH_REQUIRE_GPU=1
 for backend in $BACKENDS; do
 	seq "$FIRST_SEED" $((FIRST_SEED + SEEDS - 1)) |
-		xargs -P "$JOBS" -I{} sh -c "SOFTGRAPH_BACKEND=$backend SOFTGRAPH_FUSION_SEED={} SOFTGRAPH_FUSION_CHAINS=$CHAINS \
+		xargs -P "$JOBS" -I{} sh -c "if [ -n '$stop_at' ] && [ \$(date +%s) -ge '${stop_at:-0}' ]; then exit 0; fi; SOFTGRAPH_BACKEND=$backend SOFTGRAPH_FUSION_SEED={} SOFTGRAPH_FUSION_CHAINS=$CHAINS \
 			'$bin/tests.test' -test.run '^TestRandomFusedChainsEqualUnfusedBitForBit\$' -test.v -test.timeout 60m \
 			> '$out/chains-$backend-{}.txt' 2>&1"
 	SOFTGRAPH_BACKEND=$backend "$bin/tests.test" -test.run 'Fus|Gosl|Check' -test.timeout 30m > "$out/suites-$backend.txt" 2>&1
@@ -65,7 +71,7 @@ cd "$root"
 # One line per backend: chains run, differing, NaN-only, left out, and the
 # dispatches fused; then every run that did not pass.
 {
-	echo "# $(date -u +%FT%TZ) seeds $FIRST_SEED..$((FIRST_SEED + SEEDS - 1)), $CHAINS chains each, $JOBS processes per backend"
+	echo "# $(date -u +%FT%TZ), $(($(date +%s) - start)) s: seeds $FIRST_SEED..$((FIRST_SEED + SEEDS - 1)), $CHAINS chains each, $JOBS processes per backend"
 	for backend in $BACKENDS; do
 		cat "$out"/chains-"$backend"-*.txt | awk -v b="$backend" '
 			/random chains \(seed/ {
