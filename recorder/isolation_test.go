@@ -256,6 +256,7 @@ func TestReadDeadlineHoldsBehindAnotherStreamsLongWork(t *testing.T) {
 	if err := busy.Sync(); err != nil {
 		t.Fatalf("busy Sync: %v", err)
 	}
+	t.Logf("ReadContext with a %v deadline returned after %v with err = %v, behind %v of another stream's work", deadline, took, err, work)
 	if limit := deadline + time.Second; took > limit {
 		t.Fatalf("ReadContext with a %v deadline returned after %v (another stream had %v of work queued): the deadline must hold", deadline, took, work)
 	}

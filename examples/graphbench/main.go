@@ -144,11 +144,14 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"sort"
 	"strings"
@@ -266,6 +269,8 @@ type options struct {
 	saveDir    string
 	devices    string
 	wide       bool
+	cpuProfile string
+	tracePath  string
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -285,6 +290,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
 	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured rounds to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
+	fs.StringVar(&o.tracePath, "trace", "", "write an execution trace of the run to this file (go tool trace); each pass is a region named config/path")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -378,6 +385,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "go: %s %s, %d CPUs\n\n", rep.Go, rep.OS, rep.CPUs)
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if o.tracePath != "" {
+		f, err := os.Create(o.tracePath)
+		if err != nil {
+			return fmt.Errorf("-trace: %w", err)
+		}
+		defer f.Close()
+		if err := trace.Start(f); err != nil {
+			return fmt.Errorf("-trace: %w", err)
+		}
+		defer trace.Stop()
+	}
 	for _, c := range cfgs {
 		fmt.Fprintf(stderr, "graphbench: %s (%s, %d elems × %d dispatches, graphs of %d)...\n", c.Name, c.Workload, c.Elems, c.Kernels, c.GraphLen)
 		row, err := measure(dev, ropts, c, o)
@@ -494,7 +523,11 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		}
 		for j := range runs {
 			p := runs[(j+round+warmup)%len(runs)]
-			q, d, err := p.run()
+			var q, d time.Duration
+			var err error
+			pprof.Do(context.Background(), pprof.Labels("config", c.Name, "path", p.name), func(ctx context.Context) {
+				trace.WithRegion(ctx, c.Name+"/"+p.name, func() { q, d, err = p.run() })
+			})
 			if err != nil {
 				return row{}, fmt.Errorf("%s: %w", p.name, err)
 			}
