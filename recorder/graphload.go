@@ -50,7 +50,9 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	l := &loader{s: s, f: f, mode: mode}
 	g, err := l.build()
 	if err != nil {
-		l.undo()
+		if uerr := l.undo(); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
 		return nil, err
 	}
 	return g, nil
@@ -76,9 +78,22 @@ type loader struct {
 	textures []*Texture
 	samplers []*Sampler
 	rec      *recording
+	// wrote is set once the load has queued a write (buffer or texture
+	// contents) that no submission has flushed yet.
+	wrote bool
 }
 
-func (l *loader) undo() {
+// undo releases what a refused load made. Contents it queued first go out
+// in an empty submission (driver.Device.FlushWrites): wgpu-core keeps each
+// queued write's staging copy until the queue's next submission, and a
+// refused load submits nothing, so a loop of refused loads with contents
+// kept every copy (68 KiB per load of 64 KiB on llvmpipe's GL; 15 KiB per
+// load of 256 bytes on the H200's GL) until the device next submitted.
+func (l *loader) undo() error {
+	var err error
+	if l.wrote {
+		err = l.flushWrites()
+	}
 	for _, k := range l.kernels {
 		k.Release()
 	}
@@ -96,6 +111,17 @@ func (l *loader) undo() {
 	for _, sm := range l.samplers {
 		sm.Release()
 	}
+	return err
+}
+
+// flushWrites submits the load's queued writes in an empty submission of
+// the loader's own (fill's clears are its other one).
+func (l *loader) flushWrites() error {
+	if _, err := l.s.drv.FlushWrites(); err != nil {
+		return fmt.Errorf("LoadGraph: flushing the refused load's contents: %w", err)
+	}
+	l.wrote = false
+	return nil
 }
 
 func (l *loader) fail(where string, err error) error {
@@ -180,6 +206,7 @@ func (l *loader) build() (*Graph, error) {
 		if err := s.drv.WriteTexture(nt.h.t, t.Data); err != nil {
 			return nil, l.fail(where, err)
 		}
+		l.wrote = true
 	}
 	for i, flags := range f.Samplers {
 		sm, err := s.NewSampler(SamplerDesc{Linear: flags&graphfile.SamplerLinear != 0, Repeat: flags&graphfile.SamplerRepeat != 0, Compare: flags&graphfile.SamplerCompare != 0})
@@ -274,6 +301,7 @@ func (l *loader) fill() error {
 			if err := s.drv.WriteBuffer(nb.pg.Buffer(), 0, data); err != nil {
 				return l.fail(where, err)
 			}
+			l.wrote = true
 			continue
 		}
 		if enc == nil {
@@ -296,6 +324,7 @@ func (l *loader) fill() error {
 	if err != nil {
 		return l.fail("clearing buffers", err)
 	}
+	l.wrote = false // the clears' submission took the writes too
 	return nil
 }
 

@@ -178,7 +178,9 @@ func kernelsOf(r wgpu.NativeReport) nativeKernels {
 // measured 85 → 273 MB on lavapipe: wgpu-core frees a released pipeline
 // only at the device's next submit or poll, and a refused load submits
 // nothing, so every compiled kernel stayed alive (the second control, the
-// same calls without a poll, shows that growth without softgraph).
+// same calls without a poll, shows that growth without softgraph); and
+// wgpu-core keeps a queued write's staging copy until the next submission,
+// so the file's buffer contents stayed too until the load flushed them.
 func TestRefusedLoadsLeaveNoNativeMemoryBehind(t *testing.T) {
 	skipIfShort(t)
 	d, s := gputest.OpenStream(t)
@@ -186,6 +188,11 @@ func TestRefusedLoadsLeaveNoNativeMemoryBehind(t *testing.T) {
 	t.Logf("adapter: %v; the control's: %s (%v)", d.Info(), app.Adapter.GetInfo().Name, app.Adapter.GetInfo().BackendType)
 	f := affineFile(3, 1)
 	f.nodes[0].args = f.nodes[0].args[:1] // "a missing argument": refused at the node, after the kernel and buffer are made
+	// 64 KiB of contents, written before the refusal: a refused load
+	// that left its queued write unsubmitted kept its staging copy (68 KiB
+	// per load on llvmpipe's GL, against 0.5 for the control).
+	f.buffers[0].size = 64 << 10
+	f.buffers[0].contents = make([]byte, 64<<10)
 	bad := f.encode()
 	n := memIters(60, 1500)
 

@@ -184,7 +184,8 @@ func (v *driverView) WriteTexture(t driver.Texture, data []byte) error {
 func (v *driverView) Submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
 	return v.d.submit(cbs)
 }
-func (v *driverView) Drop(cb driver.CommandBuffer) { v.d.drop(cb) }
+func (v *driverView) FlushWrites() (driver.Submission, error) { return v.d.flushWrites() }
+func (v *driverView) Drop(cb driver.CommandBuffer)            { v.d.drop(cb) }
 
 func (v *driverView) Wait(ctx context.Context, s driver.Submission) error {
 	const op = "Wait"

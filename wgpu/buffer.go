@@ -383,6 +383,18 @@ func (d *Device) submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
 	return driver.Submission(idx), nil
 }
 
+// flushWrites submits the queue's pending writes (an empty submission).
+func (d *Device) flushWrites() (driver.Submission, error) {
+	const op = "FlushWrites"
+	if err := d.enter(op); err != nil {
+		return 0, err
+	}
+	defer d.leave()
+	d.submitMu.Lock()
+	defer d.submitMu.Unlock()
+	return driver.Submission(d.submitNative(nil)), nil
+}
+
 // submitNative submits raw command buffers (none: an empty submission that
 // flushes queue writes) and records the index. The handles are copied into
 // C memory, so no Go memory crosses into wgpu-native.

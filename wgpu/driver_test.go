@@ -1,6 +1,7 @@
 package wgpu_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -552,5 +553,40 @@ func TestCompileOwnedKernelsAreTheCallersAlone(t *testing.T) {
 	got := v.Info()
 	if diff := cmp.Diff(want, driver.Info{Name: got.Name, Backend: got.Backend, FusesChainedFloats: got.FusesChainedFloats}); diff != "" {
 		t.Errorf("the driver's Info naming the adapter (-want +got):\n%s", diff)
+	}
+}
+
+// TestFlushWritesIsASubmissionOfItsOwn: FlushWrites submits the queue's
+// pending writes with no command buffer, so it hands out a new submission
+// index (an empty Submit does not: it returns the last one), Wait returns
+// for it, and a closed device refuses it.
+func TestFlushWritesIsASubmissionOfItsOwn(t *testing.T) {
+	d := openDevice(t, wgpu.Options{})
+	v := drv(t, d)
+	b, err := v.NewBuffer(256, driver.UsageStorage|driver.UsageCopyDst, "flushed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	last, err := v.Submit(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.WriteBuffer(b, 0, make([]byte, 256)); err != nil {
+		t.Fatal(err)
+	}
+	sub, err := v.FlushWrites()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sub <= last {
+		t.Errorf("FlushWrites returned submission %d, not after the last one (%d): nothing was submitted", sub, last)
+	}
+	if err := v.Wait(context.Background(), sub); err != nil {
+		t.Errorf("Wait for the flush: %v", err)
+	}
+	d.Close()
+	if _, err := v.FlushWrites(); !errors.Is(err, wgpu.ErrClosed) {
+		t.Errorf("FlushWrites on a closed device: %v, want ErrClosed", err)
 	}
 }

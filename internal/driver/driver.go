@@ -80,6 +80,11 @@ type Device interface {
 	// releases them. Empty ones are skipped; all empty returns the last
 	// submission. On error every command buffer is released unsubmitted.
 	Submit(cbs []CommandBuffer) (Submission, error)
+	// FlushWrites submits the queue's pending writes with no command
+	// buffer: an empty submission. wgpu-core keeps each write's staging
+	// copy until the queue's next submission, so a caller that wrote and
+	// will submit nothing else (a refused load) flushes them here.
+	FlushWrites() (Submission, error)
 	// Drop releases a command buffer without submitting it.
 	Drop(cb CommandBuffer)
 	// Wait returns when the GPU has finished submission s and everything
