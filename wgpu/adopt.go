@@ -121,6 +121,7 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 		kernels: map[kernelKey]*Kernel{},
 		cbs:     map[uintptr]*cbRecord{},
 		glMu:    glLock(info.Backend),
+		pollGap: pollGapFor(info),
 	}
 	d.rankLocks()
 	d.rawQ = rawQueue(d.queue)
