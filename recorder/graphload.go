@@ -87,8 +87,8 @@ type loader struct {
 // in an empty submission (driver.Device.FlushWrites): wgpu-core keeps each
 // queued write's staging copy until the queue's next submission, and a
 // refused load submits nothing, so a loop of refused loads with contents
-// kept every copy (68 KiB per load of 64 KiB on llvmpipe's GL; 15 KiB per
-// load of 256 bytes on the H200's GL) until the device next submitted.
+// kept every copy (68 KiB per load of 64 KiB on llvmpipe's GL) until the
+// device next submitted.
 func (l *loader) undo() error {
 	var err error
 	if l.wrote {

@@ -397,7 +397,6 @@ func (d *Device) WriteTexture(t driver.Texture, data []byte) error {
 	return nil
 }
 
-// Submit enqueues the command buffers' commands as one submission.
 // FlushWrites is an empty submission: the fake's writes already run in
 // queue order, so it only returns the last submission.
 func (d *Device) FlushWrites() (driver.Submission, error) {
@@ -410,6 +409,7 @@ func (d *Device) FlushWrites() (driver.Submission, error) {
 	return driver.Submission(d.lastSub), nil
 }
 
+// Submit enqueues the command buffers' commands as one submission.
 func (d *Device) Submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
 	const op = "Submit"
 	d.mu.Lock()
