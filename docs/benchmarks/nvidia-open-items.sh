@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# What the open issues still need measured on NVIDIA, as one device call:
+# graphbench on OpenGL with the default poll gap and with none (issue 40,
+# item 7: replay at least eager's speed on GL, side by side with Vulkan),
+# the native-memory tests at their long sizes on Vulkan and GL (issue 37,
+# item 4: the refused-load flush; a stream's 67 KiB on GL), and the GL
+# deadline tests (issue 40, item 3).
+#
+# Build here (the device machine has no Go), from the repository root:
+#   go build -o .bin/graphbench ./examples/graphbench
+#   go test -c -o .bin/tests.test ./tests
+#   go test -c -o .bin/recorder.test ./recorder
+#   tar -cJf .bin/bins.tar.xz -C .bin graphbench tests.test recorder.test && rm .bin/graphbench .bin/*.test
+# Run there (device tool, carry [".gl", ".bin"]), from the repository root:
+#   bash docs/benchmarks/nvidia-open-items.sh
+# Writes $OUT/open-items.tar.xz. Settings, by environment: CONFIGS
+# (graphbench's rows; default the GPU-bound, Life and short-graph rows),
+# ROUNDS (9), BUDGET (graphbench -budget, 4s), STEP_TIMEOUT (seconds per
+# step, 120).
+set -u
+OUT=${OUT:?set OUT to the folder whose files come back}
+CONFIGS=${CONFIGS:-1m_x500,1m_x2000,256k_x1000,64k_x1000,life512_g2_x200,life512_g200_x200,life64_g2_x200,tiny_x1000,tiny_g1_x1000,tiny_g8_x1000}
+ROUNDS=${ROUNDS:-9}
+BUDGET=${BUDGET:-4s}
+STEP_TIMEOUT=${STEP_TIMEOUT:-120}
+root=$(pwd)
+bin=$root/.bin
+out=$OUT/open-items
+mkdir -p "$out"
+if [ -f "$bin/bins.tar.xz" ]; then
+	tar -xJf "$bin/bins.tar.xz" -C "$bin"
+fi
+if ls "$root"/.gl/*.deb >/dev/null 2>&1; then
+	for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
+	ldconfig
+fi
+nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -f "$nvidia_icd" ]; then
+	export VK_DRIVER_FILES=$nvidia_icd
+fi
+for b in graphbench tests.test recorder.test; do
+	if [ ! -x "$bin/$b" ]; then
+		echo "open-items: $bin/$b is missing; build it here first (see the top of this script)" >&2
+		exit 2
+	fi
+done
+step() { # name, then the command
+	local name=$1
+	shift
+	timeout "$STEP_TIMEOUT" "$@" > "$out/$name.txt" 2>&1
+	echo "exit $?" >> "$out/$name.txt"
+	echo "$name: $(tail -1 "$out/$name.txt")"
+}
+gb() { "$bin/graphbench" -configs "$CONFIGS" -rounds "$ROUNDS" -budget "$BUDGET" -wide "$@"; }
+
+# graphbench, GL with and without the poll gap interleaved twice, then Vulkan.
+for i in 1 2; do
+	SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" gb -json "$out/graphbench-gl-default-$i.json"
+	SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" gb
+done
+SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan gb -json "$out/graphbench-vulkan.json"
+
+# The tests run from their packages' folders, where their relative paths point.
+export SOFTGRAPH_REQUIRE_GPU=1
+cd "$root/tests"
+for backend in vulkan gl; do
+	SOFTGRAPH_BACKEND=$backend SOFTGRAPH_LONG=1 step "memory-$backend" "$bin/tests.test" -test.run 'LeaveNoNativeMemoryBehind' -test.v
+done
+SOFTGRAPH_BACKEND=gl step deadlines-gl "$bin/tests.test" -test.run 'Deadline' -test.v
+cd "$root/recorder"
+SOFTGRAPH_BACKEND=gl SOFTGRAPH_LONG=1 step read-deadline-gl "$bin/recorder.test" -test.run 'TestReadDeadlineHoldsBehindAnotherStreamsLongWork' -test.v -test.count 3
+cd "$root"
+tar -cJf "$OUT/open-items.tar.xz" -C "$OUT" open-items
