@@ -51,14 +51,14 @@ step() { # name, then the command
 	echo "exit $?" >> "$out/$name.txt"
 	echo "$name: $(tail -1 "$out/$name.txt")"
 }
-gb() { "$bin/graphbench" -configs "$CONFIGS" -rounds "$ROUNDS" -budget "$BUDGET" -wide "$@"; }
+gb=("$bin/graphbench" -configs "$CONFIGS" -rounds "$ROUNDS" -budget "$BUDGET" -wide)
 
 # graphbench, GL with and without the poll gap interleaved twice, then Vulkan.
 for i in 1 2; do
-	SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" gb -json "$out/graphbench-gl-default-$i.json"
-	SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" gb
+	SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" "${gb[@]}" -json "$out/graphbench-gl-default-$i.json"
+	SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" "${gb[@]}"
 done
-SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan gb -json "$out/graphbench-vulkan.json"
+SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
 
 # The tests run from their packages' folders, where their relative paths point.
 export SOFTGRAPH_REQUIRE_GPU=1
