@@ -29,28 +29,11 @@ start=$(date +%s)
 stop_at=
 if [ -n "$STOP_AFTER" ]; then stop_at=$((start + STOP_AFTER)); fi
 OUT=${OUT:?set OUT to the folder whose files come back}
-root=$(pwd)
-bin=$root/.bin
+device_bins="tests.test gpt2fwd"
+# shellcheck source=/dev/null
+. "$(dirname "$0")/../device-setup.sh"
 out=$OUT/fusion-sweep
 mkdir -p "$out"
-
-if [ -f "$bin/bins.tar.xz" ]; then
-	tar -xJf "$bin/bins.tar.xz" -C "$bin"
-fi
-if ls "$root"/.gl/*.deb >/dev/null 2>&1; then
-	for f in "$root"/.gl/*.deb; do dpkg -x "$f" /; done
-	ldconfig
-fi
-nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-if [ -f "$nvidia_icd" ]; then
-	export VK_DRIVER_FILES=$nvidia_icd
-fi
-for b in tests.test gpt2fwd; do
-	if [ ! -x "$bin/$b" ]; then
-		echo "sweep: $bin/$b is missing; build it here first (see the top of this script)" >&2
-		exit 2
-	fi
-done
 
 # The tests run from tests/, where their relative paths point.
 cd "$root/tests"
