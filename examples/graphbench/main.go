@@ -273,7 +273,7 @@ type options struct {
 	tracePath  string
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) (err error) {
 	var o options
 	fs := flag.NewFlagSet("graphbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -290,7 +290,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
 	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the measured rounds to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the configs' runs to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
 	fs.StringVar(&o.tracePath, "trace", "", "write an execution trace of the run to this file (go tool trace); each pass is a region named config/path")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -385,28 +385,15 @@ func run(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintf(stdout, "go: %s %s, %d CPUs\n\n", rep.Go, rep.OS, rep.CPUs)
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("-cpuprofile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startDiagnostics(o)
+	if err != nil {
+		return err
 	}
-	if o.tracePath != "" {
-		f, err := os.Create(o.tracePath)
-		if err != nil {
-			return fmt.Errorf("-trace: %w", err)
+	defer func() {
+		if serr := stop(); serr != nil && err == nil {
+			err = serr
 		}
-		defer f.Close()
-		if err := trace.Start(f); err != nil {
-			return fmt.Errorf("-trace: %w", err)
-		}
-		defer trace.Stop()
-	}
+	}()
 	for _, c := range cfgs {
 		fmt.Fprintf(stderr, "graphbench: %s (%s, %d elems × %d dispatches, graphs of %d)...\n", c.Name, c.Workload, c.Elems, c.Kernels, c.GraphLen)
 		row, err := measure(dev, ropts, c, o)
@@ -426,6 +413,50 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// startDiagnostics starts what -cpuprofile and -trace ask for; stop ends
+// them and closes their files, reporting the first error.
+func startDiagnostics(o options) (stop func() error, err error) {
+	var stops []func() error
+	stop = func() error {
+		var first error
+		for i := len(stops) - 1; i >= 0; i-- {
+			if err := stops[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	start := func(flag, path string, begin func(io.Writer) error, end func()) error {
+		if path == "" {
+			return nil
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return fmt.Errorf("-%s: %w", flag, err)
+		}
+		if err := begin(f); err != nil {
+			f.Close()
+			return fmt.Errorf("-%s: %w", flag, err)
+		}
+		stops = append(stops, func() error {
+			end()
+			if err := f.Close(); err != nil {
+				return fmt.Errorf("-%s: %w", flag, err)
+			}
+			return nil
+		})
+		return nil
+	}
+	if err := start("cpuprofile", o.cpuProfile, pprof.StartCPUProfile, pprof.StopCPUProfile); err != nil {
+		return nil, err
+	}
+	if err := start("trace", o.tracePath, trace.Start, trace.Stop); err != nil {
+		stop()
+		return nil, err
+	}
+	return stop, nil
 }
 
 // timedPath is one path: run does one pass (enqueue is negative where the
@@ -525,9 +556,13 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 			p := runs[(j+round+warmup)%len(runs)]
 			var q, d time.Duration
 			var err error
-			pprof.Do(context.Background(), pprof.Labels("config", c.Name, "path", p.name), func(ctx context.Context) {
-				trace.WithRegion(ctx, c.Name+"/"+p.name, func() { q, d, err = p.run() })
-			})
+			if o.cpuProfile == "" && o.tracePath == "" {
+				q, d, err = p.run()
+			} else {
+				pprof.Do(context.Background(), pprof.Labels("config", c.Name, "path", p.name), func(ctx context.Context) {
+					trace.WithRegion(ctx, c.Name+"/"+p.name, func() { q, d, err = p.run() })
+				})
+			}
 			if err != nil {
 				return row{}, fmt.Errorf("%s: %w", p.name, err)
 			}
