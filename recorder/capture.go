@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -39,31 +38,7 @@ func (p *pinSet) ref() { p.refs++ }
 
 // pinNode pins everything node n uses with references of the set's own:
 // a graph made from another's nodes (Rebind) holds what it binds itself.
-func (p *pinSet) pinNode(n *node) {
-	for j := range n.acc {
-		a := &n.acc[j]
-		switch a.kind {
-		case accessBuffer:
-			a.pg.Ref()
-		case accessTexture:
-			a.tex.h.ref()
-		case accessSampler:
-			a.smp.h.ref()
-		}
-		p.pinAccess(a)
-	}
-	for _, pg := range []*pool.Page{n.ind, n.src, n.dst} {
-		if pg != nil {
-			pg.Ref()
-			p.addPage(pg)
-		}
-	}
-	for _, grp := range n.groups {
-		if grp != nil {
-			p.addGroup(grp.ref())
-		}
-	}
-}
+func (p *pinSet) pinNode(n *node) { n.op.pin(p) }
 
 // unref drops a reference; the last one releases everything pinned.
 func (p *pinSet) unref() {
@@ -188,49 +163,6 @@ func (p *pinSet) bytes() (pages, params uint64) {
 	return pages, params
 }
 
-// nodeKind is what a graph node does.
-type nodeKind uint8
-
-const (
-	nodeDispatch nodeKind = iota
-	nodeCopy
-	nodeClear
-)
-
-// node is one recorded command: a dispatch (kernel, bind groups, counts or
-// indirect source, and what each binding binds), a copy or a clear. Nodes
-// are data only: the graph's program is built from them at seal time, and
-// Rebind builds a new node list and a new program.
-type node struct {
-	kind   nodeKind
-	k      driver.Kernel
-	groups [4]*bindGroup
-	d      Dispatch
-	ind    *pool.Page // indirect counts
-	indBuf *Buffer    // the Buffer they came from
-	acc    []access
-
-	// copies and clears
-	src, dst       *pool.Page
-	srcBuf, dstBuf *Buffer
-	srcOff, dstOff uint64
-	size           uint64
-
-	// region is the control-flow region the node belongs to (0: the
-	// graph's top level); see control.go.
-	region int
-}
-
-func (n *node) name() string {
-	switch n.kind {
-	case nodeCopy:
-		return "copy"
-	case nodeClear:
-		return "clear"
-	}
-	return kernelName(n.k)
-}
-
 // recording is a capture in progress: mutable, owned by its stream while
 // the stream is in Capture, and either sealed into a Graph by EndCapture or
 // discarded. Everything it references is pinned from the moment it is
@@ -262,41 +194,18 @@ func newRecording(s *Stream) *recording {
 	return &recording{pins: newPinSet(s), start: time.Now(), regions: []region{{kind: regionTop}}}
 }
 
-// addLaunch appends a bound launch; its references pass to the recording.
-func (r *recording) addLaunch(s *Stream, l *launch) {
-	n := node{kind: nodeDispatch, k: l.k, d: l.d, region: r.cur}
-	n.acc = make([]access, len(l.acc))
-	copy(n.acc, l.acc)
-	for i := range l.acc {
-		r.pins.pinAccess(&l.acc[i])
-	}
-	if l.ind != nil {
-		n.ind, n.indBuf = l.ind, l.d.indirect
-		r.pins.addPage(l.ind)
-	}
-	n.d.indirect = nil // the Buffer is kept as indBuf
-	for i, g := range l.groups {
-		if g != nil {
-			n.groups[i] = g
-			r.pins.addGroup(g)
-		}
-	}
-	r.nodes = append(r.nodes, n)
-	*l = launch{}
-}
-
 // addTransfer appends a resolved copy or clear; its references pass to the
 // recording.
 func (r *recording) addTransfer(c *transfer) {
-	n := node{kind: nodeCopy, src: c.src, dst: c.dst, srcBuf: c.srcBuf, dstBuf: c.dstBuf, srcOff: c.srcOff, dstOff: c.dstOff, size: c.size, region: r.cur}
+	var op nodeOp = &copyOp{src: c.src, dst: c.dst, srcBuf: c.srcBuf, dstBuf: c.dstBuf, srcOff: c.srcOff, dstOff: c.dstOff, size: c.size}
 	if c.clear {
-		n.kind = nodeClear
+		op = &clearOp{dst: c.dst, dstBuf: c.dstBuf, dstOff: c.dstOff, size: c.size}
 	}
 	if c.src != nil {
 		r.pins.addPage(c.src)
 	}
 	r.pins.addPage(c.dst)
-	r.nodes = append(r.nodes, n)
+	r.nodes = append(r.nodes, node{op: op, region: r.cur})
 }
 
 // include appends a sealed graph's nodes (a child graph), pinning what it
@@ -325,7 +234,7 @@ func (r *recording) include(g *Graph) error {
 	}
 	for _, n := range nodes {
 		n.region = remap(n.region)
-		n.acc = append([]access(nil), n.acc...)
+		n.op = n.op.clone()
 		r.nodes = append(r.nodes, n)
 	}
 	for _, rg := range g.regions[1:] {

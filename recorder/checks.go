@@ -208,12 +208,14 @@ func (g *Graph) checkedSave(op lifecycle.Op) error {
 	if !g.s.cfg.checks {
 		return nil
 	}
+	binds := false
 	for i := range g.nodes {
-		for _, a := range g.nodes[i].acc {
-			if a.buf != nil && a.buf == g.s.checks.state {
-				return argError(op, ErrInvalidArgument, "the graph was captured on a stream WithChecks and binds its checks; capture it on a stream without them to save it")
-			}
-		}
+		g.nodes[i].op.uses(func(u bufferUse) {
+			binds = binds || (u.bound && u.buf != nil && u.buf == g.s.checks.state)
+		})
+	}
+	if binds {
+		return argError(op, ErrInvalidArgument, "the graph was captured on a stream WithChecks and binds its checks; capture it on a stream without them to save it")
 	}
 	return nil
 }

@@ -290,21 +290,7 @@ func (l *lowering) tree() lower.Tree {
 	for i := range rec.nodes {
 		n := &rec.nodes[i]
 		c := &t.Commands[i]
-		switch n.kind {
-		case nodeDispatch:
-			c.Kind, c.Indirect, c.Groups = lower.Dispatch, n.ind != nil, [3]uint32{n.d.x, n.d.y, n.d.z}
-			if cond := rec.regions[n.region].cond; cond != nil {
-				for _, a := range n.acc {
-					if a.kind == accessBuffer && a.pg == cond {
-						c.BindsCondition = true
-					}
-				}
-			}
-		case nodeCopy:
-			c.Kind, c.Words = lower.Copy, uint32(n.size/4)
-		case nodeClear:
-			c.Kind, c.Words = lower.Clear, uint32(n.size/4)
-		}
+		n.op.plan(c, rec.regions[n.region].cond)
 	}
 	for r := 1; r < len(rec.regions); r++ {
 		rg := &rec.regions[r]
@@ -319,7 +305,11 @@ func (l *lowering) guarded(i int, latch bool) bool {
 	if l.s.cfg.noPredicate {
 		return false
 	}
-	_, ok := l.variant(l.rec.nodes[i].k, latch)
+	d := dispatchOf(&l.rec.nodes[i])
+	if d == nil {
+		return false
+	}
+	_, ok := l.variant(d.k, latch)
 	return ok
 }
 
@@ -418,11 +408,21 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 		}
 		return access{kind: accessParams, meta: e, size: e.Size, group: at.Group, binding: at.Binding}, nil
 	}
-	// recorded copies recorded command i, with accesses of its own.
+	// recorded copies recorded command i, with an op of its own.
 	recorded := func(i int) node {
 		n := l.rec.nodes[i]
-		n.acc = append([]access(nil), n.acc...)
+		n.op = n.op.clone()
 		return n
+	}
+	// dispatch is the recorded dispatch i the plan gates or predicates,
+	// copied like recorded.
+	dispatch := func(i int, step lower.StepKind) (node, *dispatchOp, error) {
+		n := recorded(i)
+		d := dispatchOf(&n)
+		if d == nil {
+			return node{}, nil, fmt.Errorf("recorder: internal error: lowered step %v of command %d, a %s", step, i, n.op.name())
+		}
+		return n, d, nil
 	}
 	l.out = make([]node, 0, len(plan.Steps))
 	for _, st := range plan.Steps {
@@ -431,17 +431,23 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			l.out = append(l.out, recorded(st.Command))
 			continue
 		case lower.StepGated:
-			n := recorded(st.Command)
-			n.d = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}
-			n.ind, n.indBuf = gatePg, nil
+			n, d, err := dispatch(st.Command, st.Kind)
+			if err != nil {
+				return err
+			}
+			d.d = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}
+			d.ind, d.indBuf = gatePg, nil
 			l.out = append(l.out, n)
 			continue
 		case lower.StepGuarded:
 			// The variant binds what the original does, plus, in its own
 			// group, the enable buffer and the index of its enable word; a
 			// latching one also the condition (and writes the word).
-			n := recorded(st.Command)
-			v, _ := l.variant(n.k, st.Latch)
+			n, d, err := dispatch(st.Command, st.Kind)
+			if err != nil {
+				return err
+			}
+			v, _ := l.variant(d.k, st.Latch)
 			rg, gl := &l.rec.regions[st.Region], v.layout
 			p, err := params(kernels.Binding{Group: gl.Group, Binding: gl.At}, gl.AtWords(st.Enable, uint32(rg.condOff/4)))
 			if err != nil {
@@ -454,21 +460,22 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			for i := range extra {
 				pins.pinAccess(&extra[i])
 			}
-			n.acc = append(n.acc, extra...)
-			n.k = v.k
-			if err := l.regroup(&n); err != nil {
+			d.acc = append(d.acc, extra...)
+			d.k = v.k
+			if err := l.regroup(d); err != nil {
 				return err
 			}
 			l.out = append(l.out, n)
 			continue
 		}
 		var n node
+		d := &dispatchOp{}
 		var k driver.Kernel
 		var p access
 		switch st.Kind {
 		case lower.StepGate:
 			rg := &l.rec.regions[st.Region]
-			n = node{kind: nodeDispatch, region: st.Region}
+			n = node{op: d, region: st.Region}
 			gk, err := kernels.Gate()
 			if err != nil {
 				return err
@@ -480,13 +487,17 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			if p, err = params(gk.Layout.Params, gk.Words(gp)); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, gk.Layout.Cond), bufAcc(gatePg, nil, gateSize, gk.Layout.Gate), bufAcc(tablePg, nil, tableSize, gk.Layout.Table), p,
+			d.acc = []access{bufAcc(rg.cond, rg.condBuf, rg.condBuf.size, gk.Layout.Cond), bufAcc(gatePg, nil, gateSize, gk.Layout.Gate), bufAcc(tablePg, nil, tableSize, gk.Layout.Table), p,
 				bufAcc(enablePg, nil, enableSize, gk.Layout.Enables)}
-			n.d = Groups(1, 1, 1)
+			d.d = Groups(1, 1, 1)
 		case lower.StepForward:
 			// Forwards the indirect dispatch's own counts to its slot.
-			c := &l.rec.nodes[st.Command]
-			n = node{kind: nodeDispatch, region: c.region}
+			rc := &l.rec.nodes[st.Command]
+			c := dispatchOf(rc)
+			if c == nil {
+				return fmt.Errorf("recorder: internal error: lowered step %v of command %d, a %s", st.Kind, st.Command, rc.op.name())
+			}
+			n = node{op: d, region: rc.region}
 			fk, err := kernels.Forward()
 			if err != nil {
 				return err
@@ -497,12 +508,16 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			if p, err = params(fk.Layout.Params, fk.Words(kernels.ForwardParams{SrcWord: uint32(c.d.offset / 4), EnableWord: st.Enable, Slot: st.Slot})); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.ind, c.indBuf, c.indBuf.size, fk.Layout.Counts), bufAcc(gatePg, nil, gateSize, fk.Layout.Gate), p,
+			d.acc = []access{bufAcc(c.ind, c.indBuf, c.indBuf.size, fk.Layout.Counts), bufAcc(gatePg, nil, gateSize, fk.Layout.Gate), p,
 				bufAcc(enablePg, nil, enableSize, fk.Layout.Enables)}
-			n.d = Groups(1, 1, 1)
+			d.d = Groups(1, 1, 1)
 		case lower.StepCopy:
-			c := &l.rec.nodes[st.Command]
-			n = node{kind: nodeDispatch, region: c.region}
+			rc := &l.rec.nodes[st.Command]
+			c, ok := rc.op.(*copyOp)
+			if !ok {
+				return fmt.Errorf("recorder: internal error: lowered step %v of command %d, a %s", st.Kind, st.Command, rc.op.name())
+			}
+			n = node{op: d, region: rc.region}
 			ck, err := kernels.Copy()
 			if err != nil {
 				return err
@@ -513,11 +528,15 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			if p, err = params(ck.Layout.Params, ck.Words(kernels.CopyParams{Src: uint32(c.srcOff / 4), Dst: uint32(c.dstOff / 4), Words: uint32(c.size / 4)})); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.src, c.srcBuf, c.srcBuf.size, ck.Layout.Src), bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
-			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
+			d.acc = []access{bufAcc(c.src, c.srcBuf, c.srcBuf.size, ck.Layout.Src), bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
+			d.d, d.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
 		case lower.StepClear:
-			c := &l.rec.nodes[st.Command]
-			n = node{kind: nodeDispatch, region: c.region}
+			rc := &l.rec.nodes[st.Command]
+			c, ok := rc.op.(*clearOp)
+			if !ok {
+				return fmt.Errorf("recorder: internal error: lowered step %v of command %d, a %s", st.Kind, st.Command, rc.op.name())
+			}
+			n = node{op: d, region: rc.region}
 			ck, err := kernels.Clear()
 			if err != nil {
 				return err
@@ -528,16 +547,16 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			if p, err = params(ck.Layout.Params, ck.Words(kernels.ClearParams{Dst: uint32(c.dstOff / 4), Words: uint32(c.size / 4)})); err != nil {
 				return err
 			}
-			n.acc = []access{bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
-			n.d, n.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
+			d.acc = []access{bufAcc(c.dst, c.dstBuf, c.dstBuf.size, ck.Layout.Dst), p}
+			d.d, d.ind = Dispatch{isIndirect: true, offset: uint64(st.Slot) * 4}, gatePg
 		default:
 			return fmt.Errorf("recorder: internal error: lowered step of kind %v", st.Kind)
 		}
-		n.k = k
-		for i := range n.acc {
-			pins.pinAccess(&n.acc[i])
+		d.k = k
+		for i := range d.acc {
+			pins.pinAccess(&d.acc[i])
 		}
-		if err := l.regroup(&n); err != nil {
+		if err := l.regroup(d); err != nil {
 			return err
 		}
 		l.out = append(l.out, n)
@@ -546,17 +565,17 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 	return nil
 }
 
-// regroup makes lowered node n's bind groups for its kernel and accesses,
-// pinned by the recording.
-func (l *lowering) regroup(n *node) error {
+// regroup makes lowered dispatch d's bind groups for its kernel and
+// accesses, pinned by the recording.
+func (l *lowering) regroup(d *dispatchOp) error {
 	var groups [4]*bindGroup
-	if err := l.s.bindGroups(lifecycle.Branch, n.k, n.acc, &groups); err != nil {
+	if err := l.s.bindGroups(lifecycle.Branch, d.k, d.acc, &groups); err != nil {
 		return err
 	}
-	n.groups = [4]*bindGroup{}
+	d.groups = [4]*bindGroup{}
 	for i, g := range groups {
 		if g != nil {
-			n.groups[i] = g
+			d.groups[i] = g
 			l.rec.pins.addGroup(g)
 		}
 	}

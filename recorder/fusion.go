@@ -84,10 +84,11 @@ const maxFusedParts = 16
 
 // fusedPart is one unfused dispatch of a chain being built.
 type fusedPart struct {
-	n   *node
-	pw  *wgpu.Pointwise
-	at  int    // n's index in the unfused nodes
-	src string // n's kernel's source, its overrides bound
+	n    *dispatchOp
+	node *node // the unfused node whose op n is
+	pw   *wgpu.Pointwise
+	at   int    // n's index in the unfused nodes
+	src  string // n's kernel's source, its overrides bound
 	// notPointwise says why a producer (pw.Producer) is not pointwise:
 	// it can begin a chain only.
 	notPointwise string
@@ -114,7 +115,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	reasons := map[driver.Kernel]string{}
 	sources := map[driver.Kernel]string{}
 	notPointwise := map[driver.Kernel]string{} // a producer's reason not to join a chain
-	analyse := func(n *node) (*wgpu.Pointwise, string) {
+	analyse := func(n *dispatchOp) (*wgpu.Pointwise, string) {
 		if pw, ok := analysed[n.k]; ok {
 			return pw, reasons[n.k]
 		}
@@ -195,7 +196,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		}
 		for _, p := range chain {
 			fz.group[p.at] = len(out)
-			out = append(out, *p.n)
+			out = append(out, *p.node)
 		}
 		chain = chain[:0]
 		return nil
@@ -207,37 +208,41 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 	prevWhy := ""
 	for i := range nodes {
 		n := &nodes[i]
+		d := dispatchOf(n)
 		var pw *wgpu.Pointwise
 		why := ""
 		switch {
-		case n.kind != nodeDispatch:
+		case d == nil:
 		case n.region != 0:
 			why = "inside an If or While body"
-		case n.ind != nil:
+		case d.ind != nil:
 			// Its counts are known only on the GPU, so its index cannot
 			// be shown one-to-one over them: it fuses with dispatches
 			// reading the same counts, and the fused kernel runs the
 			// parts in the first invocation of each index only
 			// (FusePart.AnyCounts), which is every invocation wherever
 			// the unfused dispatches do not race.
-			pw, why = analyse(n)
+			pw, why = analyse(d)
 			if pw == nil {
 				break
 			}
 			if pw.Producer {
-				pw, why = nil, fmt.Sprintf("not pointwise (%s), and dispatched indirectly, so it cannot begin an epilogue either (a producer's barriers need every invocation its counts make)", notPointwise[n.k])
+				pw, why = nil, fmt.Sprintf("not pointwise (%s), and dispatched indirectly, so it cannot begin an epilogue either (a producer's barriers need every invocation its counts make)", notPointwise[d.k])
 				break
 			}
 			if _, _, ok := pw.FirstOfIndex(); !ok {
 				pw, why = nil, fmt.Sprintf("dispatched indirectly, and its index %s is not one of the forms whose first invocation per value is known on any counts", pw.Index)
 			}
 		default:
-			pw, why = analyse(n)
-			if pw != nil && !pw.OneToOne(n.d.x, n.d.y, n.d.z) {
-				pw, why = nil, fmt.Sprintf("its index %s is not one-to-one over %s", pw.Index, n.d.label())
+			pw, why = analyse(d)
+			if pw != nil && !pw.OneToOne(d.d.x, d.d.y, d.d.z) {
+				pw, why = nil, fmt.Sprintf("its index %s is not one-to-one over %s", pw.Index, d.d.label())
 			}
 		}
-		part := fusedPart{n: n, pw: pw, at: i, src: sources[n.k], notPointwise: notPointwise[n.k]}
+		part := fusedPart{n: d, node: n, pw: pw, at: i}
+		if d != nil {
+			part.src, part.notPointwise = sources[d.k], notPointwise[d.k]
+		}
 		if pw != nil && len(chain) > 0 {
 			j := s.joins(chain, part)
 			if j == "" {
@@ -250,7 +255,7 @@ func (s *Stream) fuseNodes(op lifecycle.Op, nodes []node, pins *pinSet) ([]node,
 		if err := flush(); err != nil {
 			return fail(err)
 		}
-		if i > 0 && n.kind == nodeDispatch && nodes[i-1].kind == nodeDispatch && fz.why[i-1] == "" {
+		if i > 0 && d != nil && dispatchOf(&nodes[i-1]) != nil && fz.why[i-1] == "" {
 			if why != "" {
 				fz.why[i-1] = "kernel " + n.name() + ": " + why
 			} else {
@@ -566,7 +571,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	}
 	k := kd
 	head := chain[0].n
-	n := node{kind: nodeDispatch, k: kd, d: head.d, ind: head.ind, indBuf: head.indBuf, acc: acc, region: head.region}
+	n := &dispatchOp{k: kd, d: head.d, ind: head.ind, indBuf: head.indBuf, acc: acc}
 	if err := s.bindGroups(op, kd, n.acc, &n.groups); err != nil {
 		s.dropKernels([]driver.Kernel{k})
 		if errors.Is(err, wgpu.ErrValidation) {
@@ -580,7 +585,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 			pins.addGroup(g)
 		}
 	}
-	return n, k, "", nil
+	return node{op: n, region: chain[0].node.region}, k, "", nil
 }
 
 // fusedKernel is the compiled kernel of a fused source, with a reference
@@ -634,7 +639,11 @@ func (s *Stream) dropKernels(ks []driver.Kernel) {
 // them). The caller holds s.mu.
 func pinUnfused(pins *pinSet, nodes []node) {
 	for i := range nodes {
-		for _, grp := range nodes[i].groups {
+		d := dispatchOf(&nodes[i])
+		if d == nil {
+			continue
+		}
+		for _, grp := range d.groups {
 			if grp != nil {
 				pins.addGroup(grp.ref())
 			}
@@ -675,8 +684,8 @@ func (g *Graph) recorded() []node {
 // order), and a read-only one with a read_write one is refused by conflict.
 func fusedAliasing(nodes []node) error {
 	for i := range nodes {
-		n := &nodes[i]
-		if n.kind != nodeDispatch || n.k == nil || n.k.Entry() != wgpu.FusedEntry || !strings.HasPrefix(n.k.Source(), wgpu.FusedHeader) {
+		n := dispatchOf(&nodes[i])
+		if n == nil || n.k == nil || n.k.Entry() != wgpu.FusedEntry || !strings.HasPrefix(n.k.Source(), wgpu.FusedHeader) {
 			continue
 		}
 		res := n.k.Resources()

@@ -166,28 +166,8 @@ func buildProgram(drv driver.Device, nodes []node) (driver.Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	var stack [4]driver.BindGroup
 	for i := range nodes {
-		n := &nodes[i]
-		switch n.kind {
-		case nodeDispatch:
-			groups := stack[:n.k.Groups()]
-			for j := range groups {
-				groups[j] = nil
-				if n.groups[j] != nil {
-					groups[j] = n.groups[j].bg
-				}
-			}
-			if n.ind != nil {
-				err = p.DispatchIndirect(n.k, groups, n.ind.Buffer(), n.d.offset)
-			} else {
-				err = p.Dispatch(n.k, groups, n.d.x, n.d.y, n.d.z)
-			}
-		case nodeCopy:
-			err = p.CopyBuffer(n.src.Buffer(), n.srcOff, n.dst.Buffer(), n.dstOff, n.size)
-		case nodeClear:
-			err = p.ClearBuffer(n.dst.Buffer(), n.dstOff, n.size)
-		}
+		err := nodes[i].op.encode(p)
 		if err != nil {
 			p.Release()
 			return nil, err
@@ -216,8 +196,6 @@ func (s *Stream) validateProgram(p driver.Program) error {
 
 // describe fills the graph's stats and buffer list from its nodes and pins.
 func (g *Graph) describe() {
-	kernels := map[driver.Kernel]bool{}
-	groups := map[*bindGroup]bool{}
 	seen := map[*Buffer]bool{}
 	addBuf := func(b *Buffer) {
 		if b != nil && !seen[b] && b.pg != g.enablePage && b.pg != g.gatePage && b.pg != g.tablePage && b != g.s.checks.state {
@@ -226,29 +204,13 @@ func (g *Graph) describe() {
 		}
 	}
 	for i := range g.nodes {
-		n := &g.nodes[i]
-		switch n.kind {
-		case nodeDispatch:
-			g.stats.Dispatches++
-			kernels[n.k] = true
-			for _, grp := range n.groups {
-				if grp != nil {
-					groups[grp] = true
-				}
-			}
-			for _, a := range n.acc {
-				addBuf(a.buf)
-			}
-			addBuf(n.indBuf)
-		default:
-			g.stats.Transfers++
-			addBuf(n.srcBuf)
-			addBuf(n.dstBuf)
-		}
+		g.nodes[i].op.uses(func(u bufferUse) { addBuf(u.buf) })
 	}
+	t := tallyNodes(g.nodes)
+	g.stats.Dispatches, g.stats.Transfers = t.dispatches, t.transfers
 	pages, params := g.pins.bytes()
-	g.stats.Kernels = len(kernels)
-	g.stats.BindGroups = len(groups)
+	g.stats.Kernels = len(t.kernels)
+	g.stats.BindGroups = len(t.groups)
 	g.stats.Buffers = len(g.pins.list)
 	g.stats.Textures = len(g.pins.texs)
 	g.stats.ParamsBytes = params

@@ -85,67 +85,40 @@ type graphTables struct {
 	paramAt  map[*paramcache.Entry]uint32
 }
 
+// addPage gives pg an index, once; b, the Buffer it came from (nil: the
+// recorder's own), names it.
+func (t *graphTables) addPage(pg *pool.Page, b *Buffer) {
+	if pg == nil {
+		return
+	}
+	if _, ok := t.pageAt[pg]; !ok {
+		t.pageAt[pg] = uint32(len(t.pages))
+		t.pages = append(t.pages, pg)
+	}
+	if b != nil && t.labels[pg] == "" {
+		t.labels[pg] = b.Label()
+	}
+	if b != nil && b.v != nil {
+		t.vars[pg] = b.v
+	}
+}
+
 func (g *Graph) tables() *graphTables {
 	t := &graphTables{kernelAt: map[driver.Kernel]uint32{}, pageAt: map[*pool.Page]uint32{}, labels: map[*pool.Page]string{}, vars: map[*pool.Page]*Var{},
 		texAt: map[*texHandle]uint32{}, smpAt: map[*samplerHandle]uint32{}, paramAt: map[*paramcache.Entry]uint32{}}
-	addPage := func(pg *pool.Page, b *Buffer) {
-		if pg == nil {
-			return
-		}
-		if _, ok := t.pageAt[pg]; !ok {
-			t.pageAt[pg] = uint32(len(t.pages))
-			t.pages = append(t.pages, pg)
-		}
-		if b != nil && t.labels[pg] == "" {
-			t.labels[pg] = b.Label()
-		}
-		if b != nil && b.v != nil {
-			t.vars[pg] = b.v
-		}
-	}
 	for i := range g.nodes {
-		n := &g.nodes[i]
-		if n.kind == nodeDispatch {
-			if _, ok := t.kernelAt[n.k]; !ok {
-				t.kernelAt[n.k] = uint32(len(t.kernels))
-				t.kernels = append(t.kernels, n.k)
-			}
-		}
-		for _, a := range n.acc {
-			switch a.kind {
-			case accessBuffer:
-				addPage(a.pg, a.buf)
-			case accessParams:
-				if _, ok := t.paramAt[a.meta]; !ok {
-					t.paramAt[a.meta] = uint32(len(t.params))
-					t.params = append(t.params, a.meta)
-				}
-			case accessTexture:
-				if _, ok := t.texAt[a.tex.h]; !ok {
-					t.texAt[a.tex.h] = uint32(len(t.texs))
-					t.texs = append(t.texs, a.tex.h)
-				}
-			case accessSampler:
-				if _, ok := t.smpAt[a.smp.h]; !ok {
-					t.smpAt[a.smp.h] = uint32(len(t.smps))
-					t.smps = append(t.smps, a.smp.h)
-				}
-			}
-		}
-		addPage(n.ind, n.indBuf)
-		addPage(n.src, n.srcBuf)
-		addPage(n.dst, n.dstBuf)
+		g.nodes[i].op.tabulate(t)
 	}
 	for _, r := range g.regions[1:] {
-		addPage(r.cond, r.condBuf)
+		t.addPage(r.cond, r.condBuf)
 	}
 	if len(g.regions) > 1 {
 		// Control flow's own buffers, even where no command binds them
 		// (a loaded file may say so): a file with regions must carry
 		// them, or LoadGraph refuses what Save wrote.
-		addPage(g.enablePage, nil)
-		addPage(g.gatePage, nil)
-		addPage(g.tablePage, nil)
+		t.addPage(g.enablePage, nil)
+		t.addPage(g.gatePage, nil)
+		t.addPage(g.tablePage, nil)
 	}
 	return t
 }
@@ -264,34 +237,7 @@ func (g *Graph) file(o SaveOptions) (*graphfile.File, error) {
 	for i := range g.nodes {
 		n := &g.nodes[i]
 		fn := graphfile.Node{Region: uint32(n.region)}
-		switch n.kind {
-		case nodeDispatch:
-			fn.Kind, fn.Kernel = graphfile.NodeDispatch, t.kernelAt[n.k]
-			if n.ind != nil {
-				fn.Indirect, fn.Buffer, fn.Offset = true, t.pageAt[n.ind], n.d.offset
-			} else {
-				fn.X, fn.Y, fn.Z = n.d.x, n.d.y, n.d.z
-			}
-			fn.Args = make([]graphfile.Arg, 0, len(n.acc))
-			for _, a := range n.acc {
-				switch a.kind {
-				case accessBuffer:
-					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgBuffer, Index: t.pageAt[a.pg]})
-				case accessParams:
-					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgParams, Index: t.paramAt[a.meta]})
-				case accessTexture:
-					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgTexture, Index: t.texAt[a.tex.h]})
-				case accessSampler:
-					fn.Args = append(fn.Args, graphfile.Arg{Kind: graphfile.ArgSampler, Index: t.smpAt[a.smp.h]})
-				}
-			}
-		case nodeCopy:
-			fn.Kind = graphfile.NodeCopy
-			fn.Src, fn.SrcOffset, fn.Dst, fn.DstOffset, fn.Size = t.pageAt[n.src], n.srcOff, t.pageAt[n.dst], n.dstOff, n.size
-		case nodeClear:
-			fn.Kind = graphfile.NodeClear
-			fn.Dst, fn.DstOffset, fn.Size = t.pageAt[n.dst], n.dstOff, n.size
-		}
+		n.op.save(t, &fn)
 		f.Nodes = append(f.Nodes, fn)
 	}
 	for _, r := range g.regions[1:] {

@@ -332,62 +332,30 @@ func (l *loader) fill() error {
 // was recorded from, and appends it to the loader's recording. The caller
 // holds s.mu.
 func (l *loader) node(i int) error {
-	s, n := l.s, &l.f.Nodes[i]
-	const op = lifecycle.Load
-	switch n.Kind {
+	n := &l.f.Nodes[i]
+	load := nodeLoader(n.Kind)
+	if load == nil {
+		// The decoder refuses unknown kinds; a kind it knows and this
+		// table lacks is the recorder's bug.
+		return fmt.Errorf("recorder: internal error: no loader for command kind %d", n.Kind)
+	}
+	return load(l, n)
+}
+
+// nodeLoader is the registry of the graph file's command kinds: the
+// function that records a command of kind k (from its node_*.go file), or
+// nil. The tags are the file format's and never change (internal/graphfile
+// encodes and checks them); a new kind of command adds its tag there and
+// its loader here.
+func nodeLoader(k graphfile.NodeKind) func(*loader, *graphfile.Node) error {
+	switch k {
+	case graphfile.NodeDispatch:
+		return loadDispatch
 	case graphfile.NodeCopy:
-		var c transfer
-		if err := s.resolveCopy(op, l.buffers[n.Dst], n.DstOffset, l.buffers[n.Src], n.SrcOffset, n.Size, &c); err != nil {
-			c.release()
-			return err
-		}
-		if n.Size == 0 {
-			c.release()
-			return fmt.Errorf("a copy of 0 bytes")
-		}
-		l.rec.addTransfer(&c)
-		return nil
+		return loadCopy
 	case graphfile.NodeClear:
-		b := l.buffers[n.Dst]
-		if n.DstOffset%4 != 0 || n.Size%4 != 0 || n.Size == 0 || n.DstOffset > b.size || n.Size > b.size-n.DstOffset {
-			return fmt.Errorf("clear of offset=%d size=%d in a %d-byte buffer", n.DstOffset, n.Size, b.size)
-		}
-		pg, err := b.acquire(op, "buffer", s)
-		if err != nil {
-			return err
-		}
-		l.rec.addTransfer(&transfer{clear: true, dst: pg, dstBuf: b, dstOff: n.DstOffset, size: n.Size})
-		return nil
+		return loadClear
 	}
-	args := make([]Arg, len(n.Args))
-	for j, a := range n.Args {
-		switch a.Kind {
-		case graphfile.ArgBuffer:
-			args[j] = l.buffers[a.Index]
-		case graphfile.ArgParams:
-			args[j] = Params(l.f.Params[a.Index])
-		case graphfile.ArgTexture:
-			args[j] = l.textures[a.Index]
-		case graphfile.ArgSampler:
-			args[j] = l.samplers[a.Index]
-		}
-	}
-	d := Groups(n.X, n.Y, n.Z)
-	if n.Indirect {
-		d = Indirect(l.buffers[n.Buffer], n.Offset)
-	}
-	ln := &s.scratch.launch
-	defer ln.reset()
-	k := ownKernel{l.kernels[n.Kernel]}
-	if err := s.resolve(op, k, d, args, ln); err != nil {
-		ln.release()
-		return launchError(op, k, err)
-	}
-	if err := s.bind(op, ln); err != nil {
-		ln.release()
-		return launchError(op, k, err)
-	}
-	l.rec.addLaunch(s, ln)
 	return nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -52,10 +51,13 @@ func (g *Graph) names() graphNames {
 	}
 	for i := range g.nodes {
 		nd := &g.nodes[i]
-		for _, a := range nd.acc {
+		nd.op.uses(func(u bufferUse) { addPage(u.pg, u.buf) })
+		d := dispatchOf(nd)
+		if d == nil {
+			continue
+		}
+		for _, a := range d.acc {
 			switch a.kind {
-			case accessBuffer:
-				addPage(a.pg, a.buf)
 			case accessParams:
 				if _, ok := n.metas[a.meta]; !ok {
 					n.metas[a.meta] = fmt.Sprintf("p%d", len(n.metas))
@@ -66,9 +68,6 @@ func (g *Graph) names() graphNames {
 				}
 			}
 		}
-		addPage(nd.ind, nd.indBuf)
-		addPage(nd.src, nd.srcBuf)
-		addPage(nd.dst, nd.dstBuf)
 	}
 	return n
 }
@@ -91,24 +90,8 @@ func (g *Graph) String() string {
 	}
 	// Count by kernel, named by entry point; different kernels sharing an
 	// entry name ("main") are told apart as main, main#2, ...
-	counts := map[driver.Kernel]int{}
-	var order []driver.Kernel
-	copies, clears := 0, 0
-	for i := range g.nodes {
-		n := &g.nodes[i]
-		switch n.kind {
-		case nodeCopy:
-			copies++
-			continue
-		case nodeClear:
-			clears++
-			continue
-		}
-		if counts[n.k] == 0 {
-			order = append(order, n.k)
-		}
-		counts[n.k]++
-	}
+	t := tallyNodes(g.nodes)
+	counts, order := t.launches, t.kernels
 	seen := map[string]int{}
 	var ks, internal []string
 	for _, k := range order {
@@ -146,8 +129,17 @@ func (g *Graph) String() string {
 	if len(internal) > 0 {
 		fmt.Fprintf(&b, "; the recorder's kernels: %s", strings.Join(internal, ", "))
 	}
-	if copies+clears > 0 {
-		fmt.Fprintf(&b, "; copies: %d, clears: %d", copies, clears)
+	if t.transfers > 0 {
+		fmt.Fprintf(&b, "; copies: %d, clears: %d", t.byName["copy"], t.byName["clear"])
+		// Any other kind of transfer by its name.
+		var others []string
+		for name, n := range t.byName {
+			if name != "copy" && name != "clear" {
+				others = append(others, fmt.Sprintf(", %s: %d", name, n))
+			}
+		}
+		sort.Strings(others)
+		b.WriteString(strings.Join(others, ""))
 	}
 	if len(bs) > 0 {
 		fmt.Fprintf(&b, "; buffers: %s", strings.Join(bs, ", "))
@@ -181,16 +173,18 @@ func (g *Graph) boundSize(pg *pool.Page) uint64 {
 	var n uint64
 	for i := range g.nodes {
 		nd := &g.nodes[i]
-		for _, a := range nd.acc {
-			if a.kind == accessBuffer && a.pg == pg && a.size > n {
-				n = a.size
+		nd.op.uses(func(u bufferUse) {
+			switch {
+			case u.bound:
+				if u.pg == pg && u.size > n {
+					n = u.size
+				}
+			case u.buf != nil && u.buf.pg == pg && u.buf.size > n:
+				// Indirect counts, a transfer's source or destination:
+				// the whole Buffer.
+				n = u.buf.size
 			}
-		}
-		for _, b := range []*Buffer{nd.indBuf, nd.srcBuf, nd.dstBuf} {
-			if b != nil && b.pg == pg && b.size > n {
-				n = b.size
-			}
-		}
+		})
 	}
 	if n == 0 {
 		n = pg.Cap()
@@ -227,15 +221,7 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 	lastWriter := map[*pool.Page]int{}
 	for j := range g.nodes {
 		n := &g.nodes[j]
-		label := n.name()
-		switch n.kind {
-		case nodeDispatch:
-			label += "\\n" + n.d.label()
-		case nodeCopy:
-			label += fmt.Sprintf("\\n%d B", n.size)
-		case nodeClear:
-			label += fmt.Sprintf("\\n%d B", n.size)
-		}
+		label := n.name() + "\\n" + n.op.detail()
 		if f := g.fusedName(j); f != "" {
 			label += "\\n= " + f
 		}
@@ -252,23 +238,14 @@ func (g *Graph) WriteDOT(w io.Writer) error {
 		}
 		// Reads first (a read_write binding reads too), then writes.
 		var writes []*pool.Page
-		for _, a := range n.acc {
-			if a.kind == accessBuffer {
-				edge(a.pg)
-				if a.write {
-					writes = append(writes, a.pg)
-				}
+		n.op.uses(func(u bufferUse) {
+			if u.read {
+				edge(u.pg)
 			}
-		}
-		if n.ind != nil {
-			edge(n.ind)
-		}
-		if n.src != nil {
-			edge(n.src)
-		}
-		if n.dst != nil {
-			writes = append(writes, n.dst)
-		}
+			if u.write {
+				writes = append(writes, u.pg)
+			}
+		})
 		for _, pg := range writes {
 			lastWriter[pg] = j
 		}

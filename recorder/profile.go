@@ -420,7 +420,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 			s.enc.Discard()
 			return fail(err)
 		}
-		if g.nodes[i].kind != nodeDispatch {
+		if dispatchOf(&g.nodes[i]) == nil {
 			// A copy or clear runs outside a pass, but its query slots must
 			// be written: resolving a query never written waits for it on
 			// Vulkan, forever (the H200 hung profiling a copy-only graph).
@@ -480,8 +480,8 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 	s.mu.Unlock()
 	out := ReplayProfile{Method: ProfileTimestamps}
 	for i := range g.nodes {
-		nd := &g.nodes[i]
-		if nd.kind != nodeDispatch {
+		nd := dispatchOf(&g.nodes[i])
+		if nd == nil {
 			continue
 		}
 		b := binary.LittleEndian.Uint64(raw[16*i:])

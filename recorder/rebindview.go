@@ -33,7 +33,7 @@ func (g *Graph) RebindTexture(old, new *Texture) (*Graph, error) {
 		return nil, err
 	}
 	defer new.h.unref()
-	return s.rebindViews(g, op, func(n *node, j int) (bool, error) {
+	return s.rebindViews(g, op, func(n *dispatchOp, j int) (bool, error) {
 		a := &n.acc[j]
 		if a.kind != accessTexture || a.tex != old {
 			return false, nil
@@ -65,7 +65,7 @@ func (g *Graph) RebindSampler(old, new *Sampler) (*Graph, error) {
 		return nil, argError(op, sentinel, "new sampler %s", why)
 	}
 	defer new.h.unref()
-	return s.rebindViews(g, op, func(n *node, j int) (bool, error) {
+	return s.rebindViews(g, op, func(n *dispatchOp, j int) (bool, error) {
 		a := &n.acc[j]
 		if a.kind != accessSampler || a.smp != old {
 			return false, nil
@@ -83,7 +83,7 @@ func (g *Graph) RebindSampler(old, new *Sampler) (*Graph, error) {
 // counts or conditions, and how a body is gated does not depend on them,
 // so the lowered nodes and the recording's own are rebound alike and
 // nothing is lowered again). swap edits n.acc[j] in place on a private copy.
-func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int) (bool, error), what string) (*Graph, error) {
+func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *dispatchOp, j int) (bool, error), what string) (*Graph, error) {
 	if _, err := s.admit(op); err != nil {
 		return nil, err
 	}
@@ -104,18 +104,19 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 		nodes := make([]node, len(src))
 		copy(nodes, src)
 		for i := range nodes {
-			n := &nodes[i]
-			if n.kind != nodeDispatch {
+			d := dispatchOf(&nodes[i])
+			if d == nil {
 				continue
 			}
 			var touched [4]bool
+			var n *dispatchOp // the private copy swap edits, made at the first view
 			changed := false
-			for j := range n.acc {
-				if k := n.acc[j].kind; k != accessTexture && k != accessSampler {
+			for j := range d.acc {
+				if k := d.acc[j].kind; k != accessTexture && k != accessSampler {
 					continue
 				}
-				if !changed {
-					n.acc = append([]access(nil), n.acc...) // the old graph keeps its own
+				if n == nil {
+					n = d.clone().(*dispatchOp) // the old graph keeps its own
 				}
 				ok, err := swap(n, j)
 				if err != nil {
@@ -123,8 +124,6 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 				}
 				if ok {
 					changed, touched[n.acc[j].group] = true, true
-				} else if !changed {
-					n.acc = src[i].acc // nothing swapped yet: share again
 				}
 			}
 			if !changed {
@@ -134,23 +133,10 @@ func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *node, j int
 			if err := conflict(n.acc, n.ind); err != nil {
 				return nil, argError(op, ErrInvalidArgument, "command %d (%s): %v", i, n.name(), err)
 			}
-			for grp, t := range touched {
-				if !t {
-					continue
-				}
-				var one [4]*bindGroup
-				acc := make([]access, 0, len(n.acc))
-				for _, a := range n.acc {
-					if int(a.group) == grp {
-						acc = append(acc, a)
-					}
-				}
-				if err := s.bindGroups(op, n.k, acc, &one); err != nil {
-					return nil, err
-				}
-				n.groups[grp] = one[grp]
-				pins.addGroup(one[grp])
+			if err := n.regroup(s, op, touched, pins); err != nil {
+				return nil, err
 			}
+			nodes[i].op = n
 		}
 		return nodes, nil
 	}

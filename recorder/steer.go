@@ -148,70 +148,16 @@ func (s *Stream) rebind(g *Graph, old, new *Buffer, npg *pool.Page) (*Graph, err
 // old, and whether any did; bind groups it makes are pinned in pins. The
 // caller holds s.mu.
 func (s *Stream) rebindNodes(src []node, old, new *Buffer, npg *pool.Page, pins *pinSet) ([]node, bool, error) {
-	const op = lifecycle.Rebind
 	nodes := make([]node, len(src))
 	copy(nodes, src)
-	fail := func(err error) ([]node, bool, error) { return nil, false, err }
 	hit := false
 	for i := range nodes {
-		n := &nodes[i]
-		changed := false
-		if n.kind != nodeDispatch {
-			if n.srcBuf == old {
-				n.src, n.srcBuf, changed = npg, new, true
-			}
-			if n.dstBuf == old {
-				n.dst, n.dstBuf, changed = npg, new, true
-			}
-			if changed && n.src != nil && n.src == n.dst {
-				return fail(argError(op, ErrInvalidArgument, "command %d (%s): the copy's source and destination would be the same buffer", i, n.name()))
-			}
-			hit = hit || changed
-			continue
+		op, changed, err := nodes[i].op.rebind(s, i, old, new, npg, pins)
+		if err != nil {
+			return nil, false, err
 		}
-		var touched [4]bool
-		for j := range n.acc {
-			if n.acc[j].buf == old {
-				if !changed {
-					n.acc = append([]access(nil), n.acc...) // the old graph keeps its own
-					changed = true
-				}
-				n.acc[j].buf, n.acc[j].pg = new, npg
-				touched[n.acc[j].group] = true
-			}
-		}
-		if n.indBuf == old {
-			n.ind, n.indBuf, changed = npg, new, true
-		}
-		if !changed {
-			continue
-		}
-		hit = true
-		if err := conflict(n.acc, n.ind); err != nil {
-			if n.k != nil && n.k.Guarded() {
-				// Only a loaded graph gets here (a captured one is lowered
-				// again from its recording): its lowering is all it has.
-				return fail(argError(op, ErrInvalidArgument, "command %d (%s, an If or While body dispatch run through its guarded variant, whose guard binds the condition and the enable buffer): %v; a loaded graph keeps its control flow as lowered when saved, so this rebinding cannot be lowered anew: capture the step instead", i, n.name(), err))
-			}
-			return fail(argError(op, ErrInvalidArgument, "command %d (%s): %v", i, n.name(), err))
-		}
-		for grp, t := range touched {
-			if !t {
-				continue
-			}
-			var one [4]*bindGroup
-			acc := make([]access, 0, len(n.acc))
-			for _, a := range n.acc {
-				if int(a.group) == grp {
-					acc = append(acc, a)
-				}
-			}
-			if err := s.bindGroups(op, n.k, acc, &one); err != nil {
-				return fail(err)
-			}
-			n.groups[grp] = one[grp]
-			pins.addGroup(one[grp])
-		}
+		nodes[i].op = op
+		hit = hit || changed
 	}
 	return nodes, hit, nil
 }
