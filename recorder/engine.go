@@ -143,7 +143,6 @@ func (s *Stream) flushLocked()                       { s.eng.Flush() }
 func (s *Stream) reap(bool)                          { s.eng.Reap() }
 func (s *Stream) resetBatch()                        { s.eng.ResetBatch() }
 func (s *Stream) makeRoom()                          { s.eng.MakeRoom() }
-func (s *Stream) token() uint64                      { return s.eng.Token() }
 func (s *Stream) hold(pg *pool.Page)                 { s.eng.Hold(pg) }
 func (s *Stream) holdPins(p *pinSet)                 { s.eng.HoldPins(p) }
 func (s *Stream) uses(pg *pool.Page) bool            { return s.eng.Uses(pg) }

@@ -148,7 +148,7 @@ type config struct {
 	// bindings its entry point uses only (launch.go, resolve).
 	strictBindings bool
 	// finishAhead: full batches are finished on the stream's finishers as
-	// soon as they are handed off (submit.go, finishAhead). Off unless
+	// soon as they are handed off (internal/engine, finishAhead). Off unless
 	// SOFTGRAPH_FINISH_AHEAD=1 asks for it on a driver whose Finishes run in
 	// parallel: side by side with it off it made eager launches of tiny
 	// kernels 4-10% slower on one H200 machine and 4-7% faster on another
