@@ -145,7 +145,7 @@ func (s *Stream) checkLaunch(op lifecycle.Op, l *launch, executes bool) error {
 			return err
 		}
 		b.label = "softgraph checks"
-		if err := s.drv.WriteBuffer(b.pg.Buffer(), 0, make([]byte, ck.layout.StateSize)); err != nil {
+		if err := s.eng.WriteBuffer(b.pg.Buffer(), 0, make([]byte, ck.layout.StateSize)); err != nil {
 			b.Release()
 			return &Error{Op: op.String(), Arg: "the checks' state", Err: err}
 		}
@@ -235,7 +235,7 @@ func (s *Stream) stageChecks() driver.Buffer {
 	if err != nil {
 		return nil
 	}
-	if err := s.enc.CopyBuffer(b.pg.Buffer(), 0, st, 0, b.size); err != nil {
+	if err := s.eng.Enc().CopyBuffer(b.pg.Buffer(), 0, st, 0, b.size); err != nil {
 		s.stage = append(s.stage, st)
 		return nil
 	}
@@ -311,7 +311,7 @@ func (s *Stream) takeViolation(ctx context.Context, op lifecycle.Op) error {
 	// Read is what is admitted: the caller may be EndCapture, which is
 	// refused once the capture has ended.
 	err = s.readBack(ctx, lifecycle.Read, false, "the checks' state", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
+		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(r []byte) { copy(raw, r) })
 	if err != nil {
 		s.mu.Lock()
@@ -347,7 +347,7 @@ func (s *Stream) violation(op lifecycle.Op, raw []byte) error {
 	if err != nil {
 		return err
 	}
-	err = s.drv.WriteBuffer(pg.Buffer(), 0, make([]byte, b.size))
+	err = s.eng.WriteBuffer(pg.Buffer(), 0, make([]byte, b.size))
 	pg.Unref()
 	if err != nil {
 		return &Error{Op: op.String(), Arg: "clearing the checks' state", Err: err}

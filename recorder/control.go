@@ -201,7 +201,7 @@ func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *pool.Page, off
 func (s *Stream) readWord(pg *pool.Page, offset uint64, what string) (uint32, error) {
 	var w uint32
 	err := s.readBack(context.Background(), lifecycle.Read, false, what, func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.Buffer(), offset, st, 0, 4)
+		return s.eng.Enc().CopyBuffer(pg.Buffer(), offset, st, 0, 4)
 	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
 	return w, err
 }
@@ -383,7 +383,7 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 			return err
 		}
 		pins.addPage(tablePg)
-		if err := s.drv.WriteBuffer(tablePg.Buffer(), 0, table); err != nil {
+		if err := s.eng.WriteBuffer(tablePg.Buffer(), 0, table); err != nil {
 			return err
 		}
 	}
@@ -402,7 +402,7 @@ func (l *lowering) materialize(plan *lower.Plan) error {
 		return access{kind: accessBuffer, buf: b, pg: pg, size: size, write: at.Writable, group: at.Group, binding: at.Binding}
 	}
 	params := func(at kernels.Binding, words []uint32) (access, error) {
-		e, err := s.meta.Lookup(ParamsOf(words...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
+		e, err := s.meta.Lookup(ParamsOf(words...), s.eng.Gen(), s.eng.SubmittedGen(), lifecycle.CacheCapture, &s.eng.Open().Slots)
 		if err != nil {
 			return access{}, err
 		}
@@ -657,7 +657,7 @@ func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
 	var words []uint32
 	size := g.enablePage.Cap()
 	err := s.readBack(context.Background(), lifecycle.ProfileReplay, true, "gate buffer", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
+		return s.eng.Enc().CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) {
 		words = make([]uint32, len(raw)/4)
 		for i := range words {

@@ -77,7 +77,7 @@ func TestBatchesFinishedAheadAreSubmittedInHandOffOrder(t *testing.T) {
 		t.Errorf("a and b after 600 adds and 120 copies in batches finished ahead (-want +got):\n%s", diff)
 	}
 	s.mu.Lock()
-	started := s.finish != nil
+	started := s.eng.FinishingAhead()
 	s.mu.Unlock()
 	if !started {
 		t.Error("the stream's finishers never started")

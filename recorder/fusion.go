@@ -560,7 +560,7 @@ func (s *Stream) fusedNode(op lifecycle.Op, chain []fusedPart, pins *pinSet) (no
 	if err != nil {
 		return node{}, nil, "the fused kernel was not written: " + err.Error(), nil
 	}
-	zero, err := s.meta.Lookup(ParamsOf(make([]uint32, wgpu.FuseZeroBytes/4)...), s.gen, s.submittedGen, lifecycle.CacheCapture, &s.batch.slots)
+	zero, err := s.meta.Lookup(ParamsOf(make([]uint32, wgpu.FuseZeroBytes/4)...), s.eng.Gen(), s.eng.SubmittedGen(), lifecycle.CacheCapture, &s.eng.Open().Slots)
 	if err != nil {
 		return node{}, nil, "", &Error{Op: op.String(), Arg: "the fused kernel's zero words", Err: err}
 	}

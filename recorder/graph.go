@@ -184,11 +184,11 @@ func (s *Stream) validateProgram(p driver.Program) error {
 		return nil
 	}
 	s.flushLocked()
-	if err := s.enc.Encode(p, 0, p.Len()); err != nil {
-		s.enc.Discard()
+	if err := s.eng.Enc().Encode(p, 0, p.Len()); err != nil {
+		s.eng.Enc().Discard()
 		return err
 	}
-	cb, err := s.enc.Finish()
+	cb, err := s.eng.Enc().Finish()
 	cb.Release()
 	s.resetBatch()
 	return err
@@ -330,7 +330,7 @@ func (s *Stream) replayLocked(g *Graph) error {
 			if r.err == nil && !r.cb.Empty() {
 				s.joinCommandBuffer(r.cb)
 				s.holdPins(g.pins)
-				s.batch.dispatches += g.prog.Dispatches()
+				s.eng.AddDispatches(g.prog.Dispatches())
 				g.pre.request()
 				s.enqueued(roomLocked)
 				return nil
@@ -363,12 +363,12 @@ func (s *Stream) replayLocked(g *Graph) error {
 // after what the stream's encoder holds and the replays it counted: those
 // go on their way first.
 func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
-	if !s.enc.Empty() || s.batch.counted.g != nil {
+	if !s.eng.Enc().Empty() || s.eng.HasCounted() {
 		s.reap(false)
 		s.makeRoom()
 		s.handOff()
 	}
-	s.batch.cbs = append(s.batch.cbs, cb)
+	s.eng.AddCommandBuffer(cb)
 }
 
 // encodeProgram encodes a program into the open batch in submission
@@ -376,17 +376,17 @@ func (s *Stream) joinCommandBuffer(cb driver.CommandBuffer) {
 func (s *Stream) encodeProgram(p driver.Program, pins *pinSet) error {
 	n := p.Len()
 	for i := 0; i < n; {
-		end := min(n, i+max(s.nextSubmit-s.encoded(), 1))
-		if s.profiling() != nil && !s.enc.PassOpen() {
+		end := min(n, i+max(s.eng.Chunk()-s.encoded(), 1))
+		if s.profiling() != nil && !s.eng.Enc().PassOpen() {
 			if err := s.beginProfiledPass(); err != nil {
 				return &Error{Op: "Replay", Err: err}
 			}
 		}
-		if err := s.enc.Encode(p, i, end); err != nil {
+		if err := s.eng.Enc().Encode(p, i, end); err != nil {
 			return &Error{Op: "Replay", Err: err}
 		}
 		s.holdPins(pins)
-		s.batch.dispatches += end - i
+		s.eng.AddDispatches(end - i)
 		i = end
 		s.enqueued(roomLocked)
 	}

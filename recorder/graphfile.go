@@ -270,7 +270,7 @@ func regionKindOf(k graphfile.RegionKind) regionKind {
 func (s *Stream) readPage(pg *pool.Page, size uint64) ([]byte, error) {
 	out := make([]byte, size)
 	err := s.readBack(context.Background(), lifecycle.Save, true, "graph buffer", func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, size)
+		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) { copy(out, raw) })
 	return out, err
 }
@@ -284,7 +284,7 @@ func (s *Stream) readTextureHandle(h *texHandle) ([]byte, error) {
 	rows := uint64(d.Height) * uint64(d.Depth)
 	out := make([]byte, row*rows)
 	err := s.readBack(context.Background(), lifecycle.Save, true, "graph texture", func(st driver.Buffer) error {
-		return s.enc.CopyTextureToBuffer(h.t, st, 0, uint32(pitch))
+		return s.eng.Enc().CopyTextureToBuffer(h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
 			copy(out[r*row:(r+1)*row], raw[r*pitch:])

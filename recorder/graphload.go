@@ -117,7 +117,7 @@ func (l *loader) undo() error {
 // flushWrites submits the load's queued writes in an empty submission of
 // the loader's own (fill's clears are its other one).
 func (l *loader) flushWrites() error {
-	if _, err := l.s.drv.FlushWrites(); err != nil {
+	if _, err := l.s.eng.FlushWrites(); err != nil {
 		return fmt.Errorf("LoadGraph: flushing the refused load's contents: %w", err)
 	}
 	l.wrote = false
@@ -203,7 +203,7 @@ func (l *loader) build() (*Graph, error) {
 		if uint64(len(t.Data)) != nt.Size() {
 			return nil, l.fail(where, fmt.Errorf("contents of %d bytes for a %s texture of %d", len(t.Data), desc, nt.Size()))
 		}
-		if err := s.drv.WriteTexture(nt.h.t, t.Data); err != nil {
+		if err := s.eng.WriteTexture(nt.h.t, t.Data); err != nil {
 			return nil, l.fail(where, err)
 		}
 		l.wrote = true
@@ -298,7 +298,7 @@ func (l *loader) fill() error {
 			data = nb.v.padded(b.Data) // a Var: its value and zero padding
 		}
 		if data != nil {
-			if err := s.drv.WriteBuffer(nb.pg.Buffer(), 0, data); err != nil {
+			if err := s.eng.WriteBuffer(nb.pg.Buffer(), 0, data); err != nil {
 				return l.fail(where, err)
 			}
 			l.wrote = true

@@ -68,7 +68,7 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 			return &Error{Op: op.String(), Arg: b.String(), Err: err}
 		}
 	}
-	if err := s.drv.WriteBuffer(pg.Buffer(), offset, data); err != nil {
+	if err := s.eng.WriteBuffer(pg.Buffer(), offset, data); err != nil {
 		return &Error{Op: op.String(), Arg: b.String(), Err: err}
 	}
 	return nil
@@ -184,9 +184,9 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) (err error) {
 		return nil
 	}
 	if c.clear {
-		err = s.enc.ClearBuffer(c.dst.Buffer(), c.dstOff, c.size)
+		err = s.eng.Enc().ClearBuffer(c.dst.Buffer(), c.dstOff, c.size)
 	} else {
-		err = s.enc.CopyBuffer(c.src.Buffer(), c.srcOff, c.dst.Buffer(), c.dstOff, c.size)
+		err = s.eng.Enc().CopyBuffer(c.src.Buffer(), c.srcOff, c.dst.Buffer(), c.dstOff, c.size)
 	}
 	if err != nil {
 		c.release()
@@ -225,7 +225,7 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	defer pg.Unref()
 	out := make([]byte, b.size)
 	err = s.readBack(ctx, op, false, b.String(), func(st driver.Buffer) error {
-		return s.enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
+		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(raw []byte) { copy(out, raw) })
 	if err != nil {
 		return nil, err
@@ -258,7 +258,7 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 	rows := uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1))
 	out := make([]byte, row*rows)
 	err := s.readBack(context.Background(), op, false, t.String(), func(st driver.Buffer) error {
-		return s.enc.CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
+		return s.eng.Enc().CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
 			copy(out[r*row:(r+1)*row], raw[r*pitch:])
@@ -305,7 +305,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 		s.mu.Unlock()
 		return err
 	}
-	if !s.enc.Empty() || s.batch.counted.g != nil {
+	if !s.eng.Enc().Empty() || s.eng.HasCounted() {
 		// Other goroutines enqueued work while flushContext waited with
 		// the lock released: it goes on its way first, so that a copy the
 		// device refuses (and Discard drops) takes nothing else with it.
@@ -323,13 +323,13 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 				st = nil
 			}
 		} else {
-			s.enc.Discard()
+			s.eng.Enc().Discard()
 		}
 		if err != nil && st != nil {
 			s.stage = append(s.stage, st)
 		}
 	}
-	s.nextSubmit = s.cfg.firstChunk
+	s.eng.ResetChunk()
 	if err == nil {
 		s.planRamps() // encoded while the GPU finishes
 	}

@@ -299,14 +299,14 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	var err error
-	if s.profiling() != nil && !s.enc.PassOpen() {
+	if s.profiling() != nil && !s.eng.Enc().PassOpen() {
 		err = s.beginProfiledPass()
 	}
 	if err != nil {
 	} else if l.d.isIndirect {
-		err = s.enc.DispatchIndirect(l.k, groups, l.ind.Buffer(), l.d.offset)
+		err = s.eng.Enc().DispatchIndirect(l.k, groups, l.ind.Buffer(), l.d.offset)
 	} else {
-		err = s.enc.Dispatch(l.k, groups, l.d.x, l.d.y, l.d.z)
+		err = s.eng.Enc().Dispatch(l.k, groups, l.d.x, l.d.y, l.d.z)
 	}
 	if err != nil {
 		l.release()
@@ -318,7 +318,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		case accessBuffer:
 			s.hold(a.pg)
 		case accessParams:
-			a.meta.LastGen = s.gen
+			a.meta.LastGen = s.eng.Gen()
 		default:
 			a.drop() // the bind group keeps the native object alive
 		}
@@ -332,7 +332,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 			l.groups[i] = nil
 		}
 	}
-	s.batch.dispatches++
+	s.eng.AddDispatches(1)
 	s.enqueued(roomUnlocked)
 	return nil
 }
@@ -578,7 +578,7 @@ func (s *Stream) bind(op lifecycle.Op, l *launch) error {
 		if a.kind != accessParams {
 			continue
 		}
-		e, err := s.meta.Lookup(a.params, s.gen, s.submittedGen, s.life.State().CacheMode(), &s.batch.slots)
+		e, err := s.meta.Lookup(a.params, s.eng.Gen(), s.eng.SubmittedGen(), s.life.State().CacheMode(), &s.eng.Open().Slots)
 		if err != nil {
 			return &Error{Op: op.String(), Arg: fmt.Sprintf("params of @group(%d) @binding(%d)", a.group, a.binding), Err: err}
 		}

@@ -108,8 +108,8 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
 		p.set = set
-	} else if s.submitted {
-		if err := s.drv.Wait(context.Background(), s.lastSub); err != nil {
+	} else if last, any := s.eng.Last(); any {
+		if err := s.drv.Wait(context.Background(), last); err != nil {
 			return ProfileToken{}, &Error{Op: op.String(), Err: err}
 		}
 	}
@@ -125,7 +125,7 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 // needs timestamps on it; otherwise dispatches open their own.
 func (s *Stream) beginProfiledPass() error {
 	if ts := s.profiling().nextPass(); ts != nil {
-		return s.enc.BeginPass(ts)
+		return s.eng.Enc().BeginPass(ts)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	p, _, _ := s.life.EndProfile() // admitted above, and running
 	s.flushLocked()
 	if p.set == nil {
-		sub, any := s.lastSub, s.submitted
+		sub, any := s.eng.Last()
 		s.mu.Unlock()
 		if any {
 			if err := s.drv.Wait(context.Background(), sub); err != nil {
@@ -222,11 +222,11 @@ func (s *Stream) encodeResolve(set driver.QuerySet, count uint32) (resolved, err
 		res.Release()
 		return resolved{}, err
 	}
-	if err = s.enc.ResolveQueries(set, 0, count, res, 0); err == nil {
-		err = s.enc.CopyBuffer(res, 0, st, 0, n)
+	if err = s.eng.Enc().ResolveQueries(set, 0, count, res, 0); err == nil {
+		err = s.eng.Enc().CopyBuffer(res, 0, st, 0, n)
 	}
 	if err != nil {
-		s.enc.Discard()
+		s.eng.Enc().Discard()
 		s.stage = append(s.stage, st)
 		res.Release()
 		return resolved{}, err
@@ -416,8 +416,8 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 	for i := range n {
 		set, j := sets[i/dispatchesPerSet], uint32(i%dispatchesPerSet)
 		ts := &driver.Timestamps{Set: set, Begin: 2 * j, End: 2*j + 1}
-		if err := s.enc.BeginPass(ts); err != nil {
-			s.enc.Discard()
+		if err := s.eng.Enc().BeginPass(ts); err != nil {
+			s.eng.Enc().Discard()
 			return fail(err)
 		}
 		if dispatchOf(&g.nodes[i]) == nil {
@@ -425,17 +425,17 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 			// be written: resolving a query never written waits for it on
 			// Vulkan, forever (the H200 hung profiling a copy-only graph).
 			// An empty timestamped pass writes both, about 0 apart.
-			if err := s.enc.EndPass(); err != nil {
-				s.enc.Discard()
+			if err := s.eng.Enc().EndPass(); err != nil {
+				s.eng.Enc().Discard()
 				return fail(err)
 			}
 		}
-		if err := s.enc.Encode(g.prog, i, i+1); err != nil {
-			s.enc.Discard()
+		if err := s.eng.Enc().Encode(g.prog, i, i+1); err != nil {
+			s.eng.Enc().Discard()
 			return fail(err)
 		}
-		s.batch.dispatches++
-		if s.enc.Dispatches() >= s.nextSubmit {
+		s.eng.AddDispatches(1)
+		if s.eng.Enc().Dispatches() >= s.eng.Chunk() {
 			s.flushLocked()
 		}
 	}
@@ -500,7 +500,7 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 // s.mu held; returns with it released.
 func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 	const op = lifecycle.ProfileReplay
-	sub, any := s.lastSub, s.submitted
+	sub, any := s.eng.Last()
 	s.mu.Unlock()
 	if any {
 		if err := s.drv.Wait(context.Background(), sub); err != nil {
@@ -518,7 +518,7 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 	start := time.Now()
 	err := s.encodeProgram(g.prog, g.pins)
 	s.flushLocked()
-	sub = s.lastSub
+	sub, _ = s.eng.Last()
 	s.mu.Unlock()
 	if err != nil {
 		return ReplayProfile{}, err
@@ -570,7 +570,7 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 			return 0, err
 		}
 		s.flushLocked()
-		prev, any := s.lastSub, s.submitted
+		prev, any := s.eng.Last()
 		s.mu.Unlock()
 		if s.waitingUnlocked != nil {
 			s.waitingUnlocked("floor")
@@ -596,9 +596,7 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 			return 0, &Error{Op: op.String(), Err: err}
 		}
 		s.mu.Lock()
-		if sub > s.lastSub {
-			s.lastSub, s.submitted = sub, true
-		}
+		s.eng.NoteSubmission(sub)
 		s.mu.Unlock()
 		if best == 0 || d < best {
 			best = d

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
@@ -100,24 +101,13 @@ type deferral struct {
 	gen  uint64 // the batch they are counted in
 }
 
-// countedReplays are n replays of one program that a batch runs after its
-// finished command buffers and before its encoder's commands: replays
-// counted against a ramp step whose command buffer was not used. The
-// batch's processor (Stream.process) encodes them. g's program stays alive
-// until the batch is retired (Graph.entries).
-type countedReplays struct {
-	g    *Graph
-	prog driver.Program
-	n    int
-}
-
 // counting reports whether s.def is still counting: its batch is open and
 // nothing was added after its replays (the encoder is empty; a command
 // buffer joining the batch would hand it off first). The caller holds
 // s.mu.
 func (s *Stream) counting() bool {
 	d := &s.def
-	return d.r != nil && d.gen == s.gen && s.enc.Empty() && s.batch.counted.g == d.r.g
+	return d.r != nil && d.gen == s.eng.Gen() && s.eng.Enc().Empty() && s.eng.Open().Counted.Entry == entryOf(d.r.g)
 }
 
 // rampWorker encodes the steps of a stream's ramps on a goroutine of its
@@ -340,7 +330,7 @@ func (s *Stream) rampReplay(g *Graph) bool {
 		s.def = deferral{}
 	}
 	r := g.ramp
-	if r == nil || s.profiling() != nil || r.pos >= rampSteps || !s.enc.Empty() || s.batch.counted.g != nil {
+	if r == nil || s.profiling() != nil || r.pos >= rampSteps || !s.eng.Enc().Empty() || s.eng.HasCounted() {
 		// With work encoded live in the open batch (replays past the
 		// ramp, launches or other graphs between this graph's replays),
 		// a step would first hand that work off as a batch of its own, to
@@ -352,14 +342,17 @@ func (s *Stream) rampReplay(g *Graph) bool {
 	if need == 0 {
 		return false
 	}
-	s.def = deferral{r: r, step: r.pos, need: need, n: 1, gen: s.gen}
+	s.def = deferral{r: r, step: r.pos, need: need, n: 1, gen: s.eng.Gen()}
 	// The open batch ends with these replays: it keeps the graph's memory
 	// (so a Write to it submits them first) and submits by the flush delay.
 	s.holdPins(g.pins)
-	s.batch.counted = countedReplays{g: g, prog: g.prog}
+	// The engine encodes the counted replays ahead of the batch's own
+	// commands; g's program stays alive until the batch is retired
+	// (Graph.entries, graphEntry).
+	s.eng.Open().Counted = engine.Counted{Prog: g.prog, Entry: entryOf(g)}
 	g.entries++
 	s.countReplay(g)
-	if s.timerGen != s.gen {
+	if s.timerGen != s.eng.Gen() {
 		s.armTimer(false)
 	}
 	if need == 1 {
@@ -373,17 +366,17 @@ func (s *Stream) rampReplay(g *Graph) bool {
 // the submission chunks are cut as if they were encoded where they were
 // called.
 func (s *Stream) encoded() int {
-	n := s.enc.Dispatches()
-	if c := s.batch.counted; c.g != nil {
-		n += c.n * c.prog.Dispatches()
+	n := s.eng.Enc().Dispatches()
+	if c := s.eng.Open().Counted; c.Prog != nil {
+		n += c.N * c.Prog.Dispatches()
 	}
 	return n
 }
 
 // countReplay adds one of g's replays to the open batch's counted replays.
 func (s *Stream) countReplay(g *Graph) {
-	s.batch.counted.n++
-	s.batch.dispatches += g.prog.Dispatches()
+	s.eng.Open().Counted.N++
+	s.eng.AddDispatches(g.prog.Dispatches())
 }
 
 // joinStep ends a deferral whose count is complete: the step's command
@@ -400,54 +393,17 @@ func (s *Stream) joinStep() {
 	}
 	d.r.pos = d.step + 1
 	g := d.r.g
-	s.batch.counted = countedReplays{}
+	s.eng.Open().Counted = engine.Counted{}
 	s.releaseEntry(g)
-	s.batch.cbs = append(s.batch.cbs, cb)
+	s.eng.AddCommandBuffer(cb)
 	n := d.need * g.prog.Dispatches()
 	s.rampReplays += uint64(d.need)
 	// The live schedule goes on from the ramp's size: the GPU holds at
 	// least this step's work by now.
-	s.nextSubmit = max(s.nextSubmit, min(n, s.cfg.maxChunk))
-	if !s.handOffFull(roomLocked) && s.timerGen != s.gen {
+	s.eng.RaiseChunk(n)
+	if !s.handOffFull(roomLocked) && s.timerGen != s.eng.Gen() {
 		s.armTimer(true)
 	}
-}
-
-// encodeCounted encodes a batch's counted replays (process). With the
-// batch's encoder still empty they go into it; otherwise into the stream's
-// entry encoder, whose command buffer joins the batch's finished ones, so
-// they run before the encoder's commands. Only the batch's processor calls
-// it (the submitter, or the caller inline without one), one batch at a
-// time.
-func (s *Stream) encodeCounted(j *flushJob) error {
-	c := j.b.counted
-	enc := j.enc
-	separate := !enc.Empty() || enc.PassOpen()
-	if separate {
-		if s.entryEnc == nil {
-			e, err := s.drv.NewEncoder()
-			if err != nil {
-				return err
-			}
-			s.entryEnc = e
-		}
-		enc = s.entryEnc
-	}
-	for range c.n {
-		if err := enc.Encode(c.prog, 0, c.prog.Len()); err != nil {
-			enc.Discard()
-			return err
-		}
-	}
-	if separate {
-		cb, err := enc.Finish()
-		if err != nil {
-			return err
-		}
-		j.b.cbs = append(j.b.cbs, cb)
-		enc.Prepare()
-	}
-	return nil
 }
 
 // releaseEntry drops a batch entry's hold on g's program, releasing it if

@@ -116,7 +116,7 @@ func (s *Stream) Trim() (uint64, error) {
 	// an entry last used by one of them can go. (The newest submitted
 	// batch number is not that bound: the batch a capture recorded in is
 	// never submitted, and its entries would stay for good.)
-	freed += s.meta.Trim(s.gen - 1)
+	freed += s.meta.Trim(s.eng.Gen() - 1)
 	s.logPool("pool trimmed", s.mem)
 	s.mu.Unlock()
 	// The other streams' caches may bind pages just given back.

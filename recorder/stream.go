@@ -12,10 +12,10 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/lockrank"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
-	"github.com/softgraph/softgraph/internal/submitq"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
 )
@@ -73,10 +73,7 @@ type Stream struct {
 	closing      atomic.Bool
 	closeErr     error       // set before done is closed
 	closeErrSeen atomic.Bool // closeErr was returned to a caller (it is returned once)
-	// stalled is set when a full batch found no room for roomPatience:
-	// later full batches grow without waiting until room shows (submit.go).
-	stalled bool
-	done    chan struct{}
+	done         chan struct{}
 
 	// owned holds the caller's Buffers, Textures and Samplers made on the
 	// stream and not yet released: Close drops the caller's references
@@ -94,29 +91,16 @@ type Stream struct {
 	// life is the capture rule and what it owns: the lifecycle state every
 	// operation asks for its verdict, the recording that exists exactly
 	// while the state is Capture, and the running profile.
-	life lifecycle.Session[*recording, *profile]
+	// The session's transitions move the engine's epoch (engine.go).
+	life session
 	errs []error // deferred errors, oldest first; drained by Sync, Read, EndProfile, EndCapture
 
-	enc        driver.Encoder // owned; one for the stream's life, reused batch after batch
-	gen        uint64         // number of the open batch; bumped by every flush
-	batch      batch          // what the open batch holds until it is submitted
-	lastSub    driver.Submission
-	submitted  bool // at least one submission was made
-	nextSubmit int  // dispatch count at which the open batch is submitted
-	timer      *time.Timer
-	timerGen   uint64 // the batch the timer was armed for
-
-	// The background submitter (submit.go): batches handed off and not yet
-	// reaped, in submission order; spare encoders; the newest batch known
-	// to be submitted.
-	sub          *submitq.Queue[*flushJob]
-	finish       chan *flushJob // jobs for the finishers (finishAhead); nil without them
-	inflight     []*flushJob
-	spare        []driver.Encoder
-	jobFree      []*flushJob
-	submittedGen uint64
-	inlineDone   []*flushJob // jobs processed inline (no submitter), not yet reaped
-	reaping      []*flushJob // reap's scratch
+	// eng owns the open batch and its encoder, the submitter, and every
+	// queue write and submit of the stream (internal/engine); it runs
+	// under mu.
+	eng      *engine.Engine
+	timer    *time.Timer
+	timerGen uint64 // the batch the timer was armed for
 
 	mem    *pool.Pool
 	meta   *paramcache.Cache
@@ -131,7 +115,6 @@ type Stream struct {
 	// a step, the worker that encodes steps, the graphs with a ramp, and
 	// the short graphs replayed since the last sync point.
 	def      deferral
-	entryEnc driver.Encoder // encodes counted replays ahead of the live encoder's commands; the submitter's (process)
 	ramps    *rampWorker
 	rampList []*ramp
 	touched  []*Graph
@@ -147,29 +130,6 @@ type Stream struct {
 		entries [maxInline]driver.Entry
 		accs    [maxInline]*access
 	}
-}
-
-// batch is what the open (unsubmitted) batch holds on to until its
-// submission: after it, the queue's order protects what it used.
-type batch struct {
-	dispatches int                    // dispatches encoded (launches and replays), for the lost count of a failed flush
-	cbs        []driver.CommandBuffer // finished command buffers that go first, in order (pre-encoded replays and what was encoded before them)
-	pages      []*pool.Page           // a reference each
-	pins       []*pinSet              // graphs replayed in the batch: a reference each
-	slots      []paramcache.Slot      // evicted params slots waiting for submission
-	writes     []queuedWrite          // SetVar values written before the batch's commands run, in call order
-	wbytes     []byte                 // the values' bytes, in one arena per batch
-	counted    countedReplays         // replays counted against a ramp step: they run after cbs, before the encoder's commands
-}
-
-// queuedWrite is a Var's new value travelling with a batch: the submitter
-// writes it to the queue right before it submits the batch's command
-// buffers, which is exactly where it falls in stream order (after every
-// batch before, before every command of this one). It holds a reference
-// on pg until the batch is retired.
-type queuedWrite struct {
-	pg     *pool.Page
-	lo, hi int // the value's bytes in the batch's wbytes
 }
 
 type config struct {
@@ -188,7 +148,7 @@ type config struct {
 	// bindings its entry point uses only (launch.go, resolve).
 	strictBindings bool
 	// finishAhead: full batches are finished on the stream's finishers as
-	// soon as they are handed off (submit.go, finishAhead). Off unless
+	// soon as they are handed off (internal/engine, finishAhead). Off unless
 	// SOFTGRAPH_FINISH_AHEAD=1 asks for it on a driver whose Finishes run in
 	// parallel: side by side with it off it made eager launches of tiny
 	// kernels 4-10% slower on one H200 machine and 4-7% faster on another
@@ -381,10 +341,6 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 	if drv.Info().GL {
 		cfg.noPredicate = true // WithPredication says why
 	}
-	enc, err := drv.NewEncoder()
-	if err != nil {
-		return nil, &Error{Op: op, Err: err}
-	}
 	s := &Stream{
 		mu:      lockrank.Mutex{Rank: lockrank.Stream},
 		ownedMu: lockrank.Mutex{Rank: lockrank.Handle},
@@ -396,13 +352,29 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 		id:      streamIDs.Add(1),
 		cfg:     cfg,
 		done:    make(chan struct{}),
-		enc:     enc,
-		gen:     1,
 		graphs:  map[*Graph]bool{},
 		owned:   map[ownedResource]struct{}{},
 	}
 	s.log = cfg.log.With().Str("component", "softgraph/recorder").Uint64("stream", s.id).Logger()
-	s.nextSubmit = cfg.firstChunk
+	eng, err := engine.New(engine.Config{
+		Driver: drv, Lock: &s.mu, Closing: &s.closing, ID: s.id, Gate: (*streamGate)(s),
+		Async: cfg.async, FinishAhead: cfg.finishAhead, FirstChunk: cfg.firstChunk, MaxChunk: cfg.maxChunk,
+		Failed: func(lost int, err error) {
+			s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: lost, Err: err})
+		},
+		ReleaseSlots: func(slots []paramcache.Slot) { s.meta.Release(slots) },
+		WaitingUnlocked: func(wait string) {
+			if s.waitingUnlocked != nil {
+				s.waitingUnlocked(wait)
+			}
+		},
+		Log: s.log,
+	})
+	if err != nil {
+		return nil, &Error{Op: op, Err: err}
+	}
+	s.eng = eng
+	s.life.moved = eng.Transition
 	s.mem = pool.New(drv, s.limits.MaxBufferSize, s.logPool, s.shared.groupsGone)
 	// Params are bound as uniforms, and on OpenGL some as read-only storage
 	// (a uniform holding a two-row matrix; see wgpu's Kernel): slots meet
@@ -410,7 +382,7 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 	s.meta = paramcache.New(drv, max(s.limits.MinUniformBufferOffsetAlignment, s.limits.MinStorageBufferOffsetAlignment), cfg.metaLimit)
 	s.groups = groupCache{limit: cfg.groupLimit, m: map[groupKey]*bindGroup{}}
 	if !s.shared.add(s) {
-		enc.Release()
+		eng.Close()
 		return nil, &Error{Op: op, Arg: "device", Err: wgpu.ErrClosed}
 	}
 	return s, nil
@@ -511,16 +483,23 @@ func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
 // window is queued to fail EndCapture in this same hold, as the lifecycle's
 // table says (failLocked); a deferred write always is.
 func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
+	v, err := s.verdictLocked(op)
+	if v == lifecycle.DeferError || v == lifecycle.Refuse {
+		s.mu.Unlock()
+	}
+	return v, err
+}
+
+// verdictLocked is admitLocked keeping the mutex whatever the verdict (the
+// engine's Gate.Admit).
+func (s *Stream) verdictLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	v := s.life.Admit(op)
 	switch v {
 	case lifecycle.DeferError:
 		s.queueRefusal(s.life.Refusal(op))
-		s.mu.Unlock()
 		return v, nil
 	case lifecycle.Refuse:
-		err := s.failLocked(op, s.refusalLocked(op))
-		s.mu.Unlock()
-		return v, err
+		return v, s.failLocked(op, s.refusalLocked(op))
 	}
 	return v, nil
 }
@@ -592,81 +571,16 @@ func (s *Stream) profiling() *profile {
 	return p
 }
 
-// token identifies the open batch to Page.Touch: stream id and batch
-// number, unique for the process.
-func (s *Stream) token() uint64 { return s.id<<40 | s.gen }
-
-// hold makes the open batch keep pg until submission, taking over the
-// caller's reference (dropped at once if the batch already holds pg).
-func (s *Stream) hold(pg *pool.Page) {
-	t := s.token()
-	if pg.Touch(t) {
-		pg.Unref()
-		return
-	}
-	s.batch.pages = append(s.batch.pages, pg)
-}
-
-// holdPins makes the open batch keep a replayed graph's pins.
-func (s *Stream) holdPins(p *pinSet) {
-	if n := len(s.batch.pins); n > 0 && s.batch.pins[n-1] == p {
-		return
-	}
-	p.ref()
-	s.batch.pins = append(s.batch.pins, p)
-}
-
-// uses reports whether the open batch uses pg: a launch, copy or clear
-// that held it, or a replayed graph that pins it. A page's touch token says
-// only which batch counted it last, so the list is searched when another
-// stream counted it since.
-func (s *Stream) uses(pg *pool.Page) bool {
-	if s.batchUses(pg) {
-		return true
-	}
-	for _, w := range s.batch.writes {
-		if w.pg == pg {
-			return true // a queue write now would overtake the queued value
-		}
-	}
-	// Batches handed to the submitter and not yet submitted.
-	for _, j := range s.inflight {
-		if j.holds(pg) {
-			return true
-		}
-	}
-	return false
-}
-
-// batchUses reports whether the open batch's commands (launches, copies,
-// replayed graphs) use pg. The caller holds s.mu.
-func (s *Stream) batchUses(pg *pool.Page) bool {
-	if pg.Touched(s.token()) {
-		return true
-	}
-	for _, p := range s.batch.pages {
-		if p == pg {
-			return true
-		}
-	}
-	for _, p := range s.batch.pins {
-		if p.has(pg) {
-			return true
-		}
-	}
-	return false
-}
-
 // enqueued is called after work was added to the open batch: it submits
 // the batch when it is full (unless the submitter is behind: handOffFull,
 // which may wait as w says), and otherwise arms the flush timer, so work
 // never waits unsubmitted longer than the flush delay.
-func (s *Stream) enqueued(w roomWait) {
-	full := s.batch.dispatches >= s.nextSubmit
+func (s *Stream) enqueued(w engine.RoomWait) {
+	full := s.eng.Full()
 	if full && s.handOffFull(w) {
 		return
 	}
-	if s.timerGen != s.gen {
+	if s.timerGen != s.eng.Gen() {
 		s.armTimer(full)
 	}
 }
@@ -683,7 +597,7 @@ func (s *Stream) armTimer(full bool) {
 		}
 		d = defaultFlushDelay
 	}
-	s.timerGen = s.gen
+	s.timerGen = s.eng.Gen()
 	if s.timer == nil {
 		s.timer = time.AfterFunc(d, s.flushOnTimer)
 	} else {
@@ -694,10 +608,10 @@ func (s *Stream) armTimer(full bool) {
 func (s *Stream) flushOnTimer() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closing.Load() || s.timerGen != s.gen {
+	if s.closing.Load() || s.timerGen != s.eng.Gen() {
 		return
 	}
-	full := s.batch.dispatches >= s.nextSubmit
+	full := s.eng.Full()
 	if !s.handOffFull(roomNever) {
 		s.armTimer(full) // the submitter is behind: try again after the delay
 	}
@@ -740,41 +654,43 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		// under the stream's lock wedged every later call.
 		return argError(lifecycle.Sync, ErrInvalidArgument, "context is nil")
 	}
-	if _, err := s.admitContext(ctx, lifecycle.Sync); err != nil {
+	if err := s.check(lifecycle.Sync); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		s.mu.Unlock()
-		return &Error{Op: "Sync", Err: err}
-	}
-	st := s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
-	if err := s.flushContext(ctx, lifecycle.Sync); err != nil {
-		s.unstageChecks(st, false)
-		s.mu.Unlock()
-		return &Error{Op: "Sync", Err: err}
-	}
-	sub, any := s.lastSub, s.submitted
-	s.nextSubmit = s.cfg.firstChunk
-	s.planRamps() // encoded while the GPU finishes
-	s.mu.Unlock()
-	if s.waitingUnlocked != nil {
-		s.waitingUnlocked("sync")
-	}
-	if any {
-		if err := s.drv.Wait(ctx, sub); err != nil {
-			s.mu.Lock()
-			s.unstageChecks(st, false)
-			s.mu.Unlock()
+	// One transaction: admitted once, it flushes (admitted again after
+	// each wait for the submitter), then waits for the GPU. Nothing after
+	// that wait reaches the GPU, so it is not admitted again: it only
+	// takes the queued errors.
+	var st driver.Buffer
+	ran, synced := false, false
+	err := s.eng.DoContext(ctx, lifecycle.Sync, func(tx *engine.Tx) error {
+		ran = true
+		if err := ctx.Err(); err != nil {
 			return &Error{Op: "Sync", Err: err}
 		}
+		st = s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
+		if err := tx.Flush(ctx); err != nil {
+			s.unstageChecks(st, false)
+			return &Error{Op: "Sync", Err: s.txError(err)}
+		}
+		sub, _ := s.eng.Last()
+		s.eng.ResetChunk()
+		s.planRamps() // encoded while the GPU finishes
+		if err := tx.Wait(ctx, engine.GPU(sub)); err != nil {
+			s.unstageChecks(st, false)
+			return &Error{Op: "Sync", Err: err}
+		}
+		err := s.takeErrors()
+		if err != nil {
+			s.unstageChecks(st, true)
+		}
+		synced = err == nil
+		return err
+	})
+	if !ran && err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &Error{Op: "Sync", Err: err} // gave up waiting for the lock
 	}
-	s.mu.Lock()
-	err := s.takeErrors()
-	if err != nil {
-		s.unstageChecks(st, true)
-	}
-	s.mu.Unlock()
-	if err != nil {
+	if !synced {
 		return err
 	}
 	return s.takeStagedChecks(ctx, lifecycle.Sync, st) // WithChecks (checks.go)
@@ -865,7 +781,7 @@ func (s *Stream) teardown() (err error) {
 		rec.discard(s)
 	}
 	s.flushLocked()
-	sub, any := s.lastSub, s.submitted
+	sub, any := s.eng.Last()
 	s.mu.Unlock()
 	if any {
 		// A closed or lost device ends the wait; nothing is left to wait for.
@@ -879,11 +795,6 @@ func (s *Stream) teardown() (err error) {
 		s.ramps.close()
 		s.ramps = nil
 	}
-	s.stopSubmitter()
-	if s.entryEnc != nil {
-		s.entryEnc.Release()
-		s.entryEnc = nil
-	}
 	s.groups.clear()
 	if p, ok := s.life.DropProfile(); ok {
 		p.release()
@@ -895,11 +806,7 @@ func (s *Stream) teardown() (err error) {
 	s.meta.Close()
 	s.dropOwned()
 	s.mem.Close()
-	s.enc.Release()
-	for _, e := range s.spare {
-		e.Release()
-	}
-	s.spare = nil
+	s.eng.Close() // the submitter, drained by flushLocked above, and the encoders
 	s.shared.remove(s)
 	s.log.Debug().Msg("stream closed")
 	err = s.takeErrors()
@@ -1016,49 +923,17 @@ func (d *deviceStreams) flushOthers(ctx context.Context, self *Stream) error {
 			s.mu.Unlock()
 			continue
 		}
-		s.handOff()
-		sub, target := s.sub, uint64(0)
-		if sub != nil {
-			target = sub.Pushed()
-		}
+		pending := s.eng.HandOffPending()
 		s.mu.Unlock()
-		if sub != nil {
-			if err := sub.AwaitHandled(ctx, target); err != nil {
-				return err
-			}
+		if err := pending.Await(ctx); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// lockContext takes s.mu, giving up when ctx ends. The lock is normally
-// free or held for a few microseconds; it is held long only by a call
-// that waits for the stream's own GPU work (a lifecycle transition, a
-// profile, Close), which another stream's deadline must not inherit.
-func (s *Stream) lockContext(ctx context.Context) error {
-	if s.mu.TryLock() {
-		return nil
-	}
-	if ctx.Done() == nil {
-		s.mu.Lock()
-		return nil
-	}
-	nap := 20 * time.Microsecond
-	t := time.NewTimer(nap)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-		if s.mu.TryLock() {
-			return nil
-		}
-		nap = min(2*nap, time.Millisecond)
-		t.Reset(nap)
-	}
-}
+// lockContext takes s.mu, giving up when ctx ends (Engine.LockContext).
+func (s *Stream) lockContext(ctx context.Context) error { return s.eng.LockContext(ctx) }
 
 // ownedResource is a caller's handle on stream memory: Close releases it.
 type ownedResource interface{ Release() }

@@ -189,7 +189,7 @@ func (s *Stream) UploadTexture(desc TextureDesc, data []byte) (*Texture, error) 
 	}
 	defer s.mu.Unlock()
 	// A new texture cannot be in the open batch: no flush is needed.
-	if err := s.drv.WriteTexture(t.h.t, data); err != nil {
+	if err := s.eng.WriteTexture(t.h.t, data); err != nil {
 		s.mu.Unlock()
 		t.Release()
 		s.mu.Lock()

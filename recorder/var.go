@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -145,48 +146,46 @@ func (s *Stream) queueVar(op lifecycle.Op, v *Var, p []byte) error {
 	if err != nil {
 		return s.refused(op, err)
 	}
-	verdict, err := s.admit(op) // a refusal is queued in its hold
-	if err != nil || verdict == lifecycle.DeferError {
-		pg.Unref()
-		return err
-	}
-	defer s.mu.Unlock()
-	for s.batchUses(pg) {
-		s.reap(false)
-		if len(s.inflight) >= maxInflight {
-			// Bounded like a full batch: wait for the submitter with the
-			// lock released, then look again (calls made meanwhile may
-			// have added to the batch, or handed it off).
-			if !s.waitRoomUnlocked() {
+	// One transaction: a refusal is queued in its hold (Do returns it, or
+	// nil for a deferred one, without running the callback, which owns
+	// pg's reference once it runs).
+	owned := false
+	err = s.eng.Do(op, func(tx *engine.Tx) error {
+		owned = true
+		for s.batchUses(pg) {
+			// The open batch's commands use v: the value goes with the
+			// next batch, after this one is handed off. Bounded like a
+			// full batch: with the submitter behind, wait for room with
+			// the lock released, admitted again after (calls made
+			// meanwhile may have added to the batch, or handed it off).
+			if err := tx.WaitRoom(); err != nil {
 				pg.Unref()
-				return argError(op, ErrClosed, "stream closed while SetVar waited for the submitter")
-			}
-			if err := s.readmitAfterWait(op); err != nil {
-				pg.Unref()
+				if errors.Is(err, engine.ErrClosed) {
+					return argError(op, ErrClosed, "stream closed while SetVar waited for the submitter")
+				}
 				return err // a capture opened while it waited
 			}
-			continue
+			if !s.batchUses(pg) {
+				break // handed off by another call meanwhile
+			}
+			if err := tx.HandOff(); err != nil {
+				pg.Unref()
+				return err
+			}
 		}
-		s.handOff()
-	}
-	b := &s.batch
-	for _, w := range b.writes {
-		if w.pg == pg {
-			// Nothing in the batch read the value this one replaces
-			// (batchUses above): only the last value of a Var matters to
-			// a batch, so a loop of SetVars queues one write, not many.
-			copy(b.wbytes[w.lo:w.hi], p)
-			pg.Unref()
-			return nil
+		// Only the last value of a Var matters to a batch whose commands
+		// do not read it (batchUses above), so a loop of SetVars queues
+		// one write, not many.
+		s.eng.QueueWrite(pg, p)
+		if s.timerGen != s.eng.Gen() {
+			s.armTimer(false)
 		}
+		return nil
+	})
+	if !owned {
+		pg.Unref()
 	}
-	lo := len(b.wbytes)
-	b.wbytes = append(b.wbytes, p...)
-	b.writes = append(b.writes, queuedWrite{pg: pg, lo: lo, hi: len(b.wbytes)})
-	if s.timerGen != s.gen {
-		s.armTimer(false)
-	}
-	return nil
+	return err
 }
 
 // Size is the size in bytes of the Var's value (0 for a nil Var).

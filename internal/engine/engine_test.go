@@ -1,0 +1,464 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/fake"
+	"github.com/softgraph/softgraph/internal/engine"
+	"github.com/softgraph/softgraph/internal/lockrank"
+	"github.com/softgraph/softgraph/internal/pool"
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// gate is a Gate whose answers the test sets, counting the re-asks.
+type gate struct {
+	verdict   lifecycle.Verdict
+	refuse    error // Admit's error
+	readmit   error // Readmit's answer
+	readmits  int
+	admission engine.Admission
+}
+
+func (g *gate) Admit(op lifecycle.Op) (engine.Admission, error) {
+	a := g.admission
+	a.Verdict = g.verdict
+	return a, g.refuse
+}
+
+func (g *gate) Readmit(op lifecycle.Op) error {
+	g.readmits++
+	return g.readmit
+}
+
+// counting is the fake device with every submission and queue write
+// counted.
+type counting struct {
+	*fake.Device
+	submits, writes atomic.Int64
+}
+
+func (c *counting) Submit(cbs []driver.CommandBuffer) (driver.Submission, error) {
+	c.submits.Add(1)
+	return c.Device.Submit(cbs)
+}
+
+func (c *counting) WriteBuffer(b driver.Buffer, off uint64, data []byte) error {
+	c.writes.Add(1)
+	return c.Device.WriteBuffer(b, off, data)
+}
+
+type rig struct {
+	dev  *counting
+	mu   *lockrank.Mutex
+	gate *gate
+	eng  *engine.Engine
+	// hook runs when the engine has released the lock to wait.
+	hook func(wait string)
+}
+
+func newRig(t *testing.T, async bool) *rig {
+	t.Helper()
+	r := &rig{dev: &counting{Device: fake.New(fake.Options{})}, mu: &lockrank.Mutex{Rank: lockrank.Stream},
+		gate: &gate{verdict: lifecycle.Execute}}
+	t.Cleanup(r.dev.Close)
+	eng, err := engine.New(engine.Config{Driver: r.dev, Lock: r.mu, Gate: r.gate, Async: async, ID: 1,
+		FirstChunk: 4, MaxChunk: 8,
+		WaitingUnlocked: func(wait string) {
+			if r.hook != nil {
+				r.hook(wait)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.eng = eng
+	t.Cleanup(func() {
+		r.mu.Lock()
+		eng.Flush()
+		eng.Close()
+		r.mu.Unlock()
+	})
+	return r
+}
+
+func (r *rig) buffer(t *testing.T, label string) driver.Buffer {
+	t.Helper()
+	b, err := r.dev.NewBuffer(16, driver.UsageStorage|driver.UsageCopySrc|driver.UsageCopyDst, label)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Release)
+	return b
+}
+
+// usage tries each step of a transaction that reaches the GPU and returns
+// the error each gave (nil for one that went through).
+func usage(tx *engine.Tx, b driver.Buffer) map[string]error {
+	got := map[string]error{}
+	enc, err := tx.Encoder()
+	got["Encoder"] = err
+	if err == nil {
+		_ = enc.ClearBuffer(b, 0, 16)
+	}
+	got["WriteBuffer"] = tx.WriteBuffer(b, 0, make([]byte, 4))
+	got["HandOff"] = tx.HandOff()
+	got["Flush"] = tx.Flush(context.Background())
+	return got
+}
+
+// sentinel reduces each error to the engine sentinel it matches, for
+// comparison.
+func sentinel(errs map[string]error) map[string]string {
+	out := map[string]string{}
+	for k, err := range errs {
+		switch {
+		case err == nil:
+			out[k] = "ok"
+		case errors.Is(err, engine.ErrWaited):
+			out[k] = "ErrWaited"
+		case errors.Is(err, engine.ErrTxDone):
+			out[k] = "ErrTxDone"
+		default:
+			out[k] = err.Error()
+		}
+	}
+	return out
+}
+
+func all(v string) map[string]string {
+	return map[string]string{"Encoder": v, "WriteBuffer": v, "HandOff": v, "Flush": v}
+}
+
+// TestAfterWaitNothingReachesTheGPUUntilReadmit: Wait is the only way a
+// transaction gives the lock up, and a capture window may open while it
+// is given up, so after it encoding, queue writes, hand-offs and flushes
+// fail with ErrWaited; Readmit (no transition meanwhile) lets them go on.
+// Without the rule a call that waited would encode or submit outside the
+// graph of a capture opened under it.
+func TestAfterWaitNothingReachesTheGPUUntilReadmit(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	var before, waited, readmitted map[string]string
+	err := r.eng.Do(lifecycle.Sync, func(tx *engine.Tx) error {
+		before = sentinel(usage(tx, b))
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		waited = sentinel(usage(tx, b))
+		if err := tx.Readmit(); err != nil {
+			return err
+		}
+		readmitted = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	if diff := cmp.Diff(all("ok"), before); diff != "" {
+		t.Errorf("an admitted transaction's steps failed before any wait (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(all("ErrWaited"), waited); diff != "" {
+		t.Errorf("after Wait, every step must fail with ErrWaited until Readmit (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(all("ok"), readmitted); diff != "" {
+		t.Errorf("after Readmit with no transition, the steps must go on (-want +got):\n%s", diff)
+	}
+	if r.gate.readmits != 0 {
+		t.Errorf("Readmit asked the gate %d times with the epoch unmoved; it is asked only after a transition", r.gate.readmits)
+	}
+}
+
+// TestReadmitAfterATransitionAsksTheGateAndKeepsItsRefusal: a transition
+// while the transaction waits (a capture window opened) moves the epoch,
+// so Readmit asks the gate again; its refusal is Readmit's error, and the
+// transaction still cannot reach the GPU.
+func TestReadmitAfterATransitionAsksTheGateAndKeepsItsRefusal(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	refusal := errors.New("refused: a capture window opened")
+	r.gate.readmit = refusal
+	r.hook = func(string) {
+		r.mu.Lock()
+		r.eng.Transition()
+		r.mu.Unlock()
+	}
+	var readmitErr error
+	var after map[string]string
+	err := r.eng.Do(lifecycle.Sync, func(tx *engine.Tx) error {
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		readmitErr = tx.Readmit()
+		after = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	if !errors.Is(readmitErr, refusal) {
+		t.Errorf("Readmit after a transition returned %v; want the gate's refusal", readmitErr)
+	}
+	if r.gate.readmits != 1 {
+		t.Errorf("Readmit asked the gate %d times after one transition, want 1", r.gate.readmits)
+	}
+	if diff := cmp.Diff(all("ErrWaited"), after); diff != "" {
+		t.Errorf("a transaction refused on Readmit must still reach nothing (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadmitAfterATransitionTheGateAdmitsGoesOn: a transition the
+// operation may cross (the gate admits it again) does not fail it, and the
+// epoch taken anew means the next Readmit does not ask again.
+func TestReadmitAfterATransitionTheGateAdmitsGoesOn(t *testing.T) {
+	r := newRig(t, true)
+	r.hook = func(string) {
+		r.mu.Lock()
+		r.eng.Transition()
+		r.mu.Unlock()
+	}
+	err := r.eng.Do(lifecycle.Sync, func(tx *engine.Tx) error {
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		if err := tx.Readmit(); err != nil {
+			return err
+		}
+		r.hook = nil
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		return tx.Readmit()
+	})
+	if err != nil {
+		t.Fatalf("a transition the gate admits again failed the transaction: %v", err)
+	}
+	if r.gate.readmits != 1 {
+		t.Errorf("the gate was asked %d times; want once, for the one transition", r.gate.readmits)
+	}
+}
+
+// TestDoRunsNothingTheGateRefusesOrDefers: a refusal is Do's error and a
+// deferred refusal is nil, and in both the callback never runs and the
+// lock is released.
+func TestDoRunsNothingTheGateRefusesOrDefers(t *testing.T) {
+	refusal := errors.New("refused")
+	for _, c := range []struct {
+		name    string
+		verdict lifecycle.Verdict
+		err     error
+	}{
+		{"refused", lifecycle.Refuse, refusal},
+		{"deferred", lifecycle.DeferError, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newRig(t, true)
+			r.gate.verdict, r.gate.refuse = c.verdict, c.err
+			ran := false
+			err := r.eng.Do(lifecycle.Write, func(*engine.Tx) error { ran = true; return nil })
+			if !errors.Is(err, c.err) || (c.err == nil && err != nil) {
+				t.Errorf("Do returned %v, want %v", err, c.err)
+			}
+			if ran {
+				t.Error("Do ran the callback of an operation the gate did not admit")
+			}
+			if !r.mu.TryLock() {
+				t.Fatal("Do kept the lock after a refusal")
+			}
+			r.mu.Unlock()
+		})
+	}
+}
+
+// TestATransactionIsOverWhenDoReturns: a Tx kept past its Do answers every
+// step with ErrTxDone (database/sql's rule): its lock is gone.
+func TestATransactionIsOverWhenDoReturns(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	var kept *engine.Tx
+	if err := r.eng.Do(lifecycle.Write, func(tx *engine.Tx) error { kept = tx; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	got := sentinel(usage(kept, b))
+	got["Readmit"] = sentinel(map[string]error{"x": kept.Readmit()})["x"]
+	r.mu.Unlock()
+	want := all("ErrTxDone")
+	want["Readmit"] = "ErrTxDone"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("a transaction used after Do returned (-want +got):\n%s", diff)
+	}
+}
+
+// TestTheAdmissionTravelsWithTheTransaction: the verdict and the modes the
+// gate gave at admission are the transaction's, unchanged by transitions.
+func TestTheAdmissionTravelsWithTheTransaction(t *testing.T) {
+	r := newRig(t, true)
+	r.gate.admission = engine.Admission{Pool: lifecycle.PoolPriming, Cache: lifecycle.CacheCapture}
+	r.gate.verdict = lifecycle.Record
+	var got engine.Admission
+	_ = r.eng.Do(lifecycle.Launch, func(tx *engine.Tx) error {
+		r.eng.Transition()
+		got = engine.Admission{Verdict: tx.Verdict(), Pool: tx.PoolMode(), Cache: tx.CacheMode()}
+		return nil
+	})
+	want := engine.Admission{Verdict: lifecycle.Record, Pool: lifecycle.PoolPriming, Cache: lifecycle.CacheCapture}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the transaction's admission (-want +got):\n%s", diff)
+	}
+}
+
+// TestBatchesAndTheirQueuedValuesReachTheQueueInHandOffOrder: batches
+// handed off go to the GPU in order, each batch's queued value written
+// right before its commands, on the submitter and inline alike. The
+// fake's log is the queue's order.
+func TestBatchesAndTheirQueuedValuesReachTheQueueInHandOffOrder(t *testing.T) {
+	for _, async := range []bool{true, false} {
+		name := map[bool]string{true: "submitter", false: "inline"}[async]
+		t.Run(name, func(t *testing.T) {
+			r := newRig(t, async)
+			mem := pool.New(r.dev, 1<<20, nil, nil)
+			defer mem.Close()
+			a, c := r.buffer(t, "a"), r.buffer(t, "c")
+			err := r.eng.Do(lifecycle.Sync, func(tx *engine.Tx) error {
+				for i := range 3 {
+					pg, err := mem.Alloc(16, lifecycle.PoolNormal)
+					if err != nil {
+						return err
+					}
+					r.eng.QueueWrite(pg, []byte{byte(i), 0, 0, 0})
+					enc, err := tx.Encoder()
+					if err != nil {
+						return err
+					}
+					if err := enc.ClearBuffer(a, 0, 16); err != nil {
+						return err
+					}
+					if err := enc.ClearBuffer(c, 0, 16); err != nil {
+						return err
+					}
+					if err := tx.HandOff(); err != nil {
+						return err
+					}
+				}
+				return tx.Flush(context.Background())
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.mu.Lock()
+			sub, _ := r.eng.Last()
+			r.mu.Unlock()
+			if err := r.dev.Wait(context.Background(), sub); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, l := range r.dev.Log() {
+				switch {
+				case strings.HasPrefix(l, "write"):
+					got = append(got, "write")
+				case strings.HasPrefix(l, "clear a"):
+					got = append(got, "clear a")
+				case strings.HasPrefix(l, "clear c"):
+					got = append(got, "clear c")
+				}
+			}
+			want := []string{"write", "clear a", "clear c", "write", "clear a", "clear c", "write", "clear a", "clear c"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the queue's order (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestEverySubmissionIsTheEngines: the engine is the stream's one
+// submission site. On the fake, the device's submissions are exactly the
+// batches the engine handed off plus SubmitAlone's; and no non-test file
+// of the recorder calls the driver's Submit, WriteBuffer, WriteTexture or
+// FlushWrites itself (a second site is how cross-stream order and the
+// capture rule were broken before).
+func TestEverySubmissionIsTheEngines(t *testing.T) {
+	r := newRig(t, true)
+	a := r.buffer(t, "a")
+	const batches = 5
+	err := r.eng.Do(lifecycle.Flush, func(tx *engine.Tx) error {
+		for range batches {
+			enc, err := tx.Encoder()
+			if err != nil {
+				return err
+			}
+			if err := enc.ClearBuffer(a, 0, 16); err != nil {
+				return err
+			}
+			r.eng.Flush()
+		}
+		enc, err := r.dev.NewEncoder()
+		if err != nil {
+			return err
+		}
+		defer enc.Release()
+		if err := enc.ClearBuffer(a, 0, 16); err != nil {
+			return err
+		}
+		cb, err := enc.Finish()
+		if err != nil {
+			return err
+		}
+		_, err = tx.Submit(cb)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.dev.submits.Load(); got != batches+1 {
+		t.Errorf("the device saw %d submissions; the engine made %d (one per batch, one SubmitAlone)", got, batches+1)
+	}
+
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join("..", "..", "recorder", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorder sources found: %v", err)
+	}
+	var outside []string
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			switch sel.Sel.Name {
+			case "Submit", "WriteBuffer", "WriteTexture", "FlushWrites":
+			default:
+				return true
+			}
+			if recv, ok := sel.X.(*ast.SelectorExpr); ok && recv.Sel.Name == "drv" {
+				outside = append(outside, fset.Position(call.Pos()).String())
+			}
+			return true
+		})
+	}
+	if diff := cmp.Diff([]string(nil), outside); diff != "" {
+		t.Errorf("recorder calls the driver's queue directly; every submit and queue write goes through the engine (-want +got):\n%s", diff)
+	}
+}

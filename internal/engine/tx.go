@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+var (
+	// ErrWaited is returned by a transaction's encoding, queue writes,
+	// hand-offs and submits after Tx.Wait until Tx.Readmit has confirmed
+	// it may go on: across the wait a capture window may have opened, and
+	// nothing the operation does next may reach the GPU outside it.
+	ErrWaited = errors.New("engine: the transaction waited and was not admitted again")
+	// ErrTxDone is returned by any use of a transaction after its Do
+	// returned (database/sql's ErrTxDone).
+	ErrTxDone = errors.New("engine: the transaction is over")
+)
+
+// Admission is a gate's decision for one operation, taken once under the
+// lock: the verdict and the modes the operation allocates and caches in.
+type Admission struct {
+	Verdict lifecycle.Verdict
+	Pool    lifecycle.PoolMode
+	Cache   lifecycle.CacheMode
+}
+
+// Gate is the owner's admission rule (the recorder's lifecycle session).
+// Both methods are called with the lock held and keep it.
+type Gate interface {
+	// Admit decides op. An error refuses it (queued wherever the owner's
+	// rule says); the verdict lifecycle.DeferError means the refusal was
+	// queued and the call returns nil having done nothing.
+	Admit(op lifecycle.Op) (Admission, error)
+	// Readmit asks again for op, admitted before and since waiting across
+	// a transition. An error refuses it.
+	Readmit(op lifecycle.Op) error
+}
+
+// Tx is one admitted operation. It holds the lock from Do until the
+// callback returns, except inside Wait. Its methods are called on the
+// goroutine that runs the callback.
+type Tx struct {
+	e  *Engine
+	op lifecycle.Op
+	a  Admission
+	// epoch is the engine's at admission (or at the last Readmit).
+	epoch uint64
+	// waited: Wait gave the lock up and Readmit has not confirmed since.
+	waited bool
+	done   bool
+}
+
+// Do runs fn as op's transaction: it takes the lock, asks the gate for the
+// verdict and, unless the gate refused op or deferred its refusal
+// (lifecycle.DeferError: Do returns nil without calling fn), calls fn with
+// the lock held, and releases it when fn returns. fn's error is Do's.
+func (e *Engine) Do(op lifecycle.Op, fn func(tx *Tx) error) error {
+	e.mu.Lock()
+	return e.do(op, fn)
+}
+
+// DoContext is Do that gives up waiting for the lock when ctx ends,
+// returning ctx's error.
+func (e *Engine) DoContext(ctx context.Context, op lifecycle.Op, fn func(tx *Tx) error) error {
+	if err := e.LockContext(ctx); err != nil {
+		return err
+	}
+	return e.do(op, fn)
+}
+
+func (e *Engine) do(op lifecycle.Op, fn func(tx *Tx) error) error {
+	defer e.mu.Unlock()
+	a, err := e.gate.Admit(op)
+	if err != nil || a.Verdict == lifecycle.DeferError || a.Verdict == lifecycle.Refuse {
+		return err
+	}
+	tx := e.Begin(op, a)
+	defer func() { tx.done = true }()
+	return fn(tx)
+}
+
+// Begin is the transaction of op, which the caller admitted under the lock
+// it holds now (a path that decides its verdict outside Do). The epoch is
+// taken here.
+func (e *Engine) Begin(op lifecycle.Op, a Admission) *Tx {
+	return &Tx{e: e, op: op, a: a, epoch: e.epoch}
+}
+
+// Op is the transaction's operation.
+func (tx *Tx) Op() lifecycle.Op { return tx.op }
+
+// Verdict is the gate's verdict at admission.
+func (tx *Tx) Verdict() lifecycle.Verdict { return tx.a.Verdict }
+
+// PoolMode is the mode the operation allocates pool pages in.
+func (tx *Tx) PoolMode() lifecycle.PoolMode { return tx.a.Pool }
+
+// CacheMode is the mode the operation looks params up in.
+func (tx *Tx) CacheMode() lifecycle.CacheMode { return tx.a.Cache }
+
+// usable is the check before every step that reaches the GPU.
+func (tx *Tx) usable() error {
+	switch {
+	case tx.done:
+		return ErrTxDone
+	case tx.waited:
+		return ErrWaited
+	}
+	return nil
+}
+
+// Token names what Tx.Wait waits for.
+type Token struct {
+	name string
+	sub  driver.Submission
+	gpu  bool
+}
+
+// GPU is the token of sub: the wait ends when the GPU has finished it (at
+// once for the zero submission).
+func GPU(sub driver.Submission) Token { return Token{name: "sync", sub: sub, gpu: true} }
+
+// Progress is the token of the submitter's next processed batch (or none
+// to wait for).
+func Progress() Token { return Token{name: "flush"} }
+
+// Wait releases the lock, waits for t or for ctx to end, and takes the
+// lock again (ctx's error, or the wait's). It is the only way a
+// transaction gives the lock up: from then on its encoding, queue writes,
+// hand-offs and submits fail with ErrWaited until Readmit succeeds.
+func (tx *Tx) Wait(ctx context.Context, t Token) error {
+	if tx.done {
+		return ErrTxDone
+	}
+	e := tx.e
+	var changed <-chan struct{}
+	if !t.gpu {
+		if e.sub == nil {
+			return nil // nothing is handed off: nothing to wait for
+		}
+		var ready bool
+		if changed, ready = e.sub.Next(); ready {
+			return nil
+		}
+	}
+	tx.waited = true
+	e.mu.Unlock()
+	e.waiting(t.name)
+	var err error
+	if t.gpu {
+		if t.sub != 0 {
+			err = e.drv.Wait(ctx, t.sub)
+		}
+	} else {
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
+	}
+	e.mu.Lock()
+	return err
+}
+
+// Readmit lets a transaction that waited go on: at once if no transition
+// moved the epoch meanwhile, otherwise if the gate admits its operation
+// again (then the epoch is taken anew). It fails with ErrClosed if the
+// engine began closing, and with the gate's refusal. The caller holds the
+// lock (Wait returned).
+func (tx *Tx) Readmit() error {
+	if tx.done {
+		return ErrTxDone
+	}
+	e := tx.e
+	if e.closing.Load() {
+		return ErrClosed
+	}
+	if e.epoch != tx.epoch {
+		if err := e.gate.Readmit(tx.op); err != nil {
+			return err
+		}
+		tx.epoch = e.epoch
+	}
+	tx.waited = false
+	return nil
+}
+
+// Encoder is the open batch's encoder, for the transaction to encode into.
+func (tx *Tx) Encoder() (driver.Encoder, error) {
+	if err := tx.usable(); err != nil {
+		return nil, err
+	}
+	return tx.e.enc, nil
+}
+
+// WriteBuffer writes data to b through the queue (Engine.WriteBuffer).
+func (tx *Tx) WriteBuffer(b driver.Buffer, offset uint64, data []byte) error {
+	if err := tx.usable(); err != nil {
+		return err
+	}
+	return tx.e.WriteBuffer(b, offset, data)
+}
+
+// HandOff sends the open batch on its way (Engine.HandOff).
+func (tx *Tx) HandOff() error {
+	if err := tx.usable(); err != nil {
+		return err
+	}
+	tx.e.HandOff()
+	return nil
+}
+
+// Submit submits cb on its own (Engine.SubmitAlone) and records it as the
+// newest submission. The lock stays held: on OpenGL the submit can run the
+// work, so it is for command buffers the caller wants submitted where the
+// operation stands.
+func (tx *Tx) Submit(cb driver.CommandBuffer) (driver.Submission, error) {
+	if err := tx.usable(); err != nil {
+		cb.Release()
+		return 0, err
+	}
+	sub, err := tx.e.SubmitAlone(cb)
+	if err == nil {
+		tx.e.NoteSubmission(sub)
+	}
+	return sub, err
+}
+
+// Flush hands the open batch off and waits, with the lock released, until
+// everything handed off up to then is submitted (not run), or ctx ends.
+// Batches other goroutines hand off meanwhile are not waited for, so a busy
+// stream cannot starve the wait. After each wait the transaction is
+// admitted again (Readmit), so a capture window opened meanwhile refuses
+// it before it does anything more. It returns with the lock held: ctx's
+// error if it ended first (the work stays enqueued), ErrClosed, or the
+// gate's refusal.
+func (tx *Tx) Flush(ctx context.Context) error {
+	if err := tx.HandOff(); err != nil {
+		return err
+	}
+	e := tx.e
+	mine := e.gen // every batch handed off so far has a smaller number
+	for {
+		e.reap(false)
+		if len(e.inflight) == 0 || e.inflight[0].gen >= mine {
+			return nil
+		}
+		if err := tx.Wait(ctx, Progress()); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := tx.Readmit(); err != nil {
+			return err
+		}
+	}
+}
+
+// WaitRoom waits, with the lock released, until fewer than MaxInflight
+// batches wait for the submitter (at once if that is so already), then
+// asks Readmit. It returns with the lock held; ErrClosed if the engine
+// began closing.
+func (tx *Tx) WaitRoom() error {
+	if err := tx.usable(); err != nil {
+		return err
+	}
+	e := tx.e
+	e.reap(false)
+	if len(e.inflight) < MaxInflight {
+		return nil
+	}
+	tx.waited = true
+	if !e.waitRoomUnlocked() {
+		return ErrClosed
+	}
+	return tx.Readmit()
+}
