@@ -15,13 +15,18 @@
 # Writes $OUT/open-items.tar.xz. Settings, by environment: CONFIGS
 # (graphbench's rows; default the GPU-bound, Life and short-graph rows),
 # ROUNDS (9), BUDGET (graphbench -budget, 4s), STEP_TIMEOUT (seconds per
-# step, 120).
+# step, 120), GAP0 (1: GL runs without the poll gap beside the default's),
+# TRACE (rows to trace on GL; default life512_g2_x200,tiny_x1000), PARTS
+# (graphbench, tests or both, the default). With .bin/graphbench-base (an
+# earlier build's graphbench) each graphbench run has that build's beside it.
 set -u
 OUT=${OUT:?set OUT to the folder whose files come back}
 CONFIGS=${CONFIGS:-1m_x500,1m_x2000,256k_x1000,64k_x1000,life512_g2_x200,life512_g200_x200,life64_g2_x200,tiny_x1000,tiny_g1_x1000,tiny_g8_x1000}
 ROUNDS=${ROUNDS:-9}
 BUDGET=${BUDGET:-4s}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
+TRACE=${TRACE-life512_g2_x200,tiny_x1000}
+PARTS=${PARTS:-graphbench tests}
 device_bins="graphbench tests.test recorder.test"
 # shellcheck source=/dev/null
 . "$(dirname "$0")/device-setup.sh"
@@ -36,21 +41,43 @@ step() { # name, then the command
 }
 gb=("$bin/graphbench" -configs "$CONFIGS" -rounds "$ROUNDS" -budget "$BUDGET" -wide)
 
-# graphbench, GL with and without the poll gap interleaved twice, then Vulkan.
-for i in 1 2; do
-	SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" "${gb[@]}" -json "$out/graphbench-gl-default-$i.json"
-	SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" "${gb[@]}"
-done
-SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
+# graphbench, GL with the default build twice (with GAP0=1, each beside a
+# run without the poll gap), then Vulkan, then a trace of each TRACE row
+# on GL (graphbench -trace; docs/benchmarks/experiments/h100-gl-replay/
+# tracecalls.py reads it).
+graphbench_part() {
+	for i in 1 2; do
+		SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" "${gb[@]}" -json "$out/graphbench-gl-default-$i.json"
+		if [ -x "$bin/graphbench-base" ]; then
+			SOFTGRAPH_BACKEND=gl step "graphbench-gl-base-$i" "$bin/graphbench-base" "${gb[@]:1}" -json "$out/graphbench-gl-base-$i.json"
+		fi
+		if [ "${GAP0:-0}" = 1 ]; then
+			SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" "${gb[@]}"
+		fi
+	done
+	SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
+	if [ -x "$bin/graphbench-base" ]; then
+		SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan-base "$bin/graphbench-base" "${gb[@]:1}" -json "$out/graphbench-vulkan-base.json"
+	fi
+	for row in ${TRACE//,/ }; do
+		SOFTGRAPH_BACKEND=gl step "trace-gl-$row" "$bin/graphbench" -configs "$row" -rounds 3 -budget 2s -trace "$out/trace-gl-$row.out"
+	done
+}
 
-# The tests run from their packages' folders, where their relative paths point.
-export SOFTGRAPH_REQUIRE_GPU=1
-cd "$root/tests"
-for backend in vulkan gl; do
-	SOFTGRAPH_BACKEND=$backend SOFTGRAPH_LONG=1 step "memory-$backend" "$bin/tests.test" -test.run 'LeaveNoNativeMemoryBehind' -test.v
+tests_part() {
+	# The tests run from their packages' folders, where their relative paths point.
+	export SOFTGRAPH_REQUIRE_GPU=1
+	cd "$root/tests"
+	for backend in vulkan gl; do
+		SOFTGRAPH_BACKEND=$backend SOFTGRAPH_LONG=1 step "memory-$backend" "$bin/tests.test" -test.run 'LeaveNoNativeMemoryBehind' -test.v
+	done
+	SOFTGRAPH_BACKEND=gl step deadlines-gl "$bin/tests.test" -test.run 'Deadline' -test.v
+	cd "$root/recorder"
+	SOFTGRAPH_BACKEND=gl SOFTGRAPH_LONG=1 step read-deadline-gl "$bin/recorder.test" -test.run 'TestReadDeadlineHoldsBehindAnotherStreamsLongWork' -test.v -test.count 3
+	cd "$root"
+}
+
+for part in $PARTS; do
+	"${part}_part"
 done
-SOFTGRAPH_BACKEND=gl step deadlines-gl "$bin/tests.test" -test.run 'Deadline' -test.v
-cd "$root/recorder"
-SOFTGRAPH_BACKEND=gl SOFTGRAPH_LONG=1 step read-deadline-gl "$bin/recorder.test" -test.run 'TestReadDeadlineHoldsBehindAnotherStreamsLongWork' -test.v -test.count 3
-cd "$root"
 tar -cJf "$OUT/open-items.tar.xz" -C "$OUT" open-items
