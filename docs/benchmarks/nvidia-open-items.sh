@@ -16,8 +16,10 @@
 # (graphbench's rows; default the GPU-bound, Life and short-graph rows),
 # ROUNDS (9), BUDGET (graphbench -budget, 4s), STEP_TIMEOUT (seconds per
 # step, 120), GAP0 (1: GL runs without the poll gap beside the default's),
+# PREENCODE0 (1: GL runs without pre-encoding or ramps beside them),
 # TRACE (rows to trace on GL; default life512_g2_x200,tiny_x1000), PARTS
-# (graphbench, tests or both, the default). With .bin/graphbench-base (an
+# (graphbench, tests or both, the default; run in that order), RUNS (GL
+# graphbench runs, 2). With .bin/graphbench-base (an
 # earlier build's graphbench) each graphbench run has that build's beside it.
 set -u
 OUT=${OUT:?set OUT to the folder whose files come back}
@@ -27,6 +29,7 @@ BUDGET=${BUDGET:-4s}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
 TRACE=${TRACE-life512_g2_x200,tiny_x1000}
 PARTS=${PARTS:-graphbench tests}
+RUNS=${RUNS:-2}
 device_bins="graphbench tests.test recorder.test"
 # shellcheck source=/dev/null
 . "$(dirname "$0")/device-setup.sh"
@@ -41,18 +44,22 @@ step() { # name, then the command
 }
 gb=("$bin/graphbench" -configs "$CONFIGS" -rounds "$ROUNDS" -budget "$BUDGET" -wide)
 
-# graphbench, GL with the default build twice (with GAP0=1, each beside a
-# run without the poll gap), then Vulkan, then a trace of each TRACE row
+# graphbench, GL RUNS times (with .bin/graphbench-base, each beside the
+# earlier build's run; with GAP0=1, beside a run without the poll gap),
+# then Vulkan (beside the earlier build's), then a trace of each TRACE row
 # on GL (graphbench -trace; docs/benchmarks/experiments/h100-gl-replay/
 # tracecalls.py reads it).
 graphbench_part() {
-	for i in 1 2; do
+	for i in $(seq "$RUNS"); do
 		SOFTGRAPH_BACKEND=gl step "graphbench-gl-default-$i" "${gb[@]}" -json "$out/graphbench-gl-default-$i.json"
 		if [ -x "$bin/graphbench-base" ]; then
 			SOFTGRAPH_BACKEND=gl step "graphbench-gl-base-$i" "$bin/graphbench-base" "${gb[@]:1}" -json "$out/graphbench-gl-base-$i.json"
 		fi
 		if [ "${GAP0:-0}" = 1 ]; then
 			SOFTGRAPH_BACKEND=gl SOFTGRAPH_GL_POLL_GAP_US=0 step "graphbench-gl-gap0-$i" "${gb[@]}"
+		fi
+		if [ "${PREENCODE0:-0}" = 1 ]; then
+			SOFTGRAPH_BACKEND=gl SOFTGRAPH_PREENCODE=0 step "graphbench-gl-preencode0-$i" "${gb[@]}"
 		fi
 	done
 	SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
