@@ -265,6 +265,7 @@ type options struct {
 	budget     time.Duration
 	first, max int
 	preEncode  string
+	background string
 	merge      string
 	saveDir    string
 	devices    string
@@ -286,6 +287,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs.IntVar(&o.first, "first", 0, "recorder first submission chunk (0: the recorder's default)")
 	fs.IntVar(&o.max, "chunk", 0, "recorder largest submission chunk (0: the recorder's default)")
 	fs.StringVar(&o.preEncode, "preencode", "auto", "the replay path's pre-encoding: auto (the recorder's default for the adapter), on or off")
+	fs.StringVar(&o.background, "background", "auto", "the recorder paths' submission: auto (the recorder's default, a background submitter), on or off (recorder.WithBackgroundSubmit)")
 	fs.StringVar(&o.merge, "merge", "", "comma-separated JSON files of earlier runs on one adapter: print and write them as one report instead of measuring")
 	fs.StringVar(&o.saveDir, "save", "", "write each config's replay graph to DIR/CONFIG.sgraph (with its initial contents) and DIR/CONFIG.expected.sgraph (after one replay), for go run ./examples/replay -check")
 	fs.StringVar(&o.devices, "devices", "", "run eager and replay on N devices at once (all: one per adapter; a count: that many, sharing adapters where there are fewer) and report per-device and aggregate throughput and the scaling against one device")
@@ -361,6 +363,13 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		ropts = append(ropts, recorder.WithPreEncode(o.preEncode == "on"))
 	default:
 		return fmt.Errorf("-preencode %q: want auto, on or off", o.preEncode)
+	}
+	switch o.background {
+	case "auto":
+	case "on", "off":
+		ropts = append(ropts, recorder.WithBackgroundSubmit(o.background == "on"))
+	default:
+		return fmt.Errorf("-background %q: want auto, on or off", o.background)
 	}
 
 	if o.devices != "" {
