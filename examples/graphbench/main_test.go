@@ -428,6 +428,18 @@ func TestUnknownConfigIsRefusedWithTheList(t *testing.T) {
 	}
 }
 
+// TestStreamOptionFlagsRefuseUnknownValues: -preencode and -background
+// take auto, on or off, and anything else is refused naming the flag and
+// the value before a device is opened.
+func TestStreamOptionFlagsRefuseUnknownValues(t *testing.T) {
+	for _, flag := range []string{"-preencode", "-background"} {
+		err := run([]string{"-configs", "tiny_x150", flag, "sometimes"}, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), flag+` "sometimes"`) {
+			t.Errorf("%s sometimes: want an error naming the flag and value, got %v", flag, err)
+		}
+	}
+}
+
 // TestSortCheckAcceptsOnlyTheSortedKeys: the sort row's check, which every
 // path's result goes through, accepts sort.Slice's answer after whole
 // sorts and the initial keys after none, and refuses the unsorted keys
