@@ -115,7 +115,7 @@ type Stream struct {
 	// a step, the worker that encodes steps, the graphs with a ramp, and
 	// the short graphs replayed since the last sync point.
 	def      deferral
-	ramps    *rampWorker
+	ramps    *engine.RampWorker
 	rampList []*ramp
 	touched  []*Graph
 	// rampReplays counts replays that ran from a ramp (MemoryStats).
@@ -792,7 +792,7 @@ func (s *Stream) teardown() (err error) {
 		g.releaseLocked()
 	}
 	if s.ramps != nil {
-		s.ramps.close()
+		s.ramps.Close()
 		s.ramps = nil
 	}
 	s.groups.clear()

@@ -22,10 +22,17 @@
 // Config.Failed. It imports nothing of the recorder or of the wgpu
 // bindings, so its tests run on internal/driver/fake without cgo.
 //
+// It also encodes ahead what a replay would otherwise encode on the
+// caller's path: a RampWorker fills a short program's ramp steps, a
+// Preencoder a long program's next replay, each on a goroutine and with an
+// encoder of its own. The owner decides when, and joins what they made to
+// the open batch.
+//
 // Cost: a hand-off takes a pooled job and a spare encoder and allocates
 // nothing; a transaction allocates one Tx.
 //
-// Locks: the engine takes no lock of its own. It runs under its owner's
+// Locks: the engine takes no lock of its own on the owner's path but the
+// ramp worker's (lockrank.Ramp, a leaf). It runs under its owner's
 // lock (Config.Lock, a lockrank.Stream mutex), which it releases only in
 // Tx.Wait and in the room waits of a full batch, and it takes the
 // submitter queue's lock (lockrank.Submitter) beneath it.
