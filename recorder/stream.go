@@ -451,20 +451,6 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 	return s.admitLocked(op)
 }
 
-// admitContext is admit for a call with a deadline: it gives up waiting for
-// s.mu when ctx ends (lockContext), since a lifecycle transition, a profile
-// or Close may hold it while they wait for the stream's GPU work; that
-// error wraps ctx's. The verdicts are admit's.
-func (s *Stream) admitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
-	if err := s.check(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	if err := s.lockContextFor(ctx, op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	return s.admitLocked(op)
-}
-
 // lockContextFor is lock for a call with a deadline: lockContext, then the
 // closing re-check. On error the mutex is not held.
 func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
@@ -500,38 +486,6 @@ func (s *Stream) verdictLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 		return v, nil
 	case lifecycle.Refuse:
 		return v, s.failLocked(op, s.refusalLocked(op))
-	}
-	return v, nil
-}
-
-// readmit is admit for an operation already admitted that asks again
-// after giving s.mu up to wait (lifecycle's Session.Readmit): a capture
-// begun meanwhile refuses it, failing that capture in this hold, and a
-// profile started meanwhile does not (it began after this operation was
-// admitted). On Execute and Record it returns with the mutex held.
-func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
-	return s.readmitContext(context.Background(), op)
-}
-
-// readmitContext is readmit for a call with a deadline: it gives up
-// waiting for s.mu when ctx ends, as admitContext does.
-func (s *Stream) readmitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
-	if err := s.check(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	if err := s.lockContextFor(ctx, op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	v := s.life.Readmit(op)
-	switch v {
-	case lifecycle.DeferError:
-		s.queueRefusal(s.life.State().Refusal(op))
-		s.mu.Unlock()
-		return v, nil
-	case lifecycle.Refuse:
-		err := s.failLocked(op, s.life.State().Refusal(op))
-		s.mu.Unlock()
-		return v, err
 	}
 	return v, nil
 }

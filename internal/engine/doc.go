@@ -8,8 +8,8 @@
 // An operation goes through it as a transaction: Do takes the owner's lock,
 // asks the owner's Gate for the operation's verdict once, and hands the
 // callback a *Tx carrying that verdict, the pool and cache modes, and the
-// engine's epoch at that moment. Tx.Wait is the only way a transaction
-// gives the lock up to wait; after it the transaction's encoding, queue
+// engine's epoch at that moment. Tx.Wait (and Tx.SubmitWait, a timed
+// submission) is the only way a transaction gives the lock up to wait; after it the transaction's encoding, queue
 // writes and submits fail with ErrWaited until Tx.Readmit has confirmed
 // that no lifecycle transition moved the epoch meanwhile (or, when one did,
 // that the Gate admits the operation again). database/sql's Tx is the
@@ -34,6 +34,6 @@
 // Locks: the engine takes no lock of its own on the owner's path but the
 // ramp worker's (lockrank.Ramp, a leaf). It runs under its owner's
 // lock (Config.Lock, a lockrank.Stream mutex), which it releases only in
-// Tx.Wait and in the room waits of a full batch, and it takes the
+// Tx.Wait, Tx.SubmitWait and the room waits of a full batch, and it takes the
 // submitter queue's lock (lockrank.Submitter) beneath it.
 package engine

@@ -145,9 +145,12 @@ func (e *Engine) Transition() { e.epoch++ }
 // Epoch is the number of transitions so far.
 func (e *Engine) Epoch() uint64 { return e.epoch }
 
-// Enc is the open batch's encoder. It is for paths that hold the lock
-// under an admission of their own; a transaction gets it from
-// Tx.Encoder, which refuses it after an unconfirmed wait.
+// Enc is the open batch's encoder. It is for paths that hold the lock in
+// the hold that admitted them, with no wait since (a Launch, Replay, Copy
+// or Clear encoding its command; a transaction's steps before its first
+// wait or right after Readmit), where nothing can have moved the verdict.
+// After a wait a transaction gets it from Tx.Encoder, which refuses it
+// until Readmit.
 func (e *Engine) Enc() driver.Encoder { return e.enc }
 
 // Gen is the open batch's number.

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -460,5 +461,104 @@ func TestEverySubmissionIsTheEngines(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), outside); diff != "" {
 		t.Errorf("recorder calls the driver's queue directly; every submit and queue write goes through the engine (-want +got):\n%s", diff)
+	}
+}
+
+// TestACallTokenRunsWithTheLockFreeAndCountsAsAWait: a wait the owner does
+// itself (engine.Call: a read's mapping, other streams' hand-offs) runs
+// with the lock released, so another caller can take it meanwhile; its
+// error is Wait's; and afterwards the transaction's steps fail with
+// ErrWaited until Readmit, as after any wait. Without it such a wait would
+// either hold the stream's lock for a GPU-length time or let the
+// operation go on unchecked across a capture window opened under it.
+func TestACallTokenRunsWithTheLockFreeAndCountsAsAWait(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	failed := errors.New("mapping failed")
+	var freeDuringCall bool
+	var waitErr error
+	var waited map[string]string
+	err := r.eng.Do(lifecycle.Read, func(tx *engine.Tx) error {
+		waitErr = tx.Wait(context.Background(), engine.Call("read", func(context.Context) error {
+			if freeDuringCall = r.mu.TryLock(); freeDuringCall {
+				r.mu.Unlock()
+			}
+			return failed
+		}))
+		waited = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got := map[string]any{"lock free during the call": freeDuringCall, "Wait returned the call's error": errors.Is(waitErr, failed)}
+	want := map[string]any{"lock free during the call": true, "Wait returned the call's error": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Call wait (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(all("ErrWaited"), waited); d != "" {
+		t.Errorf("after a Call wait, every step must fail with ErrWaited until Readmit (-want +got):\n%s", d)
+	}
+}
+
+// TestSubmitWaitSubmitsWithTheLockFreeAndOnlyWhenAdmitted: a floor round's
+// submission (Tx.SubmitWait) is refused with ErrWaited after an
+// unconfirmed wait, like every step that reaches the GPU; once admitted
+// again it submits exactly once with the lock released (another caller
+// takes the lock meanwhile: on OpenGL the submit runs the work) and is
+// recorded as the newest submission. Without it a profile's timed rounds
+// would either run in a capture window opened under them or hold the
+// stream's lock for the whole round.
+func TestSubmitWaitSubmitsWithTheLockFreeAndOnlyWhenAdmitted(t *testing.T) {
+	r := newRig(t, true)
+	cb := func() driver.CommandBuffer {
+		enc, err := r.dev.NewEncoder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Release()
+		if err := enc.ClearBuffer(r.buffer(t, "b"), 0, 16); err != nil {
+			t.Fatal(err)
+		}
+		c, err := enc.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	free := false
+	r.hook = func(wait string) {
+		if wait == "submit" && r.mu.TryLock() {
+			free = true
+			r.mu.Unlock()
+		}
+	}
+	got := map[string]string{}
+	err := r.eng.Do(lifecycle.ProfileReplay, func(tx *engine.Tx) error {
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		before := r.dev.submits.Load()
+		_, err := tx.SubmitWait(context.Background(), cb())
+		got["after a wait"] = sentinel(map[string]error{"x": err})["x"]
+		got["submits after a wait"] = map[bool]string{true: "none", false: "some"}[r.dev.submits.Load() == before]
+		if err := tx.Readmit(); err != nil {
+			return err
+		}
+		_, err = tx.SubmitWait(context.Background(), cb())
+		got["after Readmit"] = sentinel(map[string]error{"x": err})["x"]
+		got["submits after Readmit"] = fmt.Sprint(r.dev.submits.Load() - before)
+		_, any := r.eng.Last()
+		got["recorded"] = fmt.Sprint(any)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got["lock free during the submit"] = fmt.Sprint(free)
+	want := map[string]string{"after a wait": "ErrWaited", "submits after a wait": "none", "after Readmit": "ok",
+		"submits after Readmit": "1", "recorded": "true", "lock free during the submit": "true"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SubmitWait (-want +got):\n%s", d)
 	}
 }
