@@ -109,15 +109,16 @@ func TestCloseContextGivesUpAtItsDeadlineWhileTheDeviceHoldsTheWork(t *testing.T
 	}
 }
 
-// TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork: a lifecycle
-// transition waits for the stream's submissions holding its lock (here
-// BeginCapture, whose warmup's submission waits behind submissions the
-// device holds); a SyncContext and
-// a ReadContext on that stream meanwhile return at their deadline with an
-// error wrapping context.DeadlineExceeded, and both work once the device
-// moves on. Before, they waited for the stream's lock as long as the
-// transition waited for the GPU, deadline or not.
-func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
+// TestDeadlinesHoldWhileACallWaitsForTheStreamsWorkHoldingItsLock: a call
+// may still wait for the stream's submissions holding its lock (here a
+// Flush, whose batch waits behind submissions the device holds); a
+// SyncContext and a ReadContext on that stream meanwhile return at their
+// deadline with an error wrapping context.DeadlineExceeded, and both work
+// once the device moves on. Before, they waited for the stream's lock as
+// long as the other call waited for the GPU, deadline or not. (BeginCapture
+// held the lock this way until its wait went through its transaction:
+// TestBeginCaptureDoesNotHoldTheStreamWhileItsWarmupIsSubmitted.)
+func TestDeadlinesHoldWhileACallWaitsForTheStreamsWorkHoldingItsLock(t *testing.T) {
 	calls := []struct {
 		name string
 		call func(ctx context.Context, s *Stream, x *Buffer) error
@@ -133,18 +134,15 @@ func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
 			read(t, s, x)
 			release := r.holdSubmitted(t, s, x)
 			defer release()
-			if err := s.PrepareCapture(); err != nil {
-				t.Fatalf("PrepareCapture: %v", err)
-			}
-			if err := r.add(s, x, 1); err != nil { // the warmup, which BeginCapture submits
+			if err := r.add(s, x, 1); err != nil { // the batch Flush waits to submit
 				t.Fatalf("Launch: %v", err)
 			}
 			begun := make(chan error, 1)
-			go func() { begun <- s.BeginCapture() }()
-			for wait := time.Now().Add(5 * time.Second); s.mu.TryLock(); { // until the transition holds the lock
+			go func() { begun <- s.Flush() }()
+			for wait := time.Now().Add(5 * time.Second); s.mu.TryLock(); { // until the Flush holds the lock
 				s.mu.Unlock()
 				if time.Now().After(wait) {
-					t.Fatal("BeginCapture never held the stream's lock while the device held its work")
+					t.Fatal("Flush never held the stream's lock while the device held its work")
 				}
 				time.Sleep(time.Millisecond)
 			}
@@ -160,16 +158,13 @@ func TestDeadlinesHoldWhileATransitionWaitsForTheStreamsWork(t *testing.T) {
 			took := time.Since(start)
 			release()
 			if err := <-begun; err != nil {
-				t.Fatalf("BeginCapture: %v", err)
+				t.Fatalf("Flush: %v", err)
 			}
 			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("%s beside a transition waiting for the device returned %v; want an error wrapping context.DeadlineExceeded", c.name, err)
+				t.Errorf("%s beside a Flush waiting for the device returned %v; want an error wrapping context.DeadlineExceeded", c.name, err)
 			}
 			if took > deadline+time.Second {
-				t.Errorf("%s with a %v deadline returned after %v while a transition held the stream", c.name, deadline, took)
-			}
-			if err := s.AbortCapture(); err != nil {
-				t.Fatalf("AbortCapture: %v", err)
+				t.Errorf("%s with a %v deadline returned after %v while a Flush held the stream", c.name, deadline, took)
 			}
 			if diff := cmp.Diff([]uint32{gpuDepth + 1}, read(t, s, x)); diff != "" {
 				t.Errorf("x once the device moved on (-want +got):\n%s", diff)

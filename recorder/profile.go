@@ -93,33 +93,60 @@ func (p *profile) release() {
 // fail.
 func (s *Stream) StartProfile() (ProfileToken, error) {
 	const op = lifecycle.Profile
-	if _, err := s.admit(op); err != nil { // the table's profiling column refuses a second profile
+	if err := s.check(op); err != nil {
 		return ProfileToken{}, err
 	}
-	defer s.mu.Unlock()
-	// The profile covers only work enqueued after it starts.
-	s.flushLocked()
-	p := &profile{id: profileIDs.Add(1)}
-	if s.info.Timestamps {
-		if _, err := s.drv.TimestampPeriod(); err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+	// One transaction: the table's profiling column refuses a second
+	// profile. The profile covers only work enqueued after it starts, so
+	// the earlier work is submitted first (and on the wall clock
+	// finished), with the lock given up for both waits (Tx.Flush,
+	// Tx.Wait): a call beside it, a SyncContext with a deadline above all,
+	// does not queue behind the GPU.
+	var tok ProfileToken
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		if err := tx.Flush(context.Background()); err != nil {
+			return s.readmitError(op, err)
 		}
-		set, err := s.drv.NewQueries(profileQueries)
-		if err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+		if !s.info.Timestamps {
+			if last, any := s.eng.Last(); any {
+				if err := tx.Wait(context.Background(), engine.GPU(last)); err != nil {
+					return &Error{Op: op.String(), Err: err}
+				}
+			}
 		}
-		p.set = set
-	} else if last, any := s.eng.Last(); any {
-		if err := s.drv.Wait(context.Background(), last); err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+		// Asked again after the waits, as a call arriving now would be: a
+		// capture begun meanwhile refuses it (and fails that capture), and
+		// so does a profile started meanwhile (the profiling column), since
+		// only one may run.
+		if err := s.readmitTx(tx); err != nil {
+			return err
 		}
+		if v, err := s.verdictLocked(op); err != nil || v != lifecycle.Execute {
+			return err
+		}
+		p := &profile{id: profileIDs.Add(1)}
+		if s.info.Timestamps {
+			if _, err := s.drv.TimestampPeriod(); err != nil {
+				return &Error{Op: op.String(), Err: err}
+			}
+			set, err := s.drv.NewQueries(profileQueries)
+			if err != nil {
+				return &Error{Op: op.String(), Err: err}
+			}
+			p.set = set
+		}
+		p.start = time.Now()
+		if err := s.life.StartProfile(p); err != nil { // admitted above: cannot fail
+			p.release()
+			return &Error{Op: op.String(), Err: err}
+		}
+		tok = ProfileToken{s: s, id: p.id}
+		return nil
+	})
+	if err != nil {
+		return ProfileToken{}, err
 	}
-	p.start = time.Now()
-	if err := s.life.StartProfile(p); err != nil { // admitted above: cannot fail
-		p.release()
-		return ProfileToken{}, &Error{Op: op.String(), Err: err}
-	}
-	return ProfileToken{s: s, id: p.id}, nil
+	return tok, nil
 }
 
 // beginPass opens a compute pass on the stream's encoder when a profile

@@ -734,14 +734,28 @@ func (s *Stream) teardown() (err error) {
 		s.errs = append(s.errs, rec.refusals...)
 		rec.discard(s)
 	}
-	s.flushLocked()
-	sub, any := s.eng.Last()
-	s.mu.Unlock()
-	if any {
-		// A closed or lost device ends the wait; nothing is left to wait for.
-		_ = s.drv.Wait(context.Background(), sub)
+	// The stream's work is submitted and then finished with the lock
+	// given up for both waits (Tx.Drain, Tx.Wait), so another stream's
+	// Read, which takes this stream's lock to flush it, is not held behind
+	// the GPU. No new call is admitted meanwhile (closing is set), but one
+	// admitted before may still enqueue or hand a batch off while the lock
+	// is given up: the waits are repeated until a round finds nothing new,
+	// so nothing released below is used by unfinished work. Each round is
+	// a transaction of its own (one that waited is never admitted again
+	// once closing), whose operation is only a label.
+	for {
+		tx := s.eng.Begin(lifecycle.Flush, engine.Admission{Verdict: lifecycle.Execute})
+		_ = tx.Drain(context.Background()) // a closed or lost device ends the wait
+		gen := s.eng.Gen()
+		if sub, any := s.eng.Last(); any {
+			// A closed or lost device ends the wait; nothing is left to wait for.
+			_ = tx.Wait(context.Background(), engine.GPU(sub))
+		}
+		if s.eng.Gen() == gen && s.eng.Enc().Empty() && !s.eng.HasCounted() {
+			break
+		}
 	}
-	s.mu.Lock()
+	s.flushLocked() // nothing is left to hand off; the submitter is drained
 	for g := range s.graphs {
 		g.releaseLocked()
 	}

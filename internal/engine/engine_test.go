@@ -562,3 +562,68 @@ func TestSubmitWaitSubmitsWithTheLockFreeAndOnlyWhenAdmitted(t *testing.T) {
 		t.Errorf("SubmitWait (-want +got):\n%s", d)
 	}
 }
+
+// TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain: Drain (a
+// transition's wait for its warmup's submission, Close's for the
+// stream's) hands the open batch off and waits, with the lock released,
+// until the submitter has submitted it, even behind submissions the device
+// holds; a transition meanwhile does not make it ask the gate again (it
+// reaches the GPU no more), but it leaves the transaction waited. Without
+// it BeginCapture and Close would hold the stream's lock for as long as
+// the GPU runs, or fail on the window they opened themselves.
+func TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	release := r.dev.Hold()
+	defer release()
+	r.gate.readmit = errors.New("refused: a capture window opened")
+	free := false
+	r.hook = func(wait string) {
+		if wait != "flush" || free {
+			return
+		}
+		if free = r.mu.TryLock(); free {
+			r.eng.Transition()
+			r.mu.Unlock()
+		}
+		release()
+	}
+	var drainErr error
+	var after map[string]string
+	before := r.dev.submits.Load()
+	err := r.eng.Do(lifecycle.BeginCapture, func(tx *engine.Tx) error {
+		// GPUDepth batches the device holds, one the submitter holds
+		// behind them, and the open one Drain hands off and waits for.
+		for i := range engine.GPUDepth + 2 {
+			enc, err := tx.Encoder()
+			if err != nil {
+				return err
+			}
+			if err := enc.ClearBuffer(b, 0, 16); err != nil {
+				return err
+			}
+			r.eng.AddDispatches(1)
+			if i < engine.GPUDepth+1 {
+				if err := tx.HandOff(); err != nil {
+					return err
+				}
+			}
+		}
+		drainErr = tx.Drain(context.Background())
+		after = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got := map[string]string{"Drain": fmt.Sprint(drainErr), "lock free while it waited": fmt.Sprint(free),
+		"submitted": fmt.Sprint(r.dev.submits.Load() - before), "gate asked again": fmt.Sprint(r.gate.readmits)}
+	want := map[string]string{"Drain": "<nil>", "lock free while it waited": "true",
+		"submitted": fmt.Sprint(engine.GPUDepth + 2), "gate asked again": "0"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Drain behind held submissions, a transition while it waited (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(all("ErrWaited"), after); d != "" {
+		t.Errorf("after Drain the transaction must be waited (-want +got):\n%s", d)
+	}
+}

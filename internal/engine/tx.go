@@ -304,6 +304,34 @@ func (tx *Tx) Flush(ctx context.Context) error {
 	}
 }
 
+// Drain is Flush for a caller that reaches the GPU no more after it (a
+// transition that reads what its warmup's submission reported, Close): it
+// hands the open batch off and waits, with the lock released, until
+// everything handed off up to then is submitted, and it is not admitted
+// again after its waits; the transaction is left waited (ErrWaited until
+// Readmit). It waits while the engine is closing too: Close drains before
+// it stops the submitter. It returns with the lock held: ctx's error if it
+// ended first (the work stays enqueued).
+func (tx *Tx) Drain(ctx context.Context) error {
+	if err := tx.HandOff(); err != nil {
+		return err
+	}
+	e := tx.e
+	mine := e.gen
+	for {
+		e.reap(false)
+		if len(e.inflight) == 0 || e.inflight[0].gen >= mine {
+			return nil
+		}
+		if err := tx.Wait(ctx, Progress()); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
 // WaitRoom waits, with the lock released, until fewer than MaxInflight
 // batches wait for the submitter (at once if that is so already), then
 // asks Readmit. It returns with the lock held; ErrClosed if the engine
