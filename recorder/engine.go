@@ -17,11 +17,10 @@ import (
 // and the short names the stream's features call.
 
 const (
-	maxInflight  = engine.MaxInflight
-	gpuDepth     = engine.GPUDepth
-	roomNever    = engine.RoomNever
-	roomLocked   = engine.RoomLocked
-	roomUnlocked = engine.RoomUnlocked
+	maxInflight = engine.MaxInflight
+	gpuDepth    = engine.GPUDepth
+	roomNever   = engine.RoomNever
+	roomLocked  = engine.RoomLocked
 )
 
 // session is the stream's lifecycle session with every transition counted

@@ -196,7 +196,7 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) (err error) {
 		s.hold(c.src)
 	}
 	s.hold(c.dst)
-	s.enqueued(roomUnlocked)
+	s.enqueuedBy(op)
 	return nil
 }
 

@@ -525,10 +525,30 @@ func (s *Stream) profiling() *profile {
 	return p
 }
 
+// enqueuedBy is enqueued for op, a Launch, Copy or Clear whose command is
+// in the open batch now, as the last step of the call: a full batch that
+// finds the submitter behind waits for room with the lock given up, and
+// that wait is a transaction's (Tx.HandOffFull), begun here under the
+// call's own admission (only when the batch is full, so a launch that
+// fills no batch allocates none). The caller holds s.mu and does nothing
+// after it but return.
+func (s *Stream) enqueuedBy(op lifecycle.Op) {
+	full := s.eng.Full()
+	if full {
+		tx := s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute})
+		if handed, _ := tx.HandOffFull(); handed {
+			return
+		}
+	}
+	if s.timerGen != s.eng.Gen() {
+		s.armTimer(full)
+	}
+}
+
 // enqueued is called after work was added to the open batch: it submits
 // the batch when it is full (unless the submitter is behind: handOffFull,
-// which may wait as w says), and otherwise arms the flush timer, so work
-// never waits unsubmitted longer than the flush delay.
+// which may wait holding the lock as w says), and otherwise arms the flush
+// timer, so work never waits unsubmitted longer than the flush delay.
 func (s *Stream) enqueued(w engine.RoomWait) {
 	full := s.eng.Full()
 	if full && s.handOffFull(w) {

@@ -33,7 +33,8 @@
 //
 // Locks: the engine takes no lock of its own on the owner's path but the
 // ramp worker's (lockrank.Ramp, a leaf). It runs under its owner's
-// lock (Config.Lock, a lockrank.Stream mutex), which it releases only in
-// Tx.Wait, Tx.SubmitWait and the room waits of a full batch, and it takes the
+// lock (Config.Lock, a lockrank.Stream mutex), which it releases only in a
+// transaction's waits (Tx.Wait, Flush, Drain, WaitRoom, HandOffFull,
+// SubmitWait), and it takes the
 // submitter queue's lock (lockrank.Submitter) beneath it.
 package engine

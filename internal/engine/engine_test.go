@@ -627,3 +627,79 @@ func TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain(t *testing.T) {
 		t.Errorf("after Drain the transaction must be waited (-want +got):\n%s", d)
 	}
 }
+
+// TestHandOffFullWaitsForRoomOnlyAsATransaction: a full batch that finds
+// room goes at once and leaves the transaction usable; one that finds the
+// submitter MaxInflight batches behind (and holds more than the backlog a
+// batch may grow to) waits for room with the lock released, is handed off
+// after the wait without asking the gate again (its command went in under
+// the admission), and leaves the transaction waited, so nothing of it that
+// follows reaches the GPU before Readmit. Without it a Launch's room wait
+// would give the lock up outside any transaction, and a step after it could
+// reach the GPU inside a capture window opened meanwhile.
+func TestHandOffFullWaitsForRoomOnlyAsATransaction(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	release := r.dev.Hold()
+	defer release()
+	r.gate.readmit = errors.New("refused: a capture window opened")
+	free := false
+	r.hook = func(wait string) {
+		if wait != "room" || free {
+			return
+		}
+		if free = r.mu.TryLock(); free {
+			r.eng.Transition()
+			r.mu.Unlock()
+		}
+		release()
+	}
+	got := map[string]string{}
+	err := r.eng.Do(lifecycle.Launch, func(tx *engine.Tx) error {
+		fill := func(n int) error {
+			enc, err := tx.Encoder()
+			if err != nil {
+				return err
+			}
+			if err := enc.ClearBuffer(b, 0, 16); err != nil {
+				return err
+			}
+			r.eng.AddDispatches(n)
+			return nil
+		}
+		if err := fill(r.eng.Chunk()); err != nil {
+			return err
+		}
+		handed, err := tx.HandOffFull()
+		got["with room: handed off"] = fmt.Sprint(handed, err)
+		got["with room: then"] = sentinel(usage(tx, b))["Encoder"]
+		// The device holds GPUDepth submissions; MaxInflight+1 batches
+		// wait behind them for the submitter.
+		for range engine.GPUDepth + engine.MaxInflight + 1 {
+			if err := fill(1); err != nil {
+				return err
+			}
+			if err := tx.HandOff(); err != nil {
+				return err
+			}
+		}
+		if err := fill(1024); err != nil { // past the backlog a batch may grow to
+			return err
+		}
+		handed, err = tx.HandOffFull()
+		got["behind: handed off"] = fmt.Sprint(handed, err)
+		got["behind: then"] = sentinel(usage(tx, b))["Encoder"]
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got["lock free during the room wait"] = fmt.Sprint(free)
+	got["gate asked again"] = fmt.Sprint(r.gate.readmits)
+	want := map[string]string{"with room: handed off": "true <nil>", "with room: then": "ok",
+		"behind: handed off": "true <nil>", "behind: then": "ErrWaited",
+		"lock free during the room wait": "true", "gate asked again": "0"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("HandOffFull with room and behind a held device (-want +got):\n%s", d)
+	}
+}

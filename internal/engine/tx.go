@@ -332,6 +332,27 @@ func (tx *Tx) Drain(ctx context.Context) error {
 	}
 }
 
+// HandOffFull sends the open batch on its way if it is full
+// (Engine.HandOffFull), waiting for room with the lock released when the
+// submitter is behind: the last step of a Launch, Copy or Clear whose
+// command is in the batch already. The hand-off after such a wait is not
+// admitted again (the command went in under the transaction's admission,
+// before any window the wait let open, and the wait only sends it on its
+// way), but the transaction is left waited, so nothing of it that follows
+// reaches the GPU unasked. It reports whether the batch was handed off.
+func (tx *Tx) HandOffFull() (bool, error) {
+	if err := tx.usable(); err != nil {
+		return false, err
+	}
+	e := tx.e
+	n := e.unlocks
+	ok := e.handOffFull(roomUnlocked)
+	if e.unlocks != n {
+		tx.waited = true
+	}
+	return ok, nil
+}
+
 // WaitRoom waits, with the lock released, until fewer than MaxInflight
 // batches wait for the submitter (at once if that is so already), then
 // asks Readmit. It returns with the lock held; ErrClosed if the engine
