@@ -161,6 +161,26 @@ func TestCloseDoesNotHoldTheStreamWhileItWaitsForItsWork(t *testing.T) {
 	}
 }
 
+// TestFlushDoesNotHoldTheStreamWhileItWaitsForTheSubmitter: Flush waits
+// until its batch is submitted, behind submissions the device holds, with
+// the stream's lock given up (Tx.Drain), so a Launch on the stream
+// meanwhile returns at once; the Flush then returns nil once the device
+// moves on. Before, Flush waited for the submitter holding the lock.
+func TestFlushDoesNotHoldTheStreamWhileItWaitsForTheSubmitter(t *testing.T) {
+	callErr, took, stillWaiting, startErr := besideAWait(t, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
+		return r.add(s, x, 1) // a batch behind the held submissions
+	}, func(s *Stream) error {
+		return s.Flush()
+	}, func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 1) })
+	got := map[string]any{"Launch error": errString(callErr), "Launch returned within 1s": took < time.Second,
+		"Flush still waiting then": stillWaiting, "Flush error": errString(startErr)}
+	want := map[string]any{"Launch error": "", "Launch returned within 1s": true,
+		"Flush still waiting then": true, "Flush error": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Launch beside Flush's wait for the submitter (-want +got):\n%s", d)
+	}
+}
+
 func errString(err error) string {
 	if err == nil {
 		return ""

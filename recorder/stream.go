@@ -596,12 +596,20 @@ func (s *Stream) flushOnTimer() {
 // sync point; Flush is for a caller that wants the GPU to start now. Device
 // errors it meets are queued and returned by the next Sync or Read.
 func (s *Stream) Flush() error {
-	if _, err := s.admit(lifecycle.Flush); err != nil {
+	const op = lifecycle.Flush
+	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
-	s.flushLocked()
-	return nil
+	// The wait for the submitter (which waits for the GPU when it is
+	// gpuDepth submissions ahead) gives the lock up (Tx.Drain), so a call
+	// beside it is not held behind the GPU. Nothing after it reaches the
+	// GPU, so the Flush is not admitted again.
+	return s.eng.Do(op, func(tx *engine.Tx) error {
+		if err := tx.Drain(context.Background()); err != nil {
+			return &Error{Op: op.String(), Err: s.txError(err)}
+		}
+		return nil
+	})
 }
 
 // takeErrors returns and clears the deferred errors of the stream and the
