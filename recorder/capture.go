@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -317,8 +318,23 @@ func (s *Stream) BeginCapture() error {
 	if err := s.life.Begin(newRecording(s)); err != nil {
 		return err
 	}
-	s.flushLocked()
 	s.mem.EndPriming()
+	// The warmup is submitted before its errors are taken, with the lock
+	// given up while the submitter works (Tx.Drain: the submitter waits
+	// for the GPU when it is gpuDepth submissions ahead), so a call beside
+	// it is recorded or refused as in the window it opened, not held
+	// behind the GPU. Begun after the transition, the transaction's epoch
+	// is the window's: if it moved meanwhile, another call ended or aborted
+	// that window, and the warmup's errors stay queued for the next sync
+	// point (its EndCapture, or its Sync).
+	tx := s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute})
+	epoch := s.eng.Epoch()
+	if err := tx.Drain(context.Background()); err != nil {
+		return &Error{Op: op.String(), Err: s.txError(err)}
+	}
+	if s.eng.Epoch() != epoch {
+		return nil
+	}
 	if err := s.takeErrors(); err != nil {
 		if rec, ok := s.life.Abort(); ok {
 			rec.discard(s)

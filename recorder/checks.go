@@ -310,8 +310,8 @@ func (s *Stream) takeViolation(ctx context.Context, op lifecycle.Op) error {
 	raw := make([]byte, b.size)
 	// Read is what is admitted: the caller may be EndCapture, which is
 	// refused once the capture has ended.
-	err = s.readBack(ctx, lifecycle.Read, false, "the checks' state", func(st driver.Buffer) error {
-		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
+	err = s.readBack(ctx, lifecycle.Read, false, "the checks' state", func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(r []byte) { copy(raw, r) })
 	if err != nil {
 		s.mu.Lock()

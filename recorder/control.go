@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/kernels"
 	"github.com/softgraph/softgraph/internal/lower"
 	"github.com/softgraph/softgraph/internal/pool"
@@ -200,8 +201,8 @@ func (s *Stream) branchEagerly(kind regionKind, cond *Buffer, pg *pool.Page, off
 // readWord reads the u32 at offset of pg (a sync).
 func (s *Stream) readWord(pg *pool.Page, offset uint64, what string) (uint32, error) {
 	var w uint32
-	err := s.readBack(context.Background(), lifecycle.Read, false, what, func(st driver.Buffer) error {
-		return s.eng.Enc().CopyBuffer(pg.Buffer(), offset, st, 0, 4)
+	err := s.readBack(context.Background(), lifecycle.Read, false, what, func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyBuffer(pg.Buffer(), offset, st, 0, 4)
 	}, 4, func(raw []byte) { w = binary.LittleEndian.Uint32(raw) })
 	return w, err
 }
@@ -649,23 +650,23 @@ type BranchRun struct {
 }
 
 // branchRuns reads, after a profiled replay, which bodies ran: the gate
-// buffer's enable words.
-func (s *Stream) branchRuns(g *Graph) ([]BranchRun, error) {
+// buffer's enable words. It runs in ProfileReplay's transaction, which
+// readBackTx admits again after its first wait.
+func (s *Stream) branchRuns(tx *engine.Tx, g *Graph) ([]BranchRun, error) {
 	if len(g.regions) <= 1 || g.enablePage == nil {
 		return nil, nil
 	}
 	var words []uint32
 	size := g.enablePage.Cap()
-	err := s.readBack(context.Background(), lifecycle.ProfileReplay, true, "gate buffer", func(st driver.Buffer) error {
-		return s.eng.Enc().CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
-	}, size, func(raw []byte) {
-		words = make([]uint32, len(raw)/4)
-		for i := range words {
-			words[i] = binary.LittleEndian.Uint32(raw[4*i:])
-		}
-	})
+	raw, err := s.readBackTx(context.Background(), tx, "gate buffer", func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyBuffer(g.enablePage.Buffer(), 0, st, 0, size)
+	}, size)
 	if err != nil {
 		return nil, err
+	}
+	words = make([]uint32, len(raw)/4)
+	for i := range words {
+		words[i] = binary.LittleEndian.Uint32(raw[4*i:])
 	}
 	var out []BranchRun
 	for i, r := range g.regions[1:] {

@@ -17,11 +17,10 @@ import (
 // and the short names the stream's features call.
 
 const (
-	maxInflight  = engine.MaxInflight
-	gpuDepth     = engine.GPUDepth
-	roomNever    = engine.RoomNever
-	roomLocked   = engine.RoomLocked
-	roomUnlocked = engine.RoomUnlocked
+	maxInflight = engine.MaxInflight
+	gpuDepth    = engine.GPUDepth
+	roomNever   = engine.RoomNever
+	roomLocked  = engine.RoomLocked
 )
 
 // session is the stream's lifecycle session with every transition counted
@@ -120,13 +119,51 @@ func (s *Stream) readmitAfterWait(op lifecycle.Op) error {
 	return nil
 }
 
-// flushContext is the engine's Tx.Flush for an operation admitted under
-// s.mu outside a transaction (Read, Write): it hands the open batch off and
-// waits, with s.mu released, until everything handed off up to then is
-// submitted or ctx ends; after each wait op is admitted again. It returns
-// with s.mu held: ctx's error, ErrClosed, errDeferred or the refusal.
-func (s *Stream) flushContext(ctx context.Context, op lifecycle.Op) error {
-	return s.txError(s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute}).Flush(ctx))
+// redo is Do for an operation admitted before, in a hold it has given up
+// since (a ProfileReplay reading which bodies ran, a Save reading a
+// graph's memory): its first ask is lifecycle's re-ask
+// (readmitAfterWait), so a capture begun meanwhile refuses it and a
+// profile started meanwhile does not. It gives up waiting for the lock
+// when ctx ends. A deferred refusal returns nil without calling fn.
+func (s *Stream) redo(ctx context.Context, op lifecycle.Op, fn func(*engine.Tx) error) error {
+	if err := s.check(op); err != nil {
+		return err
+	}
+	if err := s.lockContextFor(ctx, op); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	if err := s.readmitAfterWait(op); err != nil {
+		if errors.Is(err, errDeferred) {
+			return nil
+		}
+		return err
+	}
+	st := s.life.State()
+	return fn(s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute, Pool: st.PoolMode(), Cache: st.CacheMode()}))
+}
+
+// readmitTx is Tx.Readmit for a step after a wait, with the stream's own
+// checks first (closing, a lost device) and its errors as the recorder
+// returns them. The caller is in tx, holding s.mu.
+func (s *Stream) readmitTx(tx *engine.Tx) error {
+	if err := s.check(tx.Op()); err != nil {
+		return err
+	}
+	if err := tx.Readmit(); err != nil {
+		return s.readmitError(tx.Op(), err)
+	}
+	return nil
+}
+
+// readmitError is Tx.Readmit's refusal as the recorder returns it: a
+// stream closing meanwhile as closedError, the lifecycle's refusal
+// (readmitAfterWait's) as it is.
+func (s *Stream) readmitError(op lifecycle.Op, err error) error {
+	if errors.Is(err, engine.ErrClosed) {
+		return closedError(op)
+	}
+	return err
 }
 
 // txError maps the engine's sentinels onto the recorder's.

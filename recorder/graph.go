@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -65,7 +66,7 @@ type Graph struct {
 
 	// Guarded by s.mu.
 	released bool
-	pre      *preencoder // the next replay, encoded ahead; nil until needed
+	pre      *engine.Preencoder // the next replay, encoded ahead; nil until needed
 	// ramp holds the first replays of the next run encoded ahead (a
 	// short graph; ramp.go); runReplays counts replays since the last
 	// sync point, which plans the ramp.
@@ -326,20 +327,20 @@ func (s *Stream) replayLocked(g *Graph) error {
 		return nil
 	}
 	if g.pre != nil && s.profiling() == nil {
-		if r, ok := g.pre.take(); ok {
-			if r.err == nil && !r.cb.Empty() {
-				s.joinCommandBuffer(r.cb)
+		if r, ok := g.pre.Take(); ok {
+			if r.Err == nil && !r.CB.Empty() {
+				s.joinCommandBuffer(r.CB)
 				s.holdPins(g.pins)
 				s.eng.AddDispatches(g.prog.Dispatches())
-				g.pre.request()
+				g.pre.Request()
 				s.enqueued(roomLocked)
 				return nil
 			}
-			r.cb.Release()
-			if r.err != nil {
+			r.CB.Release()
+			if r.Err != nil {
 				// Sealed graphs encode without errors; this one did not:
 				// encode inline, where a failure is queued and reported.
-				s.log.Debug().Err(r.err).Msg("pre-encoding a replay failed; encoding inline")
+				s.log.Debug().Err(r.Err).Msg("pre-encoding a replay failed; encoding inline")
 			}
 		}
 	}
@@ -348,13 +349,13 @@ func (s *Stream) replayLocked(g *Graph) error {
 	}
 	if s.cfg.preEncode && g.pre == nil && g.prog.Dispatches() >= preEncodeMin && s.profiling() == nil {
 		var err error
-		if g.pre, err = startPreencoder(s.drv, g.prog); err != nil {
+		if g.pre, err = engine.StartPreencoder(s.drv, g.prog); err != nil {
 			// Pre-encoding is an optimisation; the replay itself is enqueued.
 			s.log.Debug().Err(err).Msg("cannot start pre-encoding; replays encode inline")
 			g.pre = nil
 			return nil
 		}
-		g.pre.request()
+		g.pre.Request()
 	}
 	return nil
 }
@@ -412,7 +413,7 @@ func (g *Graph) releaseLocked() {
 	g.s.forgetRamp(g)
 	g.released = true
 	if g.pre != nil {
-		g.pre.stop()
+		g.pre.Stop()
 		g.pre = nil
 	}
 	g.releaseProgramIfUnused() // else the last profile or batch entry releases it

@@ -269,8 +269,8 @@ func regionKindOf(k graphfile.RegionKind) regionKind {
 // readPage reads size bytes of a page (a Read: it waits for the GPU).
 func (s *Stream) readPage(pg *pool.Page, size uint64) ([]byte, error) {
 	out := make([]byte, size)
-	err := s.readBack(context.Background(), lifecycle.Save, true, "graph buffer", func(st driver.Buffer) error {
-		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, size)
+	err := s.readBack(context.Background(), lifecycle.Save, true, "graph buffer", func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyBuffer(pg.Buffer(), 0, st, 0, size)
 	}, size, func(raw []byte) { copy(out, raw) })
 	return out, err
 }
@@ -283,8 +283,8 @@ func (s *Stream) readTextureHandle(h *texHandle) ([]byte, error) {
 	pitch := (row + 255) &^ 255
 	rows := uint64(d.Height) * uint64(d.Depth)
 	out := make([]byte, row*rows)
-	err := s.readBack(context.Background(), lifecycle.Save, true, "graph texture", func(st driver.Buffer) error {
-		return s.eng.Enc().CopyTextureToBuffer(h.t, st, 0, uint32(pitch))
+	err := s.readBack(context.Background(), lifecycle.Save, true, "graph texture", func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyTextureToBuffer(h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
 			copy(out[r*row:(r+1)*row], raw[r*pitch:])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -50,28 +51,27 @@ func (s *Stream) write(op lifecycle.Op, b *Buffer, offset uint64, data []byte) e
 	if n == 0 {
 		return nil // nothing to order, apply or record
 	}
-	v, err := s.admit(op)
-	if err != nil || v == lifecycle.DeferError {
-		return err
-	}
-	defer s.mu.Unlock()
-	if s.uses(pg) {
-		// The work that uses pg goes first. Behind long dispatches its
-		// submission can wait for the GPU (the submitter keeps at most
-		// gpuDepth submissions unfinished), so the wait releases the
-		// stream's lock: a SyncContext beside it keeps its deadline.
-		// Calls made meanwhile come after this Write.
-		if err := s.flushContext(context.Background(), op); err != nil {
-			if errors.Is(err, errDeferred) {
-				return nil // a capture opened while it waited: refused, queued for EndCapture
+	// One transaction (a deferred refusal inside the capture window
+	// returns nil without running it).
+	return s.eng.Do(op, func(tx *engine.Tx) error {
+		if s.uses(pg) {
+			// The work that uses pg goes first. Behind long dispatches its
+			// submission can wait for the GPU (the submitter keeps at most
+			// gpuDepth submissions unfinished), so the wait releases the
+			// stream's lock (Tx.Flush): a SyncContext beside it keeps its
+			// deadline. Calls made meanwhile come after this Write.
+			if err := tx.Flush(context.Background()); err != nil {
+				if errors.Is(err, errDeferred) {
+					return nil // a capture opened while it waited: refused, queued for EndCapture
+				}
+				return &Error{Op: op.String(), Arg: b.String(), Err: s.txError(err)}
 			}
+		}
+		if err := tx.WriteBuffer(pg.Buffer(), offset, data); err != nil {
 			return &Error{Op: op.String(), Arg: b.String(), Err: err}
 		}
-	}
-	if err := s.eng.WriteBuffer(pg.Buffer(), offset, data); err != nil {
-		return &Error{Op: op.String(), Arg: b.String(), Err: err}
-	}
-	return nil
+		return nil
+	})
 }
 
 // Copy copies size bytes from src at srcOffset to dst at dstOffset (all
@@ -196,7 +196,7 @@ func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) (err error) {
 		s.hold(c.src)
 	}
 	s.hold(c.dst)
-	s.enqueued(roomUnlocked)
+	s.enqueuedBy(op)
 	return nil
 }
 
@@ -224,8 +224,8 @@ func (s *Stream) ReadContext(ctx context.Context, b *Buffer) ([]byte, error) {
 	}
 	defer pg.Unref()
 	out := make([]byte, b.size)
-	err = s.readBack(ctx, op, false, b.String(), func(st driver.Buffer) error {
-		return s.eng.Enc().CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
+	err = s.readBack(ctx, op, false, b.String(), func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyBuffer(pg.Buffer(), 0, st, 0, b.size)
 	}, b.size, func(raw []byte) { copy(out, raw) })
 	if err != nil {
 		return nil, err
@@ -257,8 +257,8 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 	pitch := (row + 255) &^ 255 // copies need 256-byte row pitch
 	rows := uint64(t.desc.Height) * uint64(max(t.desc.Depth, 1))
 	out := make([]byte, row*rows)
-	err := s.readBack(context.Background(), op, false, t.String(), func(st driver.Buffer) error {
-		return s.eng.Enc().CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
+	err := s.readBack(context.Background(), op, false, t.String(), func(enc driver.Encoder, st driver.Buffer) error {
+		return enc.CopyTextureToBuffer(t.h.t, st, 0, uint32(pitch))
 	}, pitch*rows, func(raw []byte) {
 		for r := uint64(0); r < rows; r++ {
 			copy(out[r*row:(r+1)*row], raw[r*pitch:])
@@ -275,46 +275,79 @@ func (s *Stream) ReadTexture(t *Texture) ([]byte, error) {
 
 // readBack is the common path of Read and ReadTexture: submit every
 // stream's enqueued work, return queued errors, copy into a staging buffer
-// with encodeCopy, submit, map and hand the bytes to take. admitted says
-// the call that reads was admitted before (a ProfileReplay reading which
-// bodies ran): then its first ask is a re-ask too (readmit), as the one
-// after the other streams' hand-offs always is.
-func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, what string, encodeCopy func(driver.Buffer) error, size uint64, take func([]byte)) error {
-	ask := s.admitContext
-	if admitted {
-		ask = s.readmitContext
-	}
-	if _, err := ask(ctx, op); err != nil {
+// with encodeCopy (into the transaction's encoder), submit, map and hand
+// the bytes to take (after the stream's lock is let go). admitted says the
+// call that reads was admitted before, in a hold it has given up since (a
+// ProfileReplay reading which bodies ran, a Save): then its first ask is a
+// re-ask (redo), as the one after every wait of the transaction is.
+func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, what string, encodeCopy func(driver.Encoder, driver.Buffer) error, size uint64, take func([]byte)) error {
+	var raw []byte
+	ran := false
+	body := func(tx *engine.Tx) error {
+		ran = true
+		var err error
+		raw, err = s.readBackTx(ctx, tx, what, encodeCopy, size)
 		return err
 	}
-	s.mu.Unlock()
-	// Other streams first, without holding this stream's lock, so two
+	var err error
+	if admitted {
+		err = s.redo(ctx, op, body)
+	} else {
+		err = s.eng.DoContext(ctx, op, body)
+		if !ran && err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = &Error{Op: op.String(), Err: err} // gave up waiting for the lock
+		}
+	}
+	if err != nil || !ran {
+		return err
+	}
+	take(raw)
+	return nil
+}
+
+// readBackTx is readBack's transaction: every wait in it is the
+// transaction's (Tx.Wait, Tx.Flush), and each one that is followed by
+// more work for the GPU is followed by Readmit, so a capture window opened
+// while it waited refuses the read before anything of it reaches the GPU.
+func (s *Stream) readBackTx(ctx context.Context, tx *engine.Tx, what string, encodeCopy func(driver.Encoder, driver.Buffer) error, size uint64) ([]byte, error) {
+	op := tx.Op()
+	fail := func(err error) ([]byte, error) { return nil, &Error{Op: op.String(), Arg: what, Err: err} }
+	// Other streams first, with this stream's lock given up, so two
 	// streams reading at once cannot deadlock on each other; the caller's
 	// deadline bounds the wait for their submissions.
-	if err := s.shared.flushOthers(ctx, s); err != nil {
-		return &Error{Op: op.String(), Arg: what, Err: err}
+	if err := tx.Wait(ctx, engine.Call("others", func(ctx context.Context) error {
+		return s.shared.flushOthers(ctx, s)
+	})); err != nil {
+		return fail(err)
 	}
-	if _, err := s.readmitContext(ctx, op); err != nil {
-		return err
+	if err := s.readmitTx(tx); err != nil {
+		return nil, err
 	}
-	if err := s.flushContext(ctx, op); err != nil {
-		s.mu.Unlock()
-		return &Error{Op: op.String(), Arg: what, Err: err}
+	if err := tx.Flush(ctx); err != nil {
+		return fail(s.txError(err))
 	}
 	if err := s.takeErrors(); err != nil {
-		s.mu.Unlock()
-		return err
+		return nil, err
 	}
-	if !s.eng.Enc().Empty() || s.eng.HasCounted() {
-		// Other goroutines enqueued work while flushContext waited with
-		// the lock released: it goes on its way first, so that a copy the
+	enc, err := tx.Encoder()
+	if err != nil {
+		return fail(err)
+	}
+	if !enc.Empty() || s.eng.HasCounted() {
+		// Other goroutines enqueued work while the flush waited with the
+		// lock released: it goes on its way first, so that a copy the
 		// device refuses (and Discard drops) takes nothing else with it.
-		s.handOff()
+		if err := tx.HandOff(); err != nil {
+			return fail(err)
+		}
+		if enc, err = tx.Encoder(); err != nil {
+			return fail(err)
+		}
 	}
 	st, err := s.staging(size)
 	if err == nil {
-		if err = encodeCopy(st); err == nil {
-			if err = s.flushContext(ctx, op); err == nil {
+		if err = encodeCopy(enc, st); err == nil {
+			if err = s.txError(tx.Flush(ctx)); err == nil {
 				err = s.takeErrors()
 			} else {
 				// The copy into it is in flight: the buffer cannot be
@@ -323,7 +356,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 				st = nil
 			}
 		} else {
-			s.eng.Enc().Discard()
+			enc.Discard()
 		}
 		if err != nil && st != nil {
 			s.stage = append(s.stage, st)
@@ -333,13 +366,15 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 	if err == nil {
 		s.planRamps() // encoded while the GPU finishes
 	}
-	s.mu.Unlock()
 	if err != nil {
-		return &Error{Op: op.String(), Arg: what, Err: err}
+		return fail(err)
 	}
+	// The mapping waits for the GPU, with the lock given up. Nothing
+	// after it reaches the GPU, so the read is not admitted again.
 	raw := make([]byte, size)
-	err = s.drv.ReadBuffer(ctx, st, 0, raw)
-	s.mu.Lock()
+	err = tx.Wait(ctx, engine.Call("read", func(ctx context.Context) error {
+		return s.drv.ReadBuffer(ctx, st, 0, raw)
+	}))
 	if s.closing.Load() || err != nil {
 		// A read cut short by ctx may still be mapping the staging buffer:
 		// it is released, not reused.
@@ -347,12 +382,10 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 	} else {
 		s.stage = append(s.stage, st)
 	}
-	s.mu.Unlock()
 	if err != nil {
-		return &Error{Op: op.String(), Arg: what, Err: err}
+		return fail(err)
 	}
-	take(raw)
-	return nil
+	return raw, nil
 }
 
 // staging takes a map-read buffer of at least size bytes from the stream's

@@ -333,7 +333,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	s.eng.AddDispatches(1)
-	s.enqueued(roomUnlocked)
+	s.enqueuedBy(op)
 	return nil
 }
 

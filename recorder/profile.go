@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -92,33 +93,60 @@ func (p *profile) release() {
 // fail.
 func (s *Stream) StartProfile() (ProfileToken, error) {
 	const op = lifecycle.Profile
-	if _, err := s.admit(op); err != nil { // the table's profiling column refuses a second profile
+	if err := s.check(op); err != nil {
 		return ProfileToken{}, err
 	}
-	defer s.mu.Unlock()
-	// The profile covers only work enqueued after it starts.
-	s.flushLocked()
-	p := &profile{id: profileIDs.Add(1)}
-	if s.info.Timestamps {
-		if _, err := s.drv.TimestampPeriod(); err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+	// One transaction: the table's profiling column refuses a second
+	// profile. The profile covers only work enqueued after it starts, so
+	// the earlier work is submitted first (and on the wall clock
+	// finished), with the lock given up for both waits (Tx.Flush,
+	// Tx.Wait): a call beside it, a SyncContext with a deadline above all,
+	// does not queue behind the GPU.
+	var tok ProfileToken
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		if err := tx.Flush(context.Background()); err != nil {
+			return s.readmitError(op, err)
 		}
-		set, err := s.drv.NewQueries(profileQueries)
-		if err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+		if !s.info.Timestamps {
+			if last, any := s.eng.Last(); any {
+				if err := tx.Wait(context.Background(), engine.GPU(last)); err != nil {
+					return &Error{Op: op.String(), Err: err}
+				}
+			}
 		}
-		p.set = set
-	} else if last, any := s.eng.Last(); any {
-		if err := s.drv.Wait(context.Background(), last); err != nil {
-			return ProfileToken{}, &Error{Op: op.String(), Err: err}
+		// Asked again after the waits, as a call arriving now would be: a
+		// capture begun meanwhile refuses it (and fails that capture), and
+		// so does a profile started meanwhile (the profiling column), since
+		// only one may run.
+		if err := s.readmitTx(tx); err != nil {
+			return err
 		}
+		if v, err := s.verdictLocked(op); err != nil || v != lifecycle.Execute {
+			return err
+		}
+		p := &profile{id: profileIDs.Add(1)}
+		if s.info.Timestamps {
+			if _, err := s.drv.TimestampPeriod(); err != nil {
+				return &Error{Op: op.String(), Err: err}
+			}
+			set, err := s.drv.NewQueries(profileQueries)
+			if err != nil {
+				return &Error{Op: op.String(), Err: err}
+			}
+			p.set = set
+		}
+		p.start = time.Now()
+		if err := s.life.StartProfile(p); err != nil { // admitted above: cannot fail
+			p.release()
+			return &Error{Op: op.String(), Err: err}
+		}
+		tok = ProfileToken{s: s, id: p.id}
+		return nil
+	})
+	if err != nil {
+		return ProfileToken{}, err
 	}
-	p.start = time.Now()
-	if err := s.life.StartProfile(p); err != nil { // admitted above: cannot fail
-		p.release()
-		return ProfileToken{}, &Error{Op: op.String(), Err: err}
-	}
-	return ProfileToken{s: s, id: p.id}, nil
+	return tok, nil
 }
 
 // beginPass opens a compute pass on the stream's encoder when a profile
@@ -136,65 +164,73 @@ func (s *Stream) beginProfiledPass() error {
 // recording (the profile keeps running), which also makes EndCapture fail.
 func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	const op = lifecycle.EndProfile
-	if _, err := s.admit(op); err != nil {
+	if err := s.check(op); err != nil {
 		return Profile{}, err
 	}
-	if running := s.profiling(); tok.s != s || running == nil || running.id != tok.id {
-		s.mu.Unlock()
-		return Profile{}, argError(op, ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
-	}
-	p, _, _ := s.life.EndProfile() // admitted above, and running
-	s.flushLocked()
-	if p.set == nil {
-		sub, any := s.eng.Last()
-		s.mu.Unlock()
-		if any {
-			if err := s.drv.Wait(context.Background(), sub); err != nil {
-				return Profile{}, &Error{Op: op.String(), Err: err}
+	// One transaction: its waits for the profiled work give the lock up
+	// (Tx.Wait); nothing after them reaches the GPU, so it is not
+	// admitted again.
+	var out Profile
+	var ended *profile
+	defer func() {
+		if ended != nil && ended.set != nil {
+			ended.release()
+		}
+	}()
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		if running := s.profiling(); tok.s != s || running == nil || running.id != tok.id {
+			return argError(op, ErrInvalidArgument, "token %d is not the profile running on this stream", tok.id)
+		}
+		p, _, _ := s.life.EndProfile() // admitted above, and running
+		ended = p
+		s.flushLocked()
+		if p.set == nil {
+			if sub, any := s.eng.Last(); any {
+				if err := tx.Wait(context.Background(), engine.GPU(sub)); err != nil {
+					return &Error{Op: op.String(), Err: err}
+				}
+			}
+			if err := s.takeErrors(); err != nil {
+				return err
+			}
+			out = Profile{GPU: time.Since(p.start), Method: ProfileWallClock}
+			return nil
+		}
+		res := Profile{Method: ProfileTimestamps, Passes: int(p.passes), Truncated: p.over}
+		if p.passes == 0 {
+			out = res
+			return s.takeErrors()
+		}
+		// The resolve is encoded under this call's verdict; only the read
+		// waits with the lock released.
+		raw := make([]byte, 16*p.passes)
+		r, err := s.encodeResolve(p.set, 2*p.passes)
+		if err == nil {
+			s.flushLocked()
+			err = s.readResolved(tx, []resolved{r}, [][]byte{raw})
+		}
+		if qerr := s.takeErrors(); qerr != nil {
+			return qerr
+		}
+		if err != nil {
+			return &Error{Op: op.String(), Err: err}
+		}
+		period, _ := s.drv.TimestampPeriod()
+		var ticks uint64
+		for i := uint32(0); i < p.passes; i++ {
+			b := binary.LittleEndian.Uint64(raw[16*i:])
+			e := binary.LittleEndian.Uint64(raw[16*i+8:])
+			if e > b {
+				ticks += e - b
 			}
 		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err := s.takeErrors(); err != nil {
-			return Profile{}, err
-		}
-		return Profile{GPU: time.Since(p.start), Method: ProfileWallClock}, nil
-	}
-	defer p.release()
-	out := Profile{Method: ProfileTimestamps, Passes: int(p.passes), Truncated: p.over}
-	if p.passes == 0 {
-		defer s.mu.Unlock()
-		return out, s.takeErrors()
-	}
-	// The resolve is encoded under this call's verdict; only the read
-	// waits with the lock released.
-	r, err := s.encodeResolve(p.set, 2*p.passes)
-	if err == nil {
-		s.flushLocked()
-	}
-	s.mu.Unlock()
-	var raw []byte
-	if err == nil {
-		raw, err = s.readResolved(r)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if qerr := s.takeErrors(); qerr != nil {
-		return Profile{}, qerr
-	}
+		res.GPU = time.Duration(float64(ticks) * period)
+		out = res
+		return nil
+	})
 	if err != nil {
-		return Profile{}, &Error{Op: op.String(), Err: err}
+		return Profile{}, err
 	}
-	period, _ := s.drv.TimestampPeriod()
-	var ticks uint64
-	for i := uint32(0); i < p.passes; i++ {
-		b := binary.LittleEndian.Uint64(raw[16*i:])
-		e := binary.LittleEndian.Uint64(raw[16*i+8:])
-		if e > b {
-			ticks += e - b
-		}
-	}
-	out.GPU = time.Duration(float64(ticks) * period)
 	return out, nil
 }
 
@@ -244,20 +280,33 @@ func (s *Stream) dropResolved(rs []resolved) {
 	}
 }
 
-// readResolved waits for r's commands (flushed) and reads its timestamps.
-// The caller does not hold s.mu.
-func (s *Stream) readResolved(r resolved) ([]byte, error) {
-	defer r.res.Release()
-	raw := make([]byte, r.n)
-	err := s.drv.ReadBuffer(context.Background(), r.st, 0, raw)
-	s.mu.Lock()
-	if s.closing.Load() || err != nil {
-		r.st.Release()
-	} else {
-		s.stage = append(s.stage, r.st)
+// readResolved waits, with the lock given up (tx.Wait), for rs's
+// commands (flushed) and reads their timestamps into dst[k] (r.n bytes
+// each); then, with the lock back, it releases the resolve buffers and
+// gives the staging buffers back to the stream, or releases them when the
+// read failed (a copy may still be in flight: releasing is safe, the work
+// keeps them alive) or the stream is closing. Nothing after it reaches
+// the GPU, so the caller is not admitted again.
+func (s *Stream) readResolved(tx *engine.Tx, rs []resolved, dst [][]byte) error {
+	read := make([]bool, len(rs))
+	err := tx.Wait(context.Background(), engine.Call("resolve", func(ctx context.Context) error {
+		for k, r := range rs {
+			if err := s.drv.ReadBuffer(ctx, r.st, 0, dst[k]); err != nil {
+				return err
+			}
+			read[k] = true
+		}
+		return nil
+	}))
+	for k, r := range rs {
+		r.res.Release()
+		if read[k] && !s.closing.Load() {
+			s.stage = append(s.stage, r.st)
+		} else {
+			r.st.Release()
+		}
 	}
-	s.mu.Unlock()
-	return raw, err
+	return err
 }
 
 // DispatchTime is one dispatch of a profiled replay.
@@ -341,46 +390,50 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 	if g.s != s {
 		return ReplayProfile{}, s.refused(op, argError(op, ErrInvalidArgument, "the graph belongs to another stream; profile it there"))
 	}
-	// The table refuses it while recording and while a profile runs
-	// (its profiling column).
-	if _, err := s.admit(op); err != nil {
+	if err := s.check(op); err != nil {
 		return ReplayProfile{}, err
 	}
-	if g.released {
-		err := s.failLocked(op, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches))
-		s.mu.Unlock()
-		return ReplayProfile{}, err
-	}
-	s.flushLocked()
-	if err := s.takeErrors(); err != nil {
-		s.mu.Unlock()
-		return ReplayProfile{}, err
-	}
-	// The graph's program and pins are held for the whole measurement, so a
-	// Release racing it frees nothing under it: once admitted here, the
-	// profile runs to the end (Release leaves the program to it).
-	g.pins.ref()
-	g.profiling++
+	// One transaction: the table refuses it while recording and while a
+	// profile runs (its profiling column); every wait in it gives the
+	// lock up through the transaction (Tx.Wait, Tx.SubmitWait), and each
+	// step after a wait that reaches the GPU is admitted again first.
 	var out ReplayProfile
-	var err error
-	if s.info.Timestamps {
-		out, err = s.profileReplayTimestamps(g) // unlocks
-	} else {
-		out, err = s.profileReplayWall(g) // unlocks
-	}
-	// Which bodies ran is read before the floor rounds replay the graph
-	// again (they would leave the gate buffer as their last round left it).
-	if err == nil {
-		out.Branches, err = s.branchRuns(g)
-	}
-	if err == nil && o.floorRounds > 0 {
-		out.SubmitWait, err = s.measureFloor(g, o.floorRounds)
-	}
-	s.mu.Lock()
-	g.pins.unref()
-	g.profiling--
-	g.releaseProgramIfUnused() // Release may have left it to this profile
-	s.mu.Unlock()
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		if g.released {
+			return s.failLocked(op, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches))
+		}
+		s.flushLocked()
+		if err := s.takeErrors(); err != nil {
+			return err
+		}
+		// The graph's program and pins are held for the whole
+		// measurement, so a Release racing it frees nothing under it: once
+		// admitted here, the profile runs to the end (Release leaves the
+		// program to it).
+		g.pins.ref()
+		g.profiling++
+		defer func() {
+			g.pins.unref()
+			g.profiling--
+			g.releaseProgramIfUnused() // Release may have left it to this profile
+		}()
+		var err error
+		if s.info.Timestamps {
+			out, err = s.profileReplayTimestamps(tx, g)
+		} else {
+			out, err = s.profileReplayWall(tx, g)
+		}
+		// Which bodies ran is read before the floor rounds replay the
+		// graph again (they would leave the gate buffer as their last
+		// round left it).
+		if err == nil {
+			out.Branches, err = s.branchRuns(tx, g)
+		}
+		if err == nil && o.floorRounds > 0 {
+			out.SubmitWait, err = s.measureFloor(tx, g, o.floorRounds)
+		}
+		return err
+	})
 	if err != nil {
 		return ReplayProfile{}, err
 	}
@@ -388,11 +441,10 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 }
 
 // profileReplayTimestamps encodes every dispatch of g in a timestamped pass
-// of its own. Called with s.mu held; returns with it released.
-func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
+// of its own, in ProfileReplay's transaction, before its first wait.
+func (s *Stream) profileReplayTimestamps(tx *engine.Tx, g *Graph) (ReplayProfile, error) {
 	const op = lifecycle.ProfileReplay
 	fail := func(err error) (ReplayProfile, error) {
-		s.mu.Unlock()
 		return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 	}
 	period, err := s.drv.TimestampPeriod()
@@ -453,31 +505,19 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 		rs = append(rs, r)
 	}
 	s.flushLocked()
-	s.mu.Unlock()
 	raw := make([]byte, 16*n)
-	var rerr error
+	dst := make([][]byte, len(rs))
 	for k, r := range rs {
-		if rerr != nil {
-			// The copy may still be in flight: the staging buffer cannot
-			// be reused; releasing it is safe (the work keeps it alive).
-			r.res.Release()
-			r.st.Release()
-			continue
-		}
-		var part []byte
-		if part, rerr = s.readResolved(r); rerr == nil {
-			copy(raw[16*dispatchesPerSet*k:], part)
-		}
+		off := 16 * dispatchesPerSet * k
+		dst[k] = raw[off : off+int(r.n)]
 	}
-	s.mu.Lock()
+	rerr := s.readResolved(tx, rs, dst)
 	if err := s.takeErrors(); err != nil {
-		s.mu.Unlock()
 		return ReplayProfile{}, err
 	}
 	if rerr != nil {
 		return fail(rerr)
 	}
-	s.mu.Unlock()
 	out := ReplayProfile{Method: ProfileTimestamps}
 	for i := range g.nodes {
 		nd := dispatchOf(&g.nodes[i])
@@ -496,21 +536,19 @@ func (s *Stream) profileReplayTimestamps(g *Graph) (ReplayProfile, error) {
 	return out, nil
 }
 
-// profileReplayWall times one replay between two idle points. Called with
-// s.mu held; returns with it released.
-func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
+// profileReplayWall times one replay between two idle points, in
+// ProfileReplay's transaction.
+func (s *Stream) profileReplayWall(tx *engine.Tx, g *Graph) (ReplayProfile, error) {
 	const op = lifecycle.ProfileReplay
-	sub, any := s.eng.Last()
-	s.mu.Unlock()
-	if any {
-		if err := s.drv.Wait(context.Background(), sub); err != nil {
+	if sub, any := s.eng.Last(); any {
+		if err := tx.Wait(context.Background(), engine.GPU(sub)); err != nil {
 			return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 		}
 	}
 	// Asked again after the wait: a capture begun meanwhile refuses the
 	// replay, a profile started meanwhile does not (this call was admitted
 	// before it, and nothing of it has run yet either way).
-	if _, err := s.readmit(op); err != nil {
+	if err := s.readmitTx(tx); err != nil {
 		return ReplayProfile{}, err
 	}
 	// The graph may have been released meanwhile; its program and pins are
@@ -518,17 +556,14 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 	start := time.Now()
 	err := s.encodeProgram(g.prog, g.pins)
 	s.flushLocked()
-	sub, _ = s.eng.Last()
-	s.mu.Unlock()
+	sub, _ := s.eng.Last()
 	if err != nil {
 		return ReplayProfile{}, err
 	}
-	if err := s.drv.Wait(context.Background(), sub); err != nil {
+	if err := tx.Wait(context.Background(), engine.GPU(sub)); err != nil {
 		return ReplayProfile{}, &Error{Op: op.String(), Err: err}
 	}
 	total := time.Since(start)
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.takeErrors(); err != nil {
 		return ReplayProfile{}, err
 	}
@@ -537,8 +572,8 @@ func (s *Stream) profileReplayWall(g *Graph) (ReplayProfile, error) {
 
 // measureFloor submits rounds pre-encoded command buffers of g's whole
 // program, one at a time at an idle point, and returns the fastest
-// submit-to-finished time.
-func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
+// submit-to-finished time. It runs in ProfileReplay's transaction.
+func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (time.Duration, error) {
 	const op = lifecycle.ProfileReplay
 	enc, err := s.drv.NewEncoder()
 	if err != nil {
@@ -555,49 +590,39 @@ func (s *Stream) measureFloor(g *Graph, rounds int) (time.Duration, error) {
 		if err != nil {
 			return 0, &Error{Op: op.String(), Err: err}
 		}
-		// Asked again before each round, and again after the wait for
-		// the stream's earlier work, right before the round is submitted
-		// (as a batch is handed off in the hold that admitted it, with
-		// no wait between; the submit itself runs without the lock, since
-		// on OpenGL it can run the work): a capture begun meanwhile
-		// refuses it (nothing may execute in the window), but a profile
-		// started meanwhile does not. The replay and the rounds before
-		// this one have run: refused here by the profiling column, the
-		// call returned ErrInvalidArgument, which says nothing ran, for a
-		// graph whose work had run.
-		if _, err := s.readmit(op); err != nil {
+		// Asked again before each round (the transaction waited before
+		// it), and again after the wait for the stream's earlier work,
+		// right before the round is submitted (as a batch is handed off in
+		// the hold that admitted it, with no wait between; the submit
+		// itself runs without the lock, Tx.SubmitWait, since on OpenGL it
+		// can run the work): a capture begun meanwhile refuses it (nothing
+		// may execute in the window), but a profile started meanwhile does
+		// not. The replay and the rounds before this one have run: refused
+		// here by the profiling column, the call returned
+		// ErrInvalidArgument, which says nothing ran, for a graph whose
+		// work had run.
+		if err := s.readmitTx(tx); err != nil {
 			cb.Release()
 			return 0, err
 		}
 		s.flushLocked()
-		prev, any := s.eng.Last()
-		s.mu.Unlock()
-		if s.waitingUnlocked != nil {
-			s.waitingUnlocked("floor")
-		}
-		if any {
-			if err := s.drv.Wait(context.Background(), prev); err != nil {
+		if prev, any := s.eng.Last(); any {
+			err = tx.Wait(context.Background(), engine.Call("floor", func(ctx context.Context) error {
+				return s.drv.Wait(ctx, prev)
+			}))
+			if err != nil {
 				cb.Release()
 				return 0, &Error{Op: op.String(), Err: err}
 			}
 		}
-		if _, err := s.readmit(op); err != nil {
+		if err := s.readmitTx(tx); err != nil {
 			cb.Release()
 			return 0, err
 		}
-		s.mu.Unlock()
-		start := time.Now()
-		sub, err := s.submitAlone(cb)
-		if err == nil {
-			err = s.drv.Wait(context.Background(), sub)
-		}
-		d := time.Since(start)
+		d, err := tx.SubmitWait(context.Background(), cb)
 		if err != nil {
-			return 0, &Error{Op: op.String(), Err: err}
+			return 0, &Error{Op: op.String(), Err: s.txError(err)}
 		}
-		s.mu.Lock()
-		s.eng.NoteSubmission(sub)
-		s.mu.Unlock()
 		if best == 0 || d < best {
 			best = d
 		}

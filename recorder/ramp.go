@@ -1,11 +1,7 @@
 package recorder
 
 import (
-	"sync"
-
-	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/engine"
-	"github.com/softgraph/softgraph/internal/lockrank"
 )
 
 // A ramp holds the first replays of a short graph's next run, encoded
@@ -48,48 +44,20 @@ import (
 // serialises). A stream keeps ramps for at most maxRamps graphs; a ramp
 // not replayed for rampIdleSyncs sync points is dropped.
 type ramp struct {
-	g *Graph
+	*engine.Ramp // the steps, encoded by the stream's engine.RampWorker
 
-	// Guarded by the worker's mutex: the worker fills steps, the stream
-	// takes them.
-	steps  [rampSteps]rampStep
-	n      int  // steps planned
-	queued bool // in the worker's queue
-	dead   bool // dropped: the worker releases what it finishes
+	g *Graph
 
 	// Guarded by the stream's mutex.
 	pos  int // the step the next replays defer into
 	idle int // sync points since the graph was last replayed
 }
 
-// rampStep is one command buffer of reps replays.
-type rampStep struct {
-	reps int
-	cb   driver.CommandBuffer // valid when ok
-	ok   bool
-	want bool // planned and not encoded yet: the worker's to do
-}
-
 const (
-	rampSteps     = 5 // step sizes rampFirst, ×2, ×4, ... dispatches
-	rampFirst     = 8 // dispatches in the first step
+	rampSteps     = engine.RampSteps
 	maxRamps      = 4 // graphs per stream with a ramp
 	rampIdleSyncs = 8 // sync points without a replay after which a ramp is dropped
 )
-
-// rampPlan sets the steps' sizes for a run of replays of a graph of l
-// dispatches: step k holds rampFirst·2^k dispatches' worth (at least one
-// replay), until the steps cover the run. It reports the number of steps.
-func rampPlan(l, replays int) (reps [rampSteps]int, n int) {
-	left := replays
-	for k := 0; k < rampSteps && left > 0; k++ {
-		r := min(max((rampFirst<<k)/l, 1), left)
-		reps[k] = r
-		left -= r
-		n++
-	}
-	return reps, n
-}
 
 // deferral is the run of replays counting against a ramp step: the open
 // batch's counted replays, while nothing follows them in the batch.
@@ -108,207 +76,6 @@ type deferral struct {
 func (s *Stream) counting() bool {
 	d := &s.def
 	return d.r != nil && d.gen == s.eng.Gen() && s.eng.Enc().Empty() && s.eng.Open().Counted.Entry == entryOf(d.r.g)
-}
-
-// rampWorker encodes the steps of a stream's ramps on a goroutine of its
-// own, with an encoder of its own. It never takes the stream's lock.
-type rampWorker struct {
-	mu     lockrank.Mutex // lockrank.Ramp: held while taking nothing; command buffers are released after it is let go
-	cond   *sync.Cond     // signalled when a ramp is queued, a step is done, or stop
-	enc    driver.Encoder
-	queue  []*ramp
-	cur    *ramp // the ramp being encoded: its program is in use
-	stop   bool
-	exited chan struct{}
-}
-
-func newRampWorker(drv driver.Device) (*rampWorker, error) {
-	enc, err := drv.NewEncoder()
-	if err != nil {
-		return nil, err
-	}
-	w := &rampWorker{mu: lockrank.Mutex{Rank: lockrank.Ramp}, enc: enc, exited: make(chan struct{})}
-	w.cond = sync.NewCond(&w.mu)
-	go w.work()
-	return w, nil
-}
-
-func (w *rampWorker) work() {
-	defer close(w.exited)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for {
-		for len(w.queue) == 0 && !w.stop {
-			w.cond.Wait()
-		}
-		if w.stop {
-			return
-		}
-		r := w.queue[0]
-		k := r.missing()
-		if k < 0 || r.dead {
-			r.queued = false
-			w.queue = w.queue[1:]
-			continue
-		}
-		reps := r.steps[k].reps
-		w.cur = r
-		w.mu.Unlock()
-		cb, err := w.encode(r.g.prog, reps)
-		w.mu.Lock()
-		w.cur = nil
-		w.cond.Broadcast()
-		st := &r.steps[k]
-		if err != nil || r.dead || st.ok || st.reps != reps || k >= r.n {
-			// Dropped or planned anew meanwhile; or the device refused it
-			// (a sealed graph encodes without errors: the device is going),
-			// in which case the runs encode live, where errors are reported.
-			if err != nil {
-				for i := range r.steps {
-					r.steps[i].want = false
-				}
-				r.queued = false
-				w.queue = w.queue[1:]
-			}
-			// cb is this goroutine's alone: released with the lock let go,
-			// since a release is a driver call (lockrank.Ramp takes nothing).
-			w.mu.Unlock()
-			cb.Release()
-			w.mu.Lock()
-			continue
-		}
-		st.cb, st.ok, st.want = cb, true, false
-	}
-}
-
-// encode makes one command buffer of reps replays of prog.
-func (w *rampWorker) encode(prog driver.Program, reps int) (driver.CommandBuffer, error) {
-	for range reps {
-		if err := w.enc.Encode(prog, 0, prog.Len()); err != nil {
-			w.enc.Discard()
-			return driver.CommandBuffer{}, err
-		}
-	}
-	return w.enc.Finish()
-}
-
-// missing is the first step the worker has to encode, or -1. The worker's
-// mutex is held.
-func (r *ramp) missing() int {
-	for k := range r.n {
-		if r.steps[k].want && !r.steps[k].ok {
-			return k
-		}
-	}
-	return -1
-}
-
-// replan sets r's steps for a run of replays and queues the missing ones.
-// Steps whose size changed are released.
-func (w *rampWorker) replan(r *ramp, replays int) {
-	reps, n := rampPlan(r.g.prog.Dispatches(), replays)
-	var gone []driver.CommandBuffer
-	w.mu.Lock()
-	defer releaseAfter(&w.mu, &gone)
-	for k := range r.steps {
-		st := &r.steps[k]
-		if st.reps != reps[k] || k >= n {
-			if st.ok {
-				gone = append(gone, st.cb)
-			}
-			*st = rampStep{reps: reps[k]}
-		}
-		st.want = k < n && !st.ok
-	}
-	r.n = n
-	if r.missing() >= 0 && !r.queued {
-		r.queued = true
-		w.queue = append(w.queue, r)
-		w.cond.Broadcast()
-	}
-}
-
-// take hands step k's command buffer to the stream if it holds reps
-// replays; ok is false when it is not there (not finished yet, or planned
-// anew since the deferral began).
-func (w *rampWorker) take(r *ramp, k, reps int) (driver.CommandBuffer, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st := &r.steps[k]
-	if k >= r.n || !st.ok || st.reps != reps {
-		return driver.CommandBuffer{}, false
-	}
-	cb := st.cb
-	st.cb, st.ok = driver.CommandBuffer{}, false // used: planned again at the next sync point
-	return cb, true
-}
-
-// ready reports step k's replays if its command buffer is there (0 if
-// not).
-func (w *rampWorker) ready(r *ramp, k int) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if k >= r.n || !r.steps[k].ok {
-		return 0
-	}
-	return r.steps[k].reps
-}
-
-// count reports r's command buffers ready for use, and those the worker
-// has still to encode (a step used by a run is neither until the next sync
-// point plans it again).
-func (w *rampWorker) count(r *ramp) (ready, pending int) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for k := range r.n {
-		switch st := &r.steps[k]; {
-		case st.ok:
-			ready++
-		case st.want:
-			pending++
-		}
-	}
-	return ready, pending
-}
-
-// drop forgets r: it waits until the worker is not encoding it (so its
-// program can be released) and releases its command buffers.
-func (w *rampWorker) drop(r *ramp) {
-	var gone []driver.CommandBuffer
-	w.mu.Lock()
-	defer releaseAfter(&w.mu, &gone)
-	r.dead = true
-	for w.cur == r {
-		w.cond.Wait()
-	}
-	for k := range r.steps {
-		if r.steps[k].ok {
-			gone = append(gone, r.steps[k].cb)
-		}
-		r.steps[k] = rampStep{}
-	}
-	r.n = 0
-}
-
-// releaseAfter unlocks mu, then releases the command buffers taken out
-// under it: a release is a driver call, and the worker's lock
-// (lockrank.Ramp) is held while taking nothing.
-func releaseAfter(mu *lockrank.Mutex, cbs *[]driver.CommandBuffer) {
-	mu.Unlock()
-	for _, cb := range *cbs {
-		cb.Release()
-	}
-}
-
-// close stops the worker (its ramps are dropped already) and releases its
-// encoder.
-func (w *rampWorker) close() {
-	w.mu.Lock()
-	w.stop = true
-	w.cond.Broadcast()
-	w.mu.Unlock()
-	<-w.exited
-	w.enc.Release()
 }
 
 // rampReplay is Replay's path through the ramps. It reports true when the
@@ -338,7 +105,7 @@ func (s *Stream) rampReplay(g *Graph) bool {
 		// encodes into the batch it is filling.
 		return false
 	}
-	need := s.ramps.ready(r, r.pos)
+	need := s.ramps.Ready(r.Ramp, r.pos)
 	if need == 0 {
 		return false
 	}
@@ -387,7 +154,7 @@ func (s *Stream) countReplay(g *Graph) {
 func (s *Stream) joinStep() {
 	d := s.def
 	s.def = deferral{}
-	cb, ok := s.ramps.take(d.r, d.step, d.need)
+	cb, ok := s.ramps.Take(d.r.Ramp, d.step, d.need)
 	if !ok {
 		return
 	}
@@ -449,7 +216,7 @@ func (s *Stream) planRamps() {
 				continue
 			}
 			if s.ramps == nil {
-				w, err := newRampWorker(s.drv)
+				w, err := engine.NewRampWorker(s.drv)
 				if err != nil {
 					// The device is going: the graphs replay live.
 					s.log.Debug().Err(err).Msg("cannot start the ramp worker; short graphs encode live")
@@ -457,11 +224,11 @@ func (s *Stream) planRamps() {
 				}
 				s.ramps = w
 			}
-			g.ramp = &ramp{g: g}
+			g.ramp = &ramp{Ramp: engine.NewRamp(g.prog), g: g}
 			s.rampList = append(s.rampList, g.ramp)
 		}
 		g.ramp.idle, g.ramp.pos = 0, 0
-		s.ramps.replan(g.ramp, n)
+		s.ramps.Replan(g.ramp.Ramp, n)
 	}
 	s.touched = s.touched[:0]
 	kept := s.rampList[:0]
@@ -479,7 +246,7 @@ func (s *Stream) planRamps() {
 // dropRamp forgets a graph's ramp (Release, idleness, Close). The caller
 // holds s.mu.
 func (s *Stream) dropRamp(r *ramp) {
-	s.ramps.drop(r)
+	s.ramps.Drop(r.Ramp)
 	r.g.ramp = nil
 }
 

@@ -86,7 +86,7 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 	m.Textures = int(s.liveTextures.Load())
 	m.Ramps, m.RampReplays = len(s.rampList), s.rampReplays
 	for _, r := range s.rampList {
-		ready, pending := s.ramps.count(r)
+		ready, pending := s.ramps.Count(r.Ramp)
 		m.RampBuffers += ready
 		m.RampPending += pending
 	}

@@ -115,7 +115,7 @@ type Stream struct {
 	// a step, the worker that encodes steps, the graphs with a ramp, and
 	// the short graphs replayed since the last sync point.
 	def      deferral
-	ramps    *rampWorker
+	ramps    *engine.RampWorker
 	rampList []*ramp
 	touched  []*Graph
 	// rampReplays counts replays that ran from a ramp (MemoryStats).
@@ -451,20 +451,6 @@ func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
 	return s.admitLocked(op)
 }
 
-// admitContext is admit for a call with a deadline: it gives up waiting for
-// s.mu when ctx ends (lockContext), since a lifecycle transition, a profile
-// or Close may hold it while they wait for the stream's GPU work; that
-// error wraps ctx's. The verdicts are admit's.
-func (s *Stream) admitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
-	if err := s.check(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	if err := s.lockContextFor(ctx, op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	return s.admitLocked(op)
-}
-
 // lockContextFor is lock for a call with a deadline: lockContext, then the
 // closing re-check. On error the mutex is not held.
 func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
@@ -504,38 +490,6 @@ func (s *Stream) verdictLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	return v, nil
 }
 
-// readmit is admit for an operation already admitted that asks again
-// after giving s.mu up to wait (lifecycle's Session.Readmit): a capture
-// begun meanwhile refuses it, failing that capture in this hold, and a
-// profile started meanwhile does not (it began after this operation was
-// admitted). On Execute and Record it returns with the mutex held.
-func (s *Stream) readmit(op lifecycle.Op) (lifecycle.Verdict, error) {
-	return s.readmitContext(context.Background(), op)
-}
-
-// readmitContext is readmit for a call with a deadline: it gives up
-// waiting for s.mu when ctx ends, as admitContext does.
-func (s *Stream) readmitContext(ctx context.Context, op lifecycle.Op) (lifecycle.Verdict, error) {
-	if err := s.check(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	if err := s.lockContextFor(ctx, op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	v := s.life.Readmit(op)
-	switch v {
-	case lifecycle.DeferError:
-		s.queueRefusal(s.life.State().Refusal(op))
-		s.mu.Unlock()
-		return v, nil
-	case lifecycle.Refuse:
-		err := s.failLocked(op, s.life.State().Refusal(op))
-		s.mu.Unlock()
-		return v, err
-	}
-	return v, nil
-}
-
 // refusalLocked is the lifecycle's refusal of op as the recorder returns
 // it: a *lifecycle.StateError as it is; a refusal by the profiling column
 // (a profile runs) as an *Error naming the running profile, matching
@@ -571,10 +525,30 @@ func (s *Stream) profiling() *profile {
 	return p
 }
 
+// enqueuedBy is enqueued for op, a Launch, Copy or Clear whose command is
+// in the open batch now, as the last step of the call: a full batch that
+// finds the submitter behind waits for room with the lock given up, and
+// that wait is a transaction's (Tx.HandOffFull), begun here under the
+// call's own admission (only when the batch is full, so a launch that
+// fills no batch allocates none). The caller holds s.mu and does nothing
+// after it but return.
+func (s *Stream) enqueuedBy(op lifecycle.Op) {
+	full := s.eng.Full()
+	if full {
+		tx := s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute})
+		if handed, _ := tx.HandOffFull(); handed {
+			return
+		}
+	}
+	if s.timerGen != s.eng.Gen() {
+		s.armTimer(full)
+	}
+}
+
 // enqueued is called after work was added to the open batch: it submits
 // the batch when it is full (unless the submitter is behind: handOffFull,
-// which may wait as w says), and otherwise arms the flush timer, so work
-// never waits unsubmitted longer than the flush delay.
+// which may wait holding the lock as w says), and otherwise arms the flush
+// timer, so work never waits unsubmitted longer than the flush delay.
 func (s *Stream) enqueued(w engine.RoomWait) {
 	full := s.eng.Full()
 	if full && s.handOffFull(w) {
@@ -622,12 +596,20 @@ func (s *Stream) flushOnTimer() {
 // sync point; Flush is for a caller that wants the GPU to start now. Device
 // errors it meets are queued and returned by the next Sync or Read.
 func (s *Stream) Flush() error {
-	if _, err := s.admit(lifecycle.Flush); err != nil {
+	const op = lifecycle.Flush
+	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
-	s.flushLocked()
-	return nil
+	// The wait for the submitter (which waits for the GPU when it is
+	// gpuDepth submissions ahead) gives the lock up (Tx.Drain), so a call
+	// beside it is not held behind the GPU. Nothing after it reaches the
+	// GPU, so the Flush is not admitted again.
+	return s.eng.Do(op, func(tx *engine.Tx) error {
+		if err := tx.Drain(context.Background()); err != nil {
+			return &Error{Op: op.String(), Err: s.txError(err)}
+		}
+		return nil
+	})
 }
 
 // takeErrors returns and clears the deferred errors of the stream and the
@@ -780,19 +762,33 @@ func (s *Stream) teardown() (err error) {
 		s.errs = append(s.errs, rec.refusals...)
 		rec.discard(s)
 	}
-	s.flushLocked()
-	sub, any := s.eng.Last()
-	s.mu.Unlock()
-	if any {
-		// A closed or lost device ends the wait; nothing is left to wait for.
-		_ = s.drv.Wait(context.Background(), sub)
+	// The stream's work is submitted and then finished with the lock
+	// given up for both waits (Tx.Drain, Tx.Wait), so another stream's
+	// Read, which takes this stream's lock to flush it, is not held behind
+	// the GPU. No new call is admitted meanwhile (closing is set), but one
+	// admitted before may still enqueue or hand a batch off while the lock
+	// is given up: the waits are repeated until a round finds nothing new,
+	// so nothing released below is used by unfinished work. Each round is
+	// a transaction of its own (one that waited is never admitted again
+	// once closing), whose operation is only a label.
+	for {
+		tx := s.eng.Begin(lifecycle.Flush, engine.Admission{Verdict: lifecycle.Execute})
+		_ = tx.Drain(context.Background()) // a closed or lost device ends the wait
+		gen := s.eng.Gen()
+		if sub, any := s.eng.Last(); any {
+			// A closed or lost device ends the wait; nothing is left to wait for.
+			_ = tx.Wait(context.Background(), engine.GPU(sub))
+		}
+		if s.eng.Gen() == gen && s.eng.Enc().Empty() && !s.eng.HasCounted() {
+			break
+		}
 	}
-	s.mu.Lock()
+	s.flushLocked() // nothing is left to hand off; the submitter is drained
 	for g := range s.graphs {
 		g.releaseLocked()
 	}
 	if s.ramps != nil {
-		s.ramps.close()
+		s.ramps.Close()
 		s.ramps = nil
 	}
 	s.groups.clear()

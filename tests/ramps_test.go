@@ -172,7 +172,7 @@ func mustReplay(t testing.TB, g *recorder.Graph) {
 	}
 }
 
-// rampPlan is ramp.go's plan, restated from its documentation: step k
+// rampPlan is internal/engine's RampPlan, restated from its documentation: step k
 // holds 8·2^k dispatches' worth of replays (at least one), up to five
 // steps, until the steps cover the last run's replays.
 func rampPlan(l, replays int) []int {

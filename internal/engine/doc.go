@@ -8,8 +8,8 @@
 // An operation goes through it as a transaction: Do takes the owner's lock,
 // asks the owner's Gate for the operation's verdict once, and hands the
 // callback a *Tx carrying that verdict, the pool and cache modes, and the
-// engine's epoch at that moment. Tx.Wait is the only way a transaction
-// gives the lock up to wait; after it the transaction's encoding, queue
+// engine's epoch at that moment. Tx.Wait (and Tx.SubmitWait, a timed
+// submission) is the only way a transaction gives the lock up to wait; after it the transaction's encoding, queue
 // writes and submits fail with ErrWaited until Tx.Readmit has confirmed
 // that no lifecycle transition moved the epoch meanwhile (or, when one did,
 // that the Gate admits the operation again). database/sql's Tx is the
@@ -22,11 +22,19 @@
 // Config.Failed. It imports nothing of the recorder or of the wgpu
 // bindings, so its tests run on internal/driver/fake without cgo.
 //
+// It also encodes ahead what a replay would otherwise encode on the
+// caller's path: a RampWorker fills a short program's ramp steps, a
+// Preencoder a long program's next replay, each on a goroutine and with an
+// encoder of its own. The owner decides when, and joins what they made to
+// the open batch.
+//
 // Cost: a hand-off takes a pooled job and a spare encoder and allocates
 // nothing; a transaction allocates one Tx.
 //
-// Locks: the engine takes no lock of its own. It runs under its owner's
-// lock (Config.Lock, a lockrank.Stream mutex), which it releases only in
-// Tx.Wait and in the room waits of a full batch, and it takes the
+// Locks: the engine takes no lock of its own on the owner's path but the
+// ramp worker's (lockrank.Ramp, a leaf). It runs under its owner's
+// lock (Config.Lock, a lockrank.Stream mutex), which it releases only in a
+// transaction's waits (Tx.Wait, Flush, Drain, WaitRoom, HandOffFull,
+// SubmitWait), and it takes the
 // submitter queue's lock (lockrank.Submitter) beneath it.
 package engine

@@ -24,7 +24,8 @@ type Config struct {
 	Driver driver.Device
 	// Lock is the owner's lock (a lockrank.Stream mutex). The engine's
 	// methods are called with it held; the engine releases it only to
-	// wait (Tx.Wait, the room waits of a full batch) and holds it again
+	// wait, in a transaction's waits (Tx.Wait, Flush, Drain, WaitRoom,
+	// HandOffFull, SubmitWait), and holds it again
 	// before it returns.
 	Lock *lockrank.Mutex
 	// Closing, when set, reports the owner closing: waits stop and
@@ -72,6 +73,10 @@ type Engine struct {
 	gate    Gate
 	cfg     Config
 	log     zerolog.Logger
+
+	// unlocks counts the room waits that gave the lock up, so that
+	// Tx.HandOffFull knows whether its transaction waited.
+	unlocks uint64
 
 	// epoch counts lifecycle transitions (Transition): a Tx that waited
 	// goes on only if it is unchanged or the gate admits it again.
@@ -145,9 +150,12 @@ func (e *Engine) Transition() { e.epoch++ }
 // Epoch is the number of transitions so far.
 func (e *Engine) Epoch() uint64 { return e.epoch }
 
-// Enc is the open batch's encoder. It is for paths that hold the lock
-// under an admission of their own; a transaction gets it from
-// Tx.Encoder, which refuses it after an unconfirmed wait.
+// Enc is the open batch's encoder. It is for paths that hold the lock in
+// the hold that admitted them, with no wait since (a Launch, Replay, Copy
+// or Clear encoding its command; a transaction's steps before its first
+// wait or right after Readmit), where nothing can have moved the verdict.
+// After a wait a transaction gets it from Tx.Encoder, which refuses it
+// until Readmit.
 func (e *Engine) Enc() driver.Encoder { return e.enc }
 
 // Gen is the open batch's number.

@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -460,5 +461,245 @@ func TestEverySubmissionIsTheEngines(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string(nil), outside); diff != "" {
 		t.Errorf("recorder calls the driver's queue directly; every submit and queue write goes through the engine (-want +got):\n%s", diff)
+	}
+}
+
+// TestACallTokenRunsWithTheLockFreeAndCountsAsAWait: a wait the owner does
+// itself (engine.Call: a read's mapping, other streams' hand-offs) runs
+// with the lock released, so another caller can take it meanwhile; its
+// error is Wait's; and afterwards the transaction's steps fail with
+// ErrWaited until Readmit, as after any wait. Without it such a wait would
+// either hold the stream's lock for a GPU-length time or let the
+// operation go on unchecked across a capture window opened under it.
+func TestACallTokenRunsWithTheLockFreeAndCountsAsAWait(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	failed := errors.New("mapping failed")
+	var freeDuringCall bool
+	var waitErr error
+	var waited map[string]string
+	err := r.eng.Do(lifecycle.Read, func(tx *engine.Tx) error {
+		waitErr = tx.Wait(context.Background(), engine.Call("read", func(context.Context) error {
+			if freeDuringCall = r.mu.TryLock(); freeDuringCall {
+				r.mu.Unlock()
+			}
+			return failed
+		}))
+		waited = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got := map[string]any{"lock free during the call": freeDuringCall, "Wait returned the call's error": errors.Is(waitErr, failed)}
+	want := map[string]any{"lock free during the call": true, "Wait returned the call's error": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Call wait (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(all("ErrWaited"), waited); d != "" {
+		t.Errorf("after a Call wait, every step must fail with ErrWaited until Readmit (-want +got):\n%s", d)
+	}
+}
+
+// TestSubmitWaitSubmitsWithTheLockFreeAndOnlyWhenAdmitted: a floor round's
+// submission (Tx.SubmitWait) is refused with ErrWaited after an
+// unconfirmed wait, like every step that reaches the GPU; once admitted
+// again it submits exactly once with the lock released (another caller
+// takes the lock meanwhile: on OpenGL the submit runs the work) and is
+// recorded as the newest submission. Without it a profile's timed rounds
+// would either run in a capture window opened under them or hold the
+// stream's lock for the whole round.
+func TestSubmitWaitSubmitsWithTheLockFreeAndOnlyWhenAdmitted(t *testing.T) {
+	r := newRig(t, true)
+	cb := func() driver.CommandBuffer {
+		enc, err := r.dev.NewEncoder()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer enc.Release()
+		if err := enc.ClearBuffer(r.buffer(t, "b"), 0, 16); err != nil {
+			t.Fatal(err)
+		}
+		c, err := enc.Finish()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	free := false
+	r.hook = func(wait string) {
+		if wait == "submit" && r.mu.TryLock() {
+			free = true
+			r.mu.Unlock()
+		}
+	}
+	got := map[string]string{}
+	err := r.eng.Do(lifecycle.ProfileReplay, func(tx *engine.Tx) error {
+		if err := tx.Wait(context.Background(), engine.GPU(0)); err != nil {
+			return err
+		}
+		before := r.dev.submits.Load()
+		_, err := tx.SubmitWait(context.Background(), cb())
+		got["after a wait"] = sentinel(map[string]error{"x": err})["x"]
+		got["submits after a wait"] = map[bool]string{true: "none", false: "some"}[r.dev.submits.Load() == before]
+		if err := tx.Readmit(); err != nil {
+			return err
+		}
+		_, err = tx.SubmitWait(context.Background(), cb())
+		got["after Readmit"] = sentinel(map[string]error{"x": err})["x"]
+		got["submits after Readmit"] = fmt.Sprint(r.dev.submits.Load() - before)
+		_, any := r.eng.Last()
+		got["recorded"] = fmt.Sprint(any)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got["lock free during the submit"] = fmt.Sprint(free)
+	want := map[string]string{"after a wait": "ErrWaited", "submits after a wait": "none", "after Readmit": "ok",
+		"submits after Readmit": "1", "recorded": "true", "lock free during the submit": "true"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("SubmitWait (-want +got):\n%s", d)
+	}
+}
+
+// TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain: Drain (a
+// transition's wait for its warmup's submission, Close's for the
+// stream's) hands the open batch off and waits, with the lock released,
+// until the submitter has submitted it, even behind submissions the device
+// holds; a transition meanwhile does not make it ask the gate again (it
+// reaches the GPU no more), but it leaves the transaction waited. Without
+// it BeginCapture and Close would hold the stream's lock for as long as
+// the GPU runs, or fail on the window they opened themselves.
+func TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	release := r.dev.Hold()
+	defer release()
+	r.gate.readmit = errors.New("refused: a capture window opened")
+	free := false
+	r.hook = func(wait string) {
+		if wait != "flush" || free {
+			return
+		}
+		if free = r.mu.TryLock(); free {
+			r.eng.Transition()
+			r.mu.Unlock()
+		}
+		release()
+	}
+	var drainErr error
+	var after map[string]string
+	before := r.dev.submits.Load()
+	err := r.eng.Do(lifecycle.BeginCapture, func(tx *engine.Tx) error {
+		// GPUDepth batches the device holds, one the submitter holds
+		// behind them, and the open one Drain hands off and waits for.
+		for i := range engine.GPUDepth + 2 {
+			enc, err := tx.Encoder()
+			if err != nil {
+				return err
+			}
+			if err := enc.ClearBuffer(b, 0, 16); err != nil {
+				return err
+			}
+			r.eng.AddDispatches(1)
+			if i < engine.GPUDepth+1 {
+				if err := tx.HandOff(); err != nil {
+					return err
+				}
+			}
+		}
+		drainErr = tx.Drain(context.Background())
+		after = sentinel(usage(tx, b))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got := map[string]string{"Drain": fmt.Sprint(drainErr), "lock free while it waited": fmt.Sprint(free),
+		"submitted": fmt.Sprint(r.dev.submits.Load() - before), "gate asked again": fmt.Sprint(r.gate.readmits)}
+	want := map[string]string{"Drain": "<nil>", "lock free while it waited": "true",
+		"submitted": fmt.Sprint(engine.GPUDepth + 2), "gate asked again": "0"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Drain behind held submissions, a transition while it waited (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(all("ErrWaited"), after); d != "" {
+		t.Errorf("after Drain the transaction must be waited (-want +got):\n%s", d)
+	}
+}
+
+// TestHandOffFullWaitsForRoomOnlyAsATransaction: a full batch that finds
+// room goes at once and leaves the transaction usable; one that finds the
+// submitter MaxInflight batches behind (and holds more than the backlog a
+// batch may grow to) waits for room with the lock released, is handed off
+// after the wait without asking the gate again (its command went in under
+// the admission), and leaves the transaction waited, so nothing of it that
+// follows reaches the GPU before Readmit. Without it a Launch's room wait
+// would give the lock up outside any transaction, and a step after it could
+// reach the GPU inside a capture window opened meanwhile.
+func TestHandOffFullWaitsForRoomOnlyAsATransaction(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	release := r.dev.Hold()
+	defer release()
+	r.gate.readmit = errors.New("refused: a capture window opened")
+	free := false
+	r.hook = func(wait string) {
+		if wait != "room" || free {
+			return
+		}
+		if free = r.mu.TryLock(); free {
+			r.eng.Transition()
+			r.mu.Unlock()
+		}
+		release()
+	}
+	got := map[string]string{}
+	err := r.eng.Do(lifecycle.Launch, func(tx *engine.Tx) error {
+		fill := func(n int) error {
+			enc, err := tx.Encoder()
+			if err != nil {
+				return err
+			}
+			if err := enc.ClearBuffer(b, 0, 16); err != nil {
+				return err
+			}
+			r.eng.AddDispatches(n)
+			return nil
+		}
+		if err := fill(r.eng.Chunk()); err != nil {
+			return err
+		}
+		handed, err := tx.HandOffFull()
+		got["with room: handed off"] = fmt.Sprint(handed, err)
+		got["with room: then"] = sentinel(usage(tx, b))["Encoder"]
+		// The device holds GPUDepth submissions; MaxInflight+1 batches
+		// wait behind them for the submitter.
+		for range engine.GPUDepth + engine.MaxInflight + 1 {
+			if err := fill(1); err != nil {
+				return err
+			}
+			if err := tx.HandOff(); err != nil {
+				return err
+			}
+		}
+		if err := fill(1024); err != nil { // past the backlog a batch may grow to
+			return err
+		}
+		handed, err = tx.HandOffFull()
+		got["behind: handed off"] = fmt.Sprint(handed, err)
+		got["behind: then"] = sentinel(usage(tx, b))["Encoder"]
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Do: %v", err)
+	}
+	got["lock free during the room wait"] = fmt.Sprint(free)
+	got["gate asked again"] = fmt.Sprint(r.gate.readmits)
+	want := map[string]string{"with room: handed off": "true <nil>", "with room: then": "ok",
+		"behind: handed off": "true <nil>", "behind: then": "ErrWaited",
+		"lock free during the room wait": "true", "gate asked again": "0"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("HandOffFull with room and behind a held device (-want +got):\n%s", d)
 	}
 }

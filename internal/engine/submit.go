@@ -282,18 +282,23 @@ const (
 	// RoomLocked: wait holding the lock (a replay between two chunks of
 	// its graph, which must stay one uninterrupted call).
 	RoomLocked
-	// RoomUnlocked: wait with the lock released (a launch, copy or clear
+	// roomUnlocked: wait with the lock released (a launch, copy or clear
 	// whose command is enqueued already), so that no other call, a sync
-	// with a deadline above all, queues behind the GPU.
-	RoomUnlocked
+	// with a deadline above all, queues behind the GPU. Only a transaction
+	// waits so (Tx.HandOffFull): a wait that gives the lock up is one.
+	roomUnlocked
 )
 
 // HandOffFull is how a full batch goes on its way without waiting for the
 // GPU: it reports false, handing nothing off, while MaxInflight batches
 // still wait for the submitter and the open batch holds fewer than
 // maxBacklog dispatches; past that it waits for room as w says (RoomNever:
-// it reports false). The caller holds the lock.
-func (e *Engine) HandOffFull(w RoomWait) bool {
+// it reports false). The caller holds the lock, which this keeps (w is
+// RoomNever or RoomLocked; a wait with the lock released is a
+// transaction's, Tx.HandOffFull).
+func (e *Engine) HandOffFull(w RoomWait) bool { return e.handOffFull(w) }
+
+func (e *Engine) handOffFull(w RoomWait) bool {
 	e.reap(false)
 	if len(e.inflight) >= MaxInflight {
 		if w == RoomNever {
@@ -322,7 +327,7 @@ func (e *Engine) HandOffFull(w RoomWait) bool {
 
 // awaitRoom waits up to roomPatience for fewer than MaxInflight batches to
 // wait for the submitter, yielding the processor between looks (with the
-// lock released for RoomUnlocked); false if there is still no room. The
+// lock released for roomUnlocked); false if there is still no room. The
 // caller holds the lock, and holds it again on return.
 func (e *Engine) awaitRoom(w RoomWait) bool {
 	var deadline time.Time
@@ -336,7 +341,8 @@ func (e *Engine) awaitRoom(w RoomWait) bool {
 		} else if now.After(deadline) {
 			return false
 		}
-		if w == RoomUnlocked {
+		if w == roomUnlocked {
+			e.unlocks++
 			e.mu.Unlock()
 			runtime.Gosched()
 			e.mu.Lock()
@@ -370,6 +376,7 @@ func (e *Engine) waitRoomUnlocked() bool {
 		if len(e.inflight) < MaxInflight {
 			break
 		}
+		e.unlocks++
 		e.mu.Unlock()
 		e.waiting("room")
 		sub.AwaitHandledPast(seen)

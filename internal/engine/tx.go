@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -117,6 +118,7 @@ type Token struct {
 	name string
 	sub  driver.Submission
 	gpu  bool
+	call func(context.Context) error
 }
 
 // GPU is the token of sub: the wait ends when the GPU has finished it (at
@@ -126,6 +128,14 @@ func GPU(sub driver.Submission) Token { return Token{name: "sync", sub: sub, gpu
 // Progress is the token of the submitter's next processed batch (or none
 // to wait for).
 func Progress() Token { return Token{name: "flush"} }
+
+// Call is the token of a wait the owner does itself, named name: fn runs
+// with the lock released and its error is the wait's. It is for waits the
+// engine does not know (a read's mapping, other streams' hand-offs) that
+// must not hold the lock all the same; fn must not take the lock.
+func Call(name string, fn func(context.Context) error) Token {
+	return Token{name: name, call: fn}
+}
 
 // Wait releases the lock, waits for t or for ctx to end, and takes the
 // lock again (ctx's error, or the wait's). It is the only way a
@@ -137,7 +147,7 @@ func (tx *Tx) Wait(ctx context.Context, t Token) error {
 	}
 	e := tx.e
 	var changed <-chan struct{}
-	if !t.gpu {
+	if !t.gpu && t.call == nil {
 		if e.sub == nil {
 			return nil // nothing is handed off: nothing to wait for
 		}
@@ -150,11 +160,14 @@ func (tx *Tx) Wait(ctx context.Context, t Token) error {
 	e.mu.Unlock()
 	e.waiting(t.name)
 	var err error
-	if t.gpu {
+	switch {
+	case t.call != nil:
+		err = t.call(ctx)
+	case t.gpu:
 		if t.sub != 0 {
 			err = e.drv.Wait(ctx, t.sub)
 		}
-	} else {
+	default:
 		select {
 		case <-changed:
 		case <-ctx.Done():
@@ -229,6 +242,37 @@ func (tx *Tx) Submit(cb driver.CommandBuffer) (driver.Submission, error) {
 	return sub, err
 }
 
+// SubmitWait submits cb on its own and waits until the GPU has finished
+// it, with the lock released for both, and returns the time from the
+// submit to the end of the wait. It is for timing one submission alone (a
+// profile's floor round): on OpenGL the submit itself can run the work, so
+// it is not made under the lock. Like Submit it is refused after an
+// unconfirmed wait (the caller Readmits right before), and like Wait it
+// leaves the transaction waited. A submission made is recorded as the
+// newest (NoteSubmission) whether or not its wait succeeded.
+func (tx *Tx) SubmitWait(ctx context.Context, cb driver.CommandBuffer) (time.Duration, error) {
+	if err := tx.usable(); err != nil {
+		cb.Release()
+		return 0, err
+	}
+	e := tx.e
+	tx.waited = true
+	e.mu.Unlock()
+	e.waiting("submit")
+	start := time.Now()
+	sub, err := e.SubmitAlone(cb)
+	submitted := err == nil
+	if submitted {
+		err = e.drv.Wait(ctx, sub)
+	}
+	d := time.Since(start)
+	e.mu.Lock()
+	if submitted {
+		e.NoteSubmission(sub)
+	}
+	return d, err
+}
+
 // Flush hands the open batch off and waits, with the lock released, until
 // everything handed off up to then is submitted (not run), or ctx ends.
 // Batches other goroutines hand off meanwhile are not waited for, so a busy
@@ -258,6 +302,55 @@ func (tx *Tx) Flush(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// Drain is Flush for a caller that reaches the GPU no more after it (a
+// transition that reads what its warmup's submission reported, Close): it
+// hands the open batch off and waits, with the lock released, until
+// everything handed off up to then is submitted, and it is not admitted
+// again after its waits; the transaction is left waited (ErrWaited until
+// Readmit). It waits while the engine is closing too: Close drains before
+// it stops the submitter. It returns with the lock held: ctx's error if it
+// ended first (the work stays enqueued).
+func (tx *Tx) Drain(ctx context.Context) error {
+	if err := tx.HandOff(); err != nil {
+		return err
+	}
+	e := tx.e
+	mine := e.gen
+	for {
+		e.reap(false)
+		if len(e.inflight) == 0 || e.inflight[0].gen >= mine {
+			return nil
+		}
+		if err := tx.Wait(ctx, Progress()); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+// HandOffFull sends the open batch on its way if it is full
+// (Engine.HandOffFull), waiting for room with the lock released when the
+// submitter is behind: the last step of a Launch, Copy or Clear whose
+// command is in the batch already. The hand-off after such a wait is not
+// admitted again (the command went in under the transaction's admission,
+// before any window the wait let open, and the wait only sends it on its
+// way), but the transaction is left waited, so nothing of it that follows
+// reaches the GPU unasked. It reports whether the batch was handed off.
+func (tx *Tx) HandOffFull() (bool, error) {
+	if err := tx.usable(); err != nil {
+		return false, err
+	}
+	e := tx.e
+	n := e.unlocks
+	ok := e.handOffFull(roomUnlocked)
+	if e.unlocks != n {
+		tx.waited = true
+	}
+	return ok, nil
 }
 
 // WaitRoom waits, with the lock released, until fewer than MaxInflight

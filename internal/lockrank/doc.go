@@ -30,7 +30,7 @@ const (
 	Pool
 	// Submitter is a stream's submitter queue (internal/submitq's Queue.mu).
 	Submitter
-	// Ramp is a stream's ramp worker (recorder's rampWorker.mu): the
+	// Ramp is a stream's ramp worker (internal/engine's RampWorker.mu): the
 	// steps it encodes. Command buffers it drops are released after it is
 	// let go, since a release is a driver call.
 	Ramp

@@ -1,0 +1,189 @@
+package recorder
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/lifecycle"
+)
+
+// besideAWait runs call (in the test's goroutine) once the call that start
+// begins (after prime, if any, enqueued what it waits for) has given the
+// stream's lock up to wait for the device (the
+// stream's waitingUnlocked hook, wait named wait), while the fake device
+// holds the stream's submissions; it returns what call returned and how
+// long it took, and whether start was still waiting when call returned.
+// The device moves on once call returned (or after 3 s in any case, so a
+// call held behind the wait fails the test instead of hanging it), and
+// start's error is returned too.
+func besideAWait(t *testing.T, wait string, prime func(r *fakeRig, s *Stream, x *Buffer) error, start func(s *Stream) error, call func(r *fakeRig, s *Stream, x *Buffer) error) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
+	t.Helper()
+	r := newFakeRig(t)
+	s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+	x := upload(t, s, 0)
+	read(t, s, x)
+	release := r.holdSubmitted(t, s, x)
+	var once sync.Once
+	defer once.Do(release)
+	safety := time.AfterFunc(3*time.Second, func() { once.Do(release) })
+	defer safety.Stop()
+	if prime != nil {
+		if err := prime(r, s, x); err != nil {
+			t.Fatalf("priming the stream: %v", err)
+		}
+	}
+	waiting := make(chan struct{})
+	var hooked sync.Once
+	s.waitingUnlocked = func(w string) {
+		if w == wait {
+			hooked.Do(func() { close(waiting) })
+		}
+	}
+	defer func() { s.waitingUnlocked = nil }()
+	done := make(chan error, 1)
+	go func() { done <- start(s) }()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatalf("the call returned (%v) without giving the lock up to wait (%q) for the device", err, wait)
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the call did not give the stream's lock up to wait (%q) for the device", wait)
+	}
+	t0 := time.Now()
+	callErr = call(r, s, x)
+	took = time.Since(t0)
+	select {
+	case startErr = <-done:
+	default:
+		stillWaiting = true
+	}
+	once.Do(release)
+	if stillWaiting {
+		startErr = <-done
+	}
+	return callErr, took, stillWaiting, startErr
+}
+
+// TestStartProfileDoesNotHoldTheStreamWhileItWaitsForTheDevice: a
+// wall-clock StartProfile waits for the stream's earlier work to finish
+// (the profile covers only what follows) with the stream's lock given up
+// (Tx.Wait), so a Launch on the same stream meanwhile returns at once
+// instead of queueing behind the GPU; the profile then starts and ends
+// normally. Before, StartProfile waited holding the lock, and the Launch
+// waited as long as the device held the work.
+func TestStartProfileDoesNotHoldTheStreamWhileItWaitsForTheDevice(t *testing.T) {
+	var tok ProfileToken
+	var s0 *Stream
+	callErr, took, stillWaiting, startErr := besideAWait(t, "sync", nil, func(s *Stream) error {
+		s0 = s
+		var err error
+		tok, err = s.StartProfile()
+		return err
+	}, func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 1) })
+	got := map[string]any{"Launch error": errString(callErr), "Launch returned within 1s": took < time.Second,
+		"StartProfile still waiting then": stillWaiting, "StartProfile error": errString(startErr)}
+	want := map[string]any{"Launch error": "", "Launch returned within 1s": true,
+		"StartProfile still waiting then": true, "StartProfile error": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Launch beside StartProfile's wait for the device (-want +got):\n%s", d)
+	}
+	if startErr == nil {
+		if _, err := s0.EndProfile(tok); err != nil {
+			t.Errorf("EndProfile after the wait: %v", err)
+		}
+	}
+}
+
+// TestBeginCaptureDoesNotHoldTheStreamWhileItsWarmupIsSubmitted:
+// BeginCapture submits the warmup before it takes the warmup's errors, and
+// that submission waits behind the submissions the device holds; it waits
+// with the stream's lock given up (Tx.Drain), so a Launch on the stream
+// meanwhile returns at once, recorded into the window BeginCapture opened
+// (the state moves before the work), and BeginCapture then succeeds and
+// EndCapture seals a graph of that one launch. Before, BeginCapture held
+// the lock for the whole wait, and the Launch waited as long as the
+// device held the work.
+func TestBeginCaptureDoesNotHoldTheStreamWhileItsWarmupIsSubmitted(t *testing.T) {
+	var s0 *Stream
+	callErr, took, stillWaiting, startErr := besideAWait(t, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
+		if err := s.PrepareCapture(); err != nil {
+			return err
+		}
+		return r.add(s, x, 1) // the warmup, which BeginCapture submits
+	}, func(s *Stream) error {
+		s0 = s
+		return s.BeginCapture()
+	}, func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 10) })
+	got := map[string]any{"Launch error": errString(callErr), "Launch returned within 1s": took < time.Second,
+		"BeginCapture still waiting then": stillWaiting, "BeginCapture error": errString(startErr)}
+	want := map[string]any{"Launch error": "", "Launch returned within 1s": true,
+		"BeginCapture still waiting then": true, "BeginCapture error": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Launch beside BeginCapture's wait for its warmup (-want +got):\n%s", d)
+	}
+	g, err := s0.EndCapture()
+	if err != nil {
+		t.Fatalf("EndCapture: %v", err)
+	}
+	defer g.Release()
+	if d := cmp.Diff(1, g.Stats().Dispatches); d != "" {
+		t.Errorf("dispatches recorded: the Launch made while BeginCapture waited (-want +got):\n%s", d)
+	}
+}
+
+// TestCloseDoesNotHoldTheStreamWhileItWaitsForItsWork: Close submits the
+// stream's work and waits for it with the stream's lock given up
+// (Tx.Drain, Tx.Wait), so a call that takes the lock meanwhile (State
+// here; another stream's Read takes it to flush this one) returns at once;
+// Close then ends cleanly once the device moves on. Before, Close waited
+// for the submitter holding the lock.
+func TestCloseDoesNotHoldTheStreamWhileItWaitsForItsWork(t *testing.T) {
+	callErr, took, stillWaiting, startErr := besideAWait(t, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
+		return r.add(s, x, 1) // a batch behind the held submissions
+	}, func(s *Stream) error {
+		return s.Close()
+	}, func(r *fakeRig, s *Stream, x *Buffer) error {
+		if st := s.State(); st != lifecycle.NoCapture {
+			return fmt.Errorf("State of a closing stream: %v", st)
+		}
+		return nil
+	})
+	got := map[string]any{"State error": errString(callErr), "State returned within 1s": took < time.Second,
+		"Close still waiting then": stillWaiting, "Close error": errString(startErr)}
+	want := map[string]any{"State error": "", "State returned within 1s": true,
+		"Close still waiting then": true, "Close error": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a call taking the lock beside Close's wait for the stream's work (-want +got):\n%s", d)
+	}
+}
+
+// TestFlushDoesNotHoldTheStreamWhileItWaitsForTheSubmitter: Flush waits
+// until its batch is submitted, behind submissions the device holds, with
+// the stream's lock given up (Tx.Drain), so a Launch on the stream
+// meanwhile returns at once; the Flush then returns nil once the device
+// moves on. Before, Flush waited for the submitter holding the lock.
+func TestFlushDoesNotHoldTheStreamWhileItWaitsForTheSubmitter(t *testing.T) {
+	callErr, took, stillWaiting, startErr := besideAWait(t, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
+		return r.add(s, x, 1) // a batch behind the held submissions
+	}, func(s *Stream) error {
+		return s.Flush()
+	}, func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 1) })
+	got := map[string]any{"Launch error": errString(callErr), "Launch returned within 1s": took < time.Second,
+		"Flush still waiting then": stillWaiting, "Flush error": errString(startErr)}
+	want := map[string]any{"Launch error": "", "Launch returned within 1s": true,
+		"Flush still waiting then": true, "Flush error": ""}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a Launch beside Flush's wait for the submitter (-want +got):\n%s", d)
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
