@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# What is still to be measured on NVIDIA, as one device call: graphbench on
-# OpenGL with the default poll gap and with none (replay against eager and
-# the hand-written loops on GL, side by side with Vulkan), the native-memory
-# tests at their long sizes on Vulkan and GL (the refused-load flush; a
-# stream's growth on GL), and the GL deadline tests.
+# What is still to be measured on NVIDIA, in one device call, by part:
+# graphbench (replay against eager and the hand-written loops on OpenGL,
+# side by side with Vulkan and with an earlier build's), tests (the
+# native-memory tests at their long sizes on Vulkan and GL, and the GL
+# deadline tests) and machines (the native-setup tests on both backends).
 #
-# Build here (the device machine has no Go), from the repository root:
-#   go build -o .bin/graphbench ./examples/graphbench
-#   go test -c -o .bin/tests.test ./tests
-#   go test -c -o .bin/recorder.test ./recorder
-#   tar -cJf .bin/bins.tar.xz -C .bin graphbench tests.test recorder.test && rm .bin/graphbench .bin/*.test
+# Build here (the device machine has no Go), from the repository root, the
+# binaries of the parts to run:
+#   go build -o .bin/graphbench ./examples/graphbench      # graphbench
+#   go test -c -o .bin/tests.test ./tests                  # tests, machines
+#   go test -c -o .bin/recorder.test ./recorder            # tests
+#   go test -c -o .bin/wgpu.test ./wgpu                    # machines
+#   tar -cJf .bin/bins.tar.xz -C .bin graphbench tests.test recorder.test wgpu.test && rm .bin/graphbench .bin/*.test
 # Run there (device tool, carry [".gl", ".bin"]), from the repository root:
 #   bash docs/benchmarks/nvidia-open-items.sh
 # Writes $OUT/open-items.tar.xz. Settings, by environment: CONFIGS
@@ -18,7 +20,8 @@
 # step, 120), GAP0 (1: GL runs without the poll gap beside the default's),
 # PREENCODE0 (1: GL runs without pre-encoding or ramps beside them),
 # TRACE (rows to trace on GL; default life512_g2_x200,tiny_x1000), PARTS
-# (graphbench, tests or both, the default; run in that order), RUNS (GL
+# (graphbench, tests, machines; default "graphbench tests"; run in that
+# order; machines needs .bin/wgpu.test), RUNS (GL
 # graphbench runs, 2). With .bin/graphbench-base (an
 # earlier build's graphbench) each graphbench run has that build's beside it.
 set -u
@@ -30,7 +33,10 @@ STEP_TIMEOUT=${STEP_TIMEOUT:-120}
 TRACE=${TRACE-life512_g2_x200,tiny_x1000}
 PARTS=${PARTS:-graphbench tests}
 RUNS=${RUNS:-2}
-device_bins="graphbench tests.test recorder.test"
+device_bins=""
+case " $PARTS " in *" graphbench "*) device_bins+=" graphbench" ;; esac
+case " $PARTS " in *" tests "*) device_bins+=" tests.test recorder.test" ;; esac
+case " $PARTS " in *" machines "*) device_bins+=" wgpu.test tests.test" ;; esac
 # shellcheck source=/dev/null
 . "$(dirname "$0")/device-setup.sh"
 out=$OUT/open-items
@@ -81,6 +87,23 @@ tests_part() {
 	SOFTGRAPH_BACKEND=gl step deadlines-gl "$bin/tests.test" -test.run 'Deadline' -test.v
 	cd "$root/recorder"
 	SOFTGRAPH_BACKEND=gl SOFTGRAPH_LONG=1 step read-deadline-gl "$bin/recorder.test" -test.run 'TestReadDeadlineHoldsBehindAnotherStreamsLongWork' -test.v -test.count 3
+	cd "$root"
+}
+
+# The machine tests of the native-setup work, on both backends: GL devices
+# closed in any order while others work, Open on a broken install (a
+# subprocess each), the Vulkan memory limits and Empty(MaxBufferSize),
+# Close behind a dispatch longer than the GL driver runs one.
+machines_part() {
+	export SOFTGRAPH_REQUIRE_GPU=1
+	for backend in vulkan gl; do
+		cd "$root/wgpu"
+		SOFTGRAPH_BACKEND=$backend step "machines-wgpu-$backend" "$bin/wgpu.test" -test.v \
+			-test.run 'TestGLDevicesCloseInAnyOrderWhileOthersWork|TestOpenOnABrokenDriverInstallReturnsAnAdapterErrorInsteadOfAborting|TestVulkanMemoryIsReadForEveryVulkanAdapter'
+		cd "$root/tests"
+		SOFTGRAPH_BACKEND=$backend SOFTGRAPH_LONG=1 step "machines-tests-$backend" "$bin/tests.test" -test.v \
+			-test.run 'TestEmptyOfMaxBufferSizeIsMadeOrRunsOutOfMemory|TestCloseBehindADispatchLongerThanTheGLDriverRunsOne'
+	done
 	cd "$root"
 }
 
