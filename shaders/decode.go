@@ -121,15 +121,18 @@ type MatVecOp struct {
 	ThreadsPerRow uint32
 }
 
-// matVecTargetGroups is how many workgroups MatVec aims for: eight per SM
-// of a 132-SM H200, so every SM has several resident and the loads of
-// one cover the others' latency.
-const matVecTargetGroups = 1024
+// matVecMaxGroups is the most workgroups MatVec doubles its invocations
+// per row up to: about four per SM of a 132-SM H100 or H200. An H100's
+// sweep of every ThreadsPerRow (docs/benchmarks/decode-h200/) was fastest
+// at 192-384 workgroups for each GPT-2 projection, and slower at 768: the
+// 3072×768 projection took 9.7 µs at 384 and 12.4 at 768, the 768×3072
+// one 7.5 and 8.8.
+const matVecMaxGroups = 512
 
 // shift is log2 of the invocations per row: the smallest power of two
 // that leaves each at most four 8-column units (at least 4 invocations),
-// doubled while the workgroups stay under matVecTargetGroups and each
-// invocation keeps at least one unit.
+// doubled while the doubled launch stays within matVecMaxGroups
+// workgroups and each invocation keeps at least one unit.
 func (op MatVecOp) shift() uint32 {
 	if t := op.ThreadsPerRow; t >= 4 && t <= 256 && t&(t-1) == 0 {
 		s := uint32(0)
@@ -143,7 +146,7 @@ func (op MatVecOp) shift() uint32 {
 	for s < 8 && (uint32(1)<<s)*4 < k8 {
 		s++
 	}
-	for s < 8 && (uint32(2)<<s) <= k8 && ceilDiv(max(op.Rows, 1), 256>>s) < matVecTargetGroups {
+	for s < 8 && (uint32(2)<<s) <= k8 && ceilDiv(max(op.Rows, 1), 128>>s) <= matVecMaxGroups {
 		s++
 	}
 	return s
