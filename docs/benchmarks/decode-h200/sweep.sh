@@ -11,7 +11,8 @@
 #   tar -cJf .bin/bins.tar.xz -C .bin shaders.test transformer && rm .bin/shaders.test .bin/transformer
 # Run there (device tool, carry [".gl", ".bin"]), from the repository root:
 #   bash docs/benchmarks/decode-h200/sweep.sh
-# Writes $OUT/decode-*.txt. SWEEP=0 skips the benchmark. Settings, by environment: BW (the GPU's memory
+# Writes $OUT/decode-*.txt. SWEEP=0 skips the benchmark; MODELS (gpt2 small)
+# and REPEATS (2) pick the transformer runs. Settings, by environment: BW (the GPU's memory
 # bandwidth in GB/s, for the share-of-bandwidth columns; 4800, an H200's;
 # an H100 SXM's is 3350), BACKEND (vulkan).
 set -u
@@ -28,8 +29,8 @@ echo "sweep: exit $?"
 # The transformer, GPT-2-sized and the small default model; with
 # .bin/transformer-base (an earlier build's), each run beside that build's,
 # twice, interleaved.
-for i in 1 2; do
-	for model in gpt2 small; do
+for i in $(seq "${REPEATS:-2}"); do
+	for model in ${MODELS:-gpt2 small}; do
 		args=(-profile -bw "$BW" -check 1)
 		if [ "$model" = gpt2 ]; then args+=(-gpt2); fi
 		timeout 120 "$bin/transformer" "${args[@]}" > "$OUT/decode-transformer-$BACKEND-$model-$i.txt" 2>&1
