@@ -148,15 +148,7 @@ func TestOpenOnABrokenDriverInstallReturnsAnAdapterErrorInsteadOfAborting(t *tes
 				c.mention = nil
 			}
 			cmd := exec.Command(os.Args[0], "-test.run=^TestOpenOnABrokenDriverInstallReturnsAnAdapterErrorInsteadOfAborting$", "-test.count=1")
-			for _, kv := range os.Environ() {
-				k, _, _ := strings.Cut(kv, "=")
-				switch k {
-				case "SOFTGRAPH_BACKEND", "SOFTGRAPH_ADAPTER", "SOFTGRAPH_FALLBACK", "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES",
-					"__EGL_VENDOR_LIBRARY_DIRS", "__EGL_VENDOR_LIBRARY_FILENAMES":
-					continue
-				}
-				cmd.Env = append(cmd.Env, kv)
-			}
+			cmd.Env = childEnv(os.Environ(), c.env)
 			cmd.Env = append(append(cmd.Env, brokenInstallChild+"=1"), c.env...)
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -195,4 +187,71 @@ func panicOf(s string) string {
 		return "..." + s[len(s)-2000:]
 	}
 	return s
+}
+
+// childEnv is the environment of a broken-install case: the parent's,
+// less its adapter choice (each case asks for its own backend, or none),
+// and less its settings of each family the case breaks (the Vulkan
+// loader's, libglvnd's EGL), so that nothing of the parent's repairs what
+// the case breaks; then the case's own. The settings of a family the case
+// leaves alone stay: they are how this machine finds that driver (NVIDIA's
+// Vulkan ICD outside the loader's search path, named by VK_DRIVER_FILES).
+func childEnv(parent, broken []string) []string {
+	family := func(k string) string {
+		switch {
+		case strings.HasPrefix(k, "VK_"):
+			return "vulkan"
+		case strings.HasPrefix(k, "__EGL_"):
+			return "egl"
+		}
+		return ""
+	}
+	breaks := map[string]bool{}
+	for _, kv := range broken {
+		k, _, _ := strings.Cut(kv, "=")
+		breaks[family(k)] = true
+	}
+	var env []string
+	for _, kv := range parent {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "SOFTGRAPH_BACKEND", "SOFTGRAPH_ADAPTER", "SOFTGRAPH_FALLBACK":
+			continue
+		case "VK_ICD_FILENAMES", "VK_DRIVER_FILES", "VK_ADD_DRIVER_FILES", "__EGL_VENDOR_LIBRARY_DIRS", "__EGL_VENDOR_LIBRARY_FILENAMES":
+			if breaks[family(k)] {
+				continue
+			}
+		}
+		env = append(env, kv)
+	}
+	return append(append(env, brokenInstallChild+"=1"), broken...)
+}
+
+// TestABrokenInstallCaseKeepsTheParentsSettingsOfWhatItLeavesAlone: a
+// case that breaks EGL keeps the parent's Vulkan driver files (the H100's
+// NVIDIA ICD is found only through VK_DRIVER_FILES, and a case that
+// dropped it found no Vulkan there), and one that breaks Vulkan keeps its
+// EGL vendor settings; both drop the parent's adapter choice and every
+// setting of the family they break.
+func TestABrokenInstallCaseKeepsTheParentsSettingsOfWhatItLeavesAlone(t *testing.T) {
+	parent := []string{"HOME=/root", "SOFTGRAPH_BACKEND=gl", "VK_DRIVER_FILES=/opt/nvidia_icd.json", "VK_ADD_DRIVER_FILES=/opt/extra.json",
+		"__EGL_VENDOR_LIBRARY_DIRS=/opt/egl"}
+	for _, c := range []struct {
+		name   string
+		broken []string
+		want   []string
+	}{
+		{"EGL broken", []string{"__EGL_VENDOR_LIBRARY_DIRS=/nonexistent", "__EGL_VENDOR_LIBRARY_FILENAMES="},
+			[]string{"HOME=/root", "VK_DRIVER_FILES=/opt/nvidia_icd.json", "VK_ADD_DRIVER_FILES=/opt/extra.json", brokenInstallChild + "=1",
+				"__EGL_VENDOR_LIBRARY_DIRS=/nonexistent", "__EGL_VENDOR_LIBRARY_FILENAMES="}},
+		{"Vulkan broken", []string{"VK_ICD_FILENAMES=/nonexistent", "VK_DRIVER_FILES=/nonexistent"},
+			[]string{"HOME=/root", "__EGL_VENDOR_LIBRARY_DIRS=/opt/egl", brokenInstallChild + "=1", "VK_ICD_FILENAMES=/nonexistent", "VK_DRIVER_FILES=/nonexistent"}},
+		{"nothing broken", []string{"SOFTGRAPH_BACKEND=vulkan"},
+			[]string{"HOME=/root", "VK_DRIVER_FILES=/opt/nvidia_icd.json", "VK_ADD_DRIVER_FILES=/opt/extra.json", "__EGL_VENDOR_LIBRARY_DIRS=/opt/egl",
+				brokenInstallChild + "=1", "SOFTGRAPH_BACKEND=vulkan"}},
+	} {
+		if diff := cmp.Diff(c.want, childEnv(parent, c.broken)); diff != "" {
+			t.Errorf("%s: the child's environment (-want +got):\n%s", c.name, diff)
+		}
+	}
 }
