@@ -281,7 +281,23 @@ func (tx *Tx) SubmitWait(ctx context.Context, cb driver.CommandBuffer) (time.Dur
 // it before it does anything more. It returns with the lock held: ctx's
 // error if it ended first (the work stays enqueued), ErrClosed, or the
 // gate's refusal.
-func (tx *Tx) Flush(ctx context.Context) error {
+func (tx *Tx) Flush(ctx context.Context) error { return tx.submitHandedOff(ctx, true) }
+
+// Drain is Flush for a caller that reaches the GPU no more after it (a
+// transition that reads what its warmup's submission reported, Close): it
+// hands the open batch off and waits, with the lock released, until
+// everything handed off up to then is submitted, and it is not admitted
+// again after its waits; the transaction is left waited (ErrWaited until
+// Readmit). It waits while the engine is closing too: Close drains before
+// it stops the submitter. It returns with the lock held: ctx's error if it
+// ended first (the work stays enqueued).
+func (tx *Tx) Drain(ctx context.Context) error { return tx.submitHandedOff(ctx, false) }
+
+// submitHandedOff hands the open batch off and waits, with the lock given
+// up, until the submitter has submitted every batch handed off up to then:
+// Flush and Drain, which differ only in readmit (whether each wait is
+// followed by Readmit).
+func (tx *Tx) submitHandedOff(ctx context.Context, readmit bool) error {
 	if err := tx.HandOff(); err != nil {
 		return err
 	}
@@ -298,36 +314,10 @@ func (tx *Tx) Flush(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := tx.Readmit(); err != nil {
-			return err
-		}
-	}
-}
-
-// Drain is Flush for a caller that reaches the GPU no more after it (a
-// transition that reads what its warmup's submission reported, Close): it
-// hands the open batch off and waits, with the lock released, until
-// everything handed off up to then is submitted, and it is not admitted
-// again after its waits; the transaction is left waited (ErrWaited until
-// Readmit). It waits while the engine is closing too: Close drains before
-// it stops the submitter. It returns with the lock held: ctx's error if it
-// ended first (the work stays enqueued).
-func (tx *Tx) Drain(ctx context.Context) error {
-	if err := tx.HandOff(); err != nil {
-		return err
-	}
-	e := tx.e
-	mine := e.gen
-	for {
-		e.reap(false)
-		if len(e.inflight) == 0 || e.inflight[0].gen >= mine {
-			return nil
-		}
-		if err := tx.Wait(ctx, Progress()); err != nil {
-			return err
-		}
-		if err := ctx.Err(); err != nil {
-			return err
+		if readmit {
+			if err := tx.Readmit(); err != nil {
+				return err
+			}
 		}
 	}
 }
