@@ -112,8 +112,6 @@ func (w *RampWorker) work() {
 		w.mu.Unlock()
 		cb, err := w.encode(r.prog, reps)
 		w.mu.Lock()
-		w.cur = nil
-		w.cond.Broadcast()
 		st := &r.steps[k]
 		if err != nil || r.dead || st.ok || st.reps != reps || k >= r.n {
 			// Dropped or planned anew meanwhile; or the device refused it
@@ -127,12 +125,18 @@ func (w *RampWorker) work() {
 				w.queue = w.queue[1:]
 			}
 			// cb is this goroutine's alone: released with the lock let go,
-			// since a release is a driver call (lockrank.Ramp takes nothing).
+			// since a release is a driver call (lockrank.Ramp takes nothing),
+			// and before w.cur is cleared, so a Drop waiting for r returns
+			// only once nothing encoded for r is alive.
 			w.mu.Unlock()
 			cb.Release()
 			w.mu.Lock()
+			w.cur = nil
+			w.cond.Broadcast()
 			continue
 		}
+		w.cur = nil
+		w.cond.Broadcast()
 		st.cb, st.ok, st.want = cb, true, false
 	}
 }
@@ -227,8 +231,9 @@ func (w *RampWorker) Count(r *Ramp) (ready, pending int) {
 	return ready, pending
 }
 
-// Drop forgets r: it waits until the worker is not encoding it (so that
-// its program can be released once Drop returns) and releases its command
+// Drop forgets r: it waits until the worker is not encoding it and has
+// released what it encoded for it (so that its program can be released,
+// and nothing of r is alive, once Drop returns) and releases its command
 // buffers.
 func (w *RampWorker) Drop(r *Ramp) {
 	var gone []driver.CommandBuffer
