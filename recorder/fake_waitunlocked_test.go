@@ -8,6 +8,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/driver/fake"
+
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -22,8 +25,14 @@ import (
 // start's error is returned too.
 func besideAWait(t *testing.T, wait string, prime func(r *fakeRig, s *Stream, x *Buffer) error, start func(s *Stream) error, call func(r *fakeRig, s *Stream, x *Buffer) error) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
 	t.Helper()
-	r := newFakeRig(t)
-	s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+	return besideAWaitOn(t, newFakeRig(t), []Option{WithFlushDelay(time.Hour), WithSubmitChunks(1, 1)}, wait, prime, start, call)
+}
+
+// besideAWaitOn is besideAWait on the rig r, with a stream opened with
+// opts.
+func besideAWaitOn(t *testing.T, r *fakeRig, opts []Option, wait string, prime func(r *fakeRig, s *Stream, x *Buffer) error, start func(s *Stream) error, call func(r *fakeRig, s *Stream, x *Buffer) error) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
+	t.Helper()
+	s := r.stream(t, opts...)
 	x := upload(t, s, 0)
 	read(t, s, x)
 	release := r.holdSubmitted(t, s, x)
@@ -95,6 +104,52 @@ func TestStartProfileDoesNotHoldTheStreamWhileItWaitsForTheDevice(t *testing.T) 
 		if _, err := s0.EndProfile(tok); err != nil {
 			t.Errorf("EndProfile after the wait: %v", err)
 		}
+	}
+}
+
+// TestAProfileTimesTheDispatchesEnqueuedAfterItStartsWhateverCameInItsWait:
+// with GPU timestamps, a profile times the compute passes its dispatches
+// open. While StartProfile waits for the earlier work with the lock given
+// up, a Launch on the same stream leaves the encoder's compute pass open;
+// the profile's own dispatches after StartProfile returns must still open
+// a timed pass of their own (the stream batches many dispatches, so the
+// Launch is not handed off on its own). Before, they went into the pass the earlier
+// Launch had left open, and EndProfile reported a window of dispatches
+// timed in 0 passes (seen under wine, where such a race is frequent).
+func TestAProfileTimesTheDispatchesEnqueuedAfterItStartsWhateverCameInItsWait(t *testing.T) {
+	r := newFakeRigOn(t, fake.Options{Info: driver.Info{Timestamps: true}})
+	var tok ProfileToken
+	var s0 *Stream
+	var x0 *Buffer
+	callErr, _, stillWaiting, startErr := besideAWaitOn(t, r, []Option{WithFlushDelay(time.Hour)}, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
+		return r.add(s, x, 1) // earlier work, which StartProfile hands off and waits for
+	}, func(s *Stream) error {
+		s0 = s
+		var err error
+		tok, err = s.StartProfile()
+		return err
+	}, func(r *fakeRig, s *Stream, x *Buffer) error {
+		x0 = x
+		return r.add(s, x, 10) // enqueued during the wait: before the profile
+	})
+	if startErr != nil || callErr != nil {
+		t.Fatalf("StartProfile: %v; the Launch during its wait: %v", startErr, callErr)
+	}
+	for range 3 {
+		if err := r.add(s0, x0, 100); err != nil {
+			t.Fatalf("a Launch in the profile: %v", err)
+		}
+	}
+	p, err := s0.EndProfile(tok)
+	if err != nil {
+		t.Fatalf("EndProfile: %v", err)
+	}
+	got := map[string]any{"StartProfile still waiting during the Launch": stillWaiting,
+		"method": p.Method, "some pass timed": p.Passes > 0}
+	want := map[string]any{"StartProfile still waiting during the Launch": true,
+		"method": ProfileTimestamps, "some pass timed": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a profile begun while a Launch came in (-want +got):\n%s", d)
 	}
 }
 

@@ -16,6 +16,10 @@ import (
 // result says Truncated.
 const profileQueries = 2048
 
+// profileStartRounds bounds how often StartProfile waits on the wall clock
+// for work other goroutines enqueue while it waits.
+const profileStartRounds = 3
+
 // ProfileMethod says how a Profile was measured.
 type ProfileMethod uint8
 
@@ -104,25 +108,44 @@ func (s *Stream) StartProfile() (ProfileToken, error) {
 	// does not queue behind the GPU.
 	var tok ProfileToken
 	err := s.eng.Do(op, func(tx *engine.Tx) error {
-		if err := tx.Flush(context.Background()); err != nil {
-			return s.readmitError(op, err)
-		}
-		if !s.info.Timestamps {
-			if last, any := s.eng.Last(); any {
-				if err := tx.Wait(context.Background(), engine.GPU(last)); err != nil {
-					return &Error{Op: op.String(), Err: err}
+		for round := 1; ; round++ {
+			if err := tx.Flush(context.Background()); err != nil {
+				return s.readmitError(op, err)
+			}
+			if !s.info.Timestamps {
+				if last, any := s.eng.Last(); any {
+					if err := tx.Wait(context.Background(), engine.GPU(last)); err != nil {
+						return &Error{Op: op.String(), Err: err}
+					}
 				}
 			}
-		}
-		// Asked again after the waits, as a call arriving now would be: a
-		// capture begun meanwhile refuses it (and fails that capture), and
-		// so does a profile started meanwhile (the profiling column), since
-		// only one may run.
-		if err := s.readmitTx(tx); err != nil {
-			return err
-		}
-		if v, err := s.verdictLocked(op); err != nil || v != lifecycle.Execute {
-			return err
+			// Asked again after the waits, as a call arriving now would be:
+			// a capture begun meanwhile refuses it (and fails that capture),
+			// and so does a profile started meanwhile (the profiling
+			// column), since only one may run.
+			if err := s.readmitTx(tx); err != nil {
+				return err
+			}
+			if v, err := s.verdictLocked(op); err != nil || v != lifecycle.Execute {
+				return err
+			}
+			// Other goroutines may have enqueued work while the lock was
+			// given up, a replay leaving its compute pass open among it.
+			// A dispatch of the profile must open a pass of its own (that
+			// pass carries the timestamps), so what came before it goes on
+			// its way. With timestamps that hand-off is all; on the wall
+			// clock the work is waited for again, a bounded number of times
+			// so a busy stream cannot starve the start (what is left is
+			// then measured with the profile, as concurrent work is).
+			if s.eng.Enc().Empty() && !s.eng.Enc().PassOpen() {
+				break
+			}
+			if s.info.Timestamps || round == profileStartRounds {
+				if err := tx.HandOff(); err != nil {
+					return &Error{Op: op.String(), Err: err}
+				}
+				break
+			}
 		}
 		p := &profile{id: profileIDs.Add(1)}
 		if s.info.Timestamps {
