@@ -176,7 +176,6 @@ func (s *Stream) txError(err error) error {
 
 func (s *Stream) handOff()                           { s.eng.HandOff() }
 func (s *Stream) handOffFull(w engine.RoomWait) bool { return s.eng.HandOffFull(w) }
-func (s *Stream) flushLocked()                       { s.eng.Flush() }
 func (s *Stream) reap(bool)                          { s.eng.Reap() }
 func (s *Stream) resetBatch()                        { s.eng.ResetBatch() }
 func (s *Stream) makeRoom()                          { s.eng.MakeRoom() }

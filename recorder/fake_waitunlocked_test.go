@@ -25,16 +25,41 @@ import (
 // start's error is returned too.
 func besideAWait(t *testing.T, wait string, prime func(r *fakeRig, s *Stream, x *Buffer) error, start func(s *Stream) error, call func(r *fakeRig, s *Stream, x *Buffer) error) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
 	t.Helper()
-	return besideAWaitOn(t, newFakeRig(t), []Option{WithFlushDelay(time.Hour), WithSubmitChunks(1, 1)}, wait, prime, start, call)
+	return besideAWaitOn(t, waitCase{wait: wait, prime: prime, start: start, call: call})
 }
 
-// besideAWaitOn is besideAWait on the rig r, with a stream opened with
-// opts.
-func besideAWaitOn(t *testing.T, r *fakeRig, opts []Option, wait string, prime func(r *fakeRig, s *Stream, x *Buffer) error, start func(s *Stream) error, call func(r *fakeRig, s *Stream, x *Buffer) error) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
+// waitCase is what besideAWaitOn runs: besideAWait's arguments, and
+// optionally the rig, the stream's options and a setup run before the
+// device is held.
+type waitCase struct {
+	rig   *fakeRig // nil: a new one
+	opts  []Option // nil: no flush timer, one dispatch per batch
+	setup func(r *fakeRig, s *Stream, x *Buffer) error
+	wait  string
+	prime func(r *fakeRig, s *Stream, x *Buffer) error
+	start func(s *Stream) error
+	call  func(r *fakeRig, s *Stream, x *Buffer) error
+}
+
+// besideAWaitOn is besideAWait for a waitCase.
+func besideAWaitOn(t *testing.T, c waitCase) (callErr error, took time.Duration, stillWaiting bool, startErr error) {
 	t.Helper()
+	r, opts := c.rig, c.opts
+	if r == nil {
+		r = newFakeRig(t)
+	}
+	if opts == nil {
+		opts = []Option{WithFlushDelay(time.Hour), WithSubmitChunks(1, 1)}
+	}
+	wait, prime, start, call := c.wait, c.prime, c.start, c.call
 	s := r.stream(t, opts...)
 	x := upload(t, s, 0)
 	read(t, s, x)
+	if c.setup != nil {
+		if err := c.setup(r, s, x); err != nil {
+			t.Fatalf("setting the stream up: %v", err)
+		}
+	}
 	release := r.holdSubmitted(t, s, x)
 	var once sync.Once
 	defer once.Do(release)
@@ -121,17 +146,20 @@ func TestAProfileTimesTheDispatchesEnqueuedAfterItStartsWhateverCameInItsWait(t 
 	var tok ProfileToken
 	var s0 *Stream
 	var x0 *Buffer
-	callErr, _, stillWaiting, startErr := besideAWaitOn(t, r, []Option{WithFlushDelay(time.Hour)}, "flush", func(r *fakeRig, s *Stream, x *Buffer) error {
-		return r.add(s, x, 1) // earlier work, which StartProfile hands off and waits for
-	}, func(s *Stream) error {
-		s0 = s
-		var err error
-		tok, err = s.StartProfile()
-		return err
-	}, func(r *fakeRig, s *Stream, x *Buffer) error {
-		x0 = x
-		return r.add(s, x, 10) // enqueued during the wait: before the profile
-	})
+	callErr, _, stillWaiting, startErr := besideAWaitOn(t, waitCase{rig: r, opts: []Option{WithFlushDelay(time.Hour)}, wait: "flush",
+		prime: func(r *fakeRig, s *Stream, x *Buffer) error {
+			return r.add(s, x, 1) // earlier work, which StartProfile hands off and waits for
+		},
+		start: func(s *Stream) error {
+			s0 = s
+			var err error
+			tok, err = s.StartProfile()
+			return err
+		},
+		call: func(r *fakeRig, s *Stream, x *Buffer) error {
+			x0 = x
+			return r.add(s, x, 10) // enqueued during the wait: before the profile
+		}})
 	if startErr != nil || callErr != nil {
 		t.Fatalf("StartProfile: %v; the Launch during its wait: %v", startErr, callErr)
 	}
@@ -233,6 +261,57 @@ func TestFlushDoesNotHoldTheStreamWhileItWaitsForTheSubmitter(t *testing.T) {
 		"Flush still waiting then": true, "Flush error": ""}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("a Launch beside Flush's wait for the submitter (-want +got):\n%s", d)
+	}
+}
+
+// TestProfilesAndTrimDoNotHoldTheStreamWhileTheyWaitForTheSubmitter:
+// EndProfile, ProfileReplay (each with GPU timestamps and on the wall
+// clock) and Trim hand the stream's work off and wait for its submission,
+// behind submissions the device holds, with the stream's lock given up
+// (Tx.Drain, Tx.Flush), so a Launch on the stream meanwhile returns at
+// once, and each then succeeds once the device moves on. Before, each
+// waited for the submitter holding the lock (Engine.Flush), and the
+// Launch waited as long as the device held the work.
+func TestProfilesAndTrimDoNotHoldTheStreamWhileTheyWaitForTheSubmitter(t *testing.T) {
+	type call struct {
+		name  string
+		setup func(t *testing.T, r *fakeRig, s *Stream, x *Buffer) error
+		start func(s *Stream) error
+	}
+	var tok ProfileToken
+	var g *Graph
+	calls := []call{
+		{"EndProfile", func(t *testing.T, r *fakeRig, s *Stream, x *Buffer) (err error) {
+			tok, err = s.StartProfile()
+			return err
+		}, func(s *Stream) error { _, err := s.EndProfile(tok); return err }},
+		{"ProfileReplay", func(t *testing.T, r *fakeRig, s *Stream, x *Buffer) error {
+			g = r.captureAdds(t, s, x, 3)
+			return nil
+		}, func(s *Stream) error { _, err := s.ProfileReplay(g); return err }},
+		{"Trim", nil, func(s *Stream) error { _, err := s.Trim(); return err }},
+	}
+	for _, c := range calls {
+		for _, ts := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/timestamps=%v", c.name, ts), func(t *testing.T) {
+				r := newFakeRigOn(t, fake.Options{Info: driver.Info{Timestamps: ts}})
+				var setup func(r *fakeRig, s *Stream, x *Buffer) error
+				if c.setup != nil {
+					setup = func(r *fakeRig, s *Stream, x *Buffer) error { return c.setup(t, r, s, x) }
+				}
+				callErr, took, stillWaiting, startErr := besideAWaitOn(t, waitCase{rig: r, setup: setup, wait: "flush",
+					prime: func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 1) },
+					start: c.start,
+					call:  func(r *fakeRig, s *Stream, x *Buffer) error { return r.add(s, x, 1) }})
+				got := map[string]any{"Launch error": errString(callErr), "Launch returned within 1s": took < time.Second,
+					c.name + " still waiting then": stillWaiting, c.name + " error": errString(startErr)}
+				want := map[string]any{"Launch error": "", "Launch returned within 1s": true,
+					c.name + " still waiting then": true, c.name + " error": ""}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("a Launch beside %s's wait for the submitter (-want +got):\n%s", c.name, d)
+				}
+			})
+		}
 	}
 }
 

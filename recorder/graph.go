@@ -179,12 +179,12 @@ func buildProgram(drv driver.Device, nodes []node) (driver.Program, error) {
 
 // validateProgram encodes p once into a command buffer that is dropped. The
 // caller holds s.mu; the stream's open batch is empty (nothing executes
-// while recording) or is flushed first.
+// while recording) or is handed off first, without waiting for it.
 func (s *Stream) validateProgram(p driver.Program) error {
 	if p.Len() == 0 {
 		return nil
 	}
-	s.flushLocked()
+	s.handOff()
 	if err := s.eng.Enc().Encode(p, 0, p.Len()); err != nil {
 		s.eng.Enc().Discard()
 		return err

@@ -190,9 +190,10 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 	if err := s.check(op); err != nil {
 		return Profile{}, err
 	}
-	// One transaction: its waits for the profiled work give the lock up
-	// (Tx.Wait); nothing after them reaches the GPU, so it is not
-	// admitted again.
+	// One transaction: the resolve of the timestamps is encoded under its
+	// verdict; then its waits (the hand-off's submission, Tx.Drain, and the
+	// profiled work) give the lock up. Nothing after them reaches the GPU,
+	// so it is not admitted again.
 	var out Profile
 	var ended *profile
 	defer func() {
@@ -206,8 +207,10 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 		}
 		p, _, _ := s.life.EndProfile() // admitted above, and running
 		ended = p
-		s.flushLocked()
 		if p.set == nil {
+			if err := tx.Drain(context.Background()); err != nil {
+				return &Error{Op: op.String(), Err: s.txError(err)}
+			}
 			if sub, any := s.eng.Last(); any {
 				if err := tx.Wait(context.Background(), engine.GPU(sub)); err != nil {
 					return &Error{Op: op.String(), Err: err}
@@ -220,16 +223,24 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 			return nil
 		}
 		res := Profile{Method: ProfileTimestamps, Passes: int(p.passes), Truncated: p.over}
-		if p.passes == 0 {
-			out = res
-			return s.takeErrors()
+		var raw []byte
+		var r resolved
+		var err error
+		if p.passes > 0 {
+			raw = make([]byte, 16*p.passes)
+			r, err = s.encodeResolve(p.set, 2*p.passes)
 		}
-		// The resolve is encoded under this call's verdict; only the read
-		// waits with the lock released.
-		raw := make([]byte, 16*p.passes)
-		r, err := s.encodeResolve(p.set, 2*p.passes)
-		if err == nil {
-			s.flushLocked()
+		// The batch goes to the submitter even when the resolve failed (its
+		// encoder was discarded then, and the resolve released what it
+		// made): the errors of the work it held are this call's to return.
+		if derr := tx.Drain(context.Background()); derr != nil {
+			if r.res != nil { // handed off: the copy may still run
+				r.res.Release()
+				r.st.Release()
+			}
+			return &Error{Op: op.String(), Err: s.txError(derr)}
+		}
+		if err == nil && p.passes > 0 {
 			err = s.readResolved(tx, []resolved{r}, [][]byte{raw})
 		}
 		if qerr := s.takeErrors(); qerr != nil {
@@ -425,10 +436,6 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 		if g.released {
 			return s.failLocked(op, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches))
 		}
-		s.flushLocked()
-		if err := s.takeErrors(); err != nil {
-			return err
-		}
 		// The graph's program and pins are held for the whole
 		// measurement, so a Release racing it frees nothing under it: once
 		// admitted here, the profile runs to the end (Release leaves the
@@ -440,6 +447,15 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 			g.profiling--
 			g.releaseProgramIfUnused() // Release may have left it to this profile
 		}()
+		// The earlier work goes first, waited for with the lock given up
+		// and admitted again after (Tx.Flush): a capture begun meanwhile
+		// refuses the call before any of it ran.
+		if err := tx.Flush(context.Background()); err != nil {
+			return s.readmitError(op, s.txError(err))
+		}
+		if err := s.takeErrors(); err != nil {
+			return err
+		}
 		var err error
 		if s.info.Timestamps {
 			out, err = s.profileReplayTimestamps(tx, g)
@@ -511,10 +527,14 @@ func (s *Stream) profileReplayTimestamps(tx *engine.Tx, g *Graph) (ReplayProfile
 		}
 		s.eng.AddDispatches(1)
 		if s.eng.Enc().Dispatches() >= s.eng.Chunk() {
-			s.flushLocked()
+			// Between chunks the replay keeps the lock, as Replay does: a
+			// wait here is only for room at the submitter.
+			s.handOffFull(roomLocked)
 		}
 	}
-	s.flushLocked()
+	// The replay goes on its way before the resolves, so a resolve the
+	// device refuses (its encoder discarded) takes none of it along.
+	s.handOff()
 	// Every set's resolve is encoded under this call's verdict, before the
 	// lock is released: nothing reaches the stream's encoder after a wait
 	// (a capture begun meanwhile would have it run in its window).
@@ -527,7 +547,13 @@ func (s *Stream) profileReplayTimestamps(tx *engine.Tx, g *Graph) (ReplayProfile
 		}
 		rs = append(rs, r)
 	}
-	s.flushLocked()
+	if err := tx.Drain(context.Background()); err != nil {
+		for _, r := range rs { // handed off: the copies may still run
+			r.res.Release()
+			r.st.Release()
+		}
+		return fail(s.txError(err))
+	}
 	raw := make([]byte, 16*n)
 	dst := make([][]byte, len(rs))
 	for k, r := range rs {
@@ -578,7 +604,9 @@ func (s *Stream) profileReplayWall(tx *engine.Tx, g *Graph) (ReplayProfile, erro
 	// still held by ProfileReplay, so the replay runs what was captured.
 	start := time.Now()
 	err := s.encodeProgram(g.prog, g.pins)
-	s.flushLocked()
+	if derr := tx.Drain(context.Background()); derr != nil && err == nil {
+		err = &Error{Op: op.String(), Err: s.txError(derr)}
+	}
 	sub, _ := s.eng.Last()
 	if err != nil {
 		return ReplayProfile{}, err
@@ -628,7 +656,10 @@ func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (time.Duratio
 			cb.Release()
 			return 0, err
 		}
-		s.flushLocked()
+		if err := tx.Flush(context.Background()); err != nil {
+			cb.Release()
+			return 0, s.readmitError(op, s.txError(err))
+		}
 		if prev, any := s.eng.Last(); any {
 			err = tx.Wait(context.Background(), engine.Call("floor", func(ctx context.Context) error {
 				return s.drv.Wait(ctx, prev)

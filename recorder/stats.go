@@ -1,9 +1,11 @@
 package recorder
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/wgpu"
@@ -101,24 +103,44 @@ func (s *Stream) memoryStatsLocked() MemoryStats {
 // released. Use it after a burst of large allocations, or after releasing
 // graphs, in a long-lived program; the pools otherwise keep freed memory for
 // reuse. Refused with lifecycle.ErrGraphState while a capture is prepared
-// or recording (it would give back the working set the capture needs).
+// or recording (it would give back the working set the capture needs). It
+// waits for the stream's submitted work with the lock given up; a capture
+// begun meanwhile refuses the params half, and the pool bytes already
+// given back are returned with that error.
 func (s *Stream) Trim() (uint64, error) {
-	if _, err := s.admit(lifecycle.Trim); err != nil {
+	const op = lifecycle.Trim
+	if err := s.check(op); err != nil {
 		return 0, err
 	}
-	// Cached bind groups hold their buffers alive inside wgpu-native; drop
-	// the cache (groups a graph uses keep their own references, and encoded
-	// work keeps what it uses) so trimmed pages are really freed.
-	s.groups.clear()
-	freed := s.mem.Trim()
-	s.flushLocked()
-	// Every batch before the open one is now submitted, or held nothing:
-	// an entry last used by one of them can go. (The newest submitted
-	// batch number is not that bound: the batch a capture recorded in is
-	// never submitted, and its entries would stay for good.)
-	freed += s.meta.Trim(s.eng.Gen() - 1)
-	s.logPool("pool trimmed", s.mem)
-	s.mu.Unlock()
+	var freed uint64
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		// Cached bind groups hold their buffers alive inside wgpu-native;
+		// drop the cache (groups a graph uses keep their own references,
+		// and encoded work keeps what it uses) so trimmed pages are really
+		// freed.
+		s.groups.clear()
+		freed = s.mem.Trim()
+		// Every batch numbered below mine is submitted once the flush
+		// returns, or held nothing: an entry last used by one of them can
+		// go. (The newest submitted batch number is not that bound: the
+		// batch a capture recorded in is never submitted, and its entries
+		// would stay for good.) The flush waits with the lock given up and
+		// asks again after: a capture begun meanwhile refuses the rest,
+		// which would evict the entries it records with.
+		if err := tx.HandOff(); err != nil {
+			return &Error{Op: op.String(), Err: err}
+		}
+		mine := s.eng.Gen()
+		if err := tx.Flush(context.Background()); err != nil {
+			return s.readmitError(op, s.txError(err))
+		}
+		freed += s.meta.Trim(mine - 1)
+		s.logPool("pool trimmed", s.mem)
+		return nil
+	})
+	if err != nil {
+		return freed, err
+	}
 	// The other streams' caches may bind pages just given back.
 	s.shared.sweepGroups(s, true)
 	return freed, nil

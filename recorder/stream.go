@@ -783,7 +783,7 @@ func (s *Stream) teardown() (err error) {
 			break
 		}
 	}
-	s.flushLocked() // nothing is left to hand off; the submitter is drained
+	s.eng.Flush() // nothing is left to hand off: it waits for nothing
 	for g := range s.graphs {
 		g.releaseLocked()
 	}
@@ -802,7 +802,7 @@ func (s *Stream) teardown() (err error) {
 	s.meta.Close()
 	s.dropOwned()
 	s.mem.Close()
-	s.eng.Close() // the submitter, drained by flushLocked above, and the encoders
+	s.eng.Close() // the submitter, drained above, and the encoders
 	s.shared.remove(s)
 	s.log.Debug().Msg("stream closed")
 	err = s.takeErrors()

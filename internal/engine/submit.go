@@ -579,10 +579,11 @@ func (e *Engine) takeEncoder() driver.Encoder {
 }
 
 // Flush submits everything enqueued and waits until the submitter has
-// submitted it (not until the GPU has run it), holding the lock: lifecycle
-// transitions, profiles and Close go through here (syncs, reads and queue
-// writes wait with it released: Tx.Flush). A batch that fails is reported
-// to Config.Failed. The caller holds the lock.
+// submitted it (not until the GPU has run it), holding the lock. Every
+// operation waits with the lock released instead (Tx.Flush, Tx.Drain);
+// this is for a caller that knows nothing is left to wait for (Close,
+// after its rounds of Tx.Drain) and for the engine's own tests. A batch
+// that fails is reported to Config.Failed. The caller holds the lock.
 func (e *Engine) Flush() {
 	e.HandOff()
 	for len(e.inflight) > 0 {
