@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -191,11 +192,16 @@ func (s *Stream) newBufferLocked(op lifecycle.Op, size uint64, mode lifecycle.Po
 // ErrInvalidArgument (a size WebGPU refuses), ErrClosed, or the device's
 // error (wgpu.ErrOutOfMemory, wgpu.ErrDeviceLost).
 func (s *Stream) Alloc(size uint64) (*Buffer, error) {
-	if _, err := s.admit(lifecycle.Alloc); err != nil {
+	const op = lifecycle.Alloc
+	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	defer s.mu.Unlock()
-	return s.newBufferLocked(lifecycle.Alloc, size, s.life.State().PoolMode())
+	var b *Buffer
+	err := s.eng.Do(op, func(tx *engine.Tx) (err error) {
+		b, err = s.newBufferLocked(op, size, tx.PoolMode())
+		return err
+	})
+	return b, err
 }
 
 // Empty is Alloc.

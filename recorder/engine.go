@@ -143,6 +143,23 @@ func (s *Stream) redo(ctx context.Context, op lifecycle.Op, fn func(*engine.Tx) 
 	return fn(s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute, Pool: st.PoolMode(), Cache: st.CacheMode()}))
 }
 
+// admission asks whether op may run now, in a transaction that ends at
+// once, and returns the pool mode it was admitted in: for an operation
+// that puts nothing on the stream's batch (a load builds privately; a
+// texture or sampler is the device's) and needs only the verdict. A
+// refusal inside the capture window fails the capture, as any is.
+func (s *Stream) admission(op lifecycle.Op) (lifecycle.PoolMode, error) {
+	if err := s.check(op); err != nil {
+		return 0, err
+	}
+	var mode lifecycle.PoolMode
+	err := s.eng.Do(op, func(tx *engine.Tx) error {
+		mode = tx.PoolMode()
+		return nil
+	})
+	return mode, err
+}
+
 // readmitTx is Tx.Readmit for a step after a wait, with the stream's own
 // checks first (closing, a lost device) and its errors as the recorder
 // returns them. The caller is in tx, holding s.mu.

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/graphfile"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
@@ -134,23 +135,25 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 	s := g.s
 	// Saving reads the GPU (contents) and the graph's tables: refused on
 	// the spot while the stream records, like a Read.
-	if _, err := s.admit(op); err != nil {
+	if err := s.check(op); err != nil {
 		return 0, err
 	}
-	if err := g.checkedSave(op); err != nil { // WithChecks (checks.go)
-		s.mu.Unlock()
-		return 0, err
-	}
-	released := g.released
-	if !released {
-		// Save reads the graph's memory over several waits: hold its pins
-		// meanwhile, so a Release racing it cannot hand a page to another
-		// Buffer before it is read (the file would carry that one's data).
+	err := s.eng.Do(op, func(*engine.Tx) error {
+		if err := g.checkedSave(op); err != nil { // WithChecks (checks.go)
+			return err
+		}
+		if g.released {
+			return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		}
+		// Save reads the graph's memory over several waits, each a
+		// transaction of its own (redo): hold its pins meanwhile, so a
+		// Release racing it cannot hand a page to another Buffer before it
+		// is read (the file would carry that one's data).
 		g.pins.ref()
-	}
-	s.mu.Unlock()
-	if released {
-		return 0, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
 	defer func() {
 		s.mu.Lock()

@@ -30,13 +30,12 @@ import (
 // lifecycle.ErrGraphState while a capture is prepared or recording.
 func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 	const op = lifecycle.Load
-	if _, err := s.admit(op); err != nil {
-		return nil, err
-	}
 	// The load holds its verdict to the end: it allocates in the pool mode
 	// of the state it was admitted in, whatever the stream does meanwhile.
-	mode := s.life.State().PoolMode()
-	s.mu.Unlock()
+	mode, err := s.admission(op)
+	if err != nil {
+		return nil, err
+	}
 	if r == nil {
 		return nil, argError(op, ErrInvalidArgument, "reader is nil")
 	}

@@ -3,6 +3,7 @@ package recorder
 import (
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -84,10 +85,19 @@ func (g *Graph) RebindSampler(old, new *Sampler) (*Graph, error) {
 // so the lowered nodes and the recording's own are rebound alike and
 // nothing is lowered again). swap edits n.acc[j] in place on a private copy.
 func (s *Stream) rebindViews(g *Graph, op lifecycle.Op, swap func(n *dispatchOp, j int) (bool, error), what string) (*Graph, error) {
-	if _, err := s.admit(op); err != nil {
+	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	defer s.mu.Unlock()
+	var ng *Graph
+	err := s.eng.Do(op, func(*engine.Tx) (err error) {
+		ng, err = s.rebindViewsLocked(g, op, swap, what)
+		return err
+	})
+	return ng, err
+}
+
+// rebindViewsLocked is rebindViews in its transaction.
+func (s *Stream) rebindViewsLocked(g *Graph, op lifecycle.Op, swap func(n *dispatchOp, j int) (bool, error), what string) (*Graph, error) {
 	if g.released {
 		return nil, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
 	}

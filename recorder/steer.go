@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
 )
@@ -42,21 +43,21 @@ func (g *Graph) Rebind(old, new *Buffer) (*Graph, error) {
 	if err != nil {
 		return nil, s.refused(op, err)
 	}
-	if _, err := s.admit(op); err != nil {
-		npg.Unref()
-		return nil, err
-	}
-	defer s.mu.Unlock()
-	if g.released {
-		npg.Unref()
-		return nil, argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
-	}
-	ng, err := s.rebind(g, old, new, npg)
-	npg.Unref()
+	defer npg.Unref()
+	var ng *Graph
+	err = s.eng.Do(op, func(*engine.Tx) (err error) {
+		if g.released {
+			return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		}
+		if ng, err = s.rebind(g, old, new, npg); err != nil {
+			return err
+		}
+		s.graphs[ng] = true
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.graphs[ng] = true
 	return ng, nil
 }
 

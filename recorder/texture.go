@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
@@ -145,10 +146,10 @@ func (t *Texture) take(s *Stream) (string, error) {
 // the texture keeps it alive.
 func (s *Stream) NewTexture(desc TextureDesc) (*Texture, error) {
 	const op = lifecycle.Alloc
-	if _, err := s.admit(op); err != nil {
+	// The verdict is Execute in every state; nothing below reads the state.
+	if _, err := s.admission(op); err != nil {
 		return nil, err
 	}
-	s.mu.Unlock() // the verdict is Execute in every state; nothing below reads the state
 	dim, depth := driver.Texture2D, uint32(1)
 	if desc.is3D() {
 		dim, depth = driver.Texture3D, desc.Depth
@@ -179,21 +180,23 @@ func (s *Stream) UploadTexture(desc TextureDesc, data []byte) (*Texture, error) 
 		t.Release()
 		return nil, argError(lifecycle.Write, ErrInvalidArgument, "%d bytes for a %s texture (want %d, tightly packed rows)", len(data), desc, t.Size())
 	}
-	v, err := s.admit(lifecycle.Write)
-	if err != nil {
+	const op = lifecycle.Write
+	if err := s.check(op); err != nil {
 		t.Release()
 		return nil, err
 	}
-	if v == lifecycle.DeferError {
-		return t, nil
-	}
-	defer s.mu.Unlock()
-	// A new texture cannot be in the open batch: no flush is needed.
-	if err := s.eng.WriteTexture(t.h.t, data); err != nil {
-		s.mu.Unlock()
-		t.Release()
-		s.mu.Lock()
-		return nil, &Error{Op: "Write", Arg: t.String(), Err: err}
+	// Inside a capture window the write's refusal is deferred: Do returns
+	// nil without running it, and the texture is returned as it is.
+	err = s.eng.Do(op, func(*engine.Tx) error {
+		// A new texture cannot be in the open batch: no flush is needed.
+		if err := s.eng.WriteTexture(t.h.t, data); err != nil {
+			return &Error{Op: op.String(), Arg: t.String(), Err: err}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Release() // without the stream's lock: a release takes the texture's own
+		return nil, err
 	}
 	return t, nil
 }
@@ -312,10 +315,10 @@ func (sm *Sampler) take(s *Stream) (string, error) {
 // NewSampler makes a sampler.
 func (s *Stream) NewSampler(desc SamplerDesc) (*Sampler, error) {
 	const op = lifecycle.Alloc
-	if _, err := s.admit(op); err != nil {
+	// The verdict is Execute in every state; nothing below reads the state.
+	if _, err := s.admission(op); err != nil {
 		return nil, err
 	}
-	s.mu.Unlock() // the verdict is Execute in every state; nothing below reads the state
 	ns, err := s.drv.NewSampler(driver.SamplerDesc{Linear: desc.Linear, Repeat: desc.Repeat, Compare: desc.Compare})
 	if err != nil {
 		return nil, &Error{Op: op.String(), Arg: "sampler", Err: err}
