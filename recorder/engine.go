@@ -132,15 +132,17 @@ func (s *Stream) redo(ctx context.Context, op lifecycle.Op, fn func(*engine.Tx) 
 	if err := s.lockContextFor(ctx, op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
 	if err := s.readmitAfterWait(op); err != nil {
+		s.mu.Unlock()
 		if errors.Is(err, errDeferred) {
 			return nil
 		}
 		return err
 	}
 	st := s.life.State()
-	return fn(s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute, Pool: st.PoolMode(), Cache: st.CacheMode()}))
+	tx := s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute, Pool: st.PoolMode(), Cache: st.CacheMode()})
+	defer tx.End() // releases the lock unless a wait of fn lost it
+	return fn(tx)
 }
 
 // admission asks whether op may run now, in a transaction that ends at

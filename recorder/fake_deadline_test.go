@@ -228,3 +228,83 @@ func TestPrepareCaptureDoesNotWaitForTheDevice(t *testing.T) {
 		t.Errorf("x after the held work, the warmup and one replay (-want +got):\n%s", diff)
 	}
 }
+
+// TestDeadlinesHoldWhenAReplayTookTheLockDuringTheirWait: a ReadContext
+// (waiting for its copy) or a SyncContext (waiting for the GPU) gives the
+// stream's lock up to wait; a Replay on the same stream takes the lock
+// meanwhile and keeps it while it waits for room between its chunks (the
+// device holds the stream's work). The call still returns at its deadline,
+// with an error wrapping context.DeadlineExceeded, without waiting for the
+// replay to let go of the lock, and the replay runs whole once the device
+// moves on. Before, the call took the lock back without its deadline and
+// returned only when the replay was done.
+func TestDeadlinesHoldWhenAReplayTookTheLockDuringTheirWait(t *testing.T) {
+	calls := []struct {
+		name string
+		wait string
+		call func(ctx context.Context, s *Stream, x *Buffer) error
+	}{
+		{"ReadContext", "flush", func(ctx context.Context, s *Stream, x *Buffer) error { _, err := s.ReadContext(ctx, x); return err }},
+		{"SyncContext", "sync", func(ctx context.Context, s *Stream, x *Buffer) error { return s.SyncContext(ctx) }},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			deadlineBesideAReplay(t, c.wait, c.call)
+		})
+	}
+}
+
+func deadlineBesideAReplay(t *testing.T, wait string, call func(ctx context.Context, s *Stream, x *Buffer) error) {
+	r := newFakeRig(t)
+	s := r.stream(t, WithFlushDelay(time.Hour), WithSubmitChunks(1, 1))
+	x := upload(t, s, 0)
+	const n = 600 // past the backlog at which a replay waits for room holding the lock
+	g := r.captureAdds(t, s, x, n)
+	read(t, s, x)
+	release := r.holdSubmitted(t, s, x)
+	var once sync.Once
+	defer once.Do(release)
+	safety := time.AfterFunc(3*time.Second, func() { once.Do(release) })
+	defer safety.Stop()
+	waiting := make(chan struct{})
+	var hooked sync.Once
+	s.waitingUnlocked = func(w string) {
+		if w == wait {
+			hooked.Do(func() { close(waiting) })
+		}
+	}
+	defer func() { s.waitingUnlocked = nil }()
+	const deadline = 300 * time.Millisecond
+	type result struct {
+		err  error
+		took time.Duration
+	}
+	readDone := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), deadline)
+		defer cancel()
+		t0 := time.Now()
+		err := call(ctx, s, x)
+		readDone <- result{err, time.Since(t0)}
+	}()
+	select {
+	case <-waiting:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("the call did not give the lock up to wait (%q)", wait)
+	}
+	replayDone := make(chan error, 1)
+	go func() { replayDone <- g.Replay() }()
+	rd := <-readDone
+	got := map[string]any{"deadline exceeded": errors.Is(rd.err, context.DeadlineExceeded), "returned within 1s": rd.took < time.Second}
+	want := map[string]any{"deadline exceeded": true, "returned within 1s": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a call with a %v deadline beside a replay holding the lock returned %v after %v (-want +got):\n%s", deadline, rd.err, rd.took, d)
+	}
+	once.Do(release)
+	if err := <-replayDone; err != nil {
+		t.Fatalf("Replay: %v", err)
+	}
+	if d := cmp.Diff([]uint32{uint32(gpuDepth + n)}, read(t, s, x)); d != "" {
+		t.Errorf("the held launches and the whole replay ran (-want +got):\n%s", d)
+	}
+}

@@ -362,6 +362,11 @@ func (s *Stream) readBackTx(ctx context.Context, tx *engine.Tx, what string, enc
 			s.stage = append(s.stage, st)
 		}
 	}
+	if tx.Lost() {
+		// The flush's wait ran into ctx's end before it took the lock back:
+		// nothing the lock guards may be touched.
+		return fail(err)
+	}
 	s.eng.ResetChunk()
 	if err == nil {
 		s.planRamps() // encoded while the GPU finishes

@@ -370,14 +370,14 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		}
 		st = s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
 		if err := tx.Flush(ctx); err != nil {
-			s.unstageChecks(st, false)
+			tx.Locked(func() { s.unstageChecks(st, false) }) // ctx may have ended before the lock was back
 			return &Error{Op: "Sync", Err: s.txError(err)}
 		}
 		sub, _ := s.eng.Last()
 		s.eng.ResetChunk()
 		s.planRamps() // encoded while the GPU finishes
 		if err := tx.Wait(ctx, engine.GPU(sub)); err != nil {
-			s.unstageChecks(st, false)
+			tx.Locked(func() { s.unstageChecks(st, false) })
 			return &Error{Op: "Sync", Err: err}
 		}
 		err := s.takeErrors()

@@ -9,8 +9,10 @@ import (
 	"go/token"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -130,6 +132,8 @@ func sentinel(errs map[string]error) map[string]string {
 			out[k] = "ErrWaited"
 		case errors.Is(err, engine.ErrTxDone):
 			out[k] = "ErrTxDone"
+		case errors.Is(err, engine.ErrLockLost):
+			out[k] = "ErrLockLost"
 		default:
 			out[k] = err.Error()
 		}
@@ -701,5 +705,100 @@ func TestHandOffFullWaitsForRoomOnlyAsATransaction(t *testing.T) {
 		"lock free during the room wait": "true", "gate asked again": "0"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("HandOffFull with room and behind a held device (-want +got):\n%s", d)
+	}
+}
+
+// TestAWaitWhoseContextEndsWhileTheLockIsHeldReturnsWithoutIt: a call with
+// a deadline must return at it even when, as its wait ends, another
+// operation holds the lock for long (a replay waiting for room between its
+// chunks). Wait takes the lock back with the caller's context: when that
+// ends first it returns ctx's error without the lock, the transaction is
+// lost (every later use fails with ErrLockLost, Readmit included), DoContext
+// returns at once without releasing the lock it does not hold, and what
+// Locked was given runs once the holder lets go, holding the lock. Before,
+// Wait took the lock back without the context and the call returned only
+// when the holder let go.
+func TestAWaitWhoseContextEndsWhileTheLockIsHeldReturnsWithoutIt(t *testing.T) {
+	r := newRig(t, true)
+	b := r.buffer(t, "b")
+	holderHas := make(chan struct{})
+	holderGo := make(chan struct{})
+	holderDone := make(chan struct{})
+	var letGo sync.Once
+	release := func() { letGo.Do(func() { close(holderGo) }) }
+	// Without the rule the call returns only when the holder lets go: it
+	// does after 3 s, so the test fails instead of hanging.
+	safety := time.AfterFunc(3*time.Second, release)
+	defer safety.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var waitErr error
+	var lost bool
+	var after map[string]string
+	var readmit error
+	lockedRan := make(chan bool, 1)
+	t0 := time.Now()
+	err := r.eng.DoContext(ctx, lifecycle.Read, func(tx *engine.Tx) error {
+		waitErr = tx.Wait(ctx, engine.Call("read", func(context.Context) error {
+			// Another operation takes the lock while this one waits, and
+			// keeps it past the deadline.
+			go func() {
+				defer close(holderDone)
+				r.mu.Lock()
+				close(holderHas)
+				<-holderGo
+				r.mu.Unlock()
+			}()
+			<-holderHas
+			return nil
+		}))
+		lost = tx.Lost()
+		after = sentinel(usage(tx, b))
+		readmit = tx.Readmit()
+		tx.Locked(func() {
+			// Asked from another goroutine (the lockrank build forbids a
+			// goroutine to try a second lock of its rank).
+			free := make(chan bool)
+			go func() {
+				ok := r.mu.TryLock()
+				if ok {
+					r.mu.Unlock()
+				}
+				free <- ok
+			}()
+			lockedRan <- !<-free
+		})
+		return waitErr
+	})
+	took := time.Since(t0)
+	got := map[string]any{"DoContext returned the deadline": errors.Is(err, context.DeadlineExceeded),
+		"Wait returned the deadline": errors.Is(waitErr, context.DeadlineExceeded), "lost": lost,
+		"returned within 1s": took < time.Second, "Readmit": errors.Is(readmit, engine.ErrLockLost)}
+	want := map[string]any{"DoContext returned the deadline": true, "Wait returned the deadline": true, "lost": true,
+		"returned within 1s": true, "Readmit": true}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("a wait whose deadline passed while another held the lock (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(all("ErrLockLost"), after); d != "" {
+		t.Errorf("after the lock was lost, every step must fail with ErrLockLost (-want +got):\n%s", d)
+	}
+	select {
+	case <-lockedRan:
+		t.Fatal("Locked ran its function while another operation held the lock")
+	case <-time.After(20 * time.Millisecond):
+	}
+	release()
+	<-holderDone
+	select {
+	case held := <-lockedRan:
+		if !held {
+			t.Error("Locked ran its function without the lock")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("Locked did not run its function once the lock was free")
+	}
+	// The lock is free and usable: nothing unlocked it twice.
+	if err := r.eng.Do(lifecycle.Read, func(*engine.Tx) error { return nil }); err != nil {
+		t.Errorf("Do after the lost transaction: %v", err)
 	}
 }

@@ -18,6 +18,10 @@ var (
 	// ErrTxDone is returned by any use of a transaction after its Do
 	// returned (database/sql's ErrTxDone).
 	ErrTxDone = errors.New("engine: the transaction is over")
+	// ErrLockLost is returned by any use of a transaction whose Wait gave
+	// up taking the lock back when its context ended: it holds no lock,
+	// and nothing but Locked may touch what the lock guards.
+	ErrLockLost = errors.New("engine: the transaction's context ended before it took the lock back")
 )
 
 // Admission is a gate's decision for one operation, taken once under the
@@ -52,6 +56,9 @@ type Tx struct {
 	// waited: Wait gave the lock up and Readmit has not confirmed since.
 	waited bool
 	done   bool
+	// lost: Wait's context ended before it took the lock back; the
+	// transaction holds no lock from then on (Do does not release it).
+	lost bool
 }
 
 // Do runs fn as op's transaction: it takes the lock, asks the gate for the
@@ -73,14 +80,45 @@ func (e *Engine) DoContext(ctx context.Context, op lifecycle.Op, fn func(tx *Tx)
 }
 
 func (e *Engine) do(op lifecycle.Op, fn func(tx *Tx) error) error {
-	defer e.mu.Unlock()
 	a, err := e.gate.Admit(op)
 	if err != nil || a.Verdict == lifecycle.DeferError || a.Verdict == lifecycle.Refuse {
+		e.mu.Unlock()
 		return err
 	}
 	tx := e.Begin(op, a)
-	defer func() { tx.done = true }()
+	defer tx.End()
 	return fn(tx)
+}
+
+// End ends a transaction begun with Begin: it releases the lock, unless a
+// Wait lost it (its context ended first), and every later use of tx fails
+// with ErrTxDone. Do ends its transactions itself.
+func (tx *Tx) End() {
+	tx.done = true
+	if !tx.lost {
+		tx.e.mu.Unlock()
+	}
+}
+
+// Lost reports whether a Wait of tx gave up taking the lock back (its
+// context ended first): the transaction holds no lock.
+func (tx *Tx) Lost() bool { return tx.lost }
+
+// Locked runs fn holding the lock: at once, or, when a Wait lost it, on a
+// goroutine of its own once the lock is free. It is for undoing what a
+// transaction left in the state the lock guards (a staged copy given back)
+// on a path that may have lost the lock.
+func (tx *Tx) Locked(fn func()) {
+	if !tx.lost {
+		fn()
+		return
+	}
+	e := tx.e
+	go func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		fn()
+	}()
 }
 
 // Begin is the transaction of op, which the caller admitted under the lock
@@ -107,6 +145,8 @@ func (tx *Tx) usable() error {
 	switch {
 	case tx.done:
 		return ErrTxDone
+	case tx.lost:
+		return ErrLockLost
 	case tx.waited:
 		return ErrWaited
 	}
@@ -141,9 +181,20 @@ func Call(name string, fn func(context.Context) error) Token {
 // lock again (ctx's error, or the wait's). It is the only way a
 // transaction gives the lock up: from then on its encoding, queue writes,
 // hand-offs and submits fail with ErrWaited until Readmit succeeds.
+//
+// Taking the lock back is bounded by ctx too: another operation may hold
+// the lock for long (a replay waiting for room between its chunks), and a
+// call with a deadline must return at it. When ctx ends first, Wait
+// returns ctx's error without the lock: the transaction is lost (Lost),
+// every later use of it fails with ErrLockLost, its caller must return
+// touching nothing the lock guards (Locked runs what must be undone once
+// the lock is free), and Do returns without releasing the lock.
 func (tx *Tx) Wait(ctx context.Context, t Token) error {
 	if tx.done {
 		return ErrTxDone
+	}
+	if tx.lost {
+		return ErrLockLost
 	}
 	e := tx.e
 	var changed <-chan struct{}
@@ -174,7 +225,12 @@ func (tx *Tx) Wait(ctx context.Context, t Token) error {
 			err = ctx.Err()
 		}
 	}
-	e.mu.Lock()
+	if lerr := e.LockContext(ctx); lerr != nil {
+		tx.lost = true
+		if err == nil {
+			err = lerr
+		}
+	}
 	return err
 }
 
@@ -186,6 +242,9 @@ func (tx *Tx) Wait(ctx context.Context, t Token) error {
 func (tx *Tx) Readmit() error {
 	if tx.done {
 		return ErrTxDone
+	}
+	if tx.lost {
+		return ErrLockLost
 	}
 	e := tx.e
 	if e.closing.Load() {
