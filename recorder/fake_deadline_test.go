@@ -3,7 +3,9 @@ package recorder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -307,4 +309,157 @@ func deadlineBesideAReplay(t *testing.T, wait string, call func(ctx context.Cont
 	if d := cmp.Diff([]uint32{uint32(gpuDepth + n)}, read(t, s, x)); d != "" {
 		t.Errorf("the held launches and the whole replay ran (-want +got):\n%s", d)
 	}
+}
+
+// TestDeadlineCallsRacingReplaysLaunchesTrimsAndCloseLeaveTheStreamExact:
+// goroutines replay a long graph, launch, trim, and call ReadContext and
+// SyncContext with deadlines of a few milliseconds on one stream whose
+// device takes 2 ms per submission, so deadlines pass in every phase of a
+// call (waiting for the lock, for the submitter, for the GPU, for the lock
+// back while a replay holds it). Nothing panics or deadlocks, every read
+// that succeeds sees no less than the one before it, and the buffer ends
+// holding exactly what the calls that returned nil did; then Close races
+// more deadline calls, which each return nil or an error. Lost
+// transactions must leave the stream as whole as finished ones.
+func TestDeadlineCallsRacingReplaysLaunchesTrimsAndCloseLeaveTheStreamExact(t *testing.T) {
+	r := newFakeRig(t)
+	s := r.stream(t)
+	x := upload(t, s, 0)
+	const n = 600
+	g := r.captureAdds(t, s, x, n)
+	read(t, s, x)
+	r.dev.Delay(2 * time.Millisecond)
+	var replays, adds, lost atomic.Int64
+	var mu sync.Mutex
+	var failures []string
+	fail := func(format string, args ...any) {
+		mu.Lock()
+		failures = append(failures, fmt.Sprintf(format, args...))
+		mu.Unlock()
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	loop := func(name string, f func(i int)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					fail("%s panicked: %v", name, p)
+				}
+			}()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				f(i)
+			}
+		}()
+	}
+	loop("Replay", func(int) {
+		if err := g.Replay(); err != nil {
+			fail("Replay: %v", err)
+			return
+		}
+		replays.Add(1)
+	})
+	loop("Launch", func(int) {
+		if err := r.add(s, x, 1); err != nil {
+			fail("Launch: %v", err)
+			return
+		}
+		adds.Add(1)
+		time.Sleep(time.Millisecond)
+	})
+	loop("Trim", func(int) {
+		if _, err := s.Trim(); err != nil {
+			fail("Trim: %v", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	})
+	for k := range 2 {
+		last := uint32(0)
+		loop(fmt.Sprintf("ReadContext %d", k), func(i int) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%7)*time.Millisecond)
+			defer cancel()
+			raw, err := s.ReadContext(ctx, x)
+			switch {
+			case errors.Is(err, context.DeadlineExceeded):
+				lost.Add(1)
+			case err != nil:
+				fail("ReadContext: %v", err)
+			default:
+				if v := words(raw)[0]; v < last {
+					fail("a read saw %d after one saw %d", v, last)
+				} else {
+					last = v
+				}
+			}
+		})
+	}
+	loop("SyncContext", func(i int) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%5)*time.Millisecond)
+		defer cancel()
+		if err := s.SyncContext(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			fail("SyncContext: %v", err)
+		}
+	})
+	time.Sleep(time.Second)
+	close(stop)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the calls did not all return within 30 s of being stopped")
+	}
+	for _, f := range failures {
+		t.Error(f)
+	}
+	want := uint32(replays.Load())*n + uint32(adds.Load())
+	if d := cmp.Diff([]uint32{want}, read(t, s, x)); d != "" {
+		t.Errorf("after %d replays of %d and %d launches (-want +got):\n%s", replays.Load(), n, adds.Load(), d)
+	}
+	t.Logf("%d replays, %d launches, %d deadline calls gave up", replays.Load(), adds.Load(), lost.Load())
+	if lost.Load() == 0 {
+		t.Error("no deadline passed: the test exercised nothing it names")
+	}
+	// Close beside more deadline calls: each returns, Close returns nil.
+	var closers sync.WaitGroup
+	for k := range 4 {
+		closers.Add(1)
+		go func() {
+			defer closers.Done()
+			for i := range 50 {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+(i+k)%4)*time.Millisecond)
+				if p := noPanicFake(func() { _, _ = s.ReadContext(ctx, x) }); p != "" {
+					fail("ReadContext beside Close panicked: %s", p)
+				}
+				if p := noPanicFake(func() { _ = s.SyncContext(ctx) }); p != "" {
+					fail("SyncContext beside Close panicked: %s", p)
+				}
+				cancel()
+			}
+		}()
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close beside deadline calls: %v", err)
+	}
+	closers.Wait()
+	for _, f := range failures {
+		t.Error(f)
+	}
+}
+
+// noPanicFake runs f and returns what it panicked with, or "".
+func noPanicFake(f func()) (msg string) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg = fmt.Sprint(p)
+		}
+	}()
+	f()
+	return ""
 }
