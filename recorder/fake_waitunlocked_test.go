@@ -321,3 +321,36 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestAResolveTheDeviceRefusesLosesNoneOfTheProfiledWork: EndProfile and
+// ProfileReplay encode their timestamp resolves after the profiled work
+// and discard the encoder when the device refuses one; the work went on
+// its way first, so it still runs (the buffer counts it) and only the
+// profile fails. Without the hand-off, a refused resolve dropped the
+// launches it was encoded after.
+func TestAResolveTheDeviceRefusesLosesNoneOfTheProfiledWork(t *testing.T) {
+	r := newFakeRigOn(t, fake.Options{Info: driver.Info{Timestamps: true}})
+	s := r.stream(t, WithFlushDelay(time.Hour))
+	x := upload(t, s, 0)
+	g := r.captureAdds(t, s, x, 4)
+	tok, err := s.StartProfile()
+	if err != nil {
+		t.Fatalf("StartProfile: %v", err)
+	}
+	for range 3 {
+		if err := r.add(s, x, 1); err != nil {
+			t.Fatalf("Launch: %v", err)
+		}
+	}
+	r.dev.Fail(fake.OpResolve, 1)
+	_, endErr := s.EndProfile(tok)
+	r.dev.Fail(fake.OpResolve, 1)
+	_, replayErr := s.ProfileReplay(g)
+	got := map[string]any{"EndProfile failed": endErr != nil, "ProfileReplay failed": replayErr != nil,
+		"x": read(t, s, x)}
+	want := map[string]any{"EndProfile failed": true, "ProfileReplay failed": true,
+		"x": []uint32{3 + 4}}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("profiles whose resolve the device refused (EndProfile: %v; ProfileReplay: %v) (-want +got):\n%s", endErr, replayErr, d)
+	}
+}

@@ -227,12 +227,16 @@ func (s *Stream) EndProfile(tok ProfileToken) (Profile, error) {
 		var r resolved
 		var err error
 		if p.passes > 0 {
+			// The profiled work goes on its way first (not waited for), so
+			// a resolve the device refuses (its encoder discarded) takes
+			// none of it along.
+			s.handOff()
 			raw = make([]byte, 16*p.passes)
 			r, err = s.encodeResolve(p.set, 2*p.passes)
 		}
-		// The batch goes to the submitter even when the resolve failed (its
-		// encoder was discarded then, and the resolve released what it
-		// made): the errors of the work it held are this call's to return.
+		// The batch goes to the submitter even when the resolve failed (the
+		// resolve released what it made): the errors of the work before it
+		// are this call's to return.
 		if derr := tx.Drain(context.Background()); derr != nil {
 			if r.res != nil { // handed off: the copy may still run
 				r.res.Release()

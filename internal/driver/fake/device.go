@@ -47,12 +47,13 @@ func (e *DeviceError) Unwrap() error { return e.Err }
 type Op string
 
 const (
-	OpNewBuffer   Op = "NewBuffer"   // fails out of memory
-	OpSubmit      Op = "Submit"      // fails validation; the command buffers are dropped
-	OpFinish      Op = "Finish"      // fails validation; the encoded commands are dropped
-	OpWriteBuffer Op = "WriteBuffer" // fails validation; nothing is written
-	OpReadBuffer  Op = "ReadBuffer"  // fails validation after the wait; nothing is read
-	OpNewEncoder  Op = "NewEncoder"  // fails out of memory
+	OpNewBuffer   Op = "NewBuffer"      // fails out of memory
+	OpSubmit      Op = "Submit"         // fails validation; the command buffers are dropped
+	OpFinish      Op = "Finish"         // fails validation; the encoded commands are dropped
+	OpWriteBuffer Op = "WriteBuffer"    // fails validation; nothing is written
+	OpReadBuffer  Op = "ReadBuffer"     // fails validation after the wait; nothing is read
+	OpNewEncoder  Op = "NewEncoder"     // fails out of memory
+	OpResolve     Op = "ResolveQueries" // fails validation at encoding; the command is not recorded
 )
 
 // Options configure a Device; the zero value is a hardware-like adapter

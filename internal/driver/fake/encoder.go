@@ -305,6 +305,9 @@ func (e *Encoder) CopyTextureToBuffer(src driver.Texture, dst driver.Buffer, off
 
 func (e *Encoder) ResolveQueries(q driver.QuerySet, first, count uint32, dst driver.Buffer, off uint64) error {
 	const op = "ResolveQueries"
+	if err := e.dev.injected(OpResolve); err != nil {
+		return err
+	}
 	e.EndPass()
 	a, err := e.dev.buffer(op, dst)
 	if err != nil {
