@@ -348,6 +348,9 @@ func (s *Stream) Sync() error { return s.SyncContext(context.Background()) }
 // wrapping ctx.Err() and the work stays enqueued. The wait polls the
 // device without blocking inside wgpu-native, so it ends when the GPU is
 // done, when ctx ends, or when the device is closed or lost — never early.
+// ctx bounds every wait of the call: for the stream's lock, for the
+// submitter, for the GPU, and for the lock again after a wait, which
+// another call (a long replay waiting for room) may hold meanwhile.
 func (s *Stream) SyncContext(ctx context.Context) error {
 	if ctx == nil {
 		// Checked before the lock: ctx.Err() on nil panics, and a panic
