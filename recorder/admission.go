@@ -41,20 +41,6 @@ func (s *Stream) lock(op lifecycle.Op) error {
 	return nil
 }
 
-// admit is check, lock and the lifecycle's verdict in one: on Execute and
-// Record it returns with the mutex held; on DeferError it queues the
-// refusal and returns (DeferError, nil) with the mutex released; on Refuse
-// it returns the refusal with the mutex released.
-func (s *Stream) admit(op lifecycle.Op) (lifecycle.Verdict, error) {
-	if err := s.check(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	if err := s.lock(op); err != nil {
-		return lifecycle.Refuse, err
-	}
-	return s.admitLocked(op)
-}
-
 // lockContextFor is lock for a call with a deadline: lockContext, then the
 // closing re-check. On error the mutex is not held.
 func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
@@ -68,20 +54,10 @@ func (s *Stream) lockContextFor(ctx context.Context, op lifecycle.Op) error {
 	return nil
 }
 
-// admitLocked is admit's verdict for a caller already holding s.mu; on
-// DeferError and Refuse the mutex is released. A refusal inside the capture
-// window is queued to fail EndCapture in this same hold, as the lifecycle's
-// table says (failLocked); a deferred write always is.
-func (s *Stream) admitLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
-	v, err := s.verdictLocked(op)
-	if v == lifecycle.DeferError || v == lifecycle.Refuse {
-		s.mu.Unlock()
-	}
-	return v, err
-}
-
-// verdictLocked is admitLocked keeping the mutex whatever the verdict (the
-// engine's Gate.Admit).
+// verdictLocked is the lifecycle's verdict for op, decided under s.mu,
+// which it keeps (the engine's Gate.Admit). A refusal inside the capture
+// window is queued to fail EndCapture in this same hold, as the
+// lifecycle's table says (failLocked); a deferred write's always is.
 func (s *Stream) verdictLocked(op lifecycle.Op) (lifecycle.Verdict, error) {
 	v := s.life.Admit(op)
 	switch v {

@@ -98,32 +98,39 @@ func (s *Stream) branch(kind regionKind, cond *Buffer, offset uint64, maxIter in
 	if err != nil {
 		return s.refused(op, err)
 	}
-	v, err := s.admit(op)
-	if err != nil {
+	// The admitting transaction opens the region (Record); the body runs
+	// after it, with the lock free (it is the caller's code, which takes
+	// the lock itself), and the region is closed in a hold of its own that
+	// checks the recording is still the one admitted.
+	var v lifecycle.Verdict
+	var rec *recording
+	var parent, id, nodes int
+	err = s.eng.Do(op, func(tx *engine.Tx) error {
+		v = tx.Verdict()
+		if v != lifecycle.Record {
+			return nil
+		}
+		if err := s.bodyBinds(op, cond, name+": condition buffer", true); err != nil {
+			return s.failLocked(op, err)
+		}
+		rec = s.capturing()
+		parent = rec.cur
+		rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
+			maxIter: maxIter, start: len(rec.nodes)})
+		id = len(rec.regions) - 1
+		rec.pins.addPage(pg)
+		rec.cur = id
+		nodes = len(rec.nodes)
+		return nil
+	})
+	if err != nil || (v != lifecycle.Execute && v != lifecycle.Record) {
 		pg.Unref()
 		return err
 	}
 	if v == lifecycle.Execute {
-		s.mu.Unlock()
 		defer pg.Unref()
 		return s.branchEagerly(kind, cond, pg, offset, maxIter, body)
 	}
-	// Record: the body's work goes into a region of the recording.
-	if err := s.bodyBinds(op, cond, name+": condition buffer", true); err != nil {
-		err = s.failLocked(op, err)
-		s.mu.Unlock()
-		pg.Unref()
-		return err
-	}
-	rec := s.capturing()
-	parent := rec.cur
-	rec.regions = append(rec.regions, region{kind: kind, parent: parent, cond: pg, condBuf: cond, condOff: offset,
-		maxIter: maxIter, start: len(rec.nodes)})
-	id := len(rec.regions) - 1
-	rec.pins.addPage(pg)
-	rec.cur = id
-	nodes := len(rec.nodes)
-	s.mu.Unlock()
 	berr := body()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -59,7 +59,7 @@ func (s *session) Abort() (*recording, bool) {
 // streamGate is the stream's admission as the engine asks for it.
 type streamGate Stream
 
-// Admit is admitLocked's verdict without releasing the lock: a refusal
+// Admit is verdictLocked with the modes the operation runs in: a refusal
 // inside the capture window is queued to fail EndCapture in this same
 // hold, as the lifecycle's table says; a deferred write's always is.
 func (g *streamGate) Admit(op lifecycle.Op) (engine.Admission, error) {

@@ -304,19 +304,19 @@ func (g *Graph) Replay() (err error) {
 		return argError(op, ErrInvalidArgument, "graph is nil")
 	}
 	s := g.s
-	v, err := s.admit(op)
-	if err != nil {
+	if err := s.check(op); err != nil {
 		return err
 	}
-	defer s.mu.Unlock()
-	defer s.failsOnReturn(op, &err) // in this hold: the verdict's
-	if g.released {
-		return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
-	}
-	if v == lifecycle.Record {
-		return s.capturing().include(g)
-	}
-	return s.replayLocked(g)
+	return s.eng.Do(op, func(tx *engine.Tx) (err error) {
+		defer s.failsOnReturn(op, &err) // in this hold: the verdict's
+		if g.released {
+			return argError(op, ErrReleased, "graph of %d dispatches was released", g.stats.Dispatches)
+		}
+		if tx.Verdict() == lifecycle.Record {
+			return s.capturing().include(g)
+		}
+		return s.replayLocked(g)
+	})
 }
 
 // replayLocked enqueues one replay of g. The caller holds s.mu.

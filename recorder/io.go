@@ -159,14 +159,26 @@ func (s *Stream) resolveCopy(op lifecycle.Op, dst *Buffer, dstOffset uint64, src
 
 // enqueueTransfer runs or records a resolved copy or clear. A refusal
 // after admission fails the capture in the admitting hold.
-func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) (err error) {
-	v, err := s.admit(op)
-	if err != nil {
+func (s *Stream) enqueueTransfer(op lifecycle.Op, c *transfer) error {
+	if err := s.check(op); err != nil {
 		c.release()
 		return err
 	}
-	defer s.mu.Unlock()
-	defer s.failsOnReturn(op, &err)
+	ran := false
+	err := s.eng.Do(op, func(tx *engine.Tx) (err error) {
+		ran = true
+		defer s.failsOnReturn(op, &err)
+		return s.transferTx(tx, op, c)
+	})
+	if !ran {
+		c.release() // refused: nothing took it over
+	}
+	return err
+}
+
+// transferTx is a copy or clear in its transaction.
+func (s *Stream) transferTx(tx *engine.Tx, op lifecycle.Op, c *transfer) (err error) {
+	v := tx.Verdict()
 	if c.size == 0 {
 		c.release()
 		return nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/internal/paramcache"
 	"github.com/softgraph/softgraph/internal/pool"
 	"github.com/softgraph/softgraph/lifecycle"
@@ -239,19 +240,23 @@ func (s *Stream) launch(k driver.KernelHandle, d Dispatch, args []Arg) (err erro
 	if err := s.check(op); err != nil {
 		return launchError(op, k, err)
 	}
-	if err := s.lock(op); err != nil {
-		return launchError(op, k, err)
-	}
-	v, err := s.admitLocked(op) // records inside the window: never refused there
-	if err != nil || v == lifecycle.DeferError {
-		return launchError(op, k, err)
-	}
-	defer s.mu.Unlock()
-	// Every error names the kernel before it is queued, so a failed
-	// EndCapture names it too; both run in the admitting hold (deferred
-	// after the Unlock, they run before it).
-	defer s.failsOnReturn(op, &err)
-	defer func() { err = launchError(op, k, err) }()
+	// One transaction (it allocates nothing: the engine keeps the last
+	// one for the next). A Launch records inside the window: never
+	// refused there.
+	err = s.eng.Do(op, func(tx *engine.Tx) (err error) {
+		// Every error names the kernel before it is queued, so a failed
+		// EndCapture names it too; both run in the admitting hold.
+		defer s.failsOnReturn(op, &err)
+		defer func() { err = launchError(op, k, err) }()
+		return s.launchTx(tx, k, d, args)
+	})
+	return launchError(op, k, err) // a refusal by the gate; idempotent on the rest
+}
+
+// launchTx is a Launch in its transaction.
+func (s *Stream) launchTx(tx *engine.Tx, k driver.KernelHandle, d Dispatch, args []Arg) error {
+	const op = lifecycle.Launch
+	v := tx.Verdict()
 	l := &s.scratch.launch
 	defer l.reset()
 	if err := s.resolve(op, k, d, args, l); err != nil {

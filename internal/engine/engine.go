@@ -95,10 +95,12 @@ type Engine struct {
 	// The submitter: batches handed off and not yet reaped, in
 	// submission order; spare encoders; the newest batch known to be
 	// submitted.
-	sub          *submitq.Queue[*job]
-	finish       chan *job // jobs for the finishers (finishAhead); nil without them
-	inflight     []*job
-	spare        []driver.Encoder
+	sub      *submitq.Queue[*job]
+	finish   chan *job // jobs for the finishers (finishAhead); nil without them
+	inflight []*job
+	spare    []driver.Encoder
+	// idleTx is the transaction Do ended last, kept for the next Do.
+	idleTx       *Tx
 	jobFree      []*job
 	submittedGen uint64
 	inlineDone   []*job // jobs processed inline (no submitter), not yet reaped

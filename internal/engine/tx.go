@@ -85,9 +85,30 @@ func (e *Engine) do(op lifecycle.Op, fn func(tx *Tx) error) error {
 		e.mu.Unlock()
 		return err
 	}
-	tx := e.Begin(op, a)
-	defer tx.End()
+	// A transaction that ended holding the lock is kept for the next Do
+	// (the launch path is a transaction: it allocates none), so a Tx
+	// used after its Do is only known to be over until the next Do
+	// takes it up.
+	tx := e.idleTx
+	if tx != nil {
+		e.idleTx = nil
+		*tx = Tx{e: e, op: op, a: a, epoch: e.epoch}
+	} else {
+		tx = e.Begin(op, a)
+	}
+	defer e.end(tx)
 	return fn(tx)
+}
+
+// end is End for Do's transactions: one that kept the lock is kept for
+// the next Do.
+func (e *Engine) end(tx *Tx) {
+	tx.done = true
+	if tx.lost {
+		return
+	}
+	e.idleTx = tx
+	e.mu.Unlock()
 }
 
 // End ends a transaction begun with Begin: it releases the lock, unless a
