@@ -16,7 +16,8 @@ var (
 	// nothing the operation does next may reach the GPU outside it.
 	ErrWaited = errors.New("engine: the transaction waited and was not admitted again")
 	// ErrTxDone is returned by any use of a transaction after its Do
-	// returned (database/sql's ErrTxDone).
+	// returned (database/sql's ErrTxDone), until the next Do of the engine
+	// takes the same Tx up: a Tx must not be kept past its Do.
 	ErrTxDone = errors.New("engine: the transaction is over")
 	// ErrLockLost is returned by any use of a transaction whose Wait gave
 	// up taking the lock back when its context ended: it holds no lock,
