@@ -208,7 +208,7 @@ func (s *Stream) transferTx(tx *engine.Tx, op lifecycle.Op, c *transfer) (err er
 		s.hold(c.src)
 	}
 	s.hold(c.dst)
-	s.enqueuedBy(op)
+	s.enqueuedBy(tx)
 	return nil
 }
 

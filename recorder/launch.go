@@ -283,7 +283,7 @@ func (s *Stream) launchTx(tx *engine.Tx, k driver.KernelHandle, d Dispatch, args
 		s.capturing().addLaunch(s, l)
 		return nil
 	}
-	return s.encodeLaunch(op, l)
+	return s.encodeLaunch(tx, op, l)
 }
 
 // reset clears a scratch launch for the next one, dropping pointers so
@@ -295,7 +295,7 @@ func (l *launch) reset() {
 
 // encodeLaunch encodes a bound launch into the open batch, which takes over
 // its page references. The caller holds s.mu.
-func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
+func (s *Stream) encodeLaunch(tx *engine.Tx, op lifecycle.Op, l *launch) error {
 	groups := s.scratch.groups[:l.k.Groups()]
 	clear(groups)
 	for i := range groups {
@@ -338,7 +338,7 @@ func (s *Stream) encodeLaunch(op lifecycle.Op, l *launch) error {
 		}
 	}
 	s.eng.AddDispatches(1)
-	s.enqueuedBy(op)
+	s.enqueuedBy(tx)
 	return nil
 }
 

@@ -243,17 +243,15 @@ func (s *Stream) State() lifecycle.State {
 	return s.life.State()
 }
 
-// enqueuedBy is enqueued for op, a Launch, Copy or Clear whose command is
+// enqueuedBy is enqueued for tx, a Launch, Copy or Clear whose command is
 // in the open batch now, as the last step of the call: a full batch that
-// finds the submitter behind waits for room with the lock given up, and
-// that wait is a transaction's (Tx.HandOffFull), begun here under the
-// call's own admission (only when the batch is full, so a launch that
-// fills no batch allocates none). The caller holds s.mu and does nothing
-// after it but return.
-func (s *Stream) enqueuedBy(op lifecycle.Op) {
+// finds the submitter behind waits for room with the lock given up, in
+// the call's own transaction (Tx.HandOffFull, which leaves it waited:
+// nothing of it may reach the GPU after). The caller does nothing after
+// it but return.
+func (s *Stream) enqueuedBy(tx *engine.Tx) {
 	full := s.eng.Full()
 	if full {
-		tx := s.eng.Begin(op, engine.Admission{Verdict: lifecycle.Execute})
 		if handed, _ := tx.HandOffFull(); handed {
 			return
 		}
