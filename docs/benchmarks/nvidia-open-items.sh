@@ -19,6 +19,8 @@
 # ROUNDS (9), BUDGET (graphbench -budget, 4s), STEP_TIMEOUT (seconds per
 # step, 120), GAP0 (1: GL runs without the poll gap beside the default's),
 # PREENCODE0 (1: GL runs without pre-encoding or ramps beside them),
+# BACKGROUND0 (1: GL runs with the recorder paths submitting on the
+# caller's goroutine, graphbench -background off, beside them),
 # TRACE (rows to trace on GL; default life512_g2_x200,tiny_x1000), PARTS
 # (graphbench, tests, machines; default "graphbench tests"; run in that
 # order; machines needs .bin/wgpu.test), RUNS (GL
@@ -66,6 +68,9 @@ graphbench_part() {
 		fi
 		if [ "${PREENCODE0:-0}" = 1 ]; then
 			SOFTGRAPH_BACKEND=gl SOFTGRAPH_PREENCODE=0 step "graphbench-gl-preencode0-$i" "${gb[@]}"
+		fi
+		if [ "${BACKGROUND0:-0}" = 1 ]; then
+			SOFTGRAPH_BACKEND=gl step "graphbench-gl-background0-$i" "${gb[@]}" -background off
 		fi
 	done
 	SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
