@@ -36,6 +36,9 @@ func newFakeRigOn(t testing.TB, o fake.Options) *fakeRig {
 	d := fake.New(o)
 	t.Cleanup(d.Close)
 	r := &fakeRig{dev: d}
+	if err := registerControlKernels(d); err != nil {
+		t.Fatalf("the control kernels: %v", err)
+	}
 	r.addConst = d.Register(fake.KernelSpec{
 		Entry: "add_const",
 		Resources: []driver.Resource{
