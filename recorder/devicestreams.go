@@ -37,15 +37,7 @@ func (d *deviceStreams) groupsGone() { d.groupsEpoch.Add(1) }
 // (the caller holds none). With wait false a stream whose lock is busy is
 // left to empty its cache at its next launch.
 func (d *deviceStreams) sweepGroups(skip *Stream, wait bool) {
-	d.mu.Lock()
-	list := make([]*Stream, 0, len(d.streams))
-	for s := range d.streams {
-		if s != skip {
-			list = append(list, s)
-		}
-	}
-	d.mu.Unlock()
-	for _, s := range list {
+	for _, s := range d.others(skip) {
 		if wait {
 			s.mu.Lock()
 		} else if !s.mu.TryLock() {
@@ -99,15 +91,7 @@ func (d *deviceStreams) remove(s *Stream) {
 // deadline holds however long another stream's submitter or lock is busy
 // (behind that stream's own GPU work, say).
 func (d *deviceStreams) flushOthers(ctx context.Context, self *Stream) error {
-	d.mu.Lock()
-	others := make([]*Stream, 0, len(d.streams))
-	for s := range d.streams {
-		if s != self {
-			others = append(others, s)
-		}
-	}
-	d.mu.Unlock()
-	for _, s := range others {
+	for _, s := range d.others(self) {
 		if err := s.lockContext(ctx); err != nil {
 			return err
 		}
@@ -126,3 +110,17 @@ func (d *deviceStreams) flushOthers(ctx context.Context, self *Stream) error {
 
 // lockContext takes s.mu, giving up when ctx ends (Engine.LockContext).
 func (s *Stream) lockContext(ctx context.Context) error { return s.eng.LockContext(ctx) }
+
+// others is the device's streams but skip, listed under d.mu, which it
+// lets go before returning: the caller takes their locks one at a time.
+func (d *deviceStreams) others(skip *Stream) []*Stream {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	list := make([]*Stream, 0, len(d.streams))
+	for s := range d.streams {
+		if s != skip {
+			list = append(list, s)
+		}
+	}
+	return list
+}
