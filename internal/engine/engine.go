@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -200,8 +201,13 @@ func (e *Engine) ResetBatch() { e.gen++ }
 
 // LockContext takes the lock, giving up when ctx ends. The lock is
 // normally free or held for a few microseconds; it is held long only by a
-// call that waits for the owner's GPU work holding it (a lifecycle
-// transition, a profile, Close), which a deadline must not inherit.
+// replay waiting for room between its chunks, which a deadline must not
+// inherit. When ctx has ended (or ends) while the lock is held, a holder of
+// a moment (the flush timer's hand-off, another call's bookkeeping) is let
+// finish for up to lockGrace before giving up: a call made with a context
+// already cancelled is then decided by the stream as any call is (a
+// refusal while recording, say), not by whether a timer happened to hold
+// the lock that microsecond.
 func (e *Engine) LockContext(ctx context.Context) error {
 	if e.mu.TryLock() {
 		return nil
@@ -216,6 +222,12 @@ func (e *Engine) LockContext(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
+			e.waiting("lock grace")
+			for end := time.Now().Add(lockGrace); time.Now().Before(end); runtime.Gosched() {
+				if e.mu.TryLock() {
+					return nil
+				}
+			}
 			return ctx.Err()
 		case <-t.C:
 		}
@@ -226,6 +238,12 @@ func (e *Engine) LockContext(ctx context.Context) error {
 		t.Reset(nap)
 	}
 }
+
+// lockGrace is how long LockContext keeps trying for the lock once its
+// context has ended.
+// (a momentary holder on a loaded two-core machine can be preempted for
+// a millisecond; a deadline is kept to within it).
+const lockGrace = 2 * time.Millisecond
 
 func (e *Engine) waiting(name string) {
 	if e.cfg.WaitingUnlocked != nil {

@@ -822,3 +822,56 @@ func BenchmarkDo(b *testing.B) {
 		b.Fatal("Do never ran its function")
 	}
 }
+
+// TestACallWithAnEndedContextWaitsOutAMomentaryHolder: DoContext with a
+// context already cancelled, while another goroutine holds the lock for a
+// moment (it lets go once the call found the lock busy, as the flush
+// timer's hand-off does within microseconds), still takes the lock and
+// runs its operation, so the call is decided by the
+// gate (a refusal while recording, say) and not by that moment; a holder
+// that keeps the lock past the grace gets the context's error. Before,
+// the cancelled call gave up at once when the lock was busy, and which
+// error a caller saw was a race (CI's bad-input matrix met it once).
+func TestACallWithAnEndedContextWaitsOutAMomentaryHolder(t *testing.T) {
+	r := newRig(t, true)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	grace := make(chan struct{}, 1)
+	r.hook = func(wait string) {
+		if wait == "lock grace" {
+			select {
+			case grace <- struct{}{}:
+			default:
+			}
+		}
+	}
+	// try holds the lock on another goroutine until the call has found
+	// it busy with its context ended (the "lock grace" hook) or returned,
+	// or for at least hold, and returns the call's error.
+	try := func(hold time.Duration) error {
+		held := make(chan struct{})
+		called := make(chan struct{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.mu.Lock()
+			close(held)
+			select {
+			case <-grace:
+			case <-called:
+			}
+			time.Sleep(hold)
+			r.mu.Unlock()
+		}()
+		<-held
+		err := r.eng.DoContext(cancelled, lifecycle.Read, func(*engine.Tx) error { return nil })
+		close(called)
+		<-done
+		return err
+	}
+	got := map[string]string{"released in the grace": fmt.Sprint(try(0)), "held 50ms past it": fmt.Sprint(try(50 * time.Millisecond))}
+	want := map[string]string{"released in the grace": "<nil>", "held 50ms past it": context.Canceled.Error()}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DoContext with a cancelled context beside a holder of the lock (-want +got):\n%s", d)
+	}
+}
