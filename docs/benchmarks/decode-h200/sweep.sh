@@ -11,7 +11,7 @@
 #   tar -cJf .bin/bins.tar.xz -C .bin shaders.test transformer && rm .bin/shaders.test .bin/transformer
 # Run there (device tool, carry [".gl", ".bin"]), from the repository root:
 #   bash docs/benchmarks/decode-h200/sweep.sh
-# Writes $OUT/decode-*.txt. SWEEP=0 skips the benchmark; MODELS (gpt2 small)
+# Writes $OUT/decode-*.txt. SWEEP=0 skips the benchmark (SWEEP below); MODELS (gpt2 small)
 # and REPEATS (2) pick the transformer runs. Settings, by environment: BW (the GPU's memory
 # bandwidth in GB/s, for the share-of-bandwidth columns; 4800, an H200's;
 # an H100 SXM's is 3350), BACKEND (vulkan).
@@ -23,9 +23,23 @@ device_bins="shaders.test transformer"
 # shellcheck source=/dev/null
 . "$(dirname "$0")/../device-setup.sh"
 export SOFTGRAPH_BACKEND=$BACKEND SOFTGRAPH_REQUIRE_GPU=1
-[ "${SWEEP:-1}" = 0 ] || (cd "$root/shaders" && timeout 200 "$bin/shaders.test" -test.run '^$' -test.bench BenchmarkDecodeKernels \
-	-test.benchtime 20x -test.count 2 -decode.sweep -decode.bw "$BW") > "$OUT/decode-sweep-$BACKEND.txt" 2>&1
-echo "sweep: exit $?"
+# SWEEP=1: every ThreadsPerRow; SWEEP=shape: the shapes' own choice only
+# (with .bin/shaders-base.test, an earlier build's, beside it, interleaved;
+# KRUNS, 2, times).
+sweep_args=(-test.run '^$' -test.bench BenchmarkDecodeKernels -test.benchtime 20x -decode.bw "$BW")
+case "${SWEEP:-1}" in
+1) (cd "$root/shaders" && timeout 200 "$bin/shaders.test" "${sweep_args[@]}" -test.count 2 -decode.sweep) > "$OUT/decode-sweep-$BACKEND.txt" 2>&1
+	echo "sweep: exit $?" ;;
+shape)
+	for i in $(seq "${KRUNS:-2}"); do
+		(cd "$root/shaders" && timeout 100 "$bin/shaders.test" "${sweep_args[@]}") > "$OUT/decode-kernels-$BACKEND-$i.txt" 2>&1
+		echo "kernels $i: exit $?"
+		if [ -x "$bin/shaders-base.test" ]; then
+			(cd "$root/shaders" && timeout 100 "$bin/shaders-base.test" "${sweep_args[@]}") > "$OUT/decode-kernels-$BACKEND-base-$i.txt" 2>&1
+			echo "kernels-base $i: exit $?"
+		fi
+	done ;;
+esac
 # The transformer, GPT-2-sized and the small default model; with
 # .bin/transformer-base (an earlier build's), each run beside that build's,
 # twice, interleaved.
