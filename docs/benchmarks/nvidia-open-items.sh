@@ -20,7 +20,8 @@
 # step, 120), GAP0 (1: GL runs without the poll gap beside the default's),
 # PREENCODE0 (1: GL runs without pre-encoding or ramps beside them),
 # BACKGROUND0 (1: GL runs with the recorder paths submitting on the
-# caller's goroutine, graphbench -background off, beside them),
+# caller's goroutine, graphbench -background off, beside them), GL_FIRST
+# (a number: GL runs with that first submission chunk, -first, beside them),
 # TRACE (rows to trace on GL; default life512_g2_x200,tiny_x1000), PARTS
 # (graphbench, tests, machines; default "graphbench tests"; run in that
 # order; machines needs .bin/wgpu.test), RUNS (GL
@@ -71,6 +72,9 @@ graphbench_part() {
 		fi
 		if [ "${BACKGROUND0:-0}" = 1 ]; then
 			SOFTGRAPH_BACKEND=gl step "graphbench-gl-background0-$i" "${gb[@]}" -background off
+		fi
+		if [ -n "${GL_FIRST:-}" ]; then
+			SOFTGRAPH_BACKEND=gl step "graphbench-gl-first$GL_FIRST-$i" "${gb[@]}" -first "$GL_FIRST"
 		fi
 	done
 	SOFTGRAPH_BACKEND=vulkan step graphbench-vulkan "${gb[@]}" -json "$out/graphbench-vulkan.json"
