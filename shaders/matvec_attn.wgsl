@@ -43,15 +43,17 @@ fn attn_fill(lid: u32, k4: u32) {
 		for (var c = 0u; c < live; c = c + 1u) {
 			mx = max(mx, part[base + c * stride].x);
 		}
+		// The denominator and the weighted values in one pass (each sum in
+		// chunk order, as attn_combine's two): one more round of reads
+		// after the maximum's, not two.
 		var den = 0.0f;
-		for (var c = 0u; c < live; c = c + 1u) {
-			let ml = part[base + c * stride];
-			den = den + exp(ml.x - mx) * ml.y;
-		}
 		var a = vec4<f32>(0.0f);
 		for (var c = 0u; c < live; c = c + 1u) {
 			let o = base + c * stride;
-			a = a + exp(part[o].x - mx) * part[o + 1u + col];
+			let ml = part[o];
+			let e = exp(ml.x - mx);
+			den = den + e * ml.y;
+			a = a + e * part[o + 1u + col];
 		}
 		hs[i] = a / den;
 	}
