@@ -66,18 +66,47 @@ var (
 // Dispatch MatVecOp.Dispatch. Sums run in a
 // fixed order, so a launch is deterministic; they differ from a
 // sequential loop's in the last bits.
-var MatVec = MatVecShader{Shader{Name: "matvec", Source: matVecF32WGSL + matVecNoAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, false}
+var MatVec = newMatVec("matvec", matVecF32WGSL+matVecNoAttnWGSL, false)
 
 // MatVecF16 is MatVec over float16 weights, two to a u32 (the even column
 // in the low half: what F16Pack writes), unpacked with WGSL's core
 // unpack2x16float — no shader-f16 feature, so it runs on every adapter —
 // and accumulated in float32. It reads half MatVec's bytes.
-var MatVecF16 = MatVecShader{Shader{Name: "matvec_f16", Source: matVecF16WGSL + matVecNoAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, true}
+var MatVecF16 = newMatVec("matvec_f16", matVecF16WGSL+matVecNoAttnWGSL, true)
 
 // MatVecShader is the type of MatVec and MatVecF16.
 type MatVecShader struct {
 	Shader
-	f16 bool // weights are packed float16
+	f16  bool   // weights are packed float16
+	head string // the source before the constants: the weights' and the input's parts
+}
+
+func newMatVec(name, head string, f16 bool) MatVecShader {
+	return MatVecShader{Shader{Name: name, Source: head + matVecSpec(nil) + matVecBodyWGSL, Entry: "matvec"}, f16, head}
+}
+
+// matVecSpec is the constants block of the source: op's shape, flags and
+// invocations per row with SPEC 1, or SPEC 0 (read them from the params
+// uniform) for a nil op.
+func matVecSpec(op *MatVecOp) string {
+	var spec, rows, cols, flags, shift uint32 = 0, 0, 8, 0, 2
+	if op != nil {
+		spec, rows, cols, flags, shift = 1, op.Rows, op.Cols, uint32(op.Flags), op.shift()
+	}
+	return fmt.Sprintf("const SPEC: u32 = %du;\nconst SPEC_ROWS: u32 = %du;\nconst SPEC_COLS: u32 = %du;\nconst SPEC_FLAGS: u32 = %du;\nconst SPEC_TSHIFT: u32 = %du;\n\n", spec, rows, cols, flags, shift)
+}
+
+// For is the shader for op alone: its rows, cols, flags and invocations
+// per row written into the source as constants, so that the kernel reads
+// only the out offset and the norm's epsilon from the params uniform
+// (launch it with op.Params, of this op), its addresses are known when it
+// starts and its branches on the flags fold away. A decode loop, with a
+// handful of shapes each launched every token, compiles each once (the
+// transformer example does). The shared source (the Shader itself, which
+// Launch runs) serves every shape from one compile: Mesa's OpenGL took
+// seconds to compile some shapes of MatVecF16's.
+func (sh MatVecShader) For(op MatVecOp) Shader {
+	return Shader{Name: sh.Name, Source: sh.head + matVecSpec(&op) + matVecBodyWGSL, Entry: sh.Entry}
 }
 
 // MatVecFlags choose a MatVec's prologue and epilogues.
@@ -210,7 +239,11 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 	opt("gamma", gamma, uint64(op.Cols), op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0)
 	opt("beta", beta, uint64(op.Cols), op.Flags&MatVecLayerNorm != 0)
 	ops = append(ops, operand{"y", y, uint64(op.OutOffset) + uint64(op.Rows)})
-	return sh.launch(s, what, op.Dispatch(), op.Params(), ops...)
+	args, err := sh.operands(s, what, ops)
+	if err != nil {
+		return err
+	}
+	return sh.launchWith(s, op.Dispatch(), append(args, op.Params()))
 }
 
 // AttnProj is attention's output projection with the combine pass fused
@@ -227,16 +260,15 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 //	7  partials storage, read  AttnOp.AttnPartialWords f32
 //	8  dims     uniform        AttnOp.Params
 //	9  step     uniform        as AttnSplit's
-var AttnProj = AttnProjShader{Shader{Name: "attn_proj", Source: matVecF32WGSL + matVecAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, false}
+var AttnProj = AttnProjShader{newMatVec("attn_proj", matVecF32WGSL+matVecAttnWGSL, false)}
 
 // AttnProjF16 is AttnProj over float16 weights, as MatVecF16.
-var AttnProjF16 = AttnProjShader{Shader{Name: "attn_proj_f16", Source: matVecF16WGSL + matVecAttnWGSL + matVecBodyWGSL, Entry: "matvec"}, true}
+var AttnProjF16 = AttnProjShader{newMatVec("attn_proj_f16", matVecF16WGSL+matVecAttnWGSL, true)}
 
-// AttnProjShader is the type of AttnProj and AttnProjF16.
-type AttnProjShader struct {
-	Shader
-	f16 bool
-}
+// AttnProjShader is the type of AttnProj and AttnProjF16: MatVec's, with
+// attention's partials as the input. Its For takes the op as Op returns
+// it (MatVecAttnInput set).
+type AttnProjShader struct{ MatVecShader }
 
 // Op is op with MatVecAttnInput set: what AttnProj's params must carry.
 func (AttnProjShader) Op(op MatVecOp) MatVecOp {

@@ -106,78 +106,103 @@ func TestMatVecMatchesTheReference(t *testing.T) {
 				if fi == 4 {
 					tprs = []uint32{0, 4, 256}
 				}
+				// Launch (the shared source, the shape read from the
+				// params uniform), and for three flag sets at the
+				// shape's layout the source compiled for the op
+				// (MatVecShader.For).
+				forOp := []bool{false}
+				if (fi == 3 || fi == 4 || fi == 6) && !(flags&(shaders.MatVecLayerNorm|shaders.MatVecRMSNorm) != 0 && shp.cols > shaders.MatVecMaxNormCols) {
+					forOp = append(forOp, true)
+				}
 				for _, tpr := range tprs {
-					name := fmt.Sprintf("%s %dx%d flags %#x tpr %d", sh.Name, shp.rows, shp.cols, flags, tpr)
-					t.Run(name, func(t *testing.T) {
-						rows, cols := int(shp.rows), int(shp.cols)
-						x := normal(rng, cols, 1)
-						x[0] += 3 // a mean far from zero, as a residual stream has
-						w := normal(rng, rows*cols, 1/math.Sqrt(float64(cols)))
-						bias, g, b := normal(rng, rows, 0.1), normal(rng, cols, 1), normal(rng, cols, 0.1)
-						const off = 3
-						y0 := normal(rng, rows+off+2, 1)
-						op := shaders.MatVecOp{Rows: shp.rows, Cols: shp.cols, Flags: flags, Eps: 1e-5, OutOffset: off, ThreadsPerRow: tpr}
+					for _, compiledForOp := range forOp {
+						if compiledForOp && tpr != 0 {
+							continue // the shape's own layout only: some take Mesa's GL seconds to compile
+						}
+						name := fmt.Sprintf("%s %dx%d flags %#x tpr %d", sh.Name, shp.rows, shp.cols, flags, tpr)
+						if compiledForOp {
+							name += " compiled for the op"
+						}
+						t.Run(name, func(t *testing.T) {
+							rows, cols := int(shp.rows), int(shp.cols)
+							x := normal(rng, cols, 1)
+							x[0] += 3 // a mean far from zero, as a residual stream has
+							w := normal(rng, rows*cols, 1/math.Sqrt(float64(cols)))
+							bias, g, b := normal(rng, rows, 0.1), normal(rng, cols, 1), normal(rng, cols, 0.1)
+							const off = 3
+							y0 := normal(rng, rows+off+2, 1)
+							op := shaders.MatVecOp{Rows: shp.rows, Cols: shp.cols, Flags: flags, Eps: 1e-5, OutOffset: off, ThreadsPerRow: tpr}
 
-						var wb *recorder.Buffer
-						wRef := w
-						if sh == shaders.MatVecF16 {
-							wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
-							wRef = make([]float32, len(w))
-							for i, v := range w {
-								wRef[i] = shaders.F16Round(v)
+							var wb *recorder.Buffer
+							wRef := w
+							if sh == shaders.MatVecF16 {
+								wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
+								wRef = make([]float32, len(w))
+								for i, v := range w {
+									wRef[i] = shaders.F16Round(v)
+								}
+							} else {
+								wb = gputest.Upload(t, s, w)
 							}
-						} else {
-							wb = gputest.Upload(t, s, w)
-						}
-						yb := gputest.Upload(t, s, y0)
-						err := sh.Launch(s, gputest.Upload(t, s, x), wb, gputest.Upload(t, s, bias), gputest.Upload(t, s, g), gputest.Upload(t, s, b), yb, op)
-						if flags&(shaders.MatVecLayerNorm|shaders.MatVecRMSNorm) != 0 && shp.cols > shaders.MatVecMaxNormCols {
-							// Past the norm prologue's workgroup memory: refused.
-							if !errors.Is(err, shaders.ErrShape) {
-								t.Fatalf("a norm over %d cols (more than MatVecMaxNormCols) must be refused with ErrShape, got %v", shp.cols, err)
+							yb := gputest.Upload(t, s, y0)
+							xb, biasb, gb, bb := gputest.Upload(t, s, x), gputest.Upload(t, s, bias), gputest.Upload(t, s, g), gputest.Upload(t, s, b)
+							var err error
+							if compiledForOp {
+								var k *wgpu.Kernel
+								if k, err = sh.For(op).Compile(s.Device()); err == nil {
+									err = s.Launch(k, op.Dispatch(), xb, wb, biasb, gb, bb, yb, op.Params())
+								}
+							} else {
+								err = sh.Launch(s, xb, wb, biasb, gb, bb, yb, op)
 							}
-							return
-						}
-						if err != nil {
-							t.Fatal(err)
-						}
-						got := gputest.Read(t, s, yb)
+							if flags&(shaders.MatVecLayerNorm|shaders.MatVecRMSNorm) != 0 && shp.cols > shaders.MatVecMaxNormCols {
+								// Past the norm prologue's workgroup memory: refused.
+								if !errors.Is(err, shaders.ErrShape) {
+									t.Fatalf("a norm over %d cols (more than MatVecMaxNormCols) must be refused with ErrShape, got %v", shp.cols, err)
+								}
+								return
+							}
+							if err != nil {
+								t.Fatal(err)
+							}
+							got := gputest.Read(t, s, yb)
 
-						h := make([]float64, cols)
-						for i, v := range x {
-							h[i] = float64(v)
-						}
-						switch {
-						case flags&shaders.MatVecLayerNorm != 0:
-							h = refNorm(x, g, b, 1e-5, false)
-						case flags&shaders.MatVecRMSNorm != 0:
-							h = refNorm(x, g, nil, 1e-5, true)
-						}
-						want := make([]float64, len(y0))
-						scale := make([]float64, len(y0))
-						for i, v := range y0 {
-							want[i] = float64(v) // rows outside [off, off+rows) stay
-						}
-						for r := range rows {
-							var acc, mag float64
-							for k := range cols {
-								p := float64(wRef[r*cols+k]) * h[k]
-								acc += p
-								mag += math.Abs(p)
+							h := make([]float64, cols)
+							for i, v := range x {
+								h[i] = float64(v)
 							}
-							if flags&shaders.MatVecBias != 0 {
-								acc += float64(bias[r])
+							switch {
+							case flags&shaders.MatVecLayerNorm != 0:
+								h = refNorm(x, g, b, 1e-5, false)
+							case flags&shaders.MatVecRMSNorm != 0:
+								h = refNorm(x, g, nil, 1e-5, true)
 							}
-							if flags&shaders.MatVecGELU != 0 {
-								acc = refGELU(acc)
+							want := make([]float64, len(y0))
+							scale := make([]float64, len(y0))
+							for i, v := range y0 {
+								want[i] = float64(v) // rows outside [off, off+rows) stay
 							}
-							if flags&shaders.MatVecResidual != 0 {
-								acc += float64(y0[off+r])
+							for r := range rows {
+								var acc, mag float64
+								for k := range cols {
+									p := float64(wRef[r*cols+k]) * h[k]
+									acc += p
+									mag += math.Abs(p)
+								}
+								if flags&shaders.MatVecBias != 0 {
+									acc += float64(bias[r])
+								}
+								if flags&shaders.MatVecGELU != 0 {
+									acc = refGELU(acc)
+								}
+								if flags&shaders.MatVecResidual != 0 {
+									acc += float64(y0[off+r])
+								}
+								want[off+r], scale[off+r] = acc, mag
 							}
-							want[off+r], scale[off+r] = acc, mag
-						}
-						wantNear(t, "y", got, want, scale)
-					})
+							wantNear(t, "y", got, want, scale)
+						})
+					}
 				}
 			}
 		}

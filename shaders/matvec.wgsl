@@ -40,6 +40,30 @@ struct Params {
 @group(0) @binding(5) var<storage, read_write> y: array<f32>;
 @group(0) @binding(6) var<uniform> p: Params;
 
+// The launch's shape, flags and layout: SPEC and the SPEC_ constants
+// come first in the source (MatVecShader.For writes them for one launch's
+// op, the shipped source has SPEC 0). With SPEC 1 every address and loop
+// bound is known when the kernel starts and the compiler folds the
+// branches on the flags away; with SPEC 0 they are read from the params
+// uniform, which carries them in either case. A short matrix-vector
+// product is a few memory round trips long, and the uniform's read was one
+// more before the first weight's could be issued.
+fn mv_rows() -> u32 {
+	return select(p.rows, SPEC_ROWS, SPEC != 0u);
+}
+
+fn mv_cols() -> u32 {
+	return select(p.cols, SPEC_COLS, SPEC != 0u);
+}
+
+fn mv_flags() -> u32 {
+	return select(p.flags, SPEC_FLAGS, SPEC != 0u);
+}
+
+fn mv_tshift() -> u32 {
+	return select(p.tshift, SPEC_TSHIFT, SPEC != 0u);
+}
+
 var<workgroup> red: array<f32, 256>;
 var<workgroup> stats: array<vec2<f32>, 256>;
 var<workgroup> hs: array<vec4<f32>, 512>;
@@ -47,7 +71,7 @@ var<workgroup> hs: array<vec4<f32>, 512>;
 // xin is the prologue's output at vec4 index i: x itself, or its norm
 // from hs.
 fn xin(i: u32) -> vec4<f32> {
-	if ((p.flags & 56u) != 0u) {
+	if ((mv_flags() & 56u) != 0u) {
 		return hs[i];
 	}
 	return x[i];
@@ -75,12 +99,12 @@ fn matvec(
 	@builtin(num_workgroups) nwg: vec3<u32>,
 	@builtin(local_invocation_index) lid: u32,
 ) {
-	let k8 = p.cols >> 3u;
-	let k4 = p.cols >> 2u;
-	let tpr = 1u << p.tshift;
+	let k8 = mv_cols() >> 3u;
+	let k4 = mv_cols() >> 2u;
+	let tpr = 1u << mv_tshift();
 	let lane = lid & (tpr - 1u);
-	let row = (wid.y * nwg.x + wid.x) * (256u >> p.tshift) + (lid >> p.tshift);
-	let kend = select(0u, k8, row < p.rows);
+	let row = (wid.y * nwg.x + wid.x) * (256u >> mv_tshift()) + (lid >> mv_tshift());
+	let kend = select(0u, k8, row < mv_rows());
 	let base = row * k8;
 	// Every load whose address is known at the start is issued here, before
 	// anything waits: the row's first four units of weights (all of them
@@ -112,16 +136,16 @@ fn matvec(
 	}
 	var bv = 0.0f;
 	var rv = 0.0f;
-	if (lane == 0u && row < p.rows) {
-		if ((p.flags & 1u) != 0u) {
+	if (lane == 0u && row < mv_rows()) {
+		if ((mv_flags() & 1u) != 0u) {
 			bv = bias[row];
 		}
-		if ((p.flags & 4u) != 0u) {
+		if ((mv_flags() & 4u) != 0u) {
 			rv = y[p.out_offset + row];
 		}
 	}
-	if ((p.flags & 24u) != 0u) {
-		let rms = (p.flags & 16u) != 0u;
+	if ((mv_flags() & 24u) != 0u) {
+		let rms = (mv_flags() & 16u) != 0u;
 		// gamma and beta of the two vec4s this invocation normalises.
 		let n4 = min(k4, 512u);
 		let i1 = lid + 256u;
@@ -158,7 +182,7 @@ fn matvec(
 			}
 			workgroupBarrier();
 		}
-		let t = stats[0] / f32(p.cols);
+		let t = stats[0] / f32(mv_cols());
 		var mean = 0.0f;
 		var inv = 0.0f;
 		if (rms) {
@@ -183,7 +207,7 @@ fn matvec(
 		}
 		workgroupBarrier();
 	}
-	if ((p.flags & 32u) != 0u) {
+	if ((mv_flags() & 32u) != 0u) {
 		attn_fill(lid, k4);
 		workgroupBarrier();
 	}
@@ -226,16 +250,16 @@ fn matvec(
 		}
 		workgroupBarrier();
 	}
-	if (lane == 0u && row < p.rows) {
+	if (lane == 0u && row < mv_rows()) {
 		var v = red[lid];
-		if ((p.flags & 1u) != 0u) {
+		if ((mv_flags() & 1u) != 0u) {
 			v = v + bv;
 		}
-		if ((p.flags & 2u) != 0u) {
+		if ((mv_flags() & 2u) != 0u) {
 			v = gelu(v);
 		}
 		let o = p.out_offset + row;
-		if ((p.flags & 4u) != 0u) {
+		if ((mv_flags() & 4u) != 0u) {
 			v = rv + v;
 		}
 		y[o] = v;

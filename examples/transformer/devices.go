@@ -57,7 +57,7 @@ func newOnDevice(dev *wgpu.Device, o options, host *tensors[[]float32]) (d *onDe
 	if d.w, err = upload(d.s, o.cfg, host, shardBytes); err != nil {
 		return d, err
 	}
-	ks, err := compileKernels(dev, o.cfg.F16)
+	ks, err := compileKernels(dev, o.cfg, d.w.shards)
 	if err != nil {
 		return d, err
 	}

@@ -54,9 +54,10 @@ fn embed(@builtin(global_invocation_id) gid: vec3<u32>) {
 // kernel is one compiled entry point under the name the profile reports
 // (its label), and the text it was compiled from (the hand-written path
 // compiles the same text itself). The projections are one shipped kernel,
-// shaders.MatVec, compiled once per role so each has its own label;
-// attn_proj is shaders.AttnProj, MatVec with attention's combine pass
-// fused in as its input.
+// shaders.MatVec, compiled for each role's shape (MatVecShader.For), so
+// each has its own label and its shape written in; attn_proj is
+// shaders.AttnProj, MatVec with attention's combine pass fused in as its
+// input. The LM head is compiled per vocabulary shard.
 type kernel struct {
 	name, entry, src string
 	k                *wgpu.Kernel
@@ -64,32 +65,40 @@ type kernel struct {
 
 // kernels is every entry point of the decoder.
 type kernels struct {
-	embed, qkv, attnSplit, attnProj, mlpFC, mlpProj, lmHead, argmaxPartial, argmaxFinal *kernel
+	embed, qkv, attnSplit, attnProj, mlpFC, mlpProj, argmaxPartial, argmaxFinal *kernel
+	lmHeads                                                                     []*kernel // one per vocabulary shard
 }
 
 func (ks *kernels) all() []*kernel {
-	return []*kernel{ks.embed, ks.qkv, ks.attnSplit, ks.attnProj, ks.mlpFC, ks.mlpProj, ks.lmHead, ks.argmaxPartial, ks.argmaxFinal}
+	return append([]*kernel{ks.embed, ks.qkv, ks.attnSplit, ks.attnProj, ks.mlpFC, ks.mlpProj, ks.argmaxPartial, ks.argmaxFinal}, ks.lmHeads...)
 }
 
-// compileKernels compiles the decoder's kernels on dev; f16 picks the
-// projections over float16 weights (shaders.MatVecF16).
-func compileKernels(dev *wgpu.Device, f16 bool) (*kernels, error) {
+// compileKernels compiles the decoder's kernels for c on dev, the LM head
+// once per shard of shards; c.F16 picks the projections over float16
+// weights (shaders.MatVecF16).
+func compileKernels(dev *wgpu.Device, c config, shards []vocabShard) (*kernels, error) {
 	mv, ap := shaders.MatVec, shaders.AttnProj
-	if f16 {
+	if c.F16 {
 		mv, ap = shaders.MatVecF16, shaders.AttnProjF16
 	}
-	proj := func(name string) *kernel { return &kernel{name: name, entry: mv.Entry, src: mv.Source} }
+	proj := func(name string, op shaders.MatVecOp) *kernel {
+		sh := mv.For(op)
+		return &kernel{name: name, entry: sh.Entry, src: sh.Source}
+	}
 	shipped := func(sh shaders.Shader) *kernel { return &kernel{name: sh.Entry, entry: sh.Entry, src: sh.Source} }
+	apSh := ap.For(c.attnProjOp())
 	ks := &kernels{
 		embed:         &kernel{name: "embed", entry: "embed", src: embedWGSL},
-		qkv:           proj("qkv"),
+		qkv:           proj("qkv", c.qkvOp()),
 		attnSplit:     shipped(shaders.AttnSplit.Shader),
-		attnProj:      &kernel{name: "attn_proj", entry: ap.Entry, src: ap.Source},
-		mlpFC:         proj("mlp_fc_gelu"),
-		mlpProj:       proj("mlp_proj"),
-		lmHead:        proj("lm_head"),
+		attnProj:      &kernel{name: "attn_proj", entry: apSh.Entry, src: apSh.Source},
+		mlpFC:         proj("mlp_fc_gelu", c.mlpFCOp()),
+		mlpProj:       proj("mlp_proj", c.mlpProjOp()),
 		argmaxPartial: shipped(shaders.ArgmaxPartial.Shader),
 		argmaxFinal:   shipped(shaders.ArgmaxFinal.Shader),
+	}
+	for _, sh := range shards {
+		ks.lmHeads = append(ks.lmHeads, proj("lm_head", c.lmHeadOp(sh)))
 	}
 	for _, k := range ks.all() {
 		var err error

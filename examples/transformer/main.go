@@ -266,8 +266,8 @@ func decode(o options, stdout io.Writer) (err error) {
 	}
 	defer w.release(c)
 	fmt.Fprintf(stdout, "model:   %v; %d dispatches per token (vocabulary tables in %d shard(s)); seed %d\n", c, c.dispatches(len(w.shards)), len(w.shards), o.seed)
-	progress("compiling %d kernels", len(new(kernels).all()))
-	ks, err := compileKernels(dev, c.F16)
+	progress("compiling %d kernels", len((&kernels{lmHeads: make([]*kernel, len(w.shards))}).all()))
+	ks, err := compileKernels(dev, c, w.shards)
 	if err != nil {
 		return err
 	}

@@ -394,6 +394,33 @@ type launch struct {
 	weightBytes, kvBytesPerPos int64
 }
 
+// The projections' ops: each kernel is compiled for its own
+// (MatVecShader.For) and launched with its params.
+func (c config) qkvOp() shaders.MatVecOp {
+	d := uint32(c.Width)
+	return shaders.MatVecOp{Rows: 3 * d, Cols: d, Flags: shaders.MatVecLayerNorm | shaders.MatVecBias, Eps: lnEps}
+}
+
+func (c config) attnProjOp() shaders.MatVecOp {
+	d := uint32(c.Width)
+	return shaders.AttnProj.Op(shaders.MatVecOp{Rows: d, Cols: d, Flags: shaders.MatVecBias | shaders.MatVecResidual})
+}
+
+func (c config) mlpFCOp() shaders.MatVecOp {
+	d := uint32(c.Width)
+	return shaders.MatVecOp{Rows: 4 * d, Cols: d, Flags: shaders.MatVecLayerNorm | shaders.MatVecBias | shaders.MatVecGELU, Eps: lnEps}
+}
+
+func (c config) mlpProjOp() shaders.MatVecOp {
+	d := uint32(c.Width)
+	return shaders.MatVecOp{Rows: d, Cols: 4 * d, Flags: shaders.MatVecBias | shaders.MatVecResidual}
+}
+
+// lmHeadOp is the LM head's op for the shard sh: its rows of the logits.
+func (c config) lmHeadOp(sh vocabShard) shaders.MatVecOp {
+	return shaders.MatVecOp{Rows: uint32(sh.rows), Cols: uint32(c.Width), Flags: shaders.MatVecLayerNorm, Eps: lnEps, OutOffset: uint32(sh.row0)}
+}
+
 // stepParams is the Step uniform's value for the token at pos.
 func stepParams(pos int) recorder.Params {
 	return recorder.ParamsOf(uint32(pos), uint32(pos+1), 0, 0)
@@ -411,29 +438,23 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 	u32 := recorder.ParamsOf[uint32]
 	at := c.attnOp()
 	attDims := at.Params()
-	mv := func(k *kernel, rows, cols uint32, flags shaders.MatVecFlags, args ...recorder.Arg) launch {
-		op := shaders.MatVecOp{Rows: rows, Cols: cols, Flags: flags, Eps: lnEps}
-		wb := c.matrixBytes(int64(rows) * int64(cols))
-		if flags&shaders.MatVecBias != 0 {
-			wb += 4 * int64(rows)
+	// Each projection's op is the one its kernel was compiled for.
+	mv := func(k *kernel, op shaders.MatVecOp, args ...recorder.Arg) launch {
+		wb := c.matrixBytes(int64(op.Rows) * int64(op.Cols))
+		if op.Flags&shaders.MatVecBias != 0 {
+			wb += 4 * int64(op.Rows)
 		}
-		if flags&shaders.MatVecLayerNorm != 0 {
-			wb += 8 * int64(cols)
+		if op.Flags&shaders.MatVecLayerNorm != 0 {
+			wb += 8 * int64(op.Cols)
 		}
 		return launch{k: k, groups: op.Groups(), args: append(args, op.Params()), step: -1, weightBytes: wb}
 	}
-	const (
-		bias = shaders.MatVecBias
-		ln   = shaders.MatVecLayerNorm
-	)
 
 	// attn_proj merges attention's partials itself (shaders.AttnProj):
 	// MatVec's bindings with the partials in the unread x, gamma and beta,
 	// then the partials, the attention dims and the Step.
 	attnProj := func(lw *layerTensors[*recorder.Buffer]) launch {
-		l := mv(ks.attnProj, d, d, bias|shaders.MatVecResidual, st.parts, lw.wo, lw.bo, st.parts, st.parts, st.x)
-		op := shaders.AttnProj.Op(shaders.MatVecOp{Rows: d, Cols: d, Flags: bias | shaders.MatVecResidual})
-		l.args[len(l.args)-1] = op.Params()
+		l := mv(ks.attnProj, c.attnProjOp(), st.parts, lw.wo, lw.bo, st.parts, st.parts, st.x)
 		l.args = append(l.args, st.parts, attDims, stepArg)
 		l.step = len(l.args) - 1
 		return l
@@ -445,18 +466,15 @@ func forward(c config, ks *kernels, w *gpuWeights, st *state, stepArg recorder.A
 	for l := range c.Layers {
 		lw := &w.layers[l]
 		ls = append(ls,
-			mv(ks.qkv, 3*d, d, ln|bias, st.x, lw.wqkv, lw.bqkv, lw.ln1G, lw.ln1B, st.qkv),
+			mv(ks.qkv, c.qkvOp(), st.x, lw.wqkv, lw.bqkv, lw.ln1G, lw.ln1B, st.qkv),
 			launch{k: ks.attnSplit, groups: at.SplitGroups(), args: []recorder.Arg{st.qkv, st.kc[l], st.vc[l], st.parts, attDims, stepArg}, step: 5, kvBytesPerPos: 8 * int64(d)},
 			attnProj(lw),
-			mv(ks.mlpFC, 4*d, d, ln|bias|shaders.MatVecGELU, st.x, lw.wfc, lw.bfc, lw.ln2G, lw.ln2B, st.u),
-			mv(ks.mlpProj, d, 4*d, bias|shaders.MatVecResidual, st.u, lw.wpr, lw.bpr, st.u, st.u, st.x),
+			mv(ks.mlpFC, c.mlpFCOp(), st.x, lw.wfc, lw.bfc, lw.ln2G, lw.ln2B, st.u),
+			mv(ks.mlpProj, c.mlpProjOp(), st.u, lw.wpr, lw.bpr, st.u, st.u, st.x),
 		)
 	}
-	for _, sh := range w.shards {
-		n := uint32(sh.rows)
-		l := mv(ks.lmHead, n, d, ln, st.x, sh.head, st.x, w.lnfG, w.lnfB, st.logits)
-		l.args[len(l.args)-1] = shaders.MatVecOp{Rows: n, Cols: d, Flags: ln, Eps: lnEps, OutOffset: uint32(sh.row0)}.Params()
-		ls = append(ls, l)
+	for i, sh := range w.shards {
+		ls = append(ls, mv(ks.lmHeads[i], c.lmHeadOp(sh), st.x, sh.head, st.x, w.lnfG, w.lnfB, st.logits))
 	}
 	ls = append(ls,
 		launch{k: ks.argmaxPartial, groups: shaders.ArgmaxDispatch(v), args: []recorder.Arg{st.logits, st.amax, shaders.ArgmaxPartialParams(v)}, step: -1},
