@@ -36,17 +36,6 @@ var<workgroup> dots: array<f32, 256>;
 var<workgroup> pw: array<f32, 32>;
 var<workgroup> acc: array<vec4<f32>, 256>;
 
-// vrow is position j's value at vec4 column col: the token's own, from
-// qkv, appended to the cache as it is read, or the cache's.
-fn vrow(j: u32, col: u32, d4: u32) -> vec4<f32> {
-	if (j == st.pos) {
-		let v = qkv[2u * d4 + col];
-		vc[j * d4 + col] = v;
-		return v;
-	}
-	return vc[j * d4 + col];
-}
-
 @compute @workgroup_size(256)
 fn attn_split(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
 	let c = wid.x;
@@ -57,24 +46,6 @@ fn attn_split(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 	let len = min(st.len, dims.ctx);
 	let j0 = c * 32u;
 	let cnt = select(0u, min(32u, len - j0), j0 < len);
-
-	// The values of the first 16 vec4 columns (a head of 64 floats is all
-	// of them) are loaded now, with the keys, not after the softmax: a
-	// decode step's chunk is a few memory round trips long, and the values'
-	// would otherwise wait for the scores'. Invocation (slice, col16) takes
-	// positions slice and slice + 16 of column col16.
-	let col16 = lid & 15u;
-	let slice = lid >> 4u;
-	var v0 = vec4<f32>(0.0f);
-	var v1 = vec4<f32>(0.0f);
-	if (col16 < hd4) {
-		if (slice < cnt) {
-			v0 = vrow(j0 + slice, ho + col16, d4);
-		}
-		if (slice + 16u < cnt) {
-			v1 = vrow(j0 + slice + 16u, ho + col16, d4);
-		}
-	}
 
 	// Scores: 8 invocations per position over the head's vec4s.
 	let jj = lid >> 3u;
@@ -121,26 +92,24 @@ fn attn_split(@builtin(workgroup_id) wid: vec3<u32>, @builtin(local_invocation_i
 	if (lid == 0u) {
 		part[pb] = vec4<f32>(m, l, 0.0f, 0.0f);
 	}
-	// Values: 16 lanes over the head's vec4s, 16 slices over positions
-	// (a chunk's 32 positions are two per slice), the slices summed in
-	// order.
+	// Values: 16 lanes over the head's vec4s, 16 slices over positions,
+	// the slices summed in order.
+	let col16 = lid & 15u;
+	let slice = lid >> 4u;
 	for (var cb = 0u; cb < hd4; cb = cb + 16u) {
 		let col = cb + col16;
 		var a = vec4<f32>(0.0f);
 		if (col < hd4) {
-			if (cb != 0u) {
-				if (slice < cnt) {
-					v0 = vrow(j0 + slice, ho + col, d4);
+			for (var t = slice; t < cnt; t = t + 16u) {
+				let j = j0 + t;
+				var v: vec4<f32>;
+				if (j == st.pos) {
+					v = qkv[2u * d4 + ho + col];
+					vc[j * d4 + ho + col] = v;
+				} else {
+					v = vc[j * d4 + ho + col];
 				}
-				if (slice + 16u < cnt) {
-					v1 = vrow(j0 + slice + 16u, ho + col, d4);
-				}
-			}
-			if (slice < cnt) {
-				a = a + pw[slice] * v0;
-			}
-			if (slice + 16u < cnt) {
-				a = a + pw[slice + 16u] * v1;
+				a = a + pw[t] * v;
 			}
 		}
 		acc[lid] = a;

@@ -77,20 +77,14 @@ fn xin(i: u32) -> vec4<f32> {
 	return x[i];
 }
 
+fn wdot(ui: u32, a: vec4<f32>, b: vec4<f32>) -> f32 {
+	let q = wload(ui);
+	return dot(q[0], a) + dot(q[1], b);
+}
 
 fn gelu(v: f32) -> f32 {
 	let u = clamp(0.7978845608f * (v + 0.044715f * v * v * v), -15.0f, 15.0f);
 	return 0.5f * v * (1.0f + tanh(u));
-}
-
-// wdotq is one unit's dot product with the input's two vec4s; wdot loads
-// the unit first.
-fn wdotq(q: mat2x4<f32>, a: vec4<f32>, b: vec4<f32>) -> f32 {
-	return dot(q[0], a) + dot(q[1], b);
-}
-
-fn wdot(ui: u32, a: vec4<f32>, b: vec4<f32>) -> f32 {
-	return wdotq(wload(ui), a, b);
 }
 
 @compute @workgroup_size(256)
@@ -106,68 +100,17 @@ fn matvec(
 	let row = (wid.y * nwg.x + wid.x) * (256u >> mv_tshift()) + (lid >> mv_tshift());
 	let kend = select(0u, k8, row < mv_rows());
 	let base = row * k8;
-	// Every load whose address is known at the start is issued here, before
-	// anything waits: the row's first four units of weights (all of them
-	// for the decode shapes at their ThreadsPerRow), the epilogue's bias and
-	// residual, and the norm's gamma and beta. A short matrix-vector
-	// product is a few memory round trips long, not a bandwidth's worth of
-	// bytes; issued one after another (weights, then gamma after the norm's
-	// sums, then bias and residual after the row's sum) they were that many
-	// round trips in series.
-	let u1 = lane + tpr;
-	let u2 = u1 + tpr;
-	let u3 = u2 + tpr;
-	let zero = mat2x4<f32>(vec4<f32>(0.0f), vec4<f32>(0.0f));
-	var w0 = zero;
-	var w1 = zero;
-	var w2 = zero;
-	var w3 = zero;
+	// The first unit's weights are loaded before the norm's reductions, so
+	// their memory latency overlaps them.
+	var w0 = mat2x4<f32>(vec4<f32>(0.0f), vec4<f32>(0.0f));
 	if (lane < kend) {
 		w0 = wload(base + lane);
 	}
-	if (u1 < kend) {
-		w1 = wload(base + u1);
-	}
-	if (u2 < kend) {
-		w2 = wload(base + u2);
-	}
-	if (u3 < kend) {
-		w3 = wload(base + u3);
-	}
-	var bv = 0.0f;
-	var rv = 0.0f;
-	if (lane == 0u && row < mv_rows()) {
-		if ((mv_flags() & 1u) != 0u) {
-			bv = bias[row];
-		}
-		if ((mv_flags() & 4u) != 0u) {
-			rv = y[p.out_offset + row];
-		}
-	}
 	if ((mv_flags() & 24u) != 0u) {
-		let rms = (mv_flags() & 16u) != 0u;
-		// gamma and beta of the two vec4s this invocation normalises.
-		let n4 = min(k4, 512u);
-		let i1 = lid + 256u;
-		var g0 = vec4<f32>(0.0f);
-		var g1 = vec4<f32>(0.0f);
-		var b0 = vec4<f32>(0.0f);
-		var b1 = vec4<f32>(0.0f);
-		if (lid < n4) {
-			g0 = gamma[lid];
-			if (!rms) {
-				b0 = beta[lid];
-			}
-		}
-		if (i1 < n4) {
-			g1 = gamma[i1];
-			if (!rms) {
-				b1 = beta[i1];
-			}
-		}
 		// One pass of sums and sums of squares, shifted by x[0] for the
 		// layer norm (so the variance is not the difference of two large
 		// numbers), the whole workgroup over the row.
+		let rms = (mv_flags() & 16u) != 0u;
 		let x0 = select(x[0].x, 0.0f, rms);
 		var s = vec2<f32>(0.0f);
 		for (var i = lid; i < k4; i = i + 256u) {
@@ -191,19 +134,12 @@ fn matvec(
 			mean = x0 + t.x;
 			inv = inverseSqrt(max(t.y - t.x * t.x, 0.0f) + p.eps);
 		}
-		if (lid < n4) {
-			var v = (x[lid] - vec4<f32>(mean)) * inv * g0;
+		for (var i = lid; i < min(k4, 512u); i = i + 256u) {
+			var v = (x[i] - vec4<f32>(mean)) * inv * gamma[i];
 			if (!rms) {
-				v = v + b0;
+				v = v + beta[i];
 			}
-			hs[lid] = v;
-		}
-		if (i1 < n4) {
-			var v = (x[i1] - vec4<f32>(mean)) * inv * g1;
-			if (!rms) {
-				v = v + b1;
-			}
-			hs[i1] = v;
+			hs[i] = v;
 		}
 		workgroupBarrier();
 	}
@@ -212,35 +148,24 @@ fn matvec(
 		workgroupBarrier();
 	}
 
-	// Unit n of the row (lane + n·tpr) goes to a1 when n is even and at
-	// least 2, to a0 otherwise, each accumulator in increasing n: two sums
-	// in flight, always split the same way.
+	// Two units in flight per iteration, in two accumulators.
 	var a0 = 0.0f;
 	var a1 = 0.0f;
 	if (lane < kend) {
-		a0 = wdotq(w0, xin(2u * lane), xin(2u * lane + 1u));
+		a0 = dot(w0[0], xin(2u * lane)) + dot(w0[1], xin(2u * lane + 1u));
 	}
-	if (u1 < kend) {
-		a0 = a0 + wdotq(w1, xin(2u * u1), xin(2u * u1 + 1u));
-	}
-	if (u2 < kend) {
-		a1 = a1 + wdotq(w2, xin(2u * u2), xin(2u * u2 + 1u));
-	}
-	if (u3 < kend) {
-		a0 = a0 + wdotq(w3, xin(2u * u3), xin(2u * u3 + 1u));
-	}
-	var u = u3 + tpr;
+	var u = lane + tpr;
 	loop {
 		if (u + tpr >= kend) {
 			break;
 		}
 		let v = u + tpr;
-		a1 = a1 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
-		a0 = a0 + wdot(base + v, xin(2u * v), xin(2u * v + 1u));
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
+		a1 = a1 + wdot(base + v, xin(2u * v), xin(2u * v + 1u));
 		u = u + 2u * tpr;
 	}
 	if (u < kend) {
-		a1 = a1 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
+		a0 = a0 + wdot(base + u, xin(2u * u), xin(2u * u + 1u));
 	}
 	red[lid] = a0 + a1;
 	workgroupBarrier();
@@ -253,14 +178,14 @@ fn matvec(
 	if (lane == 0u && row < mv_rows()) {
 		var v = red[lid];
 		if ((mv_flags() & 1u) != 0u) {
-			v = v + bv;
+			v = v + bias[row];
 		}
 		if ((mv_flags() & 2u) != 0u) {
 			v = gelu(v);
 		}
 		let o = p.out_offset + row;
 		if ((mv_flags() & 4u) != 0u) {
-			v = rv + v;
+			v = y[o] + v;
 		}
 		y[o] = v;
 	}
