@@ -54,8 +54,9 @@ fn embed(@builtin(global_invocation_id) gid: vec3<u32>) {
 // kernel is one compiled entry point under the name the profile reports
 // (its label), and the text it was compiled from (the hand-written path
 // compiles the same text itself). The projections are one shipped kernel,
-// shaders.MatVec, compiled for each role's shape (MatVecShader.For), so
-// each has its own label and its shape written in; attn_proj is
+// shaders.MatVec, compiled for each role's shape (MatVecShader.For; on
+// OpenGL the shared source, compileKernels says why), each with its own
+// label; attn_proj is
 // shaders.AttnProj, MatVec with attention's combine pass fused in as its
 // input. The LM head is compiled per vocabulary shard.
 type kernel struct {
@@ -81,12 +82,23 @@ func compileKernels(dev *wgpu.Device, c config, shards []vocabShard) (*kernels, 
 	if c.F16 {
 		mv, ap = shaders.MatVecF16, shaders.AttnProjF16
 	}
+	// Each projection is compiled for its op, except on OpenGL: from a cold
+	// shader cache, llvmpipe's GL took 145 s for the quick model's test
+	// with the five compiled per op, 110 s with the shared source compiled
+	// once (lavapipe's Vulkan: 2 s either way).
+	forOp := dev.Info().Backend != wgpu.BackendGL
 	proj := func(name string, op shaders.MatVecOp) *kernel {
-		sh := mv.For(op)
+		sh := mv.Shader
+		if forOp {
+			sh = mv.For(op)
+		}
 		return &kernel{name: name, entry: sh.Entry, src: sh.Source}
 	}
 	shipped := func(sh shaders.Shader) *kernel { return &kernel{name: sh.Entry, entry: sh.Entry, src: sh.Source} }
-	apSh := ap.For(c.attnProjOp())
+	apSh := ap.Shader
+	if forOp {
+		apSh = ap.For(c.attnProjOp())
+	}
 	ks := &kernels{
 		embed:         &kernel{name: "embed", entry: "embed", src: embedWGSL},
 		qkv:           proj("qkv", c.qkvOp()),
