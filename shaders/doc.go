@@ -39,7 +39,9 @@
 // that a graph may bind as a *recorder.Var), never from
 // arrayLength, so one compiled kernel serves slices of any length, including
 // prefixes of larger (pooled) buffers. Invocations past the sizes read and
-// write nothing.
+// write nothing. [MatVecShader.For] is the exception a decode loop wants:
+// MatVec's source for one op, its shape written in as constants (launched
+// with that op's Params all the same).
 //
 // Bindings are all in @group(0), numbered from 0 in the order a launch
 // passes its arguments; every buffer holds f32 ([Copy] moves any 32-bit
