@@ -105,8 +105,34 @@ func matVecSpec(op *MatVecOp) string {
 // transformer example does). The shared source (the Shader itself, which
 // Launch runs) serves every shape from one compile: Mesa's OpenGL took
 // seconds to compile some shapes of MatVecF16's.
-func (sh MatVecShader) For(op MatVecOp) Shader {
+// It refuses what Launch refuses of op (ErrShape).
+func (sh MatVecShader) For(op MatVecOp) (Shader, error) {
+	if err := sh.check(op); err != nil {
+		return Shader{}, err
+	}
+	return sh.forOp(op), nil
+}
+
+// forOp is For without the checks.
+func (sh MatVecShader) forOp(op MatVecOp) Shader {
 	return Shader{Name: sh.Name, Source: sh.head + matVecSpec(&op) + matVecBodyWGSL, Entry: sh.Entry}
+}
+
+// check refuses the ops MatVec does not take.
+func (sh MatVecShader) check(op MatVecOp) error {
+	switch {
+	case op.Cols%8 != 0 || op.Cols == 0:
+		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8: %w", sh.Name, op.Cols, ErrShape)
+	case op.Flags&MatVecLayerNorm != 0 && op.Flags&MatVecRMSNorm != 0:
+		return fmt.Errorf("shaders: %s: flags %#x: a layer norm and an RMS norm at once: %w", sh.Name, op.Flags, ErrShape)
+	case op.Flags&MatVecAttnInput != 0:
+		return fmt.Errorf("shaders: %s: flags %#x: MatVecAttnInput is AttnProj's: %w", sh.Name, op.Flags, ErrShape)
+	case !op.validThreadsPerRow():
+		return fmt.Errorf("shaders: %s: ThreadsPerRow = %d: want 0 or a power of two from 4 to 256: %w", sh.Name, op.ThreadsPerRow, ErrShape)
+	case op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0 && op.Cols > MatVecMaxNormCols:
+		return fmt.Errorf("shaders: %s: cols = %d with a norm: want at most %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
+	}
+	return nil
 }
 
 // MatVecFlags choose a MatVec's prologue and epilogues.
@@ -181,6 +207,13 @@ func (op MatVecOp) shift() uint32 {
 	return s
 }
 
+// validThreadsPerRow reports whether ThreadsPerRow is 0 or a power of two
+// from 4 to 256.
+func (op MatVecOp) validThreadsPerRow() bool {
+	t := op.ThreadsPerRow
+	return t == 0 || (t >= 4 && t <= 256 && t&(t-1) == 0)
+}
+
 // RowsPerGroup is how many rows one workgroup computes.
 func (op MatVecOp) RowsPerGroup() uint32 { return 256 >> op.shift() }
 
@@ -212,17 +245,8 @@ var ErrShape = errors.New("unsupported shape")
 // bound in their place). Errors wrap ErrShape or wgpu.ErrInvalidArgument.
 func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *recorder.Buffer, op MatVecOp) error {
 	what := fmt.Sprintf("rows = %d, cols = %d", op.Rows, op.Cols)
-	switch {
-	case op.Cols%8 != 0 || op.Cols == 0:
-		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8: %w", sh.Name, op.Cols, ErrShape)
-	case op.Flags&MatVecLayerNorm != 0 && op.Flags&MatVecRMSNorm != 0:
-		return fmt.Errorf("shaders: %s: flags %#x: a layer norm and an RMS norm at once: %w", sh.Name, op.Flags, ErrShape)
-	case op.Flags&MatVecAttnInput != 0:
-		return fmt.Errorf("shaders: %s: flags %#x: MatVecAttnInput is AttnProj's: %w", sh.Name, op.Flags, ErrShape)
-	case op.ThreadsPerRow != 0 && (op.ThreadsPerRow < 4 || op.ThreadsPerRow > 256 || op.ThreadsPerRow&(op.ThreadsPerRow-1) != 0):
-		return fmt.Errorf("shaders: %s: ThreadsPerRow = %d: want 0 or a power of two from 4 to 256: %w", sh.Name, op.ThreadsPerRow, ErrShape)
-	case op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0 && op.Cols > MatVecMaxNormCols:
-		return fmt.Errorf("shaders: %s: cols = %d with a norm: want at most %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
+	if err := sh.check(op); err != nil {
+		return err
 	}
 	wWords := uint64(op.Rows) * uint64(op.Cols)
 	if sh.f16 {
@@ -239,11 +263,7 @@ func (sh MatVecShader) Launch(s *recorder.Stream, x, w, bias, gamma, beta, y *re
 	opt("gamma", gamma, uint64(op.Cols), op.Flags&(MatVecLayerNorm|MatVecRMSNorm) != 0)
 	opt("beta", beta, uint64(op.Cols), op.Flags&MatVecLayerNorm != 0)
 	ops = append(ops, operand{"y", y, uint64(op.OutOffset) + uint64(op.Rows)})
-	args, err := sh.operands(s, what, ops)
-	if err != nil {
-		return err
-	}
-	return sh.launchWith(s, op.Dispatch(), append(args, op.Params()))
+	return sh.launch(s, what, op.Dispatch(), op.Params(), ops...)
 }
 
 // AttnProj is attention's output projection with the combine pass fused
@@ -266,9 +286,30 @@ var AttnProj = AttnProjShader{newMatVec("attn_proj", matVecF32WGSL+matVecAttnWGS
 var AttnProjF16 = AttnProjShader{newMatVec("attn_proj_f16", matVecF16WGSL+matVecAttnWGSL, true)}
 
 // AttnProjShader is the type of AttnProj and AttnProjF16: MatVec's, with
-// attention's partials as the input. Its For takes the op as Op returns
-// it (MatVecAttnInput set).
+// attention's partials as the input.
 type AttnProjShader struct{ MatVecShader }
+
+// For is AttnProj's source for op alone (op as Op returns it), as
+// MatVecShader.For; it refuses what Launch refuses of op's shape.
+func (sh AttnProjShader) For(op MatVecOp) (Shader, error) {
+	op = sh.Op(op)
+	if err := sh.checkOp(op); err != nil {
+		return Shader{}, err
+	}
+	return sh.forOp(op), nil
+}
+
+// checkOp refuses the ops AttnProj does not take, whatever the attention
+// shape.
+func (sh AttnProjShader) checkOp(op MatVecOp) error {
+	switch {
+	case op.Cols%8 != 0 || op.Cols == 0 || op.Cols > MatVecMaxNormCols:
+		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8 up to %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
+	case !op.validThreadsPerRow():
+		return fmt.Errorf("shaders: %s: ThreadsPerRow = %d: want 0 or a power of two from 4 to 256: %w", sh.Name, op.ThreadsPerRow, ErrShape)
+	}
+	return nil
+}
 
 // Op is op with MatVecAttnInput set: what AttnProj's params must carry.
 func (AttnProjShader) Op(op MatVecOp) MatVecOp {
@@ -282,9 +323,10 @@ func (AttnProjShader) Op(op MatVecOp) MatVecOp {
 // at.Heads·at.HeadDim), with op's bias, GELU and residual epilogues.
 func (sh AttnProjShader) Launch(s *recorder.Stream, partials, w, bias, y *recorder.Buffer, op MatVecOp, at AttnOp, step recorder.Arg) error {
 	op = sh.Op(op)
+	if err := sh.checkOp(op); err != nil {
+		return err
+	}
 	switch {
-	case op.Cols%8 != 0 || op.Cols == 0 || op.Cols > MatVecMaxNormCols:
-		return fmt.Errorf("shaders: %s: cols = %d: want a positive multiple of 8 up to %d: %w", sh.Name, op.Cols, MatVecMaxNormCols, ErrShape)
 	case op.Cols != at.Heads*at.HeadDim:
 		return fmt.Errorf("shaders: %s: cols = %d, but %d heads of %d: %w", sh.Name, op.Cols, at.Heads, at.HeadDim, ErrShape)
 	case step == nil:

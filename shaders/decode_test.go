@@ -148,8 +148,12 @@ func TestMatVecMatchesTheReference(t *testing.T) {
 							xb, biasb, gb, bb := gputest.Upload(t, s, x), gputest.Upload(t, s, bias), gputest.Upload(t, s, g), gputest.Upload(t, s, b)
 							var err error
 							if compiledForOp {
+								var sf shaders.Shader
+								if sf, err = sh.For(op); err != nil {
+									t.Fatalf("For(%+v): %v", op, err)
+								}
 								var k *wgpu.Kernel
-								if k, err = sh.For(op).Compile(s.Device()); err == nil {
+								if k, err = sf.Compile(s.Device()); err == nil {
 									err = s.Launch(k, op.Dispatch(), xb, wb, biasb, gb, bb, yb, op.Params())
 								}
 							} else {
@@ -443,6 +447,11 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		{"attn_combine", "step is nil", wgpu.ErrInvalidArgument, shaders.AttnCombine.Launch(s, big(), big(), att, nil)},
 		{"argmax_partial", "partials is 16 bytes", wgpu.ErrInvalidArgument, shaders.ArgmaxPartial.Launch(s, big(), small, 5000)},
 		{"layer_norm", "y is 16 bytes", wgpu.ErrInvalidArgument, shaders.LayerNorm.Launch(s, big(), nil, big(), big(), small, 2, 8, 1e-5)},
+		{"matvec", "cols = 12", shaders.ErrShape, forErr(shaders.MatVec.For(shaders.MatVecOp{Rows: 4, Cols: 12}))},
+		{"matvec_f16", "ThreadsPerRow = 48", shaders.ErrShape, forErr(shaders.MatVecF16.For(shaders.MatVecOp{Rows: 4, Cols: 16, ThreadsPerRow: 48}))},
+		{"matvec", "MatVecAttnInput is AttnProj's", shaders.ErrShape, forErr(shaders.MatVec.For(shaders.MatVecOp{Rows: 4, Cols: 16, Flags: shaders.MatVecAttnInput}))},
+		{"attn_proj", "cols = 2056", shaders.ErrShape, forErr(shaders.AttnProj.For(shaders.MatVecOp{Rows: 4, Cols: 2056}))},
+		{"attn_proj", "ThreadsPerRow = 3", shaders.ErrShape, shaders.AttnProj.Launch(s, big(), big(), nil, big(), shaders.MatVecOp{Rows: 4, Cols: 16, ThreadsPerRow: 3}, att, step)},
 	}
 	for _, c := range cases {
 		if !errors.Is(c.err, c.is) {
@@ -458,6 +467,9 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// forErr is the error of a MatVecShader.For or AttnProjShader.For.
+func forErr(_ shaders.Shader, err error) error { return err }
 
 // TestAttnProjIsTheCombineFusedIntoTheProjection: AttnProj over
 // AttnSplit's partials computes W·att + b + y (att what AttnCombine

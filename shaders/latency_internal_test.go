@@ -52,7 +52,11 @@ func BenchmarkDecodeDispatchLatency(b *testing.B) {
 		op := MatVecOp{Rows: sh.rows, Cols: sh.cols, Flags: sh.flags, Eps: 1e-5}
 		x, w, bias, g, be := rnd(int(sh.cols)), rnd(int(sh.rows*sh.cols)), rnd(int(sh.rows)), rnd(int(sh.cols)), rnd(int(sh.cols))
 		y := rnd(int(sh.rows))
-		forOp, err := MatVec.For(op).Compile(d)
+		sf, err := MatVec.For(op)
+		if err != nil {
+			b.Fatal(err)
+		}
+		forOp, err := sf.Compile(d)
 		if err != nil {
 			b.Fatal(err)
 		}

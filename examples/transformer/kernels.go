@@ -87,17 +87,20 @@ func compileKernels(dev *wgpu.Device, c config, shards []vocabShard) (*kernels, 
 	// with the five compiled per op, 110 s with the shared source compiled
 	// once (lavapipe's Vulkan: 2 s either way).
 	forOp := dev.Info().Backend != wgpu.BackendGL
+	var err error
 	proj := func(name string, op shaders.MatVecOp) *kernel {
 		sh := mv.Shader
-		if forOp {
-			sh = mv.For(op)
+		if forOp && err == nil {
+			sh, err = mv.For(op)
 		}
 		return &kernel{name: name, entry: sh.Entry, src: sh.Source}
 	}
 	shipped := func(sh shaders.Shader) *kernel { return &kernel{name: sh.Entry, entry: sh.Entry, src: sh.Source} }
 	apSh := ap.Shader
 	if forOp {
-		apSh = ap.For(c.attnProjOp())
+		if apSh, err = ap.For(c.attnProjOp()); err != nil {
+			return nil, err
+		}
 	}
 	ks := &kernels{
 		embed:         &kernel{name: "embed", entry: "embed", src: embedWGSL},
@@ -112,8 +115,10 @@ func compileKernels(dev *wgpu.Device, c config, shards []vocabShard) (*kernels, 
 	for _, sh := range shards {
 		ks.lmHeads = append(ks.lmHeads, proj("lm_head", c.lmHeadOp(sh)))
 	}
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range ks.all() {
-		var err error
 		if k.k, err = dev.Kernel(k.src, k.entry, wgpu.WithLabel(k.name)); err != nil {
 			return nil, fmt.Errorf("compile %s: %w", k.name, err)
 		}
