@@ -56,9 +56,9 @@ fn embed(@builtin(global_invocation_id) gid: vec3<u32>) {
 // compiles the same text itself). The projections are one shipped kernel,
 // shaders.MatVec, compiled for each role's shape (MatVecShader.For; on
 // OpenGL the shared source, compileKernels says why), each with its own
-// label; attn_proj is
-// shaders.AttnProj, MatVec with attention's combine pass fused in as its
-// input. The LM head is compiled per vocabulary shard.
+// label; attn_proj is shaders.AttnProj, MatVec with attention's combine
+// pass fused in as its input. The LM head is compiled per vocabulary
+// shard.
 type kernel struct {
 	name, entry, src string
 	k                *wgpu.Kernel
