@@ -106,6 +106,19 @@ fn matvec(
 	if (lane < kend) {
 		w0 = wload(base + lane);
 	}
+	// The epilogue's operands too, by the invocation that writes the row:
+	// read at the end they were one more memory round trip after the
+	// reduction.
+	var ebias = 0.0f;
+	var eres = 0.0f;
+	if (lane == 0u && row < mv_rows()) {
+		if ((mv_flags() & 1u) != 0u) {
+			ebias = bias[row];
+		}
+		if ((mv_flags() & 4u) != 0u) {
+			eres = y[p.out_offset + row];
+		}
+	}
 	if ((mv_flags() & 24u) != 0u) {
 		// One pass of sums and sums of squares, shifted by x[0] for the
 		// layer norm (so the variance is not the difference of two large
@@ -148,13 +161,51 @@ fn matvec(
 		workgroupBarrier();
 	}
 
-	// Two units in flight per iteration, in two accumulators.
+	// The first three units (all of a row's share at the shapes the
+	// layout picks, which leave at most four) are loaded before any is
+	// used, so their latencies overlap; then two units in flight per
+	// iteration. Units 0, 1, 3, 5, ... add into a0 and 2, 4, ... into
+	// a1, in that order, whatever the layout.
+	let u1 = lane + tpr;
+	let u2 = u1 + tpr;
+	var w1 = mat2x4<f32>(vec4<f32>(0.0f), vec4<f32>(0.0f));
+	var w2 = w1;
+	var x0a = vec4<f32>(0.0f);
+	var x0b = x0a;
+	var x1a = x0a;
+	var x1b = x0a;
+	var x2a = x0a;
+	var x2b = x0a;
+	if (u1 < kend) {
+		w1 = wload(base + u1);
+	}
+	if (u2 < kend) {
+		w2 = wload(base + u2);
+	}
+	if (lane < kend) {
+		x0a = xin(2u * lane);
+		x0b = xin(2u * lane + 1u);
+	}
+	if (u1 < kend) {
+		x1a = xin(2u * u1);
+		x1b = xin(2u * u1 + 1u);
+	}
+	if (u2 < kend) {
+		x2a = xin(2u * u2);
+		x2b = xin(2u * u2 + 1u);
+	}
 	var a0 = 0.0f;
 	var a1 = 0.0f;
 	if (lane < kend) {
-		a0 = dot(w0[0], xin(2u * lane)) + dot(w0[1], xin(2u * lane + 1u));
+		a0 = dot(w0[0], x0a) + dot(w0[1], x0b);
 	}
-	var u = lane + tpr;
+	if (u1 < kend) {
+		a0 = a0 + (dot(w1[0], x1a) + dot(w1[1], x1b));
+	}
+	if (u2 < kend) {
+		a1 = a1 + (dot(w2[0], x2a) + dot(w2[1], x2b));
+	}
+	var u = u2 + tpr;
 	loop {
 		if (u + tpr >= kend) {
 			break;
@@ -178,15 +229,14 @@ fn matvec(
 	if (lane == 0u && row < mv_rows()) {
 		var v = red[lid];
 		if ((mv_flags() & 1u) != 0u) {
-			v = v + bias[row];
+			v = v + ebias;
 		}
 		if ((mv_flags() & 2u) != 0u) {
 			v = gelu(v);
 		}
-		let o = p.out_offset + row;
 		if ((mv_flags() & 4u) != 0u) {
-			v = y[o] + v;
+			v = eres + v;
 		}
-		y[o] = v;
+		y[p.out_offset + row] = v;
 	}
 }
