@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/shaders"
 	"github.com/softgraph/softgraph/tests/gputest"
@@ -71,14 +69,19 @@ func randomMatVecOp(rng *rand.Rand) shaders.MatVecOp {
 	return op
 }
 
-// TestMatVecCompiledForTheOpEqualsTheSharedSourceBitForBit is the
-// differential test of MatVecShader.For: random ops (shapes, epilogues,
-// norms, layouts, f32 and f16 weights), each run by Launch (the shared
-// source, the op read from the params uniform) and by the source compiled
-// for the op, on the same buffers, must write the same bits. The two differ
-// only in where the shape and flags come from; a compiler that unrolls or
-// contracts the constant-bound loops differently would show here.
-func TestMatVecCompiledForTheOpEqualsTheSharedSourceBitForBit(t *testing.T) {
+// TestMatVecCompiledForTheOpMatchesTheSharedSource is the differential
+// test of MatVecShader.For: random ops (shapes, epilogues, norms, layouts,
+// f32 and f16 weights), each run by Launch (the shared source, the op read
+// from the params uniform) and by the source compiled for the op, on the
+// same buffers. The two run the same operations in the same order, and
+// lavapipe and llvmpipe write the same bits; NVIDIA's compilers, once the
+// flags and cols are constants, fuse multiply-adds across what were the
+// flag branches and turn the division by cols into a multiplication, so
+// there the last bits differ (For's doc). The test asserts the outputs
+// agree within decodeTolerance of each row's magnitude, which a wrong
+// index, flag or dropped term exceeds by orders, and logs how many differ
+// in their bits.
+func TestMatVecCompiledForTheOpMatchesTheSharedSource(t *testing.T) {
 	d, s := openStream(t)
 	seed, n := diffSettings(t)
 	rng := rand.New(rand.NewPCG(seed, 0x6d76))
@@ -107,16 +110,26 @@ func TestMatVecCompiledForTheOpEqualsTheSharedSourceBitForBit(t *testing.T) {
 			if err := s.Launch(k, op.Dispatch(), xb, wb, biasb, gb, bb, forOp, op.Params()); err != nil {
 				t.Fatal(err)
 			}
-			wantSameBits(t, gputest.Read(t, s, shared), gputest.Read(t, s, forOp))
+			h := make([]float64, cols)
+			for i, v := range x {
+				h[i] = float64(v)
+			}
+			switch {
+			case op.Flags&shaders.MatVecLayerNorm != 0:
+				h = refNorm(x, g, b, float64(op.Eps), false)
+			case op.Flags&shaders.MatVecRMSNorm != 0:
+				h = refNorm(x, g, nil, float64(op.Eps), true)
+			}
+			wantSameWithin(t, gputest.Read(t, s, shared), gputest.Read(t, s, forOp), rowScales(w, sh == shaders.MatVecF16, h, bias, y0, op))
 		})
 	}
 }
 
-// TestAttnProjCompiledForTheOpEqualsTheSharedSourceBitForBit is the same
-// for AttnProjShader.For: random attention shapes and positions, AttnSplit's
+// TestAttnProjCompiledForTheOpMatchesTheSharedSource is the same for
+// AttnProjShader.For: random attention shapes and positions, AttnSplit's
 // partials merged and projected by Launch and by the source compiled for
-// the op, bit for bit.
-func TestAttnProjCompiledForTheOpEqualsTheSharedSourceBitForBit(t *testing.T) {
+// the op.
+func TestAttnProjCompiledForTheOpMatchesTheSharedSource(t *testing.T) {
 	d, s := openStream(t)
 	seed, n := diffSettings(t)
 	rng := rand.New(rand.NewPCG(seed, 0x6170))
@@ -144,7 +157,8 @@ func TestAttnProjCompiledForTheOpEqualsTheSharedSourceBitForBit(t *testing.T) {
 			if sh == shaders.AttnProjF16 {
 				wb = gputest.UploadU32(t, s, shaders.F16Pack(w)...)
 			}
-			biasb := gputest.Upload(t, s, normal(rng, int(op.Rows), 0.1))
+			bias := normal(rng, int(op.Rows), 0.1)
+			biasb := gputest.Upload(t, s, bias)
 			y0 := normal(rng, int(op.Rows+op.OutOffset)+1, 1)
 			shared, forOp := gputest.Upload(t, s, y0), gputest.Upload(t, s, y0)
 			if err := sh.Launch(s, part, wb, biasb, shared, op, at, step); err != nil {
@@ -155,7 +169,17 @@ func TestAttnProjCompiledForTheOpEqualsTheSharedSourceBitForBit(t *testing.T) {
 			if err := s.Launch(k, full.Dispatch(), part, wb, biasb, part, part, forOp, full.Params(), part, at.Params(), step); err != nil {
 				t.Fatal(err)
 			}
-			wantSameBits(t, gputest.Read(t, s, shared), gputest.Read(t, s, forOp))
+			// The projection's input, for the rows' magnitudes: the
+			// partials merged as AttnCombine merges them.
+			att := gputest.Empty(t, s, 4*uint64(dm))
+			if err := shaders.AttnCombine.Launch(s, part, att, at, step); err != nil {
+				t.Fatal(err)
+			}
+			h := make([]float64, dm)
+			for i, v := range gputest.Read(t, s, att) {
+				h[i] = float64(v)
+			}
+			wantSameWithin(t, gputest.Read(t, s, shared), gputest.Read(t, s, forOp), rowScales(w, sh == shaders.AttnProjF16, h, bias, y0, op))
 		})
 	}
 }
@@ -170,18 +194,48 @@ func compileFor(t *testing.T, d *wgpu.Device, compiled func(shaders.MatVecOp) (s
 	return compile(t, d, sf)
 }
 
-// wantSameBits fails unless shared and forOp hold the same float32 bits,
-// naming the differing indices.
-func wantSameBits(t *testing.T, shared, forOp []float32) {
-	t.Helper()
-	bits := func(v []float32) []uint32 {
-		out := make([]uint32, len(v))
-		for i, f := range v {
-			out[i] = math.Float32bits(f)
+// rowScales is, per element of y, the magnitude its tolerance scales
+// with: Σ|w·h| over its row (w rounded to half where f16), plus |bias| and
+// |y0| where the op adds them; 0 outside the op's rows.
+func rowScales(w []float32, f16 bool, h []float64, bias, y0 []float32, op shaders.MatVecOp) []float64 {
+	scale := make([]float64, len(y0))
+	cols := len(h)
+	for r := range int(op.Rows) {
+		var m float64
+		for k := range cols {
+			wv := w[r*cols+k]
+			if f16 {
+				wv = shaders.F16Round(wv)
+			}
+			m += math.Abs(float64(wv) * h[k])
 		}
-		return out
+		if op.Flags&shaders.MatVecBias != 0 {
+			m += math.Abs(float64(bias[r]))
+		}
+		o := int(op.OutOffset) + r
+		if op.Flags&shaders.MatVecResidual != 0 {
+			m += math.Abs(float64(y0[o]))
+		}
+		scale[o] = m
 	}
-	if diff := cmp.Diff(bits(shared), bits(forOp)); diff != "" {
-		t.Errorf("the source compiled for the op wrote other bits than the shared source (-shared +for the op):\n%s", diff)
+	return scale
+}
+
+// wantSameWithin fails unless forOp is within decodeTolerance·(scale+1) of
+// shared per element (wantNear), and logs how many elements differ in
+// their bits.
+func wantSameWithin(t *testing.T, shared, forOp []float32, scale []float64) {
+	t.Helper()
+	want := make([]float64, len(shared))
+	differ := 0
+	for i, v := range shared {
+		want[i] = float64(v)
+		if math.Float32bits(v) != math.Float32bits(forOp[i]) {
+			differ++
+		}
+	}
+	wantNear(t, "y compiled for the op, against the shared source's", forOp, want, scale)
+	if differ > 0 {
+		t.Logf("%d of %d outputs differ in their bits", differ, len(shared))
 	}
 }
