@@ -109,9 +109,9 @@ func matVecSpec(op *MatVecOp) string {
 //
 // The two run the same operations in the same order, but they are two
 // kernels, and a compiler may round them differently: with the flags and
-// cols constant, NVIDIA's Vulkan and OpenGL compilers fuse multiply-adds
-// across what were the flag branches and turn the norm's division by cols
-// into a multiplication. On an H100 most random ops differed from Launch
+// cols constant, NVIDIA's Vulkan and OpenGL compilers (by the flag sets
+// that differed) fuse multiply-adds across what were the flag branches,
+// and may turn the norm's division by cols into a multiplication. On an H100 most random ops differed from Launch
 // in the last bits of some outputs (at most 2.6e-6 of the largest output);
 // lavapipe and llvmpipe write the same bits. Each kernel is deterministic:
 // a program that must repeat its bits uses one of the two for an op
