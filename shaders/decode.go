@@ -108,14 +108,15 @@ func matVecSpec(op *MatVecOp) string {
 // It refuses what Launch refuses of op (ErrShape).
 //
 // The two run the same operations in the same order, but they are two
-// kernels, and a compiler may round them differently: with the flags and
+// kernels, and a compiler may round them differently. With the flags and
 // cols constant, NVIDIA's Vulkan and OpenGL compilers (by the flag sets
 // that differed) fuse multiply-adds across what were the flag branches,
-// and may turn the norm's division by cols into a multiplication. On an H100 most random ops differed from Launch
-// in the last bits of some outputs (at most 2.6e-6 of the largest output);
-// lavapipe and llvmpipe write the same bits. Each kernel is deterministic:
-// a program that must repeat its bits uses one of the two for an op
-// throughout (the transformer example's paths all use For's).
+// and may turn the norm's division by cols into a multiplication: on an
+// H100, 39 of 60 random ops on Vulkan and 24 of 60 on OpenGL differed from
+// Launch in the last bits of some outputs, by at most 2.6e-6 of the
+// largest output. Lavapipe and llvmpipe write the same bits. Each kernel
+// is deterministic: a program that must repeat its bits uses one of the
+// two for an op throughout (the transformer example's paths all use For's).
 func (sh MatVecShader) For(op MatVecOp) (Shader, error) {
 	if err := sh.check(op); err != nil {
 		return Shader{}, err
