@@ -75,9 +75,8 @@ func randomMatVecOp(rng *rand.Rand) shaders.MatVecOp {
 // from the params uniform) and by the source compiled for the op, on the
 // same buffers. The two run the same operations in the same order, and
 // lavapipe and llvmpipe write the same bits; NVIDIA's compilers, once the
-// flags and cols are constants, fuse multiply-adds across what were the
-// flag branches and turn the division by cols into a multiplication, so
-// there the last bits differ (For's doc). The test asserts the outputs
+// flags and cols are constants, round some outputs differently in the last
+// bits (For's doc says how, and how often). The test asserts the outputs
 // agree within decodeTolerance of each row's magnitude, which a wrong
 // index, flag or dropped term exceeds by orders, and logs how many differ
 // in their bits.
