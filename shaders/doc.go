@@ -41,7 +41,8 @@
 // prefixes of larger (pooled) buffers. Invocations past the sizes read and
 // write nothing. [MatVecShader.For] is the exception a decode loop wants:
 // MatVec's source for one op, its shape written in as constants (launched
-// with that op's Params all the same).
+// with that op's Params all the same); the same operations in the same
+// order, though a compiler may round them differently (its doc says where).
 //
 // Bindings are all in @group(0), numbered from 0 in the order a launch
 // passes its arguments; every buffer holds f32 ([Copy] moves any 32-bit
