@@ -116,7 +116,8 @@ func matVecSpec(op *MatVecOp) string {
 // Launch in the last bits of some outputs, by at most 2.6e-6 of the
 // largest output. Lavapipe and llvmpipe write the same bits. Each kernel
 // is deterministic: a program that must repeat its bits uses one of the
-// two for an op throughout (the transformer example's paths all use For's).
+// two for an op throughout (the transformer example's three paths share
+// their kernels).
 func (sh MatVecShader) For(op MatVecOp) (Shader, error) {
 	if err := sh.check(op); err != nil {
 		return Shader{}, err
