@@ -111,16 +111,7 @@ func TestMatVecCompiledForTheOpMatchesTheSharedSource(t *testing.T) {
 			if err := s.Launch(k, op.Dispatch(), xb, wb, biasb, gb, bb, forOp, op.Params()); err != nil {
 				t.Fatal(err)
 			}
-			h := make([]float64, cols)
-			for i, v := range x {
-				h[i] = float64(v)
-			}
-			switch {
-			case op.Flags&shaders.MatVecLayerNorm != 0:
-				h = refNorm(x, g, b, float64(op.Eps), false)
-			case op.Flags&shaders.MatVecRMSNorm != 0:
-				h = refNorm(x, g, nil, float64(op.Eps), true)
-			}
+			h := matVecInput(x, g, b, op.Flags, float64(op.Eps))
 			wantSameWithin(t, gputest.Read(t, s, shared), gputest.Read(t, s, forOp), rowScales(w, sh == shaders.MatVecF16, h, bias, y0, op))
 		})
 	}

@@ -45,6 +45,22 @@ func wantNear(t *testing.T, what string, got []float32, want, scale []float64) {
 	}
 }
 
+// matVecInput is, in float64, the vector a MatVec with flags multiplies by
+// its weights: x itself, or x's layer norm or RMS norm (gamma g, beta b).
+func matVecInput(x, g, b []float32, flags shaders.MatVecFlags, eps float64) []float64 {
+	switch {
+	case flags&shaders.MatVecLayerNorm != 0:
+		return refNorm(x, g, b, eps, false)
+	case flags&shaders.MatVecRMSNorm != 0:
+		return refNorm(x, g, nil, eps, true)
+	}
+	h := make([]float64, len(x))
+	for i, v := range x {
+		h[i] = float64(v)
+	}
+	return h
+}
+
 // refNorm is the float64 layer norm (rms: the RMS norm) of x.
 func refNorm(x, g, b []float32, eps float64, rms bool) []float64 {
 	n := float64(len(x))
@@ -173,16 +189,7 @@ func TestMatVecMatchesTheReference(t *testing.T) {
 							}
 							got := gputest.Read(t, s, yb)
 
-							h := make([]float64, cols)
-							for i, v := range x {
-								h[i] = float64(v)
-							}
-							switch {
-							case flags&shaders.MatVecLayerNorm != 0:
-								h = refNorm(x, g, b, 1e-5, false)
-							case flags&shaders.MatVecRMSNorm != 0:
-								h = refNorm(x, g, nil, 1e-5, true)
-							}
+							h := matVecInput(x, g, b, flags, float64(op.Eps))
 							want := make([]float64, len(y0))
 							scale := make([]float64, len(y0))
 							for i, v := range y0 {
