@@ -275,14 +275,22 @@ type candidate struct {
 	info    AdapterInfo
 }
 
-func enumerate(inst *wgpu.Instance) []candidate {
+// release releases the candidate's adapter handle, holding the GL context
+// lock for an OpenGL adapter (see onGLContext).
+func (c candidate) release() { onGLContext(c.info.Backend, c.adapter.Release) }
+
+// enumerate lists inst's adapters; b is BackendGL for the GL instance,
+// whose enumeration makes the process's GL context current (onGLContext).
+func enumerate(inst *wgpu.Instance, b Backend) []candidate {
 	var out []candidate
 	if inst == nil {
 		return nil
 	}
-	for _, a := range inst.EnumerateAdapters(nil) {
-		out = append(out, candidate{adapter: a, info: infoOf(a)})
-	}
+	onGLContext(b, func() {
+		for _, a := range inst.EnumerateAdapters(nil) {
+			out = append(out, candidate{adapter: a, info: infoOf(a)})
+		}
+	})
 	return out
 }
 
@@ -296,7 +304,7 @@ func Adapters(b Backend) []AdapterInfo {
 	c, _ := candidatesFor(b)
 	for _, c := range rankCandidates(c) {
 		out = append(out, c.info)
-		c.adapter.Release()
+		c.release()
 	}
 	return out
 }
@@ -314,7 +322,7 @@ func Adapters(b Backend) []AdapterInfo {
 func Unavailable(b Backend) []string {
 	c, missing := candidatesFor(b)
 	for _, c := range c {
-		c.adapter.Release()
+		c.release()
 	}
 	return missing
 }
@@ -337,21 +345,21 @@ func RankReason(a AdapterInfo) string {
 func candidatesFor(b Backend) ([]candidate, []string) {
 	switch b {
 	case BackendGL:
-		return enumerate(glInstance()), glProblems()
+		return enumerate(glInstance(), BackendGL), glProblems()
 	case BackendAuto:
-		c := enumerate(primaryInstance())
+		c := enumerate(primaryInstance(), BackendAuto)
 		missing := primaryProblems(c, primaryBackends()...)
 		if slices.ContainsFunc(c, func(c candidate) bool { return c.info.Type != AdapterCPU }) {
 			return c, missing
 		}
-		return append(c, enumerate(glInstance())...), append(missing, glProblems()...)
+		return append(c, enumerate(glInstance(), BackendGL)...), append(missing, glProblems()...)
 	}
 	var out []candidate
-	for _, c := range enumerate(primaryInstance()) {
+	for _, c := range enumerate(primaryInstance(), BackendAuto) {
 		if c.info.Backend == b {
 			out = append(out, c)
 		} else {
-			c.adapter.Release()
+			c.release()
 		}
 	}
 	return out, primaryProblems(out, b)
@@ -445,7 +453,7 @@ func chooseAdapters(o Options) ([]candidate, []AdapterInfo, error) {
 	for _, c := range all {
 		found = append(found, c.info)
 		if !c.info.matches(o.Adapter) || (o.ForceFallback && c.info.Type != AdapterCPU) {
-			c.adapter.Release()
+			c.release()
 			continue
 		}
 		pick = append(pick, c)

@@ -272,7 +272,7 @@ func Open(o Options) (*Device, error) {
 		}
 		if err == nil {
 			for _, rest := range ranked[i+1:] {
-				rest.adapter.Release()
+				rest.release()
 			}
 			return d, nil
 		}
@@ -300,9 +300,11 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 		// Game of Life declares) when the layout is made.
 		features = append(features, wgpu.NativeFeatureTextureAdapterSpecificFormatFeatures)
 	}
-	dev, err := requestDevice(c.adapter, features, id)
+	var dev *wgpu.Device
+	var err error
+	onGLContext(c.info.Backend, func() { dev, err = requestDevice(c.adapter, features, id) })
 	if err != nil {
-		c.adapter.Release()
+		c.release()
 		return nil, &Error{Op: "Open", Arg: "adapter=" + c.info.Name, Err: fmt.Errorf("%w: %v", ErrInternal, err)}
 	}
 	d := &Device{

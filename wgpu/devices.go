@@ -90,7 +90,7 @@ func openSet(op string, o Options, n int) ([]*Device, error) {
 		set := chooseSet(ranked)
 		for i, c := range set {
 			if n > 0 && len(devs) == n {
-				c.adapter.Release()
+				c.release()
 				continue
 			}
 			d, err := openOn(c, log, o.NativeLog)
@@ -101,7 +101,7 @@ func openSet(op string, o Options, n int) ([]*Device, error) {
 			}
 			if err != nil {
 				for _, rest := range set[i+1:] {
-					rest.adapter.Release()
+					rest.release()
 				}
 				return fail(&AdapterError{Want: wantString(o), Found: all, Failed: []string{fmt.Sprintf("%s: %s: %v", op, c.info, err)}})
 			}
@@ -129,7 +129,7 @@ func chooseSet(ranked []candidate) []candidate {
 		if keep[i] {
 			out = append(out, c)
 		} else {
-			c.adapter.Release()
+			c.release()
 		}
 	}
 	return out
@@ -154,3 +154,17 @@ func setOf(ranked []AdapterInfo) []bool {
 // GL instance shares one EGL context, which two threads must not make
 // current at once, while wgpu-hal's own lock on it is per adapter.
 var glContext = lockrank.Mutex{Rank: lockrank.GL}
+
+// onGLContext runs f, native calls on an adapter or instance of backend b,
+// holding glContext when b is OpenGL: enumerating the GL instance's
+// adapters, making a device on one and releasing an adapter make the
+// shared context current, and done beside another GL Device's submit or
+// poll they aborted the process (eglMakeCurrent: EGL_BAD_ACCESS, seen on
+// llvmpipe with Open or Adapters called while another GL Device works).
+func onGLContext(b Backend, f func()) {
+	if b == BackendGL {
+		glContext.Lock()
+		defer glContext.Unlock()
+	}
+	f()
+}
