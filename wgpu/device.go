@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -103,6 +105,11 @@ type Device struct {
 
 	kernelsMu lockrank.Mutex        // lockrank.Kernels
 	kernels   map[kernelKey]*Kernel // the cache; each entry owned by the cache until Kernel.Release
+	// private are the live kernels made with Private, outside the cache,
+	// so that Close releases them too: one left alive past its device
+	// (LoadGraph's, a fused graph's, on a stream the caller never closed)
+	// made the next device's first submission abort (objects).
+	private map[*Kernel]struct{}
 
 	// scopeMu serialises WebGPU error scopes. wgpu-native keeps one scope
 	// stack per device, not per thread: a push…pop on two goroutines at
@@ -413,8 +420,9 @@ func (d *Device) Close() error {
 		return false
 	})
 	d.kernelsMu.Lock()
-	kernels := d.kernels
-	d.kernels = nil
+	kernels := slices.Collect(maps.Values(d.kernels))
+	kernels = append(kernels, slices.Collect(maps.Keys(d.private))...)
+	d.kernels, d.private = nil, nil
 	d.kernelsMu.Unlock()
 	for _, k := range kernels {
 		k.release(k)

@@ -95,7 +95,8 @@ type kernelOptions struct {
 // nor added to the device's cache, so its Release frees it whatever else
 // compiled the same source, and nothing else can get hold of it. The
 // recorder compiles a graph file's kernels this way, so that releasing the
-// loaded graph, or a refused load, frees them.
+// loaded graph, or a refused load, frees them. Like every kernel, one
+// still live when its Device closes is released by Close.
 func Private() KernelOption { return func(o *kernelOptions) { o.private = true } }
 
 // WithLabel names the kernel: graphs show the label in place of the entry
@@ -286,6 +287,7 @@ func (k *Kernel) Release() {
 	if k.dev.kernels != nil && k.dev.kernels[k.key] == k {
 		delete(k.dev.kernels, k.key)
 	}
+	delete(k.dev.private, k)
 	k.dev.kernelsMu.Unlock()
 	k.dev.releaseGated(&k.life, k)
 	k.dev.kernelsMu.Lock()
@@ -390,7 +392,12 @@ func (d *Device) Kernel(source, entry string, opts ...KernelOption) (*Kernel, er
 		return nil, err
 	}
 	k.key, k.label = key, o.label // Release drops the cache entry only if it is this kernel
-	if !o.private {
+	if o.private {
+		if d.private == nil {
+			d.private = map[*Kernel]struct{}{}
+		}
+		d.private[k] = struct{}{}
+	} else {
 		d.kernels[key] = k
 	}
 	d.live.kernels.Add(1)

@@ -1,0 +1,84 @@
+package wgpu_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/softgraph/softgraph/recorder"
+	"github.com/softgraph/softgraph/tests/gputest"
+	"github.com/softgraph/softgraph/wgpu"
+)
+
+// TestCloseReleasesPrivateKernelsSoTheNextDeviceWorks: closing a Device
+// releases the kernels made with Private (a caller's, and those LoadGraph
+// compiles for a graph on a stream never closed), and the next device of
+// the process then computes exactly. Close released only the kernel cache:
+// a private kernel outlived its device, and wgpu-native v22 aborted the
+// process at the next device's first submission ("a resource with a
+// different device"), on lavapipe and llvmpipe's GL alike. On each backend
+// that has an adapter, in a fresh process: an abort is this test's
+// failure.
+func TestCloseReleasesPrivateKernelsSoTheNextDeviceWorks(t *testing.T) {
+	gputest.InFreshProcess(t, func(t *testing.T) {
+		ran := 0
+		for _, b := range []wgpu.Backend{wgpu.BackendVulkan, wgpu.BackendGL} {
+			if len(wgpu.Adapters(b)) == 0 {
+				continue
+			}
+			ran++
+			t.Run(b.String(), func(t *testing.T) { closeWithPrivateKernelsThenCompute(t, b) })
+		}
+		if ran == 0 {
+			gputest.SkipIfNoAdapter(t, wgpu.ErrNoAdapter)
+			t.Skip("neither a Vulkan nor an OpenGL adapter")
+		}
+	})
+}
+
+func closeWithPrivateKernelsThenCompute(t *testing.T, b wgpu.Backend) {
+	o := wgpu.Options{Backend: b, IgnoreEnv: true}
+	// A graph file, from a device closed the ordinary way.
+	var file bytes.Buffer
+	{
+		d := gputest.Open(t, o)
+		s := gputest.Stream(t, d)
+		k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+		a, out := gputest.Upload(t, s, gputest.Fill(64, 0)), gputest.Empty(t, s, 256)
+		g := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, out, 4, 64) })
+		if _, err := g.WriteTo(&file); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		d.Close()
+	}
+	for round := range 2 {
+		d, err := wgpu.Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := d.Kernel(gputest.AddOneWGSL, "main", wgpu.Private())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := recorder.New(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.LoadGraph(bytes.NewReader(file.Bytes())); err != nil {
+			t.Fatal(err)
+		}
+		// Neither the kernel, the loaded graph nor the stream is released.
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !k.Released() {
+			t.Errorf("round %d: Close must release the device's private kernels; this one is still live", round)
+		}
+	}
+	d := gputest.Open(t, o)
+	s := gputest.Stream(t, d)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	a, out := gputest.Upload(t, s, gputest.Ramp(64, 5)), gputest.Empty(t, s, 256)
+	gputest.MustChain(t, s, k, a, out, 3, 64)
+	gputest.WantFloats(t, "three add-ones on the next device", gputest.Plus(gputest.Ramp(64, 5), 3), gputest.Read(t, s, out))
+}
