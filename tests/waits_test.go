@@ -551,57 +551,47 @@ func TestDeadlinesWhileTheSubmitterIsBusyReturnOnlyTheContextsError(t *testing.T
 func TestCloseWaitsForTheStreamsWorkOnEveryBackend(t *testing.T) {
 	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
-		ran := 0
-		for _, b := range []wgpu.Backend{wgpu.BackendVulkan, wgpu.BackendGL} {
-			if len(wgpu.Adapters(b)) == 0 {
-				continue
-			}
-			ran++
-			t.Run(b.String(), func(t *testing.T) {
-				d := gputest.Open(t, wgpu.Options{Backend: b, IgnoreEnv: true})
-				s := gputest.Stream(t, d)
-				sp := newSpin(t, d, s, 20*time.Millisecond)
-				n := sp.units(2 * time.Second)
-				work := time.Duration(n) * sp.unit
-				closeBehind := func(t *testing.T, what string, flush, racing bool) {
-					ls := longStream(t, d, n)
-					for range n {
-						if err := sp.launch(ls); err != nil {
-							t.Fatal(err)
-						}
+		gputest.OnEveryBackend(t, func(t *testing.T, b wgpu.Backend) {
+			d := gputest.Open(t, wgpu.Options{Backend: b, IgnoreEnv: true})
+			s := gputest.Stream(t, d)
+			sp := newSpin(t, d, s, 20*time.Millisecond)
+			n := sp.units(2 * time.Second)
+			work := time.Duration(n) * sp.unit
+			closeBehind := func(t *testing.T, what string, flush, racing bool) {
+				ls := longStream(t, d, n)
+				for range n {
+					if err := sp.launch(ls); err != nil {
+						t.Fatal(err)
 					}
-					start := time.Now()
-					var flushed chan error
-					switch {
-					case racing:
-						flushed = make(chan error, 1)
-						go func() { flushed <- ls.Flush() }()
-						time.Sleep(50 * time.Millisecond) // the Flush is submitting
-					case flush:
-						if err := ls.Flush(); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := within(t, time.Minute, "Stream.Close", ls.Close); err != nil {
-						t.Fatalf("Close %s: %v", what, err)
-					}
-					waitedLongEnough(t, "Close "+what, time.Since(start), work, s)
-					if flushed != nil {
-						if err := <-flushed; err != nil && !errors.Is(err, wgpu.ErrClosed) {
-							t.Fatalf("a Flush racing Close returns nil or ErrClosed, got %v", err)
-						}
-					}
-					sp.check(t, s)
 				}
-				t.Run("flushed", func(t *testing.T) { closeBehind(t, fmt.Sprintf("behind %d flushed launches", n), true, false) })
-				t.Run("enqueued", func(t *testing.T) { closeBehind(t, fmt.Sprintf("behind %d enqueued launches", n), false, false) })
-				t.Run("during a Flush", func(t *testing.T) {
-					closeBehind(t, fmt.Sprintf("while another goroutine flushes %d launches", n), false, true)
-				})
+				start := time.Now()
+				var flushed chan error
+				switch {
+				case racing:
+					flushed = make(chan error, 1)
+					go func() { flushed <- ls.Flush() }()
+					time.Sleep(50 * time.Millisecond) // the Flush is submitting
+				case flush:
+					if err := ls.Flush(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := within(t, time.Minute, "Stream.Close", ls.Close); err != nil {
+					t.Fatalf("Close %s: %v", what, err)
+				}
+				waitedLongEnough(t, "Close "+what, time.Since(start), work, s)
+				if flushed != nil {
+					if err := <-flushed; err != nil && !errors.Is(err, wgpu.ErrClosed) {
+						t.Fatalf("a Flush racing Close returns nil or ErrClosed, got %v", err)
+					}
+				}
+				sp.check(t, s)
+			}
+			t.Run("flushed", func(t *testing.T) { closeBehind(t, fmt.Sprintf("behind %d flushed launches", n), true, false) })
+			t.Run("enqueued", func(t *testing.T) { closeBehind(t, fmt.Sprintf("behind %d enqueued launches", n), false, false) })
+			t.Run("during a Flush", func(t *testing.T) {
+				closeBehind(t, fmt.Sprintf("while another goroutine flushes %d launches", n), false, true)
 			})
-		}
-		if ran == 0 {
-			gputest.SkipIfNoAdapter(t, wgpu.ErrNoAdapter)
-		}
+		})
 	})
 }

@@ -20,18 +20,7 @@ import (
 // failure.
 func TestCloseReleasesPrivateKernelsSoTheNextDeviceWorks(t *testing.T) {
 	gputest.InFreshProcess(t, func(t *testing.T) {
-		ran := 0
-		for _, b := range []wgpu.Backend{wgpu.BackendVulkan, wgpu.BackendGL} {
-			if len(wgpu.Adapters(b)) == 0 {
-				continue
-			}
-			ran++
-			t.Run(b.String(), func(t *testing.T) { closeWithPrivateKernelsThenCompute(t, b) })
-		}
-		if ran == 0 {
-			gputest.SkipIfNoAdapter(t, wgpu.ErrNoAdapter)
-			t.Skip("neither a Vulkan nor an OpenGL adapter")
-		}
+		gputest.OnEveryBackend(t, closeWithPrivateKernelsThenCompute)
 	})
 }
 

@@ -38,6 +38,29 @@ func SkipIfNoAdapter(t testing.TB, err error) {
 	}
 }
 
+// OnEveryBackend runs f as a subtest named after each backend this machine
+// has an adapter for (Vulkan, then OpenGL), whatever SOFTGRAPH_BACKEND
+// says: for behaviour that differs by backend, such as the native calls'
+// order at Close. With neither, t is skipped, or fails where GPUs are
+// required.
+func OnEveryBackend(t *testing.T, f func(t *testing.T, b wgpu.Backend)) {
+	t.Helper()
+	ran := 0
+	for _, b := range []wgpu.Backend{wgpu.BackendVulkan, wgpu.BackendGL} {
+		if len(wgpu.Adapters(b)) == 0 {
+			continue
+		}
+		ran++
+		t.Run(b.String(), func(t *testing.T) { f(t, b) })
+	}
+	if ran == 0 {
+		if Required() {
+			t.Fatal("neither a Vulkan nor an OpenGL adapter, and SOFTGRAPH_REQUIRE_GPU=1")
+		}
+		t.Skip("neither a Vulkan nor an OpenGL adapter")
+	}
+}
+
 // Open opens a device with o for the test, following the rule above, and
 // closes it when the test ends.
 func Open(t testing.TB, o wgpu.Options) *wgpu.Device {
