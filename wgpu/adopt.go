@@ -145,6 +145,10 @@ func Adopt(dev *wgpu.Device, o Options) (*Device, error) {
 		d.Close()
 		return nil, err
 	}
+	if err := d.initGLBarrier("Adopt"); err != nil {
+		d.Close()
+		return nil, err
+	}
 	d.log.Debug().Str("adapter", d.info.String()).Msg("device adopted")
 	return d, nil
 }

@@ -19,6 +19,9 @@ type bindGroup struct {
 	raw   C.WGPUBindGroup
 	k     *Kernel // the kernel and group whose layout it was made for
 	group uint32
+	// uses are the buffers it binds and how, in C memory, for OpenGL's
+	// barrier rule (glbarrier.go); nil elsewhere.
+	uses *C.sg_uses
 }
 
 func (g *bindGroup) Release() {
@@ -34,6 +37,8 @@ func (g *bindGroup) freeNative() {
 	g.dev.lockGL()
 	g.bg.Release()
 	g.dev.unlockGL()
+	freeUses(g.uses)
+	g.uses = nil
 	g.dev.live.bindGroups.Add(-1)
 }
 
@@ -67,6 +72,8 @@ func (d *Device) newBindGroup(kx driver.Kernel, group uint32, entries []driver.E
 	}
 	var stack [8]wgpu.BindGroupEntry
 	native := stack[:0]
+	var useStack [8]C.sg_use
+	uses := useStack[:0]
 	var held []interface{ dropIt() }
 	defer func() {
 		for _, h := range held {
@@ -98,6 +105,13 @@ func (d *Device) newBindGroup(kx driver.Kernel, group uint32, entries []driver.E
 				return nil, opError(op, ErrInvalidArgument, "%s: range offset=%d size=%d of a %d-byte buffer", what, e.Offset, e.Size, b.size)
 			}
 			ne.Buffer, ne.Offset, ne.Size = b.buf, e.Offset, e.Size
+			if d.glBarrier != nil {
+				use := C.uint32_t(C.SG_USE_READ)
+				if r.Kind == driver.ResourceStorage {
+					use = C.SG_USE_WRITE
+				}
+				uses = append(uses, C.sg_use{buf: b.raw, use: use})
+			}
 		case driver.ResourceTexture, driver.ResourceStorageTexture:
 			t, err := d.ownTexture(op, what, e.Texture)
 			if err != nil {
@@ -121,6 +135,12 @@ func (d *Device) newBindGroup(kx driver.Kernel, group uint32, entries []driver.E
 		}
 		native = append(native, ne)
 	}
+	var cuses *C.sg_uses
+	if len(uses) > 0 {
+		if cuses = newUses(uses); cuses == nil {
+			return nil, opError(op, ErrInternal, "out of host memory")
+		}
+	}
 	var bg *wgpu.BindGroup
 	if err := d.scoped(op, func() (err error) {
 		bg, err = d.dev.CreateBindGroup(&wgpu.BindGroupDescriptor{Layout: k.layouts[group], Entries: native})
@@ -129,10 +149,11 @@ func (d *Device) newBindGroup(kx driver.Kernel, group uint32, entries []driver.E
 		if bg != nil {
 			bg.Release()
 		}
+		freeUses(cuses)
 		return nil, err
 	}
 	d.live.bindGroups.Add(1)
-	g := &bindGroup{dev: d, bg: bg, raw: rawBindGroup(bg), k: k, group: group}
+	g := &bindGroup{dev: d, bg: bg, raw: rawBindGroup(bg), k: k, group: group, uses: cuses}
 	g.init()
 	d.objs.add(g)
 	return g, nil

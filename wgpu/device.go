@@ -86,6 +86,10 @@ type Device struct {
 	rawQ    C.WGPUQueue
 	done    *C.sg_done // completion record; C memory, freed by Close
 
+	// glBarrier is the barrier kernel of an OpenGL device (glbarrier.go);
+	// nil elsewhere.
+	glBarrier *glBarrier
+
 	// freedSincePoll counts buffers and textures released since triage
 	// last polled (triage).
 	freedSincePoll atomic.Int32
@@ -348,6 +352,10 @@ func openOn(c candidate, log zerolog.Logger, level NativeLogLevel) (*Device, err
 	registry.devices[id] = d
 	registry.Unlock()
 	pushNativeSink(id, d.log, level)
+	if err := d.initGLBarrier("Open"); err != nil {
+		d.Close()
+		return nil, err
+	}
 	d.log.Debug().Str("adapter", d.info.String()).Msg("device opened")
 	return d, nil
 }
@@ -436,6 +444,8 @@ func (d *Device) Close() error {
 	// llvmpipe by closing one of two or three GL devices while the others
 	// work).
 	d.lockGL()
+	d.glBarrier.release()
+	d.glBarrier = nil
 	d.queue.Release()
 	if d.adopted {
 		C.sg_device_release(d.raw) // Adopt's reference; the application's stays

@@ -33,6 +33,9 @@ func (d *Device) newEncoder() (driver.Encoder, error) {
 		return nil, opError(op, ErrInternal, "out of host memory")
 	}
 	e := &encoder{dev: d, c: c}
+	if b := d.glBarrier; b != nil {
+		C.sg_enc_gl(c, rawPipeline(b.pipeline), rawBindGroup(b.group))
+	}
 	e.init()
 	d.live.encoders.Add(1)
 	d.objs.add(e)
@@ -273,6 +276,13 @@ func (e *encoder) dispatch(op string, k driver.Kernel, groups []driver.BindGroup
 	var ind C.WGPUBuffer
 	if a.counts != nil {
 		ind = a.counts.raw
+	}
+	if e.c.gl != 0 {
+		for i := 0; i < a.n; i++ {
+			if g := a.groups[i]; g != nil {
+				e.c.scratch_uses[i] = g.uses
+			}
+		}
 	}
 	C.sg_enc_dispatch(e.c, a.k.raw, C.uint32_t(a.n), ind, C.uint64_t(offset), C.uint32_t(xyz[0]), C.uint32_t(xyz[1]), C.uint32_t(xyz[2]))
 	return nil

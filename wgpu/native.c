@@ -455,6 +455,8 @@ static void sg_enc_begin(sg_enc * e, WGPUQuerySet set, uint32_t begin, uint32_t 
 		e->pass = wgpuCommandEncoderBeginComputePass(e->enc, NULL);
 	}
 	sg_pop(e->dev, &e->err);
+	e->passno++;
+	e->pass_clock = e->clock;
 	if (!e->pass && e->err.type == 0) {
 		e->err.type = 3;
 		strcpy(e->err.message, "wgpu-native returned no compute pass");
@@ -478,10 +480,237 @@ void sg_enc_prepare(sg_enc * e) {
 	if (e->pass) e->idle_pass = 1;
 }
 
+// ---- OpenGL barriers ----
+//
+// wgpu-hal's GL backend puts a memory barrier before a command only for a
+// buffer whose previous use was a writable storage binding (design.md,
+// hazard 23): a dispatch writing a buffer that an earlier one only read
+// gets none, and NVIDIA's GL ran the two overlapped. On OpenGL the encoder
+// therefore follows every buffer the command buffer uses and, before a
+// command that writes a buffer read since the last barrier it can be sure
+// of, encodes the barrier kernel (one invocation binding the device's
+// barrier buffer writable): its second dispatch in a pass is a writable use
+// after a writable use, which wgpu-hal always separates with a barrier.
+//
+// A barrier is certain before a dispatch that binds a buffer whose last use
+// was writable: inside the same pass it comes right before the dispatch;
+// when that use was in an earlier pass, before the pass began (wgpu-core
+// puts a pass's first-use transitions ahead of the pass). Before a copy or
+// clear it comes right before the command. A command buffer's first use of
+// a buffer gets no barrier inside it (wgpu-core's transit barriers go ahead
+// of the whole command buffer, from state the encoder cannot see), so reads
+// in earlier command buffers, this stream's or another's, count as unordered
+// until the first certain barrier.
+
+enum { SG_LAST_READ = 1, SG_LAST_WRITE = 2, SG_LAST_OTHER = 3 };
+
+typedef struct sg_bstate {
+	WGPUBuffer buf;
+	uint32_t last;     // SG_LAST_*: the kind of the latest use
+	uint32_t pass;     // passno of that use (0: outside passes)
+	uint64_t read;     // clock of the latest read (0: none)
+	uint64_t stamp;    // clock of the latest use
+} sg_bstate;
+
+static size_t sg_bs_slot(WGPUBuffer b, size_t cap) {
+	uint64_t h = (uint64_t)(uintptr_t)b * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+// sg_bs_find returns b's state, or NULL; with add, a new zeroed state
+// (NULL only when out of host memory).
+static sg_bstate * sg_bs_find(sg_enc * e, WGPUBuffer b, int add) {
+	if (e->bscap) {
+		for (size_t i = sg_bs_slot(b, e->bscap);; i = (i + 1) & (e->bscap - 1)) {
+			if (e->bs[i].buf == b) return &e->bs[i];
+			if (!e->bs[i].buf) break;
+		}
+	}
+	if (!add) return NULL;
+	if (2 * (e->bsn + 1) > e->bscap) {
+		size_t cap = e->bscap ? 2 * e->bscap : 64;
+		sg_bstate * bs = calloc(cap, sizeof *bs);
+		if (!bs) return NULL;
+		for (size_t j = 0; j < e->bscap; j++) {
+			if (!e->bs[j].buf) continue;
+			size_t i = sg_bs_slot(e->bs[j].buf, cap);
+			while (bs[i].buf) i = (i + 1) & (cap - 1);
+			bs[i] = e->bs[j];
+		}
+		free(e->bs);
+		e->bs = bs;
+		e->bscap = cap;
+	}
+	size_t i = sg_bs_slot(b, e->bscap);
+	while (e->bs[i].buf) i = (i + 1) & (e->bscap - 1);
+	e->bs[i].buf = b;
+	e->bsn++;
+	return &e->bs[i];
+}
+
+// sg_gl_reset starts a command buffer.
+static void sg_gl_reset(sg_enc * e) {
+	if (e->bsn) memset(e->bs, 0, e->bscap * sizeof *e->bs);
+	e->bsn = 0;
+	e->clock = 1;
+	e->covered = 0;
+	e->prior = 1;
+	e->pass_clock = 0;
+	e->bpass = 0;
+}
+
+// sg_enc_gl turns the rule on for an encoder of an OpenGL device.
+void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup) {
+	e->gl = 1;
+	e->bpipe = bpipe;
+	e->bgroup = bgroup;
+	sg_gl_reset(e);
+}
+
+// sg_gl_cover records a certain barrier ordering reads up to clock.
+static void sg_gl_cover(sg_enc * e, uint64_t clock) {
+	if (clock > e->covered) e->covered = clock;
+	e->prior = 0;
+}
+
+// sg_gl_unordered reports whether a write to b now could overlap a read.
+static int sg_gl_unordered(sg_enc * e, WGPUBuffer b) {
+	if (e->prior) return 1;
+	sg_bstate const * st = sg_bs_find(e, b, 0);
+	return st && st->read > e->covered;
+}
+
+// sg_gl_certain notes the barrier wgpu-hal puts before a dispatch that
+// binds b.
+static void sg_gl_certain(sg_enc * e, WGPUBuffer b) {
+	sg_bstate const * st = sg_bs_find(e, b, 0);
+	if (!st || st->last != SG_LAST_WRITE) return;
+	sg_gl_cover(e, st->pass == e->passno ? e->clock : e->pass_clock);
+}
+
+// sg_gl_barrier encodes the barrier kernel into the open pass: twice when
+// the barrier buffer is not yet bound in this pass, since only a writable
+// use after one in the same pass is sure to get a barrier in front of it.
+static void sg_gl_barrier(sg_enc * e) {
+	int n = e->bpass == e->passno ? 1 : 2;
+	sg_keep(&e->keep, SG_REF_PIPELINE, e->bpipe);
+	sg_keep(&e->keep, SG_REF_GROUP, e->bgroup);
+	wgpuComputePassEncoderSetPipeline(e->pass, e->bpipe);
+	wgpuComputePassEncoderSetBindGroup(e->pass, 0, e->bgroup, 0, NULL);
+	for (int i = 0; i < n; i++) wgpuComputePassEncoderDispatchWorkgroups(e->pass, 1, 1, 1);
+	e->last = e->bpipe;
+	memset(e->groups, 0, sizeof e->groups);
+	e->groups[0] = e->bgroup;
+	e->barriers += (uint64_t)n;
+	e->bpass = e->passno;
+	e->clock++;
+	sg_gl_cover(e, e->clock);
+}
+
+// sg_gl_before applies the rule before a dispatch binding the buffers of
+// lists, or of flat (a program's copy), and counts, its indirect buffer:
+// it notes the barriers wgpu-hal will put in front of it and encodes the
+// barrier kernel when one is needed and none is certain. sg_gl_after then
+// records the dispatch's uses.
+static void sg_gl_before(sg_enc * e, sg_uses const * const * lists, uint32_t nl, sg_use const * flat, uint32_t nflat, WGPUBuffer counts) {
+	for (uint32_t l = 0; l < nl; l++) {
+		if (!lists[l]) continue;
+		for (uint32_t i = 0; i < lists[l]->n; i++) sg_gl_certain(e, lists[l]->u[i].buf);
+	}
+	for (uint32_t i = 0; i < nflat; i++) sg_gl_certain(e, flat[i].buf);
+	if (counts) sg_gl_certain(e, counts);
+	int need = 0;
+	for (uint32_t l = 0; l < nl && !need; l++) {
+		if (!lists[l]) continue;
+		for (uint32_t i = 0; i < lists[l]->n && !need; i++) {
+			need = lists[l]->u[i].use == SG_USE_WRITE && sg_gl_unordered(e, lists[l]->u[i].buf);
+		}
+	}
+	for (uint32_t i = 0; i < nflat && !need; i++) need = flat[i].use == SG_USE_WRITE && sg_gl_unordered(e, flat[i].buf);
+	if (need) sg_gl_barrier(e);
+}
+
+// sg_gl_use records a use of b by the dispatch at e->clock. A buffer the
+// same dispatch both writes and reads stays written: wgpu merges the uses.
+static void sg_gl_use(sg_enc * e, WGPUBuffer b, uint32_t use) {
+	sg_bstate * st = sg_bs_find(e, b, 1);
+	if (!st) {
+		// Out of host memory: forget everything, so that every later
+		// write gets a barrier (prior), which is never wrong.
+		sg_gl_reset(e);
+		return;
+	}
+	if (use == SG_USE_WRITE) {
+		st->last = SG_LAST_WRITE;
+	} else {
+		if (!(st->stamp == e->clock && st->last == SG_LAST_WRITE)) st->last = use == SG_USE_READ ? SG_LAST_READ : SG_LAST_OTHER;
+		st->read = e->clock;
+	}
+	st->stamp = e->clock;
+	st->pass = e->passno;
+}
+
+static void sg_gl_after(sg_enc * e, sg_uses const * const * lists, uint32_t nl, sg_use const * flat, uint32_t nflat, WGPUBuffer counts) {
+	e->clock++;
+	// Writes first, so that a buffer both written and read by the
+	// dispatch ends up written.
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t want = pass == 0 ? SG_USE_WRITE : SG_USE_READ;
+		for (uint32_t l = 0; l < nl; l++) {
+			if (!lists[l]) continue;
+			for (uint32_t i = 0; i < lists[l]->n; i++) {
+				if (lists[l]->u[i].use == want) sg_gl_use(e, lists[l]->u[i].buf, want);
+			}
+		}
+		for (uint32_t i = 0; i < nflat; i++) {
+			if (flat[i].use == want) sg_gl_use(e, flat[i].buf, want);
+		}
+	}
+	if (counts) sg_gl_use(e, counts, SG_USE_COUNTS);
+}
+
+// sg_gl_transfer applies the rule to a copy or clear outside passes (src
+// read, dst written; either may be NULL), before it is encoded: where a
+// barrier is needed, a pass holding the barrier kernel goes first.
+static void sg_gl_transfer(sg_enc * e, WGPUBuffer src, WGPUBuffer dst) {
+	sg_bstate * s = src ? sg_bs_find(e, src, 0) : NULL;
+	sg_bstate * d = dst ? sg_bs_find(e, dst, 0) : NULL;
+	if ((s && s->last == SG_LAST_WRITE) || (d && d->last == SG_LAST_WRITE)) sg_gl_cover(e, e->clock);
+	if (dst && sg_gl_unordered(e, dst)) {
+		sg_enc_begin(e, NULL, 0, 0);
+		if (!e->pass) return; // the error is in e->err
+		sg_gl_barrier(e);
+		sg_enc_end_pass(e);
+		if (e->err.type != 0) return;
+	}
+	e->clock++;
+	if (src) {
+		sg_bstate * st = sg_bs_find(e, src, 1);
+		if (!st) {
+			sg_gl_reset(e);
+			return;
+		}
+		st->last = SG_LAST_OTHER;
+		st->read = e->clock;
+		st->pass = 0;
+	}
+	if (dst) {
+		sg_bstate * st = sg_bs_find(e, dst, 1);
+		if (!st) {
+			sg_gl_reset(e);
+			return;
+		}
+		st->last = SG_LAST_OTHER;
+		st->pass = 0;
+	}
+}
+
 // sg_enc_dispatch encodes one dispatch into the open pass, skipping a
 // pipeline or bind group already set. The Go side guarantees an open pass.
 void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBuffer indirect, uint64_t offset, uint32_t x, uint32_t y, uint32_t z) {
 	WGPUBindGroup const * groups = e->scratch;
+	uint32_t nl = ngroups < 4 ? ngroups : 4;
+	if (e->gl) sg_gl_before(e, e->scratch_uses, nl, NULL, 0, indirect);
 	if (p != e->last) {
 		sg_keep(&e->keep, SG_REF_PIPELINE, p);
 		wgpuComputePassEncoderSetPipeline(e->pass, p);
@@ -500,6 +729,10 @@ void sg_enc_dispatch(sg_enc * e, WGPUComputePipeline p, uint32_t ngroups, WGPUBu
 	} else {
 		wgpuComputePassEncoderDispatchWorkgroups(e->pass, x, y, z);
 	}
+	if (e->gl) {
+		sg_gl_after(e, e->scratch_uses, nl, NULL, 0, indirect);
+		memset(e->scratch_uses, 0, sizeof e->scratch_uses);
+	}
 	e->dispatches++;
 	e->idle_pass = 0;
 }
@@ -516,6 +749,12 @@ size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to) {
 	for (; i < to; i++) {
 		sg_cmd const * c = &p->cmds[i];
 		if (c->kind != SG_DISPATCH && c->kind != SG_INDIRECT) break;
+		WGPUBuffer counts = c->kind == SG_INDIRECT ? c->a : NULL;
+		if (e->gl) {
+			e->last = cur;
+			sg_gl_before(e, NULL, 0, c->own, c->nown, counts);
+			cur = e->last;
+		}
 		if (c->pipeline != cur) {
 			wgpuComputePassEncoderSetPipeline(e->pass, c->pipeline);
 			cur = c->pipeline;
@@ -531,6 +770,7 @@ size_t sg_enc_program(sg_enc * e, sg_prog * p, size_t from, size_t to) {
 		} else {
 			wgpuComputePassEncoderDispatchWorkgroups(e->pass, c->x, c->y, c->z);
 		}
+		if (e->gl) sg_gl_after(e, NULL, 0, c->own, c->nown, counts);
 		e->dispatches++;
 		e->idle_pass = 0;
 	}
@@ -548,6 +788,10 @@ void sg_enc_program_transfer(sg_enc * e, sg_prog * p, size_t i) {
 void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64_t dOff, uint64_t size) {
 	e->others++;
 	e->err.type = 0;
+	if (e->gl) {
+		sg_gl_transfer(e, src, dst);
+		if (e->err.type != 0) return;
+	}
 	sg_keep(&e->keep, SG_REF_BUFFER, src);
 	sg_keep(&e->keep, SG_REF_BUFFER, dst);
 	sg_push(e->dev);
@@ -558,6 +802,10 @@ void sg_enc_copy(sg_enc * e, WGPUBuffer src, uint64_t so, WGPUBuffer dst, uint64
 void sg_enc_clear(sg_enc * e, WGPUBuffer b, uint64_t off, uint64_t size) {
 	e->others++;
 	e->err.type = 0;
+	if (e->gl) {
+		sg_gl_transfer(e, NULL, b);
+		if (e->err.type != 0) return;
+	}
 	sg_keep(&e->keep, SG_REF_BUFFER, b);
 	sg_push(e->dev);
 	wgpuCommandEncoderClearBuffer(e->enc, b, off, size);
@@ -646,6 +894,7 @@ WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 	sg_drop_all(&e->keep);
 	e->dispatches = 0;
 	e->others = 0;
+	if (e->gl) sg_gl_reset(e);
 	return cb;
 }
 
@@ -696,6 +945,7 @@ void sg_enc_discard(sg_enc * e) {
 	e->dispatches = 0;
 	e->others = 0;
 	e->err.type = 0;
+	if (e->gl) sg_gl_reset(e);
 }
 
 void sg_enc_free(sg_enc * e) {
@@ -706,6 +956,7 @@ void sg_enc_free(sg_enc * e) {
 	}
 	if (e->enc) wgpuCommandEncoderRelease(e->enc);
 	sg_refs_free(&e->keep);
+	free(e->bs);
 	free(e);
 }
 
@@ -732,7 +983,24 @@ int sg_prog_add(sg_prog * p, sg_cmd const * c) {
 	ok = ok && sg_keep(&p->keep, SG_REF_BUFFER, c->a);
 	ok = ok && sg_keep(&p->keep, SG_REF_BUFFER, c->b);
 	if (!ok) return 0;
-	p->cmds[p->n++] = *c;
+	sg_cmd cmd = *c;
+	cmd.own = NULL;
+	cmd.nown = 0;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < c->ngroups && i < 4; i++) {
+		if (c->uses[i]) n += c->uses[i]->n;
+	}
+	if (n) {
+		cmd.own = malloc(n * sizeof *cmd.own);
+		if (!cmd.own) return 0;
+		for (uint32_t i = 0; i < c->ngroups && i < 4; i++) {
+			if (!c->uses[i]) continue;
+			memcpy(cmd.own + cmd.nown, c->uses[i]->u, c->uses[i]->n * sizeof *cmd.own);
+			cmd.nown += c->uses[i]->n;
+		}
+	}
+	memset(cmd.uses, 0, sizeof cmd.uses);
+	p->cmds[p->n++] = cmd;
 	return 1;
 }
 
@@ -740,6 +1008,7 @@ void sg_prog_unref(sg_prog * p) {
 	if (!p) return;
 	if (__atomic_sub_fetch(&p->count, 1, __ATOMIC_SEQ_CST) != 0) return;
 	sg_refs_free(&p->keep);
+	for (size_t i = 0; i < p->n; i++) free(p->cmds[i].own);
 	free(p->cmds);
 	free(p);
 }

@@ -85,6 +85,20 @@ typedef struct {
 	size_t n, cap;
 } sg_refs;
 
+// sg_use is one buffer a bind group binds, for OpenGL's barrier rule
+// (native.c, "OpenGL barriers"): SG_USE_READ for read-only storage and
+// uniforms, SG_USE_WRITE for read_write storage. sg_uses is a bind group's
+// list, in C memory.
+enum { SG_USE_READ = 1, SG_USE_WRITE = 2, SG_USE_COUNTS = 3 }; // SG_USE_COUNTS: an indirect dispatch's counts (the encoder's own)
+typedef struct {
+	WGPUBuffer buf;
+	uint32_t use;
+} sg_use;
+typedef struct {
+	uint32_t n;
+	sg_use * u;
+} sg_uses;
+
 // sg_cmd is one command of a program (the sealed form of a graph).
 enum { SG_DISPATCH = 0, SG_INDIRECT = 1, SG_COPY = 2, SG_CLEAR = 3 };
 typedef struct {
@@ -98,6 +112,11 @@ typedef struct {
 	uint64_t boff;
 	uint64_t size;
 	uint32_t x, y, z;
+	// uses are the groups' buffer lists (OpenGL; NULL elsewhere), read by
+	// sg_prog_add, which copies them into own (nown entries).
+	sg_uses const * uses[4];
+	sg_use * own;
+	uint32_t nown;
 } sg_cmd;
 
 // sg_prog is a program: commands plus the references they hold. It is
@@ -123,6 +142,20 @@ typedef struct {
 	size_t others;                // other commands since the last Finish: transfers, resolves, passes begun on request
 	int idle_pass;                // the open pass was begun ahead by sg_enc_prepare and holds nothing yet
 	sg_err err;
+	// OpenGL's barrier rule (native.c, "OpenGL barriers"); gl is 0 elsewhere.
+	int gl;
+	WGPUComputePipeline bpipe;    // the barrier kernel (the device's)
+	WGPUBindGroup bgroup;         // its group: the device's barrier buffer, writable
+	sg_uses const * scratch_uses[4]; // the next dispatch's groups' buffers, filled by Go
+	struct sg_bstate * bs;        // the command buffer's buffers (open addressing)
+	size_t bscap, bsn;
+	uint64_t clock;               // commands encoded in this command buffer
+	uint64_t covered;             // reads at or before this clock are ordered before what comes next
+	int prior;                    // no barrier yet orders this command buffer after earlier ones
+	uint32_t passno;              // passes begun by this encoder (0: none)
+	uint64_t pass_clock;          // clock when the open pass began
+	uint32_t bpass;               // passno of the last barrier dispatch
+	uint64_t barriers;            // barrier dispatches encoded, ever (tests)
 } sg_enc;
 
 // sg_done is a device's completion record: the highest submission index
@@ -165,6 +198,7 @@ void sg_enc_discard(sg_enc * e);                                                
 // Programs (native.c).
 sg_prog * sg_prog_new(void);
 int sg_prog_add(sg_prog * p, sg_cmd const * c);
+void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup);
 void sg_prog_unref(sg_prog * p);
 
 // Submission and completion (native.c).

@@ -125,6 +125,9 @@ func (p *program) dispatch(op string, k driver.Kernel, groups []driver.BindGroup
 		x: C.uint32_t(xyz[0]), y: C.uint32_t(xyz[1]), z: C.uint32_t(xyz[2])}
 	for i := 0; i < a.n; i++ {
 		c.groups[i] = a.raws[i]
+		if g := a.groups[i]; g != nil {
+			c.uses[i] = g.uses
+		}
 	}
 	if a.counts != nil {
 		c.kind, c.a, c.aoff = C.SG_INDIRECT, a.counts.raw, C.uint64_t(offset)

@@ -1,0 +1,231 @@
+package wgpu
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/softgraph/softgraph/internal/driver"
+)
+
+// barrierTestKernel reads src (read-only storage) and writes dst: dst = src + 1.
+const barrierTestKernel = `
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	if (id.x < arrayLength(&dst)) {
+		dst[id.x] = src[id.x] + 1.0;
+	}
+}
+`
+
+// barrierRig is a device's driver view, the test kernel and buffers.
+type barrierRig struct {
+	t    *testing.T
+	v    *driverView
+	k    driver.Kernel
+	bufs map[string]driver.Buffer
+	n    int
+}
+
+func newBarrierRig(t *testing.T, b Backend) *barrierRig {
+	t.Helper()
+	d, err := Open(Options{Backend: b, IgnoreEnv: true})
+	if err != nil {
+		if os.Getenv("SOFTGRAPH_REQUIRE_GPU") == "1" {
+			t.Fatalf("Open(%v): %v", b, err)
+		}
+		t.Skipf("no %v adapter: %v", b, err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	k, err := d.Kernel(barrierTestKernel, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &barrierRig{t: t, v: d.view, bufs: map[string]driver.Buffer{}, n: 64}
+	if r.k, err = r.v.Kernel(k); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"a", "b", "c", "d"} {
+		buf, err := r.v.NewBuffer(uint64(4*r.n), driver.UsageStorage|driver.UsageCopySrc|driver.UsageCopyDst, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(buf.Release)
+		init := make([]byte, 4*r.n)
+		for j := range r.n {
+			binary.LittleEndian.PutUint32(init[4*j:], math.Float32bits(float32(100*i)))
+		}
+		if err := r.v.WriteBuffer(buf, 0, init); err != nil {
+			t.Fatal(err)
+		}
+		r.bufs[name] = buf
+	}
+	return r
+}
+
+// step is one command of a test program: a dispatch "src>dst" (dst = src
+// + 1), or a clear "clear dst".
+type barrierStep struct{ src, dst string }
+
+// run encodes steps into one command buffer (directly, or as a program
+// encoded whole, the way a graph replays), submits it, and returns the
+// barrier dispatches it took and each buffer's first word after it.
+func (r *barrierRig) run(steps []barrierStep, asProgram bool) (int, map[string]float32) {
+	t := r.t
+	t.Helper()
+	e, err := r.v.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Release()
+	enc := e.(*encoder)
+	before := enc.glBarriers()
+	// rec is what the steps are recorded into: the encoder, or a program.
+	var rec interface {
+		Dispatch(k driver.Kernel, groups []driver.BindGroup, x, y, z uint32) error
+		ClearBuffer(b driver.Buffer, offset, size uint64) error
+	} = e
+	var prog driver.Program
+	if asProgram {
+		if prog, err = r.v.NewProgram(); err != nil {
+			t.Fatal(err)
+		}
+		defer prog.Release()
+		rec = prog
+	}
+	for _, s := range steps {
+		if s.src == "" {
+			if err := rec.ClearBuffer(r.bufs[s.dst], 0, uint64(4*r.n)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		g, err := r.v.NewBindGroup(r.k, 0, []driver.Entry{{Binding: 0, Buffer: r.bufs[s.src], Size: uint64(4 * r.n)}, {Binding: 1, Buffer: r.bufs[s.dst], Size: uint64(4 * r.n)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := rec.Dispatch(r.k, []driver.BindGroup{g}, uint32(r.n/64), 1, 1); err != nil {
+			t.Fatal(err)
+		}
+		g.Release()
+	}
+	if asProgram {
+		if err := e.Encode(prog, 0, prog.Len()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	barriers := enc.glBarriers() - before
+	cb, err := e.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.v.Submit([]driver.CommandBuffer{cb}); err != nil {
+		t.Fatal(err)
+	}
+	// The first words, through a staging buffer, in a command buffer of
+	// their own.
+	st, err := r.v.NewBuffer(16, driver.UsageMapRead|driver.UsageCopyDst, "staging")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Release()
+	re, err := r.v.NewEncoder()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer re.Release()
+	names := []string{"a", "b", "c", "d"}
+	for i, name := range names {
+		if err := re.CopyBuffer(r.bufs[name], 0, st, uint64(4*i), 4); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rcb, err := re.Finish()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.v.Submit([]driver.CommandBuffer{rcb}); err != nil {
+		t.Fatal(err)
+	}
+	words := make([]byte, 16)
+	if err := r.v.ReadBuffer(t.Context(), st, 0, words); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float32{}
+	for i, name := range names {
+		out[name] = math.Float32frombits(binary.LittleEndian.Uint32(words[4*i:]))
+	}
+	return barriers, out
+}
+
+// TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite: on
+// OpenGL read-only storage stays read-only, and an encoder dispatches the
+// barrier kernel before a command that writes a buffer read since the last
+// barrier wgpu-hal is sure to put (design.md, hazard 23), and nowhere else:
+// a chain whose every dispatch reads what the one before wrote needs none
+// after the command buffer's first write, as a hand-written loop; a write
+// to a buffer read two dispatches earlier, or a clear of one, does. The
+// counts are the rule's; the values prove the commands ran in order. On
+// Vulkan no barrier kernel is ever dispatched.
+func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T) {
+	type want struct {
+		barriers int
+		values   map[string]float32
+	}
+	cases := []struct {
+		name  string
+		steps []barrierStep
+		gl    want
+	}{
+		{
+			// The first write of a command buffer may follow reads in an
+			// earlier one: two barrier dispatches (the second is the one
+			// wgpu-hal separates), then none along the chain.
+			name:  "a chain",
+			steps: []barrierStep{{"a", "b"}, {"b", "c"}, {"c", "a"}, {"a", "b"}, {"b", "c"}},
+			gl:    want{2, map[string]float32{"a": 3, "b": 4, "c": 5, "d": 300}},
+		},
+		{
+			// c>d is ordered after b>c by c's written-then-read barrier,
+			// which orders every read before it too; c's read by c>d is
+			// then unordered before a>c's write.
+			name:  "a write after an unordered read",
+			steps: []barrierStep{{"a", "b"}, {"b", "c"}, {"c", "d"}, {"a", "c"}},
+			gl:    want{3, map[string]float32{"a": 0, "b": 1, "c": 1, "d": 3}},
+		},
+		{
+			name:  "a clear after a read",
+			steps: []barrierStep{{"a", "b"}, {"", "a"}, {"b", "c"}},
+			gl:    want{4, map[string]float32{"a": 0, "b": 1, "c": 2, "d": 300}},
+		},
+	}
+	for _, b := range []Backend{BackendGL, BackendVulkan} {
+		t.Run(b.String(), func(t *testing.T) {
+			for _, c := range cases {
+				for _, asProgram := range []bool{false, true} {
+					name := c.name
+					if asProgram {
+						name += " as a program"
+					}
+					t.Run(name, func(t *testing.T) {
+						r := newBarrierRig(t, b)
+						w := c.gl
+						if b != BackendGL {
+							w.barriers = 0
+						}
+						n, values := r.run(c.steps, asProgram)
+						if diff := cmp.Diff(w, want{n, values}, cmp.AllowUnexported(want{})); diff != "" {
+							t.Errorf("barrier dispatches and first words (-want +got):\n%s", diff)
+						}
+					})
+				}
+			}
+		})
+	}
+}
