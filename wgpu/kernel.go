@@ -155,12 +155,6 @@ type Kernel struct {
 	// source declares var<storage, read> (OpenGL; wgsl.Resource.StorageOnGL):
 	// its layout entry and bind group need a storage buffer binding.
 	storageOnGL map[[2]uint32]bool
-	// readWriteOnGL holds the (group, binding) of each read-only storage
-	// buffer the rewritten source declares read_write (OpenGL;
-	// wgsl.Resource.ReadWriteOnGL): its layout entry binds it writable, so
-	// wgpu-hal puts a barrier between a dispatch reading it and the next
-	// writing it.
-	readWriteOnGL map[[2]uint32]bool
 	bindings      []Binding
 	declBinds     []Binding // declared, as Bindings
 	wgSize        [3]uint32
@@ -469,12 +463,6 @@ func (d *Device) compile(source, entry, label string, constants map[string]float
 			}
 			k.storageOnGL[[2]uint32{r.Group, r.Binding}] = true
 		}
-		if r.ReadWriteOnGL {
-			if k.readWriteOnGL == nil {
-				k.readWriteOnGL = map[[2]uint32]bool{}
-			}
-			k.readWriteOnGL[[2]uint32{r.Group, r.Binding}] = true
-		}
 		k.bindings = append(k.bindings, bindingOf(dr))
 		k.groups = max(k.groups, int(r.Group)+1)
 	}
@@ -509,9 +497,6 @@ func (d *Device) compile(source, entry, label string, constants map[string]float
 				e := layoutEntry(r)
 				if k.storageOnGL[[2]uint32{r.Group, r.Binding}] {
 					e.Buffer.Type = wgpu.BufferBindingTypeReadOnlyStorage
-				}
-				if k.readWriteOnGL[[2]uint32{r.Group, r.Binding}] {
-					e.Buffer.Type = wgpu.BufferBindingTypeStorage
 				}
 				entries = append(entries, e)
 			}

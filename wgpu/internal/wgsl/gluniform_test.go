@@ -44,13 +44,13 @@ func TestUniformsHoldingTwoRowMatricesAreStorageOnOpenGL(t *testing.T) {
 	}
 }
 
-// TestReadOnlyStorageIsReadWriteOnOpenGL: on OpenGL every var<storage> and
-// var<storage, read> is declared read_write, and so is every storage
-// pointer type (with and without an access mode, nested templates
-// included), so wgpu-hal's GL backend puts its barrier between a dispatch
-// reading a buffer and the next writing it; the Resource stays read-only
-// for the recorder and says ReadWriteOnGL. Elsewhere nothing changes.
-func TestReadOnlyStorageIsReadWriteOnOpenGL(t *testing.T) {
+// TestReadOnlyStorageStaysReadOnlyOnOpenGL: on OpenGL a var<storage> and
+// a var<storage, read>, and the storage pointer types, are left as
+// written, and reflect as read-only storage: the encoders put the barrier
+// hazard 23 of docs/design.md needs (a write after a read) where it is
+// needed, instead of every read-only binding being declared read_write,
+// which cost NVIDIA's GL a barrier per bound buffer per dispatch.
+func TestReadOnlyStorageStaysReadOnlyOnOpenGL(t *testing.T) {
 	src := `@group(0) @binding(0) var<storage> a: array<f32>;
 @group(0) @binding(1) var<storage, read_write> b: array<f32>;
 @group(0) @binding(2) var<storage, read> c: array<f32>;
@@ -62,42 +62,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	b[gid.x] = *q + (*r)[0];
 }
 `
-	want := `@group(0) @binding(0) var<storage, read_write> a: array<f32>;
-@group(0) @binding(1) var<storage, read_write> b: array<f32>;
-@group(0) @binding(2) var<storage, read_write> c: array<f32>;
-fn get(p: ptr<storage, array<f32>, read_write>, i: u32) -> f32 { return (*p)[i]; }
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
-	let q: ptr<storage, f32, read_write> = &a[gid.x];
-	let r: ptr<storage, array<f32>, read_write> = &c;
-	b[gid.x] = *q + (*r)[0];
-}
-`
-	gl, err := Specialize(src, "main", Options{OpenGL: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(want, gl.Source); diff != "" {
-		t.Errorf("OpenGL rewrite (-want +got):\n%s", diff)
-	}
-	type flags struct {
-		Kind   ResourceKind
-		OnGL   bool
-		Access Access
-	}
-	var got []flags
-	for _, r := range gl.Resources {
-		got = append(got, flags{r.Kind, r.ReadWriteOnGL, r.Access})
-	}
-	wantFlags := []flags{{ResourceReadOnlyStorage, true, AccessRead}, {ResourceStorage, false, AccessReadWrite}, {ResourceReadOnlyStorage, true, AccessRead}}
-	if diff := cmp.Diff(wantFlags, got); diff != "" {
-		t.Errorf("resources (-want +got):\n%s", diff)
-	}
-	vk, err := Specialize(src, "main", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if vk.Source != src {
-		t.Errorf("off OpenGL the source must not change:\n%s", vk.Source)
+	for _, gl := range []bool{false, true} {
+		k, err := Specialize(src, "main", Options{OpenGL: gl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(src, k.Source); diff != "" {
+			t.Errorf("OpenGL %v: the source changed (-want +got):\n%s", gl, diff)
+		}
+		type flags struct {
+			Kind   ResourceKind
+			Access Access
+		}
+		var got []flags
+		for _, r := range k.Resources {
+			got = append(got, flags{r.Kind, r.Access})
+		}
+		want := []flags{{ResourceReadOnlyStorage, AccessRead}, {ResourceStorage, AccessReadWrite}, {ResourceReadOnlyStorage, AccessRead}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("OpenGL %v: resources (-want +got):\n%s", gl, diff)
+		}
 	}
 }

@@ -249,15 +249,6 @@ type Resource struct {
 	// std140 layout differs from WGSL's): bind it as a read-only storage
 	// buffer.
 	StorageOnGL bool
-	// ReadWriteOnGL is set on read-only storage that Source declares
-	// read_write (OpenGL only): bind it as a read_write storage buffer.
-	// wgpu-hal's GL backend issues a memory barrier after a dispatch only
-	// for buffers it bound writable, so a dispatch that writes a buffer
-	// the previous dispatch only read could overlap that read on NVIDIA's
-	// GL and change what it read (two plain graphs of integer kernels
-	// disagreed on the H200). Bound writable, every buffer a dispatch
-	// reads gets its barrier before the next dispatch writes it.
-	ReadWriteOnGL bool
 }
 
 // Options are what Specialize needs besides the source and the entry point.

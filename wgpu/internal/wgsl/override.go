@@ -53,9 +53,6 @@ type checker struct {
 	// chainsFloats and chainWhy are Kernel.ChainsFloats and ChainReason.
 	chainsFloats bool
 	chainWhy     string
-	// readWritePointers: the module's storage pointer types are rewritten
-	// read_write (OpenGL; readWriteOnGL).
-	readWritePointers bool
 }
 
 // edit replaces src[start:end] with text.

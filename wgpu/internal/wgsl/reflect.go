@@ -393,7 +393,6 @@ func (c *checker) resource(v *varDecl) (*Resource, *wtype, error) {
 			r.StorageOnGL = c.uniformAsStorage(v, t)
 		case v.access == "" || v.access == "read":
 			r.Kind, r.Access = ResourceReadOnlyStorage, AccessRead
-			r.ReadWriteOnGL = c.readWriteOnGL(v)
 		case v.access == "read_write":
 			r.Kind, r.Access = ResourceStorage, AccessReadWrite
 		default:
