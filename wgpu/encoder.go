@@ -34,7 +34,11 @@ func (d *Device) newEncoder() (driver.Encoder, error) {
 	}
 	e := &encoder{dev: d, c: c}
 	if b := d.glBarrier; b != nil {
-		C.sg_enc_gl(c, rawPipeline(b.pipeline), rawBindGroup(b.group))
+		foreign := C.int(0)
+		if d.adopted {
+			foreign = 1
+		}
+		C.sg_enc_gl(c, rawPipeline(b.pipeline), rawBindGroup(b.group), foreign)
 	}
 	e.init()
 	d.live.encoders.Add(1)

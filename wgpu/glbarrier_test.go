@@ -120,11 +120,11 @@ func (r *barrierRig) run(steps []barrierStep, asProgram bool) (int, map[string]f
 			t.Fatal(err)
 		}
 	}
-	barriers := enc.glBarriers() - before
 	cb, err := e.Finish()
 	if err != nil {
 		t.Fatal(err)
 	}
+	barriers := enc.glBarriers() - before
 	if _, err := r.v.Submit([]driver.CommandBuffer{cb}); err != nil {
 		t.Fatal(err)
 	}
@@ -167,12 +167,13 @@ func (r *barrierRig) run(steps []barrierStep, asProgram bool) (int, map[string]f
 // TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite: on
 // OpenGL read-only storage stays read-only, and an encoder dispatches the
 // barrier kernel before a command that writes a buffer read since the last
-// barrier wgpu-hal is sure to put (design.md, hazard 23), and nowhere else:
-// a chain whose every dispatch reads what the one before wrote needs none
-// after the command buffer's first write, as a hand-written loop; a write
-// to a buffer read two dispatches earlier, or a clear of one, does. The
-// counts are the rule's; the values prove the commands ran in order. On
-// Vulkan no barrier kernel is ever dispatched.
+// barrier wgpu-hal is sure to put (design.md, hazard 23), and at the end of
+// a command buffer whose reads are not yet ordered, and nowhere else: a
+// chain whose every dispatch reads what the one before wrote needs none
+// inside, as a hand-written loop; a write to a buffer read two dispatches
+// earlier, or a clear of one, does. The counts are the rule's; the values
+// prove the commands ran in order. On Vulkan no barrier kernel is ever
+// dispatched.
 func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T) {
 	type want struct {
 		barriers int
@@ -184,9 +185,9 @@ func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T
 		gl    want
 	}{
 		{
-			// The first write of a command buffer may follow reads in an
-			// earlier one: two barrier dispatches (the second is the one
-			// wgpu-hal separates), then none along the chain.
+			// Each dispatch binds what the one before wrote: wgpu-hal's
+			// barrier orders it. The command buffer ends with two barrier
+			// dispatches (the second is the one wgpu-hal separates).
 			name:  "a chain",
 			steps: []barrierStep{{"a", "b"}, {"b", "c"}, {"c", "a"}, {"a", "b"}, {"b", "c"}},
 			gl:    want{2, map[string]float32{"a": 3, "b": 4, "c": 5, "d": 300}},
@@ -194,12 +195,16 @@ func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T
 		{
 			// c>d is ordered after b>c by c's written-then-read barrier,
 			// which orders every read before it too; c's read by c>d is
-			// then unordered before a>c's write.
+			// then unordered before a>c's write: two barrier dispatches,
+			// and one at the end (the barrier buffer is bound in the pass).
 			name:  "a write after an unordered read",
 			steps: []barrierStep{{"a", "b"}, {"b", "c"}, {"c", "d"}, {"a", "c"}},
 			gl:    want{3, map[string]float32{"a": 0, "b": 1, "c": 1, "d": 3}},
 		},
 		{
+			// A pass of two barrier dispatches before the clear; b>c in a
+			// new pass, which wgpu-core's transition for b (written in the
+			// first pass) orders; two at the end.
 			name:  "a clear after a read",
 			steps: []barrierStep{{"a", "b"}, {"", "a"}, {"b", "c"}},
 			gl:    want{4, map[string]float32{"a": 0, "b": 1, "c": 2, "d": 300}},

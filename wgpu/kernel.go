@@ -155,11 +155,11 @@ type Kernel struct {
 	// source declares var<storage, read> (OpenGL; wgsl.Resource.StorageOnGL):
 	// its layout entry and bind group need a storage buffer binding.
 	storageOnGL map[[2]uint32]bool
-	bindings      []Binding
-	declBinds     []Binding // declared, as Bindings
-	wgSize        [3]uint32
-	groups        int // bind groups in the pipeline layout
-	guarded       bool
+	bindings    []Binding
+	declBinds   []Binding // declared, as Bindings
+	wgSize      [3]uint32
+	groups      int // bind groups in the pipeline layout
+	guarded     bool
 	// variants are the guarded variants made of this kernel (the driver's
 	// Guarded), released with it. Guarded by dev.kernelsMu.
 	variants []*Kernel

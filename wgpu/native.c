@@ -498,10 +498,13 @@ void sg_enc_prepare(sg_enc * e) {
 // puts a pass's first-use transitions ahead of the pass). Before a copy or
 // clear it comes right before the command. A command buffer's first use of
 // a buffer gets no barrier inside it (wgpu-core's transit barriers go ahead
-// of the whole command buffer, from state the encoder cannot see), so reads
-// in earlier command buffers, this stream's or another's, count as unordered
-// until the first certain barrier.
-
+// of the whole command buffer, from state the encoder cannot see), so every
+// command buffer with a dispatch's read not yet ordered ends with the
+// barrier kernel: whatever comes later (another command buffer of any
+// stream, a queue write, which wgpu puts in front of the next submission)
+// is ordered after its reads. On a device other code submits to as well
+// (Adopt), reads before a command buffer count as unordered until its first
+// certain barrier (prior).
 enum { SG_LAST_READ = 1, SG_LAST_WRITE = 2, SG_LAST_OTHER = 3 };
 
 typedef struct sg_bstate {
@@ -554,14 +557,27 @@ static void sg_gl_reset(sg_enc * e) {
 	e->bsn = 0;
 	e->clock = 1;
 	e->covered = 0;
-	e->prior = 1;
+	e->prior = e->foreign;
+	e->dread = 0;
 	e->pass_clock = 0;
 	e->bpass = 0;
 }
 
+// sg_gl_forget drops what the encoder knows of this command buffer after
+// running out of host memory: every later write then gets a barrier, and
+// the command buffer ends with one.
+static void sg_gl_forget(sg_enc * e) {
+	uint64_t clock = e->clock;
+	sg_gl_reset(e);
+	e->clock = clock + 1;
+	e->prior = 1;
+	e->dread = e->clock;
+}
+
 // sg_enc_gl turns the rule on for an encoder of an OpenGL device.
-void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup) {
+void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup, int foreign) {
 	e->gl = 1;
+	e->foreign = foreign;
 	e->bpipe = bpipe;
 	e->bgroup = bgroup;
 	sg_gl_reset(e);
@@ -637,9 +653,10 @@ static void sg_gl_use(sg_enc * e, WGPUBuffer b, uint32_t use) {
 	if (!st) {
 		// Out of host memory: forget everything, so that every later
 		// write gets a barrier (prior), which is never wrong.
-		sg_gl_reset(e);
+		sg_gl_forget(e);
 		return;
 	}
+	if (use != SG_USE_WRITE) e->dread = e->clock;
 	if (use == SG_USE_WRITE) {
 		st->last = SG_LAST_WRITE;
 	} else {
@@ -687,7 +704,7 @@ static void sg_gl_transfer(sg_enc * e, WGPUBuffer src, WGPUBuffer dst) {
 	if (src) {
 		sg_bstate * st = sg_bs_find(e, src, 1);
 		if (!st) {
-			sg_gl_reset(e);
+			sg_gl_forget(e);
 			return;
 		}
 		st->last = SG_LAST_OTHER;
@@ -697,7 +714,7 @@ static void sg_gl_transfer(sg_enc * e, WGPUBuffer src, WGPUBuffer dst) {
 	if (dst) {
 		sg_bstate * st = sg_bs_find(e, dst, 1);
 		if (!st) {
-			sg_gl_reset(e);
+			sg_gl_forget(e);
 			return;
 		}
 		st->last = SG_LAST_OTHER;
@@ -873,6 +890,11 @@ void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count
 WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 	sg_err passErr;
 	passErr.type = 0;
+	if (e->gl && e->enc && (e->dread > e->covered || (e->prior && e->dread))) {
+		// The command buffer ends ordered (OpenGL barriers).
+		if (!e->pass) sg_enc_begin(e, NULL, 0, 0);
+		if (e->pass) sg_gl_barrier(e);
+	}
 	if (e->pass) {
 		sg_enc_end_pass(e);
 		passErr = e->err;

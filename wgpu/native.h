@@ -151,7 +151,9 @@ typedef struct {
 	size_t bscap, bsn;
 	uint64_t clock;               // commands encoded in this command buffer
 	uint64_t covered;             // reads at or before this clock are ordered before what comes next
-	int prior;                    // no barrier yet orders this command buffer after earlier ones
+	int foreign;                  // other command buffers than these encoders' may run on the device (Adopt)
+	int prior;                    // reads of earlier command buffers may be unordered (foreign, or out of memory)
+	uint64_t dread;               // clock of the latest read by a dispatch
 	uint32_t passno;              // passes begun by this encoder (0: none)
 	uint64_t pass_clock;          // clock when the open pass began
 	uint32_t bpass;               // passno of the last barrier dispatch
@@ -198,7 +200,7 @@ void sg_enc_discard(sg_enc * e);                                                
 // Programs (native.c).
 sg_prog * sg_prog_new(void);
 int sg_prog_add(sg_prog * p, sg_cmd const * c);
-void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup);
+void sg_enc_gl(sg_enc * e, WGPUComputePipeline bpipe, WGPUBindGroup bgroup, int foreign);
 void sg_prog_unref(sg_prog * p);
 
 // Submission and completion (native.c).
