@@ -894,6 +894,7 @@ WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 		// The command buffer ends ordered (OpenGL barriers).
 		if (!e->pass) sg_enc_begin(e, NULL, 0, 0);
 		if (e->pass) sg_gl_barrier(e);
+		else passErr = e->err; // no command buffer without its barrier
 	}
 	if (e->pass) {
 		sg_enc_end_pass(e);
