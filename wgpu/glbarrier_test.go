@@ -1,70 +1,36 @@
-package wgpu
+package wgpu_test
 
 import (
 	"encoding/binary"
 	"math"
-	"os"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/softgraph/softgraph/internal/driver"
+	"github.com/softgraph/softgraph/wgpu"
 )
 
-// barrierTestKernel reads src (read-only storage) and writes dst: dst = src + 1.
-const barrierTestKernel = `
-@group(0) @binding(0) var<storage, read> src: array<f32>;
-@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
-
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) id: vec3<u32>) {
-	if (id.x < arrayLength(&dst)) {
-		dst[id.x] = src[id.x] + 1.0;
-	}
-}
-`
-
-// barrierRig is a device's driver view, the test kernel and buffers.
+// barrierRig is a device's driver view, addOne and four buffers.
 type barrierRig struct {
 	t    *testing.T
-	v    *driverView
+	v    driver.Device
 	k    driver.Kernel
 	bufs map[string]driver.Buffer
 	n    int
 }
 
-func newBarrierRig(t *testing.T, b Backend) *barrierRig {
+func newBarrierRig(t *testing.T, b wgpu.Backend) *barrierRig {
 	t.Helper()
-	d, err := Open(Options{Backend: b, IgnoreEnv: true})
-	if err != nil {
-		if os.Getenv("SOFTGRAPH_REQUIRE_GPU") == "1" {
-			t.Fatalf("Open(%v): %v", b, err)
-		}
-		t.Skipf("no %v adapter: %v", b, err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	k, err := d.Kernel(barrierTestKernel, "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &barrierRig{t: t, v: d.view, bufs: map[string]driver.Buffer{}, n: 64}
-	if r.k, err = r.v.Kernel(k); err != nil {
-		t.Fatal(err)
-	}
+	d := openDevice(t, wgpu.Options{Backend: b, IgnoreEnv: true})
+	r := &barrierRig{t: t, v: drv(t, d), bufs: map[string]driver.Buffer{}, n: 64}
+	_, r.k = kernelOf(t, d, addOne)
 	for i, name := range []string{"a", "b", "c", "d"} {
-		buf, err := r.v.NewBuffer(uint64(4*r.n), driver.UsageStorage|driver.UsageCopySrc|driver.UsageCopyDst, name)
-		if err != nil {
+		r.bufs[name] = newBuffer(t, r.v, uint64(4*r.n), storageUsage)
+		if err := r.v.WriteBuffer(r.bufs[name], 0, f32bytes(slices.Repeat([]float32{float32(100 * i)}, r.n))); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(buf.Release)
-		init := make([]byte, 4*r.n)
-		for j := range r.n {
-			binary.LittleEndian.PutUint32(init[4*j:], math.Float32bits(float32(100*i)))
-		}
-		if err := r.v.WriteBuffer(buf, 0, init); err != nil {
-			t.Fatal(err)
-		}
-		r.bufs[name] = buf
 	}
 	return r
 }
@@ -84,8 +50,7 @@ func (r *barrierRig) run(steps []barrierStep, asProgram bool) (int, map[string]f
 		t.Fatal(err)
 	}
 	defer e.Release()
-	enc := e.(*encoder)
-	before := enc.glBarriers()
+	before := wgpu.GLBarriers(e)
 	// rec is what the steps are recorded into: the encoder, or a program.
 	var rec interface {
 		Dispatch(k driver.Kernel, groups []driver.BindGroup, x, y, z uint32) error
@@ -124,42 +89,13 @@ func (r *barrierRig) run(steps []barrierStep, asProgram bool) (int, map[string]f
 	if err != nil {
 		t.Fatal(err)
 	}
-	barriers := enc.glBarriers() - before
+	barriers := wgpu.GLBarriers(e) - before
 	if _, err := r.v.Submit([]driver.CommandBuffer{cb}); err != nil {
 		t.Fatal(err)
 	}
-	// The first words, through a staging buffer, in a command buffer of
-	// their own.
-	st, err := r.v.NewBuffer(16, driver.UsageMapRead|driver.UsageCopyDst, "staging")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Release()
-	re, err := r.v.NewEncoder()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer re.Release()
-	names := []string{"a", "b", "c", "d"}
-	for i, name := range names {
-		if err := re.CopyBuffer(r.bufs[name], 0, st, uint64(4*i), 4); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rcb, err := re.Finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.v.Submit([]driver.CommandBuffer{rcb}); err != nil {
-		t.Fatal(err)
-	}
-	words := make([]byte, 16)
-	if err := r.v.ReadBuffer(t.Context(), st, 0, words); err != nil {
-		t.Fatal(err)
-	}
 	out := map[string]float32{}
-	for i, name := range names {
-		out[name] = math.Float32frombits(binary.LittleEndian.Uint32(words[4*i:]))
+	for name, b := range r.bufs {
+		out[name] = math.Float32frombits(binary.LittleEndian.Uint32(readBack(t, r.v, b)))
 	}
 	return barriers, out
 }
@@ -210,7 +146,7 @@ func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T
 			gl:    want{4, map[string]float32{"a": 0, "b": 1, "c": 2, "d": 300}},
 		},
 	}
-	for _, b := range []Backend{BackendGL, BackendVulkan} {
+	for _, b := range []wgpu.Backend{wgpu.BackendGL, wgpu.BackendVulkan} {
 		t.Run(b.String(), func(t *testing.T) {
 			for _, c := range cases {
 				for _, asProgram := range []bool{false, true} {
@@ -221,7 +157,7 @@ func TestOpenGLEncodersPutABarrierExactlyBetweenAReadAndALaterWrite(t *testing.T
 					t.Run(name, func(t *testing.T) {
 						r := newBarrierRig(t, b)
 						w := c.gl
-						if b != BackendGL {
+						if b != wgpu.BackendGL {
 							w.barriers = 0
 						}
 						n, values := r.run(c.steps, asProgram)
