@@ -701,24 +701,17 @@ static void sg_gl_transfer(sg_enc * e, WGPUBuffer src, WGPUBuffer dst) {
 		if (e->err.type != 0) return;
 	}
 	e->clock++;
-	if (src) {
-		sg_bstate * st = sg_bs_find(e, src, 1);
-		if (!st) {
-			sg_gl_forget(e);
-			return;
-		}
-		st->last = SG_LAST_OTHER;
-		st->read = e->clock;
-		st->pass = 0;
-	}
-	if (dst) {
-		sg_bstate * st = sg_bs_find(e, dst, 1);
+	WGPUBuffer bufs[2] = { src, dst };
+	for (int i = 0; i < 2; i++) {
+		if (!bufs[i]) continue;
+		sg_bstate * st = sg_bs_find(e, bufs[i], 1);
 		if (!st) {
 			sg_gl_forget(e);
 			return;
 		}
 		st->last = SG_LAST_OTHER;
 		st->pass = 0;
+		if (i == 0) st->read = e->clock;
 	}
 }
 
@@ -890,7 +883,7 @@ void sg_enc_resolve(sg_enc * e, WGPUQuerySet set, uint32_t first, uint32_t count
 WGPUCommandBuffer sg_enc_finish(sg_enc * e) {
 	sg_err passErr;
 	passErr.type = 0;
-	if (e->gl && e->enc && (e->dread > e->covered || (e->prior && e->dread))) {
+	if (e->gl && e->enc && e->dread > e->covered) {
 		// The command buffer ends ordered (OpenGL barriers).
 		if (!e->pass) sg_enc_begin(e, NULL, 0, 0);
 		if (e->pass) sg_gl_barrier(e);
