@@ -19,8 +19,9 @@ import (
 // each in the middle of an A B A chain of a kernel that fuses: a float
 // division followed by an add (H100, Vulkan: 1 ULP in about 1 element of
 // 1500), a transcendental of a constant held in a var (H200, GL: the last
-// two bits of every element) and a constant held in a var folded into a
-// sum (H200, Vulkan: -0 for +0).
+// two bits of every element), a constant held in a var folded into a
+// sum (H200, Vulkan: -0 for +0) and a transcendental of an expression a
+// product with a constant zero makes constant (H100, GL: the last bit).
 
 const contextOuter = `struct P { n: u32, c: f32, _p0: u32, _p1: u32 }
 @group(0) @binding(0) var<storage, read> in0: array<f32>;
@@ -74,6 +75,7 @@ func TestKernelsACompilerComputesDifferentlyFusedStayUnfusedAndExact(t *testing.
 		{"division then add", "\tvar t = ((tanh(p.c) / v1) + exp(3.0f));\n\tt = f(t, p.c);\n\tout[i] = exp((v0 + t));", "it divides floats (line 14)"},
 		{"transcendental of a var", "\tvar t = 1.5f;\n\tout[i] = exp(sqrt(t));", "it computes with a float constant held in a variable or passed to a function, which only the driver folds (line 15)"},
 		{"var folded into a sum", "\tvar t = abs(3.0f);\n\tout[i] = (t - (v1 + 3.0f));", "it computes with a float constant held in a variable or passed to a function, which only the driver folds (line 15)"},
+		{"product with a constant zero", "\tout[i] = exp(abs(sqrt(3.0f) - ((p.c * 0.0f) - sqrt(0.0f)))) + v0;", "it multiplies a float by a constant zero (line 14)"},
 		{"arithmetic", "\tvar t = ((tanh(p.c) * v1) + exp(3.0f));\n\tt = f(t, p.c);\n\tout[i] = exp((v0 + t));", ""},
 	}
 	d := gputest.Open(t, wgpu.Options{})

@@ -14,7 +14,10 @@ import (
 // a kernel context-dependent; constants naga folds, values from memory or
 // the invocation, accumulators, loop counters and integer constants do not.
 // The first three are the kernels the H200 computed differently alone and
-// fused.
+// fused. A float product with a constant zero, which a driver may fold to
+// zero and then fold what takes it (an H100's GL did so in one context and
+// not another), marks it too; a product of constants, which naga folds,
+// and an integer one do not.
 func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
 	checkFlags(t, "ContextDependent", []flagCase{
 		{"transcendental of a var", flagModule("", "var t = 1.5f; b[i] = exp(sqrt(t));"), true},
@@ -25,6 +28,11 @@ func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
 		{"helper parameter", flagModule("fn f(x: f32, y: f32) -> f32 { return x * y; }\n", "b[i] = f(a[i], 0.5f);"), true},
 		{"through a pointer", flagModule("", "var t = 2.0f; let q = &t; b[i] = exp(*q);"), true},
 		{"constant in one branch only", flagModule("", "var t = 2.0f; if (a[i] > 0.0) { t = a[i]; } b[i] = a[i] + t;"), true}, // (the comparison already marks it)
+		{"product with a zero literal", flagModule("", "b[i] = exp(abs(sqrt(3.0f) - (a[i] * 0.0f - sqrt(0.0f))));"), true},
+		{"product with a zero let", flagModule("", "let z = -0.0f; b[i] = z * a[i];"), true},
+		{"product with an abstract zero", flagModule("", "b[i] = a[i] * 0;"), true},
+		{"integer product with zero", flagModule("", "b[i] = a[i] + f32(i * 0u);"), false},
+		{"product of two constants", flagModule("", "b[i] = a[i] + 2.0f * 0.0f;"), false},
 		{"literals", flagModule("", "b[i] = (a[i] + 3.0f) - 3.0f + exp(sqrt(1.5f)) * tanh(3.0f);"), false},
 		{"let of literals", flagModule("", "let c = 0.7978846f; let x = a[i]; b[i] = 0.5 * x * (1.0 + tanh(c * (x + 0.044715 * x * x * x)));"), false},
 		{"const and uniform", flagModule("const K = 2.0f;\n", "b[i] = a[i] * K + p.x;"), false},

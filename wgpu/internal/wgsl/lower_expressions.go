@@ -182,6 +182,10 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 		}
 		l.c.dependsOnContext(e.pos, what)
 	}
+	if e.op == "*" && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) &&
+		(l.zeroConstant(e.x, e.y) || l.zeroConstant(e.y, e.x)) {
+		l.c.dependsOnContext(e.pos, "it multiplies a float by a constant zero")
+	}
 	if tx == nil || ty_ == nil {
 		if comparison {
 			return scalarTy(scalarBool)
@@ -294,4 +298,41 @@ func (l *lowerer) unify(args []expr) *ty {
 		}
 	}
 	return first
+}
+
+// zeroConstant reports whether z is a constant zero (of either sign) and
+// x, the other operand of a float product, is not a constant: a product that
+// naga leaves to the driver, which may fold it to zero. WGSL lets an
+// implementation assume no infinity or NaN, under which x * 0 is 0, so a
+// driver may drop x's NaN, infinity and sign there, and with them turn
+// what follows into a constant it evaluates on the host (exactly) where
+// elsewhere the GPU approximates it. Whether it does depends on the whole
+// module: on an H100's OpenGL `exp(abs(sqrt(3.0) - (p.c * 0.0 - sqrt(0.0))))`
+// differed in its last bit between a kernel alone and the same kernel fused
+// (Kernel.ContextDependent). A zero in a vector constructor is not seen.
+func (l *lowerer) zeroConstant(z, x expr) bool {
+	if !l.isZero(z, 0) {
+		return false
+	}
+	_, err := l.c.eval(x, true)
+	return err != nil
+}
+
+// isZero reports whether e is a constant zero: a literal, a const or an
+// override of that value, an expression of them, or a let of one (which
+// naga passes on as the constant).
+func (l *lowerer) isZero(e expr, depth int) bool {
+	if id, ok := unparen(e).(*identExpr); ok && depth < 8 {
+		if loc := l.lookup(id.name); loc != nil && loc.let != nil && loc.let.kind == "let" && loc.let.init != nil {
+			return l.isZero(loc.let.init, depth+1)
+		}
+	}
+	v, err := l.c.eval(e, true)
+	if err != nil {
+		return false
+	}
+	if v.kind.isFloat() {
+		return v.f == 0
+	}
+	return v.kind != scalarBool && v.i == 0
 }
