@@ -59,8 +59,10 @@ type Kernel struct {
 	// rounding WGSL leaves to the implementation (fma rounds once or
 	// twice, a division is within 2.5 ULP, computed by whichever sequence
 	// the compiler picks); or it does either with an operand whose type the
-	// lowering does not know; or the entry point applies a float operation
-	// to a constant only the driver sees (hidden.go). The differential
+	// lowering does not know; or it multiplies a float by a constant zero,
+	// which a compiler assuming no NaN or infinity may fold to 0; or the
+	// entry point applies a float operation to a constant only the driver
+	// sees (hidden.go). The differential
 	// tests saw a fused kernel differ in each way, on lavapipe, llvmpipe's
 	// GL and NVIDIA's Vulkan and GL.
 	ContextDependent bool
