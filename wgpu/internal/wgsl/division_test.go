@@ -38,8 +38,8 @@ const remEnd = "\n}\n"
 const (
 	remHelper    = "fn _sg_rem_i32(a: i32, b: i32) -> i32 { let d = select(b, 1i, b == 0i || b == -1i); return a - d * (a / d); }"
 	divHelper    = "fn _sg_div_i32(a: i32, b: i32) -> i32 { return a / select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i)); }"
-	remU32Helper = "fn _sg_rem_u32(a: u32, b: u32) -> u32 { return a % select(b, 1u, b == 0u); }"
-	divU32Helper = "fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / select(b, 1u, b == 0u); }"
+	remU32Helper = "fn _sg_rem_u32(a: u32, b: u32) -> u32 { return a % max(b, 1u); }"
+	divU32Helper = "fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / max(b, 1u); }"
 )
 
 // vecHelper is the helper of op ("rem", "div") on n-component vectors of

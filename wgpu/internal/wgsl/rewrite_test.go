@@ -810,7 +810,7 @@ func TestAtomicWorkgroupUniformLoadBecomesAHelper(t *testing.T) {
 		"  let w = _sg_uniform_load2(_sg_div_u32(o[1] , o[2])) + _sg_uniform_load1() + workgroupUniformLoad(&plain);\n" +
 		"  let z = _sg_uniform_load3(o[3])\n + _sg_uniform_load4(i32(l));\n" +
 		"  for (var i = 0u; i < _sg_uniform_load5(); i++) { workgroupBarrier(); }\n}\n" +
-		"fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / select(b, 1u, b == 0u); }\n" +
+		"fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / max(b, 1u); }\n" +
 		"var<workgroup> _sg_uniform_u32: u32;\n" +
 		"fn _sg_uniform_load1() -> u32 { workgroupBarrier(); _sg_uniform_u32 = atomicLoad(&a); return workgroupUniformLoad(&_sg_uniform_u32); }\n" +
 		"fn _sg_uniform_load2(_sg_index1: u32) -> u32 { workgroupBarrier(); _sg_uniform_u32 = atomicLoad(&arr[_sg_index1]); return workgroupUniformLoad(&_sg_uniform_u32); }\n" +

@@ -676,7 +676,7 @@ fn main(@builtin(global_invocation_id) grid: vec3u) {
 var gameOfLifeRewritten = strings.NewReplacer(
 	"override blockSize = 8;", "const blockSize: i32 = 8i;",
 	"return (y % h) * w + (x % w);", "return (_sg_rem_u32(y , h)) * w + (_sg_rem_u32(x , w));",
-).Replace(gameOfLife) + "fn _sg_rem_u32(a: u32, b: u32) -> u32 { return a % select(b, 1u, b == 0u); }\n"
+).Replace(gameOfLife) + "fn _sg_rem_u32(a: u32, b: u32) -> u32 { return a % max(b, 1u); }\n"
 
 const addressSpaces = "@group(0) @binding(0) var<storage,\n read_write> rw: array<u32>;\n" +
 	"@group(0) @binding(1) var<storage>ro: array<u32>;\n" +
