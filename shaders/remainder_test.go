@@ -53,8 +53,8 @@ func wgslRemU32(a, b uint32) uint32 {
 }
 
 // remainderPairs are (dividend, divisor) pairs: every sign combination,
-// the overflow case MinInt32 % -1, zero divisors, the extremes, and a few
-// pseudo-random ones.
+// the overflow case MinInt32 % -1, zero divisors, the extremes, and
+// pseudo-random ones of every magnitude.
 func remainderPairs() (xs, ys []int32) {
 	pairs := [][2]int32{
 		{-7, 3}, {7, -3}, {-7, -3}, {7, 3}, {-1, 2}, {1, -2}, {0, -5}, {-6, 3},
@@ -63,8 +63,8 @@ func remainderPairs() (xs, ys []int32) {
 		{math.MinInt32, math.MinInt32}, {math.MaxInt32, -1}, {math.MinInt32, 2}, {math.MinInt32 + 1, -2},
 		{-7, 0}, {7, 0}, {0, 0}, {math.MinInt32, 0}, {math.MaxInt32, 0}, {-1, 0}, {0, -1}, {-1, -1},
 	}
-	for i := range 12 {
-		x, y := int32(lcg(2*i)), int32(lcg(2*i+1))>>uint(i)
+	for i := range 96 {
+		x, y := int32(lcg(2*i)), int32(lcg(2*i+1))>>uint(i%31)
 		if y == 0 {
 			y = -3
 		}

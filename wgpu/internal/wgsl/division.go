@@ -18,16 +18,27 @@ import (
 // -7 % 3 gives 0, MinInt32 % -1 gives MinInt32).
 //
 // So each runtime division or remainder of concrete i32 or u32 scalars or
-// vectors in a function body becomes a call of a helper that substitutes 1
-// for a divisor the target leaves to the driver, which yields WGSL's
-// result: a / 1 = a, and the remainders give 0. A u32 helper substitutes it as
-// max(b, 1u), not select(b, 1u, b == 0u), the same value: on an H100's
-// OpenGL the select cost Game of Life (nine remainders a cell) about 1.6
-// µs of its 9.5 per 512×512 dispatch replayed, and max nothing measurable
-// (7.9, as the kernel with plain %); on its Vulkan neither cost anything. The i32 remainder helper is
-// a - d * (a / d) rather than a % d because GLSL's `/` truncates toward zero
-// as WGSL's does (measured on llvmpipe for every sign combination) where its
-// `%` does not; it is exact on every backend, so one text serves all.
+// vectors in a function body becomes a call of a helper that computes
+// WGSL's result with operations every target defines. A u32 helper divides
+// by max(b, 1u): a / 1 = a and a % 1 = 0, WGSL's results for a zero
+// divisor. An i32 helper works on magnitudes, as u32: WGSL's i32 division
+// truncates toward zero, so |a / b| = |a| / |b| and |a % b| = |a| % |b|,
+// the quotient negative when the signs differ and the remainder with the
+// dividend's sign. abs of the most negative i32 is itself, whose u32 is
+// 2^31, its magnitude; max(|b|, 1u) turns a zero divisor into 1, which
+// gives a / 0 = a and a % 0 = 0; and MinInt32 / -1 comes out as 2^31,
+// which is MinInt32 again, and MinInt32 % -1 as 0. The sign goes back on
+// branch-free: with s = x >> 31u (0 or -1, an arithmetic shift), (m ^ s) -
+// s is m or -m. GLSL's `/` and `%` on uint are exact for every nonzero
+// divisor, so one text serves every backend.
+//
+// Neither helper selects. Substituting the divisor with select(b, 1u,
+// b == 0u) (and for i32, a - d * (a / d) with d selected likewise)
+// computes the same values, but on an H100's OpenGL those selects cost
+// Game of Life (nine remainders a cell) 1.6 µs of 9.5 per 512×512
+// dispatch replayed with u32 coordinates and 2.6 of 10.6 with i32 ones;
+// the forms above cost nothing measurable there (replay 7.9 and 8.0, as
+// the kernel with a plain %), and NVIDIA's Vulkan ran both forms alike.
 //
 // A helper is left out where it is provably unnecessary, which keeps index
 // math such as `i / 64u` and `i % N` as written: when the divisor is a
@@ -158,9 +169,9 @@ func helperDecl(prefix string, op, elem, n int) string {
 		head := "fn " + scalar + "(a: " + t + ", b: " + t + ") -> " + t + " { "
 		switch {
 		case op == opRem && elem == elemI32:
-			return head + "let d = select(b, 1i, b == 0i || b == -1i); return a - d * (a / d); }"
+			return head + "let s = a >> 31u; let m = u32(abs(a)) % max(u32(abs(b)), 1u); return (i32(m) ^ s) - s; }"
 		case op == opDiv && elem == elemI32:
-			return head + "return a / select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i)); }"
+			return head + "let s = (a ^ b) >> 31u; let m = u32(abs(a)) / max(u32(abs(b)), 1u); return (i32(m) ^ s) - s; }"
 		case op == opRem:
 			return head + "return a % max(b, 1u); }"
 		}

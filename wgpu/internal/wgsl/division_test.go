@@ -36,8 +36,8 @@ const remEnd = "\n}\n"
 // helpers the rewrite appends; the vector helpers call them component by
 // component.
 const (
-	remHelper    = "fn _sg_rem_i32(a: i32, b: i32) -> i32 { let d = select(b, 1i, b == 0i || b == -1i); return a - d * (a / d); }"
-	divHelper    = "fn _sg_div_i32(a: i32, b: i32) -> i32 { return a / select(b, 1i, b == 0i || (a == -2147483647i - 1i && b == -1i)); }"
+	remHelper    = "fn _sg_rem_i32(a: i32, b: i32) -> i32 { let s = a >> 31u; let m = u32(abs(a)) % max(u32(abs(b)), 1u); return (i32(m) ^ s) - s; }"
+	divHelper    = "fn _sg_div_i32(a: i32, b: i32) -> i32 { let s = (a ^ b) >> 31u; let m = u32(abs(a)) / max(u32(abs(b)), 1u); return (i32(m) ^ s) - s; }"
 	remU32Helper = "fn _sg_rem_u32(a: u32, b: u32) -> u32 { return a % max(b, 1u); }"
 	divU32Helper = "fn _sg_div_u32(a: u32, b: u32) -> u32 { return a / max(b, 1u); }"
 )
