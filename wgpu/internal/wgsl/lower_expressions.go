@@ -1,5 +1,7 @@
 package wgsl
 
+import "strings"
+
 // check types e, converting abstract operands inside it where an operator
 // or call fixes their type, and remembers the answer.
 func (l *lowerer) check(e expr) *ty {
@@ -309,7 +311,7 @@ func (l *lowerer) unify(args []expr) *ty {
 // elsewhere the GPU approximates it. Whether it does depends on the whole
 // module: on an H100's OpenGL `exp(abs(sqrt(3.0) - (p.c * 0.0 - sqrt(0.0))))`
 // differed in its last bit between a kernel alone and the same kernel fused
-// (Kernel.ContextDependent). A zero in a vector constructor is not seen.
+// (Kernel.ContextDependent).
 func (l *lowerer) zeroConstant(z, x expr) bool {
 	if !l.isZero(z, 0) {
 		return false
@@ -319,12 +321,27 @@ func (l *lowerer) zeroConstant(z, x expr) bool {
 }
 
 // isZero reports whether e is a constant zero: a literal, a const or an
-// override of that value, an expression of them, or a let of one (which
-// naga passes on as the constant).
+// override of that value, an expression of them, a let of one (which naga
+// passes on as the constant), or a vector or matrix constructed of zeros
+// (or of nothing: vec4f() is zero).
 func (l *lowerer) isZero(e expr, depth int) bool {
-	if id, ok := unparen(e).(*identExpr); ok && depth < 8 {
-		if loc := l.lookup(id.name); loc != nil && loc.let != nil && loc.let.kind == "let" && loc.let.init != nil {
+	if depth >= 8 {
+		return false
+	}
+	switch x := unparen(e).(type) {
+	case *identExpr:
+		if loc := l.lookup(x.name); loc != nil && loc.let != nil && loc.let.kind == "let" && loc.let.init != nil {
 			return l.isZero(loc.let.init, depth+1)
+		}
+	case *callExpr:
+		name := x.fn.name
+		if _, user := l.c.m.names[name]; !user && l.lookup(name) == nil && (strings.HasPrefix(name, "vec") || strings.HasPrefix(name, "mat")) {
+			for _, a := range x.args {
+				if !l.isZero(a, depth+1) {
+					return false
+				}
+			}
+			return true
 		}
 	}
 	v, err := l.c.eval(e, true)
