@@ -35,6 +35,8 @@ func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
 		{"product with a zero-valued vector", flagModule("", "let v = vec4f() * vec4(a[i]); b[i] = v.x;"), true},
 		{"product with a vector not all zero", flagModule("", "let v = vec4(a[i]) * vec4(0.0, 1.0, 0.0, 0.0); b[i] = v.y;"), false},
 		{"dot with a zero vector", flagModule("", "b[i] = dot(vec2(a[i], 1.0), vec2f());"), true},
+		{"zero let shadowed", flagModule("", "let z = 0.0; let w = z; { let z = a[i]; b[i] = a[i] * w + z; }"), true},
+		{"let shadowing a zero", flagModule("", "let z = a[i]; let w = z; { let z = 0.0; b[i] = a[i] * w + z; }"), false},
 		{"integer product with zero", flagModule("", "b[i] = a[i] + f32(i * 0u);"), false},
 		{"product of two constants", flagModule("", "b[i] = a[i] + 2.0f * 0.0f;"), false},
 		{"literals", flagModule("", "b[i] = (a[i] + 3.0f) - 3.0f + exp(sqrt(1.5f)) * tanh(3.0f);"), false},

@@ -40,6 +40,9 @@ type local struct {
 	let *declStmt
 	// param is set on a parameter passed by value (dynamicConstIndex).
 	param *param
+	// zero is set on a let whose initializer is a constant zero (isZero),
+	// decided where it is declared.
+	zero bool
 }
 
 // lowerer lowers one function at a time.
@@ -440,6 +443,9 @@ func (l *lowerer) decl(d *declStmt) error {
 	loc := &local{t: t, part: d.kind == "let" && d.init != nil && l.pointsIntoPart(d.init)}
 	if d.kind == "let" || d.kind == "const" {
 		loc.let = d
+	}
+	if d.kind == "let" && d.init != nil {
+		loc.zero = l.isZero(d.init, 0)
 	}
 	l.declare(d.name, loc)
 	return nil

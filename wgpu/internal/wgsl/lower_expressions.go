@@ -330,8 +330,8 @@ func (l *lowerer) isZero(e expr, depth int) bool {
 	}
 	switch x := unparen(e).(type) {
 	case *identExpr:
-		if loc := l.lookup(x.name); loc != nil && loc.let != nil && loc.let.kind == "let" && loc.let.init != nil {
-			return l.isZero(loc.let.init, depth+1)
+		if loc := l.lookup(x.name); loc != nil && loc.let != nil && loc.let.kind == "let" {
+			return loc.zero
 		}
 	case *callExpr:
 		name := x.fn.name
