@@ -37,6 +37,7 @@ func TestContextDependentMarksFloatOperationsOnHiddenConstants(t *testing.T) {
 		{"dot with a zero vector", flagModule("", "b[i] = dot(vec2(a[i], 1.0), vec2f());"), true},
 		{"zero let shadowed", flagModule("", "let z = 0.0; let w = z; { let z = a[i]; b[i] = a[i] * w + z; }"), true},
 		{"let shadowing a zero", flagModule("", "let z = a[i]; let w = z; { let z = 0.0; b[i] = a[i] * w + z; }"), false},
+		{"compound product with zero", flagModule("", "var t = a[i]; t *= 0.0; b[i] = exp(t);"), true},
 		{"integer product with zero", flagModule("", "b[i] = a[i] + f32(i * 0u);"), false},
 		{"product of two constants", flagModule("", "b[i] = a[i] + 2.0f * 0.0f;"), false},
 		{"literals", flagModule("", "b[i] = (a[i] + 3.0f) - 3.0f + exp(sqrt(1.5f)) * tanh(3.0f);"), false},

@@ -363,6 +363,9 @@ func (l *lowerer) stmt(s stmt) error {
 		if (s.op == "/=" || s.op == "%=") && (lt == nil || leaf(lt).isFloat()) {
 			l.c.dependsOnContext(s.opPos, "it divides floats")
 		}
+		if s.op == "*=" && (lt == nil || leaf(lt).isFloat()) && l.isZero(s.rhs, 0) {
+			l.c.dependsOnContext(s.opPos, "it multiplies a float by a constant zero")
+		}
 		switch s.op {
 		case "<<=", ">>=":
 			l.coerce(s.rhs, withLeaf(lt, scalarU32))
