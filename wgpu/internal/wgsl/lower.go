@@ -364,7 +364,7 @@ func (l *lowerer) stmt(s stmt) error {
 			l.c.dependsOnContext(s.opPos, "it divides floats")
 		}
 		if s.op == "*=" && (lt == nil || leaf(lt).isFloat()) && l.isZero(s.rhs, 0) {
-			l.c.dependsOnContext(s.opPos, "it multiplies a float by a constant zero")
+			l.zeroProduct(s.opPos)
 		}
 		switch s.op {
 		case "<<=", ">>=":

@@ -44,7 +44,7 @@ func (l *lowerer) builtinRewrites(e *callExpr, t *ty) *ty {
 	if name == "dot" && len(e.args) == 2 && (t0 == nil || leaf(t0).isFloat()) &&
 		(l.zeroConstant(e.args[0], e.args[1]) || l.zeroConstant(e.args[1], e.args[0])) {
 		// A sum of products with zero (zeroConstant).
-		l.c.dependsOnContext(e.fn.pos, "it multiplies a float by a constant zero")
+		l.zeroProduct(e.fn.pos)
 	}
 	if (name == "clamp" || name == "min" || name == "max") && abstractTy(t0) && t != nil && !abstractTy(t) {
 		// The arguments convert to one type, the result's: an

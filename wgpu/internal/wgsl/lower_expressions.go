@@ -1,7 +1,5 @@
 package wgsl
 
-import "strings"
-
 // check types e, converting abstract operands inside it where an operator
 // or call fixes their type, and remembers the answer.
 func (l *lowerer) check(e expr) *ty {
@@ -186,7 +184,7 @@ func (l *lowerer) binary(e *binaryExpr) *ty {
 	}
 	if e.op == "*" && (tx == nil || ty_ == nil || leaf(tx).isFloat() || leaf(ty_).isFloat()) &&
 		(l.zeroConstant(e.x, e.y) || l.zeroConstant(e.y, e.x)) {
-		l.c.dependsOnContext(e.pos, "it multiplies a float by a constant zero")
+		l.zeroProduct(e.pos)
 	}
 	if tx == nil || ty_ == nil {
 		if comparison {
@@ -302,6 +300,12 @@ func (l *lowerer) unify(args []expr) *ty {
 	return first
 }
 
+// zeroProduct marks the kernel for the float product with a constant zero
+// at pos (zeroConstant says why).
+func (l *lowerer) zeroProduct(pos int) {
+	l.c.dependsOnContext(pos, "it multiplies a float by a constant zero")
+}
+
 // zeroConstant reports whether z is a constant zero (of either sign) and
 // x, the other operand of a float product, is not a constant: a product that
 // naga leaves to the driver, which may fold it to zero. WGSL lets an
@@ -335,7 +339,9 @@ func (l *lowerer) isZero(e expr, depth int) bool {
 		}
 	case *callExpr:
 		name := x.fn.name
-		if _, user := l.c.m.names[name]; !user && l.lookup(name) == nil && (strings.HasPrefix(name, "vec") || strings.HasPrefix(name, "mat")) {
+		_, _, vec := vecName(name)
+		_, _, _, mat := matName(name)
+		if _, user := l.c.m.names[name]; !user && l.lookup(name) == nil && (vec || mat) {
 			for _, a := range x.args {
 				if !l.isZero(a, depth+1) {
 					return false
