@@ -272,6 +272,7 @@ type options struct {
 	wide       bool
 	cpuProfile string
 	tracePath  string
+	paths      []string // -paths: the paths to time, nil for all
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
@@ -294,8 +295,18 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the configs' runs to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
 	fs.StringVar(&o.tracePath, "trace", "", "write an execution trace of the run to this file (go tool trace); each pass is a region named config/path")
+	pathList := fs.String("paths", "", "comma-separated paths to time (default: all of "+strings.Join(paths, ",")+"): one path alone, for profiling it with -cpuprofile or an outside profiler, without the others' work in the same process")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *pathList != "" {
+		for _, p := range strings.Split(*pathList, ",") {
+			p = strings.TrimSpace(p)
+			if !slices.Contains(paths, p) {
+				return fmt.Errorf("-paths: unknown path %q (have %s)", p, strings.Join(paths, ", "))
+			}
+			o.paths = append(o.paths, p)
+		}
 	}
 	if o.devices != "" {
 		if _, _, err := parseDevices(o.devices); err != nil {
@@ -388,6 +399,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		Date:    time.Now().UTC().Format(time.RFC3339),
 		Method: "interleaved rounds eager,replay,replay_inline,fused,raw,raw_chunked,gpu (start rotated each round; mlp: the first four); raw_chunked's chunk swept first; " +
 			"three uncounted warm-up rounds; median and min-max over rounds; ratios of medians of the same run; replay pre-encode " + o.preEncode,
+	}
+	if o.paths != nil {
+		rep.Method += "; only the paths " + strings.Join(o.paths, ",")
 	}
 	fmt.Fprintf(stdout, "adapter: %s\n", rep.Adapter)
 	if note := softadapter.Note(dev.Info()); note != "" {
@@ -550,6 +564,12 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 			handWritten("raw_chunked", raw, pathChunked, raw.rawChunked),
 			handWritten("gpu", raw, pathGPU, raw.gpu))
 	}
+	if o.paths != nil {
+		runs = slices.DeleteFunc(runs, func(p timedPath) bool { return !slices.Contains(o.paths, p.name) })
+		if len(runs) == 0 {
+			return row{}, fmt.Errorf("-paths %s: none of them runs on this config", strings.Join(o.paths, ","))
+		}
+	}
 	e2e := map[string][]time.Duration{}
 	enq := map[string][]time.Duration{}
 	start := clock.Now()
@@ -622,24 +642,40 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 			r.EnqueuePerReplay[path] = r.Enqueue[path] / float64(r.Replays)
 		}
 	}
-	r.Share = r.Enqueue["eager"] / (r.E2E["eager"] * float64(c.Kernels))
+	if r.E2E["eager"] > 0 {
+		r.Share = r.Enqueue["eager"] / (r.E2E["eager"] * float64(c.Kernels))
+	}
 	if raw != nil {
-		r.RawBestPath, r.RawBestChunk = "raw", c.Kernels
-		if r.E2E["raw_chunked"] < r.E2E["raw"] {
-			r.RawBestPath, r.RawBestChunk = "raw_chunked", raw.chunk
+		// The better of the two hand-written loops that ran (-paths may
+		// leave either out).
+		for _, p := range []string{"raw", "raw_chunked"} {
+			if v, ok := r.E2E[p]; ok && (r.RawBestPath == "" || v < r.E2E[r.RawBestPath]) {
+				r.RawBestPath = p
+			}
+		}
+		r.RawBestChunk = c.Kernels
+		if r.RawBestPath == "raw_chunked" {
+			r.RawBestChunk = raw.chunk
 		}
 	}
 	if len(sg.rampLag) > 0 {
 		med, _, hi := stats(sg.rampLag)
 		r.RampLag, r.RampLagMax = float64(med.Nanoseconds())/1000, float64(hi.Nanoseconds())/1000
 	}
-	r.Ratios = map[string]float64{
-		"eager/replay": r.E2E["eager"] / r.E2E["replay"],
-		"fused/replay": r.E2E["fused"] / r.E2E["replay"],
+	// Ratios of paths that ran (-paths may leave some out).
+	r.Ratios = map[string]float64{}
+	ratio := func(key, num, den string) {
+		if a, b := r.E2E[num], r.E2E[den]; a > 0 && b > 0 {
+			r.Ratios[key] = a / b
+		}
 	}
+	ratio("eager/replay", "eager", "replay")
+	ratio("fused/replay", "fused", "replay")
 	if raw != nil {
-		r.Ratios["replay/raw_best"] = r.E2E["replay"] / r.E2E[r.RawBestPath]
-		r.Ratios["replay/floor"] = r.E2E["replay"] / r.E2E["gpu"]
+		if r.RawBestPath != "" {
+			ratio("replay/raw_best", "replay", r.RawBestPath)
+		}
+		ratio("replay/floor", "replay", "gpu")
 		r.FloorUnfused = r.E2E["gpu"]
 	}
 
@@ -659,7 +695,7 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	if raw == nil && lp.Error == "" {
 		r.FloorUnfused = lp.Floor
 	}
-	if r.FloorUnfused > 0 {
+	if r.FloorUnfused > 0 && r.E2E["fused"] > 0 {
 		r.Ratios["fused/floor_unfused"] = r.E2E["fused"] / r.FloorUnfused
 	}
 

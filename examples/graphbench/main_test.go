@@ -428,6 +428,65 @@ func TestUnknownConfigIsRefusedWithTheList(t *testing.T) {
 	}
 }
 
+// TestPathsFlagRefusesUnknownPathsWithTheList: -paths names paths from the
+// table's list, and anything else is refused before a device is opened.
+func TestPathsFlagRefusesUnknownPathsWithTheList(t *testing.T) {
+	err := run([]string{"-configs", "tiny_x150", "-paths", "replay,fastest"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), `"fastest"`) || !strings.Contains(err.Error(), "raw_chunked") {
+		t.Fatalf("an unknown path must be refused naming it and listing the known ones, got %v", err)
+	}
+}
+
+// TestPathsFlagTimesOnlyThePathsNamed: with -paths the run times and
+// verifies those paths alone, its JSON stays valid (no ratio of a path that
+// did not run), and a config where none of them runs is an error.
+func TestPathsFlagTimesOnlyThePathsNamed(t *testing.T) {
+	gputest.Open(t, wgpu.Options{})
+	jsonPath := filepath.Join(gputest.TempDir(t), "out.json")
+	var stdout, stderr bytes.Buffer
+	if err := run([]string{"-quick", "-configs", "tiny_g1_x1000", "-rounds", "3", "-paths", "replay,raw_chunked", "-json", jsonPath}, &stdout, &stderr); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	raw, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	if len(rep.Rows) != 1 {
+		t.Fatalf("want one row, got %d", len(rep.Rows))
+	}
+	r := rep.Rows[0]
+	var ran, verified []string
+	for _, p := range paths {
+		if _, ok := r.E2E[p]; ok {
+			ran = append(ran, p)
+		}
+		if r.Verified[p] {
+			verified = append(verified, p)
+		}
+	}
+	want := []string{"replay", "raw_chunked"}
+	if d := cmp.Diff(want, ran); d != "" {
+		t.Errorf("paths timed (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(want, verified); d != "" {
+		t.Errorf("paths verified (-want +got):\n%s", d)
+	}
+	if got := r.Ratios["replay/raw_best"]; got <= 0 || r.RawBestPath != "raw_chunked" {
+		t.Errorf("replay/raw_best = %v against %q; want a ratio against raw_chunked", got, r.RawBestPath)
+	}
+	if _, ok := r.Ratios["eager/replay"]; ok {
+		t.Errorf("eager did not run, yet eager/replay = %v", r.Ratios["eager/replay"])
+	}
+	err = run([]string{"-quick", "-configs", "mlp_4k_x999", "-paths", "raw"}, &bytes.Buffer{}, &bytes.Buffer{})
+	if err == nil || !strings.Contains(err.Error(), "none of them runs") {
+		t.Errorf("-paths raw on mlp (recorder paths only): want an error, got %v", err)
+	}
+}
+
 // TestStreamOptionFlagsRefuseUnknownValues: -preencode and -background
 // take auto, on or off, and anything else is refused naming the flag and
 // the value before a device is opened.
