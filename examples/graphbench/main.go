@@ -121,6 +121,7 @@
 //	go run ./examples/graphbench -merge a.json,b.json -json all.json -svg all.svg  # join per-config runs (older files too)
 //	go run ./examples/graphbench -quick -preencode on  # force the replay path's pre-encoding (off by default on CPU adapters)
 //	go run ./examples/graphbench -configs life64_g2_x200 -save graphs  # also write each config's graph file
+//	go run ./examples/graphbench -configs tiny_g1_x1000 -paths replay -cpuprofile replay.pprof  # one path alone, profiled
 //	go run ./examples/replay -check graphs/life64_g2_x200.expected.sgraph graphs/life64_g2_x200.sgraph
 //
 // -devices all|N runs the eager and replay paths on several devices at once
