@@ -82,6 +82,21 @@ if want:
             who = "region" if c[0] == r[1] else "g"+c[0]
             print(f"   +{(c[2]-r[2])/1e3:8.1f} us  {d/1e3:8.1f} us  {who:7s} {c[1]}")
 if want:
+    # The k-th submit of a pass, over the passes: its median start and
+    # duration, which separate a submit's fixed cost from its per-dispatch
+    # one when the submits carry known dispatch counts.
+    print("=== submits by their order in a pass (median start and duration, us)")
+    for name in sorted(byname):
+        if want not in name: continue
+        byk = collections.defaultdict(list)
+        for r in byname[name]:
+            subs = [c for c in calls if not (c[3] < r[2] or c[2] > r[3]) and "submit" in c[1].lower()]
+            for k, c in enumerate(subs):
+                byk[k].append(((c[2]-r[2])/1e3, (c[3]-c[2])/1e3))
+        med = lambda xs: sorted(xs)[len(xs)//2]
+        for k in sorted(byk):
+            v = byk[k]
+            print(f"{name}: submit {k+1}: {len(v)} passes, start +{med([a for a, _ in v]):7.1f}, takes {med([b for _, b in v]):7.1f}")
     print("=== per pass")
     for name in sorted(byname):
         if want not in name: continue
