@@ -100,7 +100,8 @@ func TestDevicesRunReplaysTheLoadedGraphOnEveryDeviceAndReportsTheScaling(t *tes
 
 // TestDevicesFlagRefusesWhatItCannotDo: -devices takes "all" or a count of
 // at least 1, and measures scaling only, so the one-device outputs (-svg,
-// -save, -merge) are refused with it rather than silently not written.
+// -save, -merge) and the one-device path filter (-paths) are refused with it
+// rather than silently not written or not applied.
 func TestDevicesFlagRefusesWhatItCannotDo(t *testing.T) {
 	for _, args := range [][]string{
 		{"-devices", "0"},
@@ -108,6 +109,7 @@ func TestDevicesFlagRefusesWhatItCannotDo(t *testing.T) {
 		{"-devices", "2", "-svg", "x.svg"},
 		{"-devices", "2", "-save", "dir"},
 		{"-devices", "all", "-merge", "a.json"},
+		{"-devices", "2", "-paths", "replay"},
 	} {
 		if err := run(args, &bytes.Buffer{}, &bytes.Buffer{}); err == nil || !strings.Contains(err.Error(), "-devices") {
 			t.Errorf("run %q must be refused naming -devices, got %v", args, err)

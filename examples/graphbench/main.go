@@ -313,8 +313,8 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		if _, _, err := parseDevices(o.devices); err != nil {
 			return err
 		}
-		if o.svgPath != "" || o.saveDir != "" || o.merge != "" {
-			return fmt.Errorf("-devices measures scaling only: -svg, -save and -merge are for the one-device run")
+		if o.svgPath != "" || o.saveDir != "" || o.merge != "" || o.paths != nil {
+			return fmt.Errorf("-devices measures scaling only: -svg, -save, -merge and -paths are for the one-device run")
 		}
 	}
 	if o.saveDir != "" {
