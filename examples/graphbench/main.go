@@ -296,7 +296,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs.BoolVar(&o.wide, "wide", false, "print the full table: every path's min–max spread, the enqueue and capture times, every ratio (about 400 columns; the default fits 120)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the configs' runs to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
 	fs.StringVar(&o.tracePath, "trace", "", "write an execution trace of the run to this file (go tool trace); each pass is a region named config/path")
-	pathList := fs.String("paths", "", "comma-separated paths to time (default: all of "+strings.Join(paths, ",")+"): one path alone, for profiling it with -cpuprofile or an outside profiler, without the others' work in the same process")
+	pathList := fs.String("paths", "", "comma-separated paths to time (default: all of "+strings.Join(paths, ",")+"): one path alone, for profiling it with -cpuprofile or an outside profiler; the others are neither warmed up nor timed (the graphs are still captured, and the closing ProfileReplay and the checks still run)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -548,7 +548,11 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	}
 	var raw *rawPaths
 	var chunkSweep map[int]float64
-	if !w.recorderOnly {
+	// With -paths, the hand-written loops are built only if one of them is
+	// timed, and raw_chunked's chunk is swept only if it is: a path timed
+	// alone runs alone from the warm-up on.
+	timed := func(p string) bool { return o.paths == nil || slices.Contains(o.paths, p) }
+	if !w.recorderOnly && (timed("raw") || timed("raw_chunked") || timed("gpu")) {
 		if raw, err = newRawPaths(dev, w, c.Kernels); err != nil {
 			return row{}, err
 		}
@@ -557,8 +561,10 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 		if o.quick {
 			reps = 1
 		}
-		if chunkSweep, err = raw.sweepChunks(reps); err != nil {
-			return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
+		if timed("raw_chunked") {
+			if chunkSweep, err = raw.sweepChunks(reps); err != nil {
+				return row{}, fmt.Errorf("raw_chunked sweep: %w", err)
+			}
 		}
 		runs = append(runs,
 			handWritten("raw", raw, pathRaw, raw.raw),
@@ -691,9 +697,10 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 	}
 	r.LibProfile = lp
 	// floor_unfused: the GPU's own time for the unfused command buffer,
-	// per kernel: the gpu path where the hand-written paths run, else the
-	// library's floor of the unfused replay graph.
-	if raw == nil && lp.Error == "" {
+	// per kernel: the gpu path where the hand-written paths run, the
+	// library's floor of the unfused replay graph for mlp (which has none),
+	// and nothing where -paths left the gpu path out.
+	if w.recorderOnly && lp.Error == "" {
 		r.FloorUnfused = lp.Floor
 	}
 	if r.FloorUnfused > 0 && r.E2E["fused"] > 0 {

@@ -439,7 +439,8 @@ func TestPathsFlagRefusesUnknownPathsWithTheList(t *testing.T) {
 
 // TestPathsFlagTimesOnlyThePathsNamed: with -paths the run times and
 // verifies those paths alone, its JSON stays valid (no ratio of a path that
-// did not run), and a config where none of them runs is an error.
+// did not run), the hand-written loops are not even swept when none of them
+// is named, and a config where none of them runs is an error.
 func TestPathsFlagTimesOnlyThePathsNamed(t *testing.T) {
 	gputest.Open(t, wgpu.Options{})
 	jsonPath := filepath.Join(gputest.TempDir(t), "out.json")
@@ -480,6 +481,20 @@ func TestPathsFlagTimesOnlyThePathsNamed(t *testing.T) {
 	}
 	if _, ok := r.Ratios["eager/replay"]; ok {
 		t.Errorf("eager did not run, yet eager/replay = %v", r.Ratios["eager/replay"])
+	}
+	// Replay alone: the hand-written loops are neither built nor swept.
+	if err := run([]string{"-quick", "-configs", "tiny_g1_x1000", "-rounds", "3", "-paths", "replay", "-json", jsonPath}, &stdout, &stderr); err != nil {
+		t.Fatalf("run -paths replay: %v\n%s", err, stderr.String())
+	}
+	if raw, err = os.ReadFile(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	rep = report{}
+	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Rows) != 1 {
+		t.Fatalf("invalid JSON or not one row: %v", err)
+	}
+	if r := rep.Rows[0]; len(r.ChunkSweep) != 0 || r.RawChunk != 0 || r.FloorUnfused != 0 || len(r.E2E) != 1 {
+		t.Errorf("-paths replay: want replay alone, no chunk sweep and no floor; got E2E %v, sweep %v, chunk %d, floor %v", r.E2E, r.ChunkSweep, r.RawChunk, r.FloorUnfused)
 	}
 	err = run([]string{"-quick", "-configs", "mlp_4k_x999", "-paths", "raw"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "none of them runs") {
