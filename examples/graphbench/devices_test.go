@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,14 +39,7 @@ func TestDevicesRunReplaysTheLoadedGraphOnEveryDeviceAndReportsTheScaling(t *tes
 		}
 	}
 	checkFits(t, "-devices 2", stdout.String())
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("invalid JSON: %v", err)
-	}
+	rep := readReport(t, jsonPath)
 	if len(rep.DeviceList) != 2 || rep.DeviceList[0] != rep.Adapter || len(rep.Rows) != 0 {
 		t.Fatalf("a -devices report lists its 2 devices (the first is the adapter) and no one-device rows: %q, %d rows", rep.DeviceList, len(rep.Rows))
 	}

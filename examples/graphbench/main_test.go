@@ -40,14 +40,7 @@ func TestQuickRunWritesCompleteJSONAndEveryPathComputed(t *testing.T) {
 	if !strings.HasPrefix(stdout.String(), "adapter: ") {
 		t.Fatalf("the table starts with the adapter:\n%s", stdout.String())
 	}
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("invalid JSON: %v", err)
-	}
+	rep := readReport(t, jsonPath)
 	if rep.Adapter == "" || len(rep.Rows) != len(testedConfigs) {
 		t.Fatalf("want the adapter and %d rows, got adapter=%q rows=%d", len(testedConfigs), rep.Adapter, len(rep.Rows))
 	}
@@ -448,14 +441,7 @@ func TestPathsFlagTimesOnlyThePathsNamed(t *testing.T) {
 	if err := run([]string{"-quick", "-configs", "tiny_g1_x1000", "-rounds", "3", "-paths", "replay,raw_chunked", "-json", jsonPath}, &stdout, &stderr); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	raw, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep report
-	if err := json.Unmarshal(raw, &rep); err != nil {
-		t.Fatalf("invalid JSON: %v", err)
-	}
+	rep := readReport(t, jsonPath)
 	if len(rep.Rows) != 1 {
 		t.Fatalf("want one row, got %d", len(rep.Rows))
 	}
@@ -486,17 +472,13 @@ func TestPathsFlagTimesOnlyThePathsNamed(t *testing.T) {
 	if err := run([]string{"-quick", "-configs", "tiny_g1_x1000", "-rounds", "3", "-paths", "replay", "-json", jsonPath}, &stdout, &stderr); err != nil {
 		t.Fatalf("run -paths replay: %v\n%s", err, stderr.String())
 	}
-	if raw, err = os.ReadFile(jsonPath); err != nil {
-		t.Fatal(err)
-	}
-	rep = report{}
-	if err := json.Unmarshal(raw, &rep); err != nil || len(rep.Rows) != 1 {
-		t.Fatalf("invalid JSON or not one row: %v", err)
+	if rep = readReport(t, jsonPath); len(rep.Rows) != 1 {
+		t.Fatalf("want one row, got %d", len(rep.Rows))
 	}
 	if r := rep.Rows[0]; len(r.ChunkSweep) != 0 || r.RawChunk != 0 || r.FloorUnfused != 0 || len(r.E2E) != 1 {
 		t.Errorf("-paths replay: want replay alone, no chunk sweep and no floor; got E2E %v, sweep %v, chunk %d, floor %v", r.E2E, r.ChunkSweep, r.RawChunk, r.FloorUnfused)
 	}
-	err = run([]string{"-quick", "-configs", "mlp_4k_x999", "-paths", "raw"}, &bytes.Buffer{}, &bytes.Buffer{})
+	err := run([]string{"-quick", "-configs", "mlp_4k_x999", "-paths", "raw"}, &bytes.Buffer{}, &bytes.Buffer{})
 	if err == nil || !strings.Contains(err.Error(), "none of them runs") {
 		t.Errorf("-paths raw on mlp (recorder paths only): want an error, got %v", err)
 	}
@@ -666,4 +648,18 @@ func TestFusionIsSummarisedAsCountsByKernel(t *testing.T) {
 			t.Errorf("summariseFusion(%.60q…):\n got %q\nwant %q", c.account, got, c.want)
 		}
 	}
+}
+
+// readReport reads the JSON report a run wrote to path.
+func readReport(t *testing.T, path string) report {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep report
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatalf("invalid JSON: %v", err)
+	}
+	return rep
 }
