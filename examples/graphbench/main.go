@@ -572,7 +572,7 @@ func measure(dev *wgpu.Device, ropts []recorder.Option, c config, o options) (ro
 			handWritten("gpu", raw, pathGPU, raw.gpu))
 	}
 	if o.paths != nil {
-		runs = slices.DeleteFunc(runs, func(p timedPath) bool { return !slices.Contains(o.paths, p.name) })
+		runs = slices.DeleteFunc(runs, func(p timedPath) bool { return !timed(p.name) })
 		if len(runs) == 0 {
 			return row{}, fmt.Errorf("-paths %s: none of them runs on this config", strings.Join(o.paths, ","))
 		}
