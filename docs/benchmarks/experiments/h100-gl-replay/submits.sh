@@ -22,6 +22,11 @@
 #   SOFTGRAPH_EXP_RAMP_AFTER=1   Sync plans the next run's ramps after its
 #                                wait instead of before it, so the ramp
 #                                worker's encoding does not overlap the polls
+#   SOFTGRAPH_EXP_BLOCKING=1     a wait on OpenGL for submitted work is one
+#                                blocking poll under the GL lock (as the
+#                                hand-written loop waits) before the polling
+#                                loop; unbounded, so not for main as it is
+# and on main: SOFTGRAPH_GL_POLL_GAP_US=200 (the spinning wait's poll gap).
 # Writes $OUT/submits.tar.xz (tracecalls.py reads the traces).
 set -u
 OUT=${OUT:?set OUT to the folder whose files come back}
@@ -52,6 +57,8 @@ for i in 1 2; do
 	ab "nowd-$i" SOFTGRAPH_EXP_NO_WORKDONE=1
 	ab "rampafter-$i" SOFTGRAPH_EXP_RAMP_AFTER=1
 	ab "both-$i" SOFTGRAPH_EXP_NO_WORKDONE=1 SOFTGRAPH_EXP_RAMP_AFTER=1
+	ab "blocking-$i" SOFTGRAPH_EXP_BLOCKING=1
+	ab "gap200-$i" SOFTGRAPH_GL_POLL_GAP_US=200
 	pack
 done
 profile replay
