@@ -109,29 +109,11 @@ const (
 // Its errors are ErrNotCheckable (wrapped) when the group the checks take
 // is unavailable, and an *Error for source Specialize would refuse.
 func Check(src, entry string, constants map[string]float64) (*Checked, error) {
-	m, err := parse(src)
+	r, err := reflectEntry(src, entry, constants, ErrNotCheckable, "check")
 	if err != nil {
 		return nil, err
 	}
-	fn, err := m.entry(entry)
-	if err != nil {
-		return nil, err
-	}
-	if fn.body == nil || fn.body.open <= fn.paren || fn.body.open >= len(src) || src[fn.body.open] != '{' || src[fn.paren] != '(' {
-		return nil, fmt.Errorf("%w: entry point %s has no body to check", ErrNotCheckable, entry)
-	}
-	c := newChecker(m)
-	if err := c.bind(constants); err != nil {
-		return nil, err
-	}
-	k := &Kernel{Entry: entry}
-	if err := c.reflect(fn, k); err != nil {
-		return nil, err
-	}
-	group := uint32(0)
-	for _, r := range k.Resources {
-		group = max(group, r.Group+1)
-	}
+	m, fn, c, group := r.m, r.fn, r.c, r.group
 	prefix := m.freeName(fn, checkPrefix)
 	w := &checkWalker{c: c, m: m, fn: "", prefix: prefix}
 	for _, f := range c.reached {

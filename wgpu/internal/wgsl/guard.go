@@ -78,29 +78,11 @@ func component(i uint32) string { return string("xyzw"[i]) }
 // struct type leaves the builtins unknown; with an *Error for source
 // Specialize would refuse.
 func Guard(src, entry string, constants map[string]float64, latch bool) (*Guarded, error) {
-	m, err := parse(src)
+	r, err := reflectEntry(src, entry, constants, ErrNotGuardable, "guard")
 	if err != nil {
 		return nil, err
 	}
-	fn, err := m.entry(entry)
-	if err != nil {
-		return nil, err
-	}
-	if fn.body == nil || fn.body.open <= fn.paren || fn.body.open >= len(src) || src[fn.body.open] != '{' || src[fn.paren] != '(' {
-		return nil, fmt.Errorf("%w: entry point %s has no body to guard", ErrNotGuardable, entry)
-	}
-	c := newChecker(m)
-	if err := c.bind(constants); err != nil {
-		return nil, err
-	}
-	k := &Kernel{Entry: entry}
-	if err := c.reflect(fn, k); err != nil {
-		return nil, err
-	}
-	group := uint32(0)
-	for _, r := range k.Resources {
-		group = max(group, r.Group+1)
-	}
+	m, fn, c, group := r.m, r.fn, r.c, r.group
 	if group > maxGuardGroup {
 		return nil, fmt.Errorf("%w: entry point %s uses @group(%d), the last a device offers", ErrNotGuardable, entry, maxGuardGroup)
 	}

@@ -358,6 +358,46 @@ func (m *module) entryPoints(stage Stage) []string {
 }
 
 // entry finds the compute entry point name.
+// reflectedEntry is an entry point parsed, its constants bound and its
+// resources reflected, for the rewrites that add a bind group of their own
+// after the entry point's (Check, Guard).
+type reflectedEntry struct {
+	m     *module
+	fn    *fnDecl
+	c     *checker
+	group uint32 // one past the last group the entry point binds
+}
+
+// reflectEntry parses src and reflects entry for a rewrite of its body. An
+// entry point without a body to rewrite is an error wrapping refuse that
+// says what could not be done (verb: "check", "guard").
+func reflectEntry(src, entry string, constants map[string]float64, refuse error, verb string) (*reflectedEntry, error) {
+	m, err := parse(src)
+	if err != nil {
+		return nil, err
+	}
+	fn, err := m.entry(entry)
+	if err != nil {
+		return nil, err
+	}
+	if fn.body == nil || fn.body.open <= fn.paren || fn.body.open >= len(src) || src[fn.body.open] != '{' || src[fn.paren] != '(' {
+		return nil, fmt.Errorf("%w: entry point %s has no body to %s", refuse, entry, verb)
+	}
+	c := newChecker(m)
+	if err := c.bind(constants); err != nil {
+		return nil, err
+	}
+	k := &Kernel{Entry: entry}
+	if err := c.reflect(fn, k); err != nil {
+		return nil, err
+	}
+	r := &reflectedEntry{m: m, fn: fn, c: c}
+	for _, res := range k.Resources {
+		r.group = max(r.group, res.Group+1)
+	}
+	return r, nil
+}
+
 func (m *module) entry(name string) (*fnDecl, error) {
 	f, ok := m.names[name].(*fnDecl)
 	if !ok {
