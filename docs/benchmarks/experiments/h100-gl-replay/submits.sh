@@ -27,6 +27,11 @@
 #                                hand-written loop waits) before the polling
 #                                loop; unbounded, so not for main as it is
 # and on main: SOFTGRAPH_GL_POLL_GAP_US=200 (the spinning wait's poll gap).
+# The patch also carries the switches waits.sh ran later: SOFTGRAPH_EXP_GLTHREAD
+# (submits, polls and encoder frees on one locked OS thread),
+# SOFTGRAPH_EXP_LOCKSUB (the submitter's goroutine locked to its OS thread) and
+# SOFTGRAPH_EXP_PREDICT (a wait polls only after three quarters of the
+# device's recent waits' average).
 # Writes $OUT/submits.tar.xz (tracecalls.py reads the traces).
 set -u
 OUT=${OUT:?set OUT to the folder whose files come back}
