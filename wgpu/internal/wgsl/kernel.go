@@ -357,7 +357,6 @@ func (m *module) entryPoints(stage Stage) []string {
 	return names
 }
 
-// entry finds the compute entry point name.
 // reflectedEntry is an entry point parsed, its constants bound and its
 // resources reflected, for the rewrites that add a bind group of their own
 // after the entry point's (Check, Guard).
@@ -398,6 +397,7 @@ func reflectEntry(src, entry string, constants map[string]float64, refuse error,
 	return r, nil
 }
 
+// entry finds the compute entry point name.
 func (m *module) entry(name string) (*fnDecl, error) {
 	f, ok := m.names[name].(*fnDecl)
 	if !ok {
