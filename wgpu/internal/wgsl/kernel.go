@@ -297,11 +297,7 @@ func Specialize(src, entry string, o Options) (*Kernel, error) {
 }
 
 func specialize(src, entry string, o Options) (*Kernel, error) {
-	m, err := parse(src)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := m.entry(entry)
+	m, fn, err := parseEntry(src, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -371,11 +367,7 @@ type reflectedEntry struct {
 // entry point without a body to rewrite is an error wrapping refuse that
 // says what could not be done (verb: "check", "guard").
 func reflectEntry(src, entry string, constants map[string]float64, refuse error, verb string) (*reflectedEntry, error) {
-	m, err := parse(src)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := m.entry(entry)
+	m, fn, err := parseEntry(src, entry)
 	if err != nil {
 		return nil, err
 	}
@@ -395,6 +387,19 @@ func reflectEntry(src, entry string, constants map[string]float64, refuse error,
 		r.group = max(r.group, res.Group+1)
 	}
 	return r, nil
+}
+
+// parseEntry parses src and finds its compute entry point entry.
+func parseEntry(src, entry string) (*module, *fnDecl, error) {
+	m, err := parse(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	fn, err := m.entry(entry)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, fn, nil
 }
 
 // entry finds the compute entry point name.

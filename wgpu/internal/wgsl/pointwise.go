@@ -124,11 +124,7 @@ func AnalyzePointwise(src, entry string) (*Pointwise, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := parse(src)
-	if err != nil {
-		return nil, err
-	}
-	fn, err := m.entry(entry)
+	m, fn, err := parseEntry(src, entry)
 	if err != nil {
 		return nil, err
 	}
