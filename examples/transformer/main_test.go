@@ -56,6 +56,11 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 		}
 	}
 	checkColumnsAgree(t, got)
+	// The weights' line sets the pipelined replay's time per token beside
+	// the read time, a finite multiple of it.
+	if !regexp.MustCompile(`a pipelined replayed token [0-9]+\.[0-9]×`).MatchString(got) {
+		t.Errorf("the weights' line lacks the pipelined replay's multiple of the read time:\n%s", got)
+	}
 	if !strings.Contains(got, "(gpu-timestamps)") {
 		return // a wall-clock profile has no rows per kernel
 	}
