@@ -12,10 +12,8 @@
 set -u
 mkdir -p $OUT/r
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $OUT/r/gpu.txt 2>&1
-tar -xJf .bin/exp.tar.xz -C .bin
-for f in .gl/*.deb; do dpkg -x "$f" /; done; ldconfig
-nvidia_icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; [ -f $nvidia_icd ] && export VK_DRIVER_FILES=$nvidia_icd
-export SOFTGRAPH_REQUIRE_GPU=1
+# shellcheck source=/dev/null
+. "$(dirname "$0")/setup.sh"
 start=$(date +%s)
 for b in vulkan gl; do
   (cd tests && SOFTGRAPH_BACKEND=$b timeout 70 ../.bin/tests-exp.test -test.run XXX -test.bench ExpReplayThenRead -test.count 3 -test.benchtime 0.5s > $OUT/r/bench-$b.txt 2>&1)
