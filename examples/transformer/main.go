@@ -349,10 +349,10 @@ func decode(o options, stdout io.Writer) (err error) {
 	report(stdout, paths, samples, piped, o.tokens*o.rounds)
 
 	if o.profile {
-		// paths[1] is replay: its pipelined time per token is the GPU's
-		// own time for a token (GPU-bound), without the profile's
+		// The replay path's pipelined time per token is the GPU's own
+		// time for a token (GPU-bound), without the profile's
 		// per-dispatch timestamps.
-		return profile(stdout, o, s, replay, median(piped[1]))
+		return profile(stdout, o, s, replay, median(piped[slices.Index(paths, path(replay))]))
 	}
 	return nil
 }
