@@ -185,6 +185,18 @@ func (s *Stream) readmitError(op lifecycle.Op, err error) error {
 	return err
 }
 
+// wrapUnlessRefused is the error op returns for err, met inside its
+// transaction (a Tx.Flush, a wait, the encoding after them): the
+// lifecycle's refusal as it is (a call refused when asked again after a
+// wait reads as one refused on the spot: one form for one refusal),
+// anything else as an *Error naming op and arg (empty for none).
+func (s *Stream) wrapUnlessRefused(op lifecycle.Op, arg string, err error) error {
+	if errors.Is(err, lifecycle.ErrGraphState) || errors.Is(err, lifecycle.ErrProfileRunning) {
+		return err
+	}
+	return &Error{Op: op.String(), Arg: arg, Err: s.txError(err)}
+}
+
 // txError maps the engine's sentinels onto the recorder's.
 func (s *Stream) txError(err error) error {
 	if errors.Is(err, engine.ErrClosed) {

@@ -443,6 +443,12 @@ func TestACallThatWaitedWhileACaptureOpenedIsAskedAgain(t *testing.T) {
 			if c.refused != errors.Is(err, lifecycle.ErrGraphState) || !c.refused && err != nil {
 				t.Fatalf("%s that met the window returned %v; want ErrGraphState: %v", c.op, err, c.refused)
 			}
+			// Refused after its wait, the call returns the lifecycle's
+			// refusal as a call refused on the spot does, not wrapped
+			// in another error: one form for one refusal.
+			if _, bare := err.(*lifecycle.StateError); c.refused && !bare {
+				t.Errorf("%s that met the window returned %T %q; want the *lifecycle.StateError itself", c.op, err, err)
+			}
 			if st := s.State(); st != lifecycle.Capture {
 				t.Fatalf("the stream is in %v after the call, want capture", st)
 			}

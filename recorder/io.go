@@ -323,7 +323,7 @@ func (s *Stream) readBack(ctx context.Context, op lifecycle.Op, admitted bool, w
 // while it waited refuses the read before anything of it reaches the GPU.
 func (s *Stream) readBackTx(ctx context.Context, tx *engine.Tx, what string, encodeCopy func(driver.Encoder, driver.Buffer) error, size uint64) ([]byte, error) {
 	op := tx.Op()
-	fail := func(err error) ([]byte, error) { return nil, &Error{Op: op.String(), Arg: what, Err: err} }
+	fail := func(err error) ([]byte, error) { return nil, s.wrapUnlessRefused(op, what, err) }
 	// Other streams first, with this stream's lock given up, so two
 	// streams reading at once cannot deadlock on each other; the caller's
 	// deadline bounds the wait for their submissions.
@@ -336,7 +336,7 @@ func (s *Stream) readBackTx(ctx context.Context, tx *engine.Tx, what string, enc
 		return nil, err
 	}
 	if err := tx.Flush(ctx); err != nil {
-		return fail(s.txError(err))
+		return fail(err)
 	}
 	if err := s.takeErrors(); err != nil {
 		return nil, err
@@ -359,7 +359,7 @@ func (s *Stream) readBackTx(ctx context.Context, tx *engine.Tx, what string, enc
 	st, err := s.staging(size)
 	if err == nil {
 		if err = encodeCopy(enc, st); err == nil {
-			if err = s.txError(tx.Flush(ctx)); err == nil {
+			if err = tx.Flush(ctx); err == nil {
 				err = s.takeErrors()
 			} else {
 				// The copy into it is in flight: the buffer cannot be

@@ -530,7 +530,7 @@ func (s *Stream) resolveArg(op lifecycle.Op, i int, r driver.Resource, used bool
 		}
 		ac.kind, ac.params, ac.storage = accessParams, a, r.Kind == driver.ResourceReadOnlyStorage
 	case *Var:
-		return s.resolveVar(op, a, r.Kind == driver.ResourceUniform, r.Kind == driver.ResourceReadOnlyStorage, ac, where)
+		return s.resolveVar(op, a, r, ac, where)
 	case *Texture:
 		if r.Kind != driver.ResourceTexture && r.Kind != driver.ResourceStorageTexture {
 			return argError(op, ErrInvalidArgument, "%s is a texture", where())

@@ -372,7 +372,7 @@ func (s *Stream) SyncContext(ctx context.Context) error {
 		st = s.stageChecks() // WithChecks: the checks' state goes with the work (checks.go)
 		if err := tx.Flush(ctx); err != nil {
 			tx.Locked(func() { s.unstageChecks(st, false) }) // ctx may have ended before the lock was back
-			return &Error{Op: "Sync", Err: s.txError(err)}
+			return s.wrapUnlessRefused(lifecycle.Sync, "", err)
 		}
 		sub, _ := s.eng.Last()
 		s.eng.ResetChunk()

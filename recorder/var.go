@@ -4,13 +4,17 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/softgraph/softgraph/internal/driver"
 	"github.com/softgraph/softgraph/internal/engine"
 	"github.com/softgraph/softgraph/lifecycle"
 )
 
 // Var is a params slot the stream owns: a small uniform whose value a graph
 // reads when it replays, not when it was captured. Pass it to Launch
-// wherever Params go (a var<uniform>, or a var<storage, read>); it is bound
+// wherever Params go (a var<uniform>, or a var<storage, read>), bound as
+// Params of its value would be (a uniform sees the value padded to 16
+// bytes, a storage binding exactly its bytes) and refused on the spot when
+// the binding's type needs more; it is bound
 // by reference, so SetVar between replays changes what the next replay
 // sees, with no recapture and no Rebind. It can also hold indirect
 // dispatch counts (IndirectVar).
@@ -40,7 +44,7 @@ func (s *Stream) NewVar(p Params) (*Var, error) {
 	if err := s.check(op); err != nil {
 		return nil, err
 	}
-	if err := s.checkVarParams(op, "NewVar: ", p); err != nil {
+	if err := s.checkNewVarParams(p); err != nil {
 		return nil, s.refused(op, err)
 	}
 	return s.newVar(op, uint64(len(p)), p)
@@ -88,9 +92,13 @@ func (v *Var) padded(p []byte) []byte {
 	return data
 }
 
-func (s *Stream) checkVarParams(op lifecycle.Op, call string, p Params) error {
+// checkNewVarParams checks NewVar's value. Its error names NewVar, the
+// call the caller made, though the lifecycle's row NewVar follows is
+// SetVar's (its initial value is a SetVar).
+func (s *Stream) checkNewVarParams(p Params) error {
 	if len(p) == 0 || len(p)%4 != 0 || uint64(len(p)) > s.limits.MaxUniformBufferBindingSize {
-		return argError(op, ErrInvalidArgument, "%sparams of %d bytes (a positive multiple of 4, at most maxUniformBufferBindingSize %d)", call, len(p), s.limits.MaxUniformBufferBindingSize)
+		return &Error{Op: "NewVar", Err: ErrInvalidArgument,
+			Arg: fmt.Sprintf("params of %d bytes (a positive multiple of 4, at most maxUniformBufferBindingSize %d)", len(p), s.limits.MaxUniformBufferBindingSize)}
 	}
 	return nil
 }
@@ -277,19 +285,33 @@ func (g *Graph) Vars() []*Var {
 }
 
 // resolveVar resolves a *Var launch argument as the buffer it holds, bound
-// whole. It fills ac (whose reference the caller's launch drops on error).
-func (s *Stream) resolveVar(op lifecycle.Op, v *Var, uniform, readOnly bool, ac *access, where func() string) error {
+// as Params of its value would be: a uniform binds the value padded to 16
+// bytes (the Var's whole buffer, zeros after the value), a read-only
+// storage binding exactly the value's bytes (so arrayLength counts the
+// value's elements, not the padding). Either must hold r's type: a Var too
+// small for it is refused here, as a buffer or Params would be, instead of
+// failing its whole batch at the device. It fills ac (whose reference the
+// caller's launch drops on error).
+func (s *Stream) resolveVar(op lifecycle.Op, v *Var, r driver.Resource, ac *access, where func() string) error {
 	if v == nil {
 		return argError(op, ErrInvalidArgument, "%s is a nil Var", where())
 	}
-	if !uniform && !readOnly {
+	size := v.b.size
+	switch r.Kind {
+	case driver.ResourceUniform:
+	case driver.ResourceReadOnlyStorage:
+		size = v.n
+	default:
 		return argError(op, ErrInvalidArgument, "%s is a Var; bind a Var to a var<uniform> or var<storage, read> (the kernel cannot write it)", where())
+	}
+	if size < r.MinSize {
+		return argError(op, ErrInvalidArgument, "%s: a Var of %d bytes; its type %s needs %d", where(), v.n, r.Type, r.MinSize)
 	}
 	pg, why, sentinel := v.b.take(s)
 	if sentinel != nil {
 		return argError(op, sentinel, "%s: var %s", where(), why)
 	}
-	ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, v.b, pg, v.b.size, false
+	ac.kind, ac.buf, ac.pg, ac.size, ac.write = accessBuffer, v.b, pg, size, false
 	return nil
 }
 

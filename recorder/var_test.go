@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/softgraph/softgraph/lifecycle"
 	"github.com/softgraph/softgraph/recorder"
@@ -185,8 +188,8 @@ func TestAVarIsBoundByReference(t *testing.T) {
 
 // TestSetVarRefusesAnotherSize: a Var keeps its size; SetVar with params of
 // another size, a nil Var, and NewVar with a size that is no positive
-// multiple of 4 are refused with ErrInvalidArgument, naming the sizes, and
-// change nothing.
+// multiple of 4 are refused with ErrInvalidArgument, naming the sizes (and
+// NewVar's error the call made, NewVar), and change nothing.
 func TestSetVarRefusesAnotherSize(t *testing.T) {
 	f := newVarFixture(t)
 	gputest.WantErr(t, "SetVar with 12 bytes into an 8-byte Var", f.s.SetVar(f.p, recorder.ParamsOf[uint32](1, 2, 3)), []error{recorder.ErrInvalidArgument}, "SetVar", "12 bytes", "8")
@@ -194,6 +197,9 @@ func TestSetVarRefusesAnotherSize(t *testing.T) {
 	for _, p := range []recorder.Params{nil, {1, 2}} {
 		_, err := f.s.NewVar(p)
 		gputest.WantErr(t, fmt.Sprintf("NewVar of %d bytes", len(p)), err, []error{recorder.ErrInvalidArgument}, "NewVar", "multiple of 4")
+		if strings.Contains(err.Error(), "SetVar") {
+			t.Errorf("NewVar of %d bytes: %q names SetVar; the call was NewVar", len(p), err)
+		}
 	}
 	if f.p.Size() != 8 {
 		t.Fatalf("Size = %d, want 8", f.p.Size())
@@ -251,6 +257,91 @@ func TestAVarBindsOnlyWhereParamsGo(t *testing.T) {
 	f := newVarFixture(t)
 	err := f.s.Launch(f.k, recorder.Groups(1, 1, 1), f.p, f.p)
 	gputest.WantErr(t, "a Var bound read-write", err, []error{recorder.ErrInvalidArgument}, "argument 0", "Var")
+}
+
+// needs32WGSL reads a 32-byte struct from binding 1, declared as uniform
+// or read-only storage (%s), and writes two of its words to out.
+const needs32WGSL = `
+struct P { a: u32, b: u32, c: vec4<u32> }
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<%s> p: P;
+@compute @workgroup_size(1)
+fn main() { out[0] = p.a; out[1] = p.c.w; }
+`
+
+// TestAVarTooSmallForItsBindingIsRefusedOnTheSpot: a Var whose value is
+// smaller than the type it is bound to is refused by Launch, naming the
+// argument, as Params of the same bytes are, and nothing is enqueued: the
+// launch queued before it in the same batch runs. Launch did not compare a
+// Var with its binding's type; the device refused the whole batch at the
+// next Sync (a DeferredError, the valid launch before it lost with it),
+// and a capture failed with the device's message only.
+func TestAVarTooSmallForItsBindingIsRefusedOnTheSpot(t *testing.T) {
+	f := newVarFixture(t)
+	small, err := f.s.NewVar(recorder.ParamsOf[uint32](1, 2, 3, 4)) // 16 bytes; P needs 32
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer small.Release()
+	out := gputest.Empty(t, f.s, 256)
+	for _, space := range []string{"uniform", "storage, read"} {
+		k := gputest.Kernel(t, f.d, fmt.Sprintf(needs32WGSL, space))
+		f.set(t, 1, 1)
+		if err := f.s.Launch(f.k, recorder.Groups(1, 1, 1), f.x, f.p); err != nil {
+			t.Fatal(err)
+		}
+		f.model = f.model*f.mul + f.add
+		err := f.s.Launch(k, recorder.Groups(1, 1, 1), out, small)
+		gputest.WantErr(t, "a 16-byte Var bound as var<"+space+"> P (32 bytes)", err, []error{recorder.ErrInvalidArgument}, "argument 1", "Var of 16 bytes", "needs 32")
+		f.check(t, "the launch queued before the refused one, var<"+space+">")
+		_, err = f.s.Capture(func() error { return f.s.Launch(k, recorder.Groups(1, 1, 1), out, small) }, recorder.WithoutWarmup())
+		gputest.WantErr(t, "a capture of the refused launch, var<"+space+">", err, []error{recorder.ErrInvalidArgument}, "argument 1", "Var of 16 bytes")
+	}
+}
+
+// TestAVarBoundAsStorageHoldsExactlyItsValue: bound to a var<storage,
+// read> array, a Var shows its value's elements and no more
+// (arrayLength), as Params of the same bytes do; its memory's padding to
+// 16 bytes stays out of the binding.
+func TestAVarBoundAsStorageHoldsExactlyItsValue(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, `
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> p: array<u32>;
+@compute @workgroup_size(1)
+fn main() { out[0] = arrayLength(&p); out[1] = p[arrayLength(&p) - 1u]; }
+`)
+	for _, n := range []int{1, 2, 5} {
+		vals := make([]uint32, n)
+		for i := range vals {
+			vals[i] = uint32(100 + i)
+		}
+		v, err := s.NewVar(recorder.ParamsOf(vals...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		outV, outP := gputest.Empty(t, s, 8), gputest.Empty(t, s, 8)
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), outV, v); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Launch(k, recorder.Groups(1, 1, 1), outP, recorder.ParamsOf(vals...)); err != nil {
+			t.Fatal(err)
+		}
+		want := []uint32{uint32(n), uint32(100 + n - 1)}
+		for _, c := range []struct {
+			what string
+			b    *recorder.Buffer
+		}{{"Var", outV}, {"Params", outP}} {
+			got, err := recorder.ReadSlice[uint32](s, c.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%d words as a %s: arrayLength and last element (-want +got):\n%s", n, c.what, diff)
+			}
+		}
+		v.Release()
+	}
 }
 
 // countdownBodyWGSL subtracts p.step from the condition word c[0] (never

@@ -1403,6 +1403,64 @@ func f16Neighbours(x float64) ivl {
 // expressions and with abstract arguments.
 func TestFloatBuiltinsFollowWGSL(t *testing.T) { runProbes(t, floatProbes()) }
 
+// TestLdexpOfARunTimeValueByAConstantExponentFollowsWGSL: ldexp of a value
+// known only at run time by an exponent written as a constant (a literal,
+// a typed literal, a const, a vector of them), which the probes above do
+// not mix (their arguments are all run-time or all constant). WGSL defines
+// e × 2^128 (2^127 for 0.5); lavapipe folded the two constant factors the
+// ldexp helper splits 2^128 into (2^64 each) into one, 2^128 in f32, +Inf,
+// and returned +Inf. The exponent the helper's split depends on is now the
+// sign of the value too, so no factor is a constant where the value is not.
+func TestLdexpOfARunTimeValueByAConstantExponentFollowsWGSL(t *testing.T) {
+	d, s := openStream(t)
+	const src = `
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read> v: array<f32>;
+const E: i32 = 128;
+@compute @workgroup_size(1)
+fn main() {
+	let z = v[0]; // 0, at run time
+	let m = v[1]; // the least normal f32, at run time
+	out[0] = bitcast<u32>(ldexp(z + 0.5, 128));
+	out[1] = bitcast<u32>(ldexp(z + 0.5, 128i));
+	out[2] = bitcast<u32>(ldexp(z + 0.5, E));
+	out[3] = bitcast<u32>(ldexp(vec2(z + 0.5, z - 0.75), vec2(128)).x);
+	out[4] = bitcast<u32>(ldexp(vec2(z + 0.5, z - 0.75), vec2(128)).y);
+	out[5] = bitcast<u32>(ldexp(z - 0.5, 128));
+	out[6] = bitcast<u32>(ldexp(z + 0.25, 128));
+	out[7] = bitcast<u32>(ldexp(z + 1.0, 127));
+	out[8] = bitcast<u32>(ldexp(m, 128));
+	out[9] = bitcast<u32>(ldexp(z + 1.5, 128));
+	out[10] = bitcast<u32>(ldexp(z + 3.0, -130));
+	out[11] = bitcast<u32>(ldexp(z + 0x1p127, -254));
+}
+`
+	k, err := d.Kernel(src, "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := empty(t, s, 12)
+	launch(t, s, k, recorder.Groups(1, 1, 1), out, upload(t, s, []float32{0, minNormal}))
+	got := readU32(t, s, out)
+	cases := []struct {
+		what string
+		e    float64
+		x    int
+	}{
+		{"ldexp(0.5, 128)", 0.5, 128}, {"ldexp(0.5, 128i)", 0.5, 128}, {"ldexp(0.5, E), const E = 128", 0.5, 128},
+		{"ldexp(vec2(0.5, -0.75), vec2(128)).x", 0.5, 128}, {"ldexp(vec2(0.5, -0.75), vec2(128)).y", -0.75, 128},
+		{"ldexp(-0.5, 128)", -0.5, 128}, {"ldexp(0.25, 128)", 0.25, 128}, {"ldexp(1, 127)", 1, 127},
+		{"ldexp(least normal, 128)", minNormal, 128}, {"ldexp(1.5, 128) overflows", 1.5, 128},
+		{"ldexp(3, -130)", 3, -130}, {"ldexp(2^127, -254)", 0x1p127, -254},
+	}
+	for i, c := range cases {
+		want := math.Float32bits(float32(math.Ldexp(c.e, c.x)))
+		if got[i] != want && !(c.x+127 <= 0 && got[i]&0x7fffffff == 0) {
+			t.Errorf("%s (a run-time value) = %#08x (%g); want %#08x (%g)", c.what, got[i], math.Float32frombits(got[i]), want, math.Float32frombits(want))
+		}
+	}
+}
+
 // TestFloatBuiltinsFollowWGSLOnEveryInput: every case of every probe (a long sweep).
 func TestFloatBuiltinsFollowWGSLOnEveryInput(t *testing.T) { runAllProbes(t, floatProbes()) }
 

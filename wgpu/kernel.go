@@ -273,17 +273,28 @@ func (k *Kernel) Released() bool {
 }
 
 // Release frees the kernel (see Kernel). Idempotent and nil-safe.
+//
+// It does all of its work inside the device's gate. The device's kernel
+// maps are how Close finds the kernels to free before the device (kernels
+// are not in its object set): a Release that took a kernel out of them and
+// then found Close begun left it to nobody, and its pipeline outlived the
+// device, which aborted the next device's first submission. A Release that
+// finds Close begun does nothing; Close frees the kernel.
 func (k *Kernel) Release() {
 	if k == nil {
 		return
 	}
+	if !k.dev.use.enter() {
+		return
+	}
+	defer k.dev.use.leave()
 	k.dev.kernelsMu.Lock()
 	if k.dev.kernels != nil && k.dev.kernels[k.key] == k {
 		delete(k.dev.kernels, k.key)
 	}
 	delete(k.dev.private, k)
 	k.dev.kernelsMu.Unlock()
-	k.dev.releaseGated(&k.life, k)
+	k.life.release(k)
 	k.dev.kernelsMu.Lock()
 	variants := k.variants
 	k.variants = nil

@@ -153,12 +153,18 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 		// flushed) and -2^-149 as -0.50000006 × 2^-126.
 		return "fn " + name + "(e: " + arg + ") -> " + arg + " { return select(e, e * " + arg + "(0.0), abs(e) < " + arg + "(1.17549435e-38)); }"
 	case "ldexp":
-		// ldexp(e, x) in two steps of half the exponent each: WGSL defines
-		// e × 2^x for every x up to 128 (bias + 1), and the H200's GL
-		// computed it as e × 2^x with 2^128 overflowing, so ldexp(0.5, 128)
-		// gave +Inf (WGSL: 2^127) and ldexp(0, 128) NaN.
+		// ldexp(e, x) in two steps of about half the exponent each: WGSL
+		// defines e × 2^x for every x up to 128 (bias + 1), and the H200's
+		// GL computed it as e × 2^x with 2^128 overflowing, so
+		// ldexp(0.5, 128) gave +Inf (WGSL: 2^127) and ldexp(0, 128) NaN.
+		// The split depends on e's sign as well (half, or half plus one):
+		// with x a constant and e not, lavapipe folded the two steps'
+		// constant factors into one, 2^128 in f32, and gave +Inf again;
+		// a split that is not a constant where e is not leaves nothing to
+		// fold.
 		ex := strings.Replace(arg, "f32", "i32", 1)
-		return "fn " + name + "(e: " + arg + ", x: " + ex + ") -> " + arg + " { let h = x / " + ex + "(2i); return ldexp(ldexp(e, h), x - h); }"
+		return "fn " + name + "(e: " + arg + ", x: " + ex + ") -> " + arg + " { let h = x / " + ex + "(2i) + select(" + ex + "(0i), " + ex + "(1i), e < " + arg + "(0.0)); " +
+			"return ldexp(ldexp(e, h), x - h); }"
 	case "atan2":
 		// atan2(±0, x) is 0 for x > 0 and π for x < 0 (WGSL's 4096 ULP accept
 		// ±π there): lavapipe folded atan2 of constant vectors with y = -0.0

@@ -556,7 +556,7 @@ func TestBuiltinsNagaLacksOrMistypesBecomeHelpers(t *testing.T) {
 	}
 	for _, want := range []string{
 		"f[0] = _sg_quantizeToF16_f32(f[1]) + _sg_quantizeToF16_vec3_f32(vec3(0.1, 0.2, 0.3)).z + _sg_ldexp_f32(1.0, 2);",
-		"fn _sg_ldexp_f32(e: f32, x: i32) -> f32 { let h = x / i32(2i); return ldexp(ldexp(e, h), x - h); }",
+		"fn _sg_ldexp_f32(e: f32, x: i32) -> f32 { let h = x / i32(2i) + select(i32(0i), i32(1i), e < f32(0.0)); return ldexp(ldexp(e, h), x - h); }",
 		"o[0] = _sg_countOneBits_u32(7u);",
 		"let c = _sg_countOneBits_i32(7);",
 		"fn _sg_quantizeToF16_f32(e: f32) -> f32 { let b = bitcast<u32>(e); let n = bitcast<f32>((b + u32(4095u) + ((b >> u32(13u)) & u32(1u))) & u32(4294959104u)); let s = round(e * f32(16777216.0)) / f32(16777216.0); return select(select(n, s, abs(e) < f32(0.00006103515625)), e, !(abs(e) < f32(65520.0))); }",
