@@ -257,6 +257,64 @@ func TestBadGraphFilesAreRefusedWithWhatAndWhere(t *testing.T) {
 	lg.Release()
 }
 
+// TestAGateTableOverTheLimitsIsRefused: a file whose gates' table (the
+// counts an If body's dispatch runs with, the recorder's own constant)
+// asks for more workgroups than the device allows in a dimension, or puts
+// a dispatch's counts past the gate buffer, is refused with a
+// *GraphFileError naming the table. It loaded: the forged counts (x =
+// 2^31 - 1) replayed a dispatch that never ended, and Close hung behind it.
+func TestAGateTableOverTheLimitsIsRefused(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithPredication(false))
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	cond := gputest.UploadU32(t, s, 1)
+	x, y := gputest.Upload(t, s, gputest.Fill(64, 0)), gputest.Empty(t, s, 256)
+	g, err := s.Capture(func() error {
+		return s.If(cond, 0, func() error { return s.Launch(k, recorder.Groups(7, 3, 1), x, y, gputest.U32(64)) })
+	}, recorder.WithoutWarmup())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	var buf bytes.Buffer
+	if _, err := g.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	counts := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 7), 3), 1)
+	at := bytes.Index(good, counts) // the body dispatch's entry: [word, 7, 3, 1]
+	if at < 4 || bytes.Count(good, counts) != 1 {
+		t.Fatalf("the file holds the counts 7, 3, 1 %d times; want the gates' table's one entry", bytes.Count(good, counts))
+	}
+	forge := func(off int, v uint32) []byte {
+		b := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint32(b[off:], v)
+		b = b[:len(b)-4]
+		return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli)))
+	}
+	for _, c := range []struct {
+		name, what string
+		data       []byte
+	}{
+		{"x counts over maxComputeWorkgroupsPerDimension", "maxComputeWorkgroupsPerDimension", forge(at, 0x7fffffff)},
+		{"z counts of 2^32 - 1", "maxComputeWorkgroupsPerDimension", forge(at+8, 0xffffffff)},
+		{"counts past the gate buffer", "gate buffer", forge(at-4, 1<<20)},
+	} {
+		lg, err := s.LoadGraph(bytes.NewReader(c.data))
+		var fe *recorder.GraphFileError
+		if !errors.Is(err, recorder.ErrGraphFile) || !errors.As(err, &fe) || !strings.Contains(fe.Where, "the gates' table") || !strings.Contains(err.Error(), c.what) {
+			t.Errorf("%s: want a *GraphFileError naming the gates' table and %q, got %v", c.name, c.what, err)
+		}
+		if lg != nil {
+			lg.Release()
+		}
+	}
+	lg, err := s.LoadGraph(bytes.NewReader(good))
+	if err != nil {
+		t.Fatalf("the file as saved must load: %v", err)
+	}
+	lg.Release()
+}
+
 // FuzzLoadGraph: no file, however malformed, crashes or hangs LoadGraph;
 // every refusal wraps ErrGraphFile. The seeds are real files.
 func FuzzLoadGraph(f *testing.F) {
@@ -405,6 +463,54 @@ func writeTestdataGraphFiles(t *testing.T) {
 		if err := os.WriteFile(filepath.Join("testdata", name), buf.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestALoadedGraphsTexturesAndSamplersGoWithIt: the textures and samplers
+// LoadGraph makes for a graph (no call hands them to the caller) are freed
+// with the graph: loaded, replayed and released three times, the stream
+// holds no more textures than before and wgpu-native no more textures,
+// views or samplers. The loader kept a reference to each that nothing
+// dropped: every load's stayed alive until the stream closed.
+func TestALoadedGraphsTexturesAndSamplersGoWithIt(t *testing.T) {
+	data, err := os.ReadFile("testdata/v3-texture-var-contents.sgraph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s := gputest.OpenStream(t)
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	count := func() map[string]int {
+		n := wgpu.NativeObjects()
+		return map[string]int{"stream textures": s.MemoryStats().Textures, "native textures": n.Textures.Held,
+			"native texture views": n.TextureViews.Held, "native samplers": n.Samplers.Held}
+	}
+	before := count()
+	for round := range 3 {
+		g, err := s.LoadGraph(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("round %d: LoadGraph: %v", round, err)
+		}
+		if err := g.Replay(); err != nil {
+			t.Fatalf("round %d: Replay: %v", round, err)
+		}
+		if err := s.Sync(); err != nil {
+			t.Fatalf("round %d: Sync: %v", round, err)
+		}
+		for _, b := range g.Buffers() {
+			b.Release()
+		}
+		for _, v := range g.Vars() {
+			v.Release()
+		}
+		g.Release()
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(before, count()); d != "" {
+		t.Errorf("after three loads of a graph with a texture and a sampler, each released (-before +after):\n%s", d)
 	}
 }
 

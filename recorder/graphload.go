@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +55,25 @@ func (s *Stream) LoadGraph(r io.Reader) (*Graph, error) {
 		}
 		return nil, err
 	}
+	l.handOver()
 	return g, nil
+}
+
+// handOver drops the loader's references to the textures and samplers it
+// made, once the graph holds its own: no call gives them to the caller
+// (Graph.Buffers lists buffers only), so the graph's are the only ones
+// left, and they go with it. The loader's were never dropped: every
+// loaded graph's textures and samplers stayed alive, with their views and
+// bind groups, until the stream closed. It runs with no stream lock held:
+// a release sweeps every stream's cached bind groups.
+func (l *loader) handOver() {
+	for _, t := range l.textures {
+		t.Release()
+	}
+	for _, sm := range l.samplers {
+		sm.Release()
+	}
+	l.textures, l.samplers = nil, nil
 }
 
 // fileError is a graphfile refusal as the *GraphFileError callers test
@@ -238,6 +257,12 @@ func (l *loader) build() (*Graph, error) {
 		}
 		rec.regions = append(rec.regions, rg)
 	}
+	gateWords := uint64(0)
+	for _, b := range f.Buffers {
+		if b.Role == graphfile.RoleScratch {
+			gateWords = b.Size / 4
+		}
+	}
 	for i, b := range f.Buffers {
 		switch b.Role {
 		case graphfile.RoleScratch:
@@ -245,6 +270,9 @@ func (l *loader) build() (*Graph, error) {
 		case graphfile.RoleEnable:
 			rec.enablePage = l.buffers[i].pg
 		case graphfile.RoleConstant:
+			if err := checkGateTable(b.Data, gateWords, s.limits.MaxComputeWorkgroupsPerDimension); err != nil {
+				return nil, l.fail(fmt.Sprintf("buffer %d (the gates' table)", i), err)
+			}
 			rec.tablePage, rec.table = l.buffers[i].pg, b.Data
 		}
 	}
@@ -272,6 +300,33 @@ func (l *loader) build() (*Graph, error) {
 		}
 	}
 	return g, nil
+}
+
+// checkGateTable checks a loaded file's gates' table (internal/lower's
+// Plan.Table: per gated dispatch, the word of its three counts in the gate
+// buffer and the counts it runs with) against the gate buffer's words and
+// the device's workgroup limit. The table is the recorder's own, not data
+// a caller writes: an If or While body's dispatch runs with its counts
+// whenever the gate is on, so counts over the limit (a forged or corrupted
+// file; a captured graph's are its launches', checked then) would replay a
+// dispatch of billions of workgroups, and a word past the buffer would
+// overwrite another dispatch's counts.
+func checkGateTable(table []byte, gateWords uint64, maxGroups uint32) error {
+	if len(table)%16 != 0 {
+		return fmt.Errorf("%d bytes, not whole 16-byte entries", len(table))
+	}
+	for k := 0; k < len(table)/16; k++ {
+		e := table[16*k:]
+		word := binary.LittleEndian.Uint32(e)
+		x, y, z := binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:]), binary.LittleEndian.Uint32(e[12:])
+		if x > maxGroups || y > maxGroups || z > maxGroups {
+			return fmt.Errorf("entry %d runs %d×%d×%d workgroups; this device allows at most %d a dimension (maxComputeWorkgroupsPerDimension)", k, x, y, z, maxGroups)
+		}
+		if uint64(word)+3 > gateWords {
+			return fmt.Errorf("entry %d puts its counts at word %d of a %d-word gate buffer", k, word, gateWords)
+		}
+	}
+	return nil
 }
 
 // fill gives the loaded buffers their contents privately: writes go
