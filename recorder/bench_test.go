@@ -253,3 +253,61 @@ func medianSpread(ds []time.Duration) (median, iqr time.Duration) {
 	slices.Sort(s)
 	return s[len(s)/2], s[len(s)*3/4] - s[len(s)/4]
 }
+
+// BenchmarkRoundTrip is what a decode loop's token costs beyond its GPU
+// work: a graph of n tiny dependent dispatches replayed, then a read of
+// its 256-byte result (replay+read, n = 1 and 8) or a Sync (replay+sync);
+// a 4-byte read alone, of a buffer nothing writes (read); a 4-byte Write
+// then its read (write+read). Each op waits for the GPU, so ns/op is the
+// round trip through the submission path, the GPU's queue and the mapping.
+func BenchmarkRoundTrip(b *testing.B) {
+	d, s := gputest.OpenStream(b)
+	k := gputest.Kernel(b, d, gputest.AddOneWGSL)
+	x := gputest.Upload(b, s, gputest.Fill(64, 0))
+	y, _ := s.Alloc(256)
+	one, err := s.Alloc(4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 8} {
+		g := gputest.Capture(b, s, func() { gputest.MustChain(b, s, k, x, y, n, 64) })
+		b.Run(fmt.Sprintf("replay+read/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := g.Replay(); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := recorder.ReadSlice[float32](s, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("replay+sync/%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if err := g.Replay(); err != nil {
+					b.Fatal(err)
+				}
+				if err := s.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := recorder.ReadSlice[float32](s, one); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("write+read", func(b *testing.B) {
+		w := []byte{1, 2, 3, 4}
+		for b.Loop() {
+			if err := s.Write(one, 0, w); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := recorder.ReadSlice[float32](s, one); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

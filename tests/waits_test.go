@@ -280,6 +280,20 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 			syncWithin(t, ls)
 		})
 
+		// The batch still unsubmitted when the SyncContext comes: its
+		// flush submits it itself where a submit only queues the work, but
+		// not on OpenGL, where the submit runs it (llvmpipe inside the
+		// call): there the SyncContext returned after all of it, 3 s.
+		t.Run("unsubmitted", func(t *testing.T) {
+			ls := gputest.Stream(t, d, recorder.WithFlushDelay(time.Hour))
+			for range n {
+				if err := sp.launch(ls); err != nil {
+					t.Fatal(err)
+				}
+			}
+			syncWithin(t, ls)
+		})
+
 		t.Run("chunk of 1", func(t *testing.T) {
 			ls := gputest.Stream(t, d, recorder.WithSubmitChunks(1, 1))
 			var slowest time.Duration

@@ -135,7 +135,7 @@ func (v *driverView) Guarded(k driver.Kernel, latch bool) (driver.Kernel, driver
 	}
 	g, err := wgsl.Guard(kv.k.source, kv.k.entry, kv.k.constants, latch)
 	if err != nil {
-		return nil, driver.GuardLayout{}, &CompileError{Entry: kv.k.entry, Diagnostic: "guarded variant: " + err.Error()}
+		return nil, driver.GuardLayout{}, &CompileError{Entry: kv.k.entry, Label: kv.k.label, Diagnostic: "guarded variant: " + err.Error()}
 	}
 	gk, err := v.d.Kernel(g.Source, kv.k.entry, WithConstants(kv.k.constants), WithLabel(kv.k.label))
 	if err != nil {

@@ -28,7 +28,7 @@ func (v *driverView) Checked(k driver.Kernel) (driver.Kernel, driver.CheckLayout
 		return nil, driver.CheckLayout{}, nil, opError("Kernel", ErrInvalidArgument, "kernel %q: %v", kv.k.entry, err)
 	}
 	if err != nil {
-		return nil, driver.CheckLayout{}, nil, &CompileError{Entry: kv.k.entry, Diagnostic: "checked variant: " + err.Error()}
+		return nil, driver.CheckLayout{}, nil, &CompileError{Entry: kv.k.entry, Label: kv.k.label, Diagnostic: "checked variant: " + err.Error()}
 	}
 	if len(c.Sites) == 0 {
 		return k, driver.CheckLayout{}, nil, nil

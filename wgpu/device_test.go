@@ -83,7 +83,10 @@ func TestGLBackendOpensExplicitly(t *testing.T) {
 }
 
 // TestCompileErrorCarriesTheDiagnostic: bad WGSL returns an error holding
-// naga's message, never a panic; the device keeps working afterwards.
+// naga's message (or the front end's), the entry point and the kernel's
+// label, never a panic; the device keeps working afterwards. The label was
+// missing from the front end's errors, so generated code whose entry points
+// are all main could not tell which kernel failed.
 func TestCompileErrorCarriesTheDiagnostic(t *testing.T) {
 	d := openDevice(t, wgpu.Options{})
 	cases := []struct {
@@ -104,6 +107,12 @@ func TestCompileErrorCarriesTheDiagnostic(t *testing.T) {
 		}
 		if ce.Entry != c.entry {
 			t.Errorf("%s: error names entry %q, want %q", c.name, ce.Entry, c.entry)
+		}
+		// With a label, the error names the kernel too: from the front
+		// end (the syntax and entry cases) and from naga (the type case).
+		_, err = d.Kernel(c.src, c.entry, wgpu.WithLabel("blur pass "+c.name))
+		if !errors.As(err, &ce) || ce.Label != "blur pass "+c.name || !strings.Contains(err.Error(), `Kernel "blur pass `+c.name+`"`) {
+			t.Errorf("%s with a label: want a *CompileError naming the kernel %q, got %v", c.name, "blur pass "+c.name, err)
 		}
 	}
 	if diff := cmp.Diff([]float32{1}, runAddOne(t, d, []float32{0})); diff != "" {

@@ -160,6 +160,7 @@ func deviceError(op string, t ErrorType, msg string) *DeviceError {
 // ErrCompile.
 type CompileError struct {
 	Entry      string // the requested entry point
+	Label      string // the kernel's label (WithLabel), "" without one
 	Diagnostic string // the compiler's (naga's) message, or softgraph's front-end's
 	// Hint, when set, says what to change for the bundled compiler's known
 	// gaps (it predates WGSL's abstract-integer conversions).
@@ -167,7 +168,13 @@ type CompileError struct {
 }
 
 func (e *CompileError) Error() string {
-	msg := fmt.Sprintf("wgpu: Kernel: entry %q: %s", e.Entry, strings.TrimSpace(e.Diagnostic))
+	// The label first: generated code (gosl) names every entry point
+	// main, and only the label tells its kernels apart.
+	kernel := "Kernel"
+	if e.Label != "" {
+		kernel = fmt.Sprintf("Kernel %q", e.Label)
+	}
+	msg := fmt.Sprintf("wgpu: %s: entry %q: %s", kernel, e.Entry, strings.TrimSpace(e.Diagnostic))
 	if e.Hint != "" {
 		msg += "\nhint: " + e.Hint
 	}

@@ -433,6 +433,11 @@ func constantsKey(c map[string]float64) string {
 // entry point without a label), so the device's messages about a dispatch
 // say which kernel it was.
 func (d *Device) compile(source, entry, label string, constants map[string]float64) (_ *Kernel, err error) {
+	defer func() {
+		if ce, ok := errors.AsType[*CompileError](err); ok && ce.Label == "" {
+			ce.Label = label
+		}
+	}()
 	spec, err := wgsl.Specialize(source, entry, wgsl.Options{Constants: constants, OpenGL: d.info.Backend == BackendGL})
 	if err != nil {
 		// A constants value the caller got wrong (a key naming no

@@ -41,6 +41,12 @@ type Config struct {
 	// Async hands full batches to a submitter goroutine; off, they are
 	// finished and submitted by the caller.
 	Async bool
+	// FlushSubmits lets a flush about to wait for the submitter process
+	// the batches it has not started itself, under the lock (submitQueued).
+	// Off where a submit runs the GPU's work on the calling thread (OpenGL:
+	// the driver executes the commands then), which would hold the lock for
+	// as long and outlast the caller's deadline.
+	FlushSubmits bool
 	// FinishAhead finishes handed-off batches on two finisher goroutines
 	// while the submitter submits the ones before (the driver's Finishes
 	// must run in parallel).
@@ -109,6 +115,12 @@ type Engine struct {
 	// entryEnc encodes counted replays ahead of a batch's own commands;
 	// the batch processor's alone (encodeCounted).
 	entryEnc driver.Encoder
+	// recent and sent are the GPUDepth throttle's ring of the last
+	// submissions and how many were made: the batch processor's alone
+	// (the submitter, or a caller holding a claim, submitQueued; one at a
+	// time, by the submitter's queue).
+	recent [GPUDepth]driver.Submission
+	sent   int
 }
 
 // New makes an engine and the open batch's encoder.

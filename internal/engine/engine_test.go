@@ -75,7 +75,7 @@ func newRig(t testing.TB, async bool) *rig {
 	r := &rig{dev: &counting{Device: fake.New(fake.Options{})}, mu: &lockrank.Mutex{Rank: lockrank.Stream},
 		gate: &gate{verdict: lifecycle.Execute}}
 	t.Cleanup(r.dev.Close)
-	eng, err := engine.New(engine.Config{Driver: r.dev, Lock: r.mu, Gate: r.gate, Async: async, ID: 1,
+	eng, err := engine.New(engine.Config{Driver: r.dev, Lock: r.mu, Gate: r.gate, Async: async, ID: 1, FlushSubmits: true,
 		FirstChunk: 4, MaxChunk: 8,
 		WaitingUnlocked: func(wait string) {
 			if r.hook != nil {
@@ -629,6 +629,53 @@ func TestDrainWaitsWithTheLockFreeAndIsNotAdmittedAgain(t *testing.T) {
 	}
 	if d := cmp.Diff(all("ErrWaited"), after); d != "" {
 		t.Errorf("after Drain the transaction must be waited (-want +got):\n%s", d)
+	}
+}
+
+// TestAFlushSubmitsQueuedBatchesItselfOnlyWithinTheGPUDepth: a Flush
+// whose batches the submitter has not started may finish and submit them
+// itself (submitQueued), under the lock, but never one the GPUDepth
+// throttle holds back: behind GPUDepth submissions the GPU has not
+// finished, the Flush waits with the lock released, having submitted no
+// more than GPUDepth, and every batch goes once the GPU moves. Without
+// the throttle's check a Flush would queue work on the device without
+// bound, or wait for the GPU holding the lock.
+func TestAFlushSubmitsQueuedBatchesItselfOnlyWithinTheGPUDepth(t *testing.T) {
+	for round := range 20 {
+		r := newRig(t, true)
+		b := r.buffer(t, "b")
+		release := r.dev.Hold()
+		var atWait int64 = -1
+		r.hook = func(wait string) {
+			if wait == "flush" && atWait < 0 {
+				atWait = r.dev.submits.Load()
+				release()
+			}
+		}
+		err := r.eng.Do(lifecycle.Flush, func(tx *engine.Tx) error {
+			for range engine.GPUDepth + 3 {
+				enc, err := tx.Encoder()
+				if err != nil {
+					return err
+				}
+				if err := enc.ClearBuffer(b, 0, 16); err != nil {
+					return err
+				}
+				r.eng.AddDispatches(1)
+				if err := tx.HandOff(); err != nil {
+					return err
+				}
+			}
+			return tx.Flush(context.Background())
+		})
+		release()
+		got := map[string]string{"Flush": fmt.Sprint(err), "submitted when it gave the lock up": fmt.Sprint(atWait),
+			"submitted in all": fmt.Sprint(r.dev.submits.Load())}
+		want := map[string]string{"Flush": "<nil>", "submitted when it gave the lock up": fmt.Sprint(engine.GPUDepth),
+			"submitted in all": fmt.Sprint(engine.GPUDepth + 3)}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("round %d: a Flush behind GPUDepth held submissions (-want +got):\n%s", round, d)
+		}
 	}
 }
 

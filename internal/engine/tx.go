@@ -389,6 +389,9 @@ func (tx *Tx) submitHandedOff(ctx context.Context, readmit bool) error {
 		if len(e.inflight) == 0 || e.inflight[0].gen >= mine {
 			return nil
 		}
+		if e.submitQueued() {
+			continue
+		}
 		if err := tx.Wait(ctx, Progress()); err != nil {
 			return err
 		}

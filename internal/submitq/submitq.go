@@ -1,7 +1,8 @@
 // Package submitq is the ordered hand-off between a stream and the
 // goroutine that submits its batches: a FIFO of jobs processed one at a
-// time, in order, on a goroutine of its own, with the processed jobs handed
-// back for their owner to retire.
+// time, in order, on a goroutine of its own (or by a caller that claims the
+// next job when none is being processed: one about to wait for it anyway),
+// with the processed jobs handed back for their owner to retire.
 //
 // Why a package of its own: the queue's rules (jobs run in hand-off order;
 // a processed job waits in Done until its owner takes it; a wait for a job
@@ -31,6 +32,7 @@ type Queue[J any] struct {
 	queue   []J            // pushed, not yet processed, oldest first
 	done    []J            // processed, not yet taken
 	stop    bool           // no more jobs: exit once the queue is empty
+	running bool           // a job is being processed: by the goroutine, or by a caller that claimed it (Claim)
 	pushed  uint64         // jobs ever pushed
 	handled uint64         // jobs processed so far (in push order)
 	changed chan struct{}  // made by a wait that honours a context, closed by the next job done
@@ -48,32 +50,76 @@ func Start[J any](process func(J)) *Queue[J] {
 
 func (q *Queue[J]) run() {
 	defer close(q.exited)
-	var zero J
 	for {
 		q.mu.Lock()
-		for len(q.queue) == 0 && !q.stop {
+		for q.running || len(q.queue) == 0 && !q.stop {
 			q.cond.Wait()
 		}
 		if len(q.queue) == 0 {
 			q.mu.Unlock()
 			return
 		}
-		j := q.queue[0]
-		copy(q.queue, q.queue[1:])
-		q.queue[len(q.queue)-1] = zero
-		q.queue = q.queue[:len(q.queue)-1]
+		j := q.popLocked()
 		q.mu.Unlock()
 		q.process(j)
-		q.mu.Lock()
-		q.handled++
-		q.done = append(q.done, j)
-		q.cond.Broadcast()
-		if q.changed != nil {
-			close(q.changed)
-			q.changed = nil
-		}
-		q.mu.Unlock()
+		q.Processed(j)
 	}
+}
+
+// popLocked takes the oldest queued job and marks the queue running. The
+// caller holds mu and has seen a job queued and none running.
+func (q *Queue[J]) popLocked() J {
+	var zero J
+	j := q.queue[0]
+	copy(q.queue, q.queue[1:])
+	q.queue[len(q.queue)-1] = zero
+	q.queue = q.queue[:len(q.queue)-1]
+	q.running = true
+	return j
+}
+
+// Claim takes the oldest queued job for the caller to process itself,
+// when no job is being processed (by the goroutine or another claim) and
+// one is queued; ok is false otherwise. A caller about to wait for its
+// jobs to be processed saves the goroutine's wake-up that way. Until the
+// caller calls Processed (or Unclaim) nothing else is processed, so jobs
+// are still processed one at a time, in push order.
+func (q *Queue[J]) Claim() (j J, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.running || len(q.queue) == 0 {
+		return j, false
+	}
+	return q.popLocked(), true
+}
+
+// Unclaim gives a claimed job back unprocessed, ahead of every other, for
+// the goroutine to process (a caller that found it must not process it
+// itself after all).
+func (q *Queue[J]) Unclaim(j J) {
+	q.mu.Lock()
+	q.queue = append(q.queue, j)
+	copy(q.queue[1:], q.queue)
+	q.queue[0] = j
+	q.running = false
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// Processed records the job being processed (the goroutine's, or a
+// claimed one) as done: it joins the jobs for Take, and the next can be
+// processed.
+func (q *Queue[J]) Processed(j J) {
+	q.mu.Lock()
+	q.running = false
+	q.handled++
+	q.done = append(q.done, j)
+	q.cond.Broadcast()
+	if q.changed != nil {
+		close(q.changed)
+		q.changed = nil
+	}
+	q.mu.Unlock()
 }
 
 // Push hands j to the goroutine, after every job pushed before it.

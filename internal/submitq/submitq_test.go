@@ -186,3 +186,99 @@ func TestConcurrentPushesAreEachProcessedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimedJobsKeepPushOrderAndOneAtATime: callers claiming jobs (and
+// giving some back) while the goroutine processes others still process
+// every job exactly once, one at a time, in push order, and Take returns
+// them in that order. Without it a stream's caller that submits its
+// queued batches itself (before waiting for them) could send one ahead of
+// a batch handed off before it, or beside one the submitter is sending.
+func TestClaimedJobsKeepPushOrderAndOneAtATime(t *testing.T) {
+	var mu sync.Mutex
+	var processed []int
+	busy := 0
+	work := func(j int) {
+		mu.Lock()
+		busy++
+		if busy != 1 {
+			t.Errorf("job %d processed while another was", j)
+		}
+		processed = append(processed, j)
+		mu.Unlock()
+		time.Sleep(20 * time.Microsecond)
+		mu.Lock()
+		busy--
+		mu.Unlock()
+	}
+	q := Start(work)
+	defer q.Stop()
+	var pushMu sync.Mutex // pushes come from one owner at a time, as under a stream's lock
+	next := 0
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				pushMu.Lock()
+				q.Push(next)
+				next++
+				pushMu.Unlock()
+				if j, ok := q.Claim(); ok {
+					if (g+i)%3 == 0 {
+						q.Unclaim(j) // given back: the goroutine processes it, in its place
+						continue
+					}
+					work(j)
+					q.Processed(j)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := q.AwaitHandled(context.Background(), 800); err != nil {
+		t.Fatalf("AwaitHandled: %v", err)
+	}
+	want := make([]int, 800)
+	for i := range want {
+		want[i] = i
+	}
+	mu.Lock()
+	if diff := cmp.Diff(want, processed); diff != "" {
+		t.Errorf("processing order (-want +got):\n%s", diff)
+	}
+	mu.Unlock()
+	if diff := cmp.Diff(want, q.Take(nil, false)); diff != "" {
+		t.Errorf("Take order (-want +got):\n%s", diff)
+	}
+}
+
+// TestClaimFindsNothingWhileAJobIsProcessed: while the goroutine
+// processes a job, Claim takes none of those queued behind it (they wait
+// for it), and with nothing queued it takes nothing.
+func TestClaimFindsNothingWhileAJobIsProcessed(t *testing.T) {
+	started, finish := make(chan struct{}), make(chan struct{})
+	q := Start(func(j int) {
+		if j == 0 {
+			close(started)
+			<-finish
+		}
+	})
+	defer q.Stop()
+	if _, ok := q.Claim(); ok {
+		t.Errorf("Claim on an empty queue took a job")
+	}
+	q.Push(0)
+	<-started
+	q.Push(1)
+	if j, ok := q.Claim(); ok {
+		t.Errorf("Claim took job %d while job 0 was being processed", j)
+	}
+	close(finish)
+	if err := q.AwaitHandled(context.Background(), 2); err != nil {
+		t.Fatalf("AwaitHandled: %v", err)
+	}
+	if diff := cmp.Diff([]int{0, 1}, q.Take(nil, false)); diff != "" {
+		t.Errorf("Take (-want +got):\n%s", diff)
+	}
+}
