@@ -14,19 +14,22 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/shaders"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "compute:", err)
-		os.Exit(1)
+	fs := flag.NewFlagSet("compute", flag.ContinueOnError)
+	if err := cli.Parse(fs, os.Args[1:], false); err != nil {
+		cli.Exit("compute", err) // -h, or anything else: it takes no flags
 	}
+	cli.Exit("compute", run())
 }
 
 func run() error {

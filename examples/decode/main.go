@@ -49,6 +49,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/examples/internal/progress"
 	"github.com/softgraph/softgraph/examples/internal/softadapter"
@@ -57,10 +58,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "decode:", err)
-		os.Exit(1)
-	}
+	cli.Exit("decode", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // trace is what one path produced: each step's probabilities and the token
@@ -77,13 +75,13 @@ const progressEvery = 3 * time.Second
 // run decodes as the command line args say, writing the report to stdout
 // and progress lines to stderr.
 func run(args []string, stdout, stderr io.Writer) (err error) {
-	fs := flag.NewFlagSet("decode", flag.ExitOnError)
+	fs := flag.NewFlagSet("decode", flag.ContinueOnError)
 	steps := fs.Int("steps", 64, "tokens to decode on each path")
 	hidden := fs.Uint("hidden", 256, "model width (the MLP's inner width is 4× this)")
 	vocab := fs.Uint("vocab", 1024, "vocabulary size (softmax width)")
 	seed := fs.Uint64("seed", 1, "seed for the weights, embeddings and sampling draws")
 	quick := fs.Bool("quick", false, "a small model, a few seconds on lavapipe: -hidden 64 -vocab 256 unless given")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	if *quick {

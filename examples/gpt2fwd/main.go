@@ -23,15 +23,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "gpt2fwd:", err)
-		os.Exit(1)
-	}
+	cli.Exit("gpt2fwd", run(os.Args[1:], os.Stdout))
 }
 
 // result is one run's comparison.
@@ -47,7 +45,7 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("gpt2fwd", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "a small model and few rounds")
 	rounds := fs.Int("rounds", 50, "timed rounds (each: one fused and one plain replay)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	sh := shape{T: 64, D: 256, H: 4, L: 4, V: 2048}

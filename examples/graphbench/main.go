@@ -158,6 +158,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/examples/internal/softadapter"
 	"github.com/softgraph/softgraph/recorder"
@@ -251,10 +252,7 @@ func (c config) validate() error {
 }
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "graphbench:", err)
-		os.Exit(1)
-	}
+	cli.Exit("graphbench", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 type options struct {
@@ -297,7 +295,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the configs' runs to this file; samples of the goroutine running a pass are labelled config and path (go tool pprof -tagfocus path=replay)")
 	fs.StringVar(&o.tracePath, "trace", "", "write an execution trace of the run to this file (go tool trace); each pass is a region named config/path")
 	pathList := fs.String("paths", "", "comma-separated paths to time (default: all of "+strings.Join(paths, ",")+"): one path alone, for profiling it with -cpuprofile or an outside profiler; the others are neither warmed up nor timed (the graphs are still captured, and the closing ProfileReplay and the checks still run)")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	if *pathList != "" {

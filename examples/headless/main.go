@@ -45,25 +45,23 @@ import (
 	"os"
 	"strings"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/shaders"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "headless:", err)
-		os.Exit(1)
-	}
+	cli.Exit("headless", run(os.Args[1:], os.Stdout))
 }
 
 func run(args []string, stdout io.Writer) error {
-	fs := flag.NewFlagSet("headless", flag.ExitOnError)
+	fs := flag.NewFlagSet("headless", flag.ContinueOnError)
 	backendName := fs.String("backend", envOr("SOFTGRAPH_BACKEND", "auto"), "auto, vulkan, metal, dx12 or gl")
 	adapter := fs.String("adapter", os.Getenv("SOFTGRAPH_ADAPTER"), "use the adapter whose name, driver or vendor contains this (case-insensitive)")
 	fallback := fs.Bool("fallback", isTrue(os.Getenv("SOFTGRAPH_FALLBACK")), "use a software adapter (lavapipe, llvmpipe, WARP)")
 	list := fs.Bool("list", false, "list the adapters and exit")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	backend, err := wgpu.ParseBackend(*backendName)

@@ -37,16 +37,14 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/workloads"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "image:", err)
-		os.Exit(1)
-	}
+	cli.Exit("image", run(os.Args[1:], os.Stdout))
 }
 
 // defaultOutput is the name of the PNG written, in os.TempDir, without -o.
@@ -67,7 +65,7 @@ func run(args []string, stdout io.Writer) (err error) {
 	radius := fs.Int("radius", 4, fmt.Sprintf("blur radius in texels, 0 to %d", workloads.MaxBlurRadius))
 	replays := fs.Int("replays", 10, "replays of the graph to time (at least 1)")
 	quick := fs.Bool("quick", false, fmt.Sprintf("a %d×%d test card and 3 replays unless -replays is given (with -in, only the replays)", quickWidth, quickHeight))
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	cardW, cardH := generatedWidth, generatedHeight

@@ -37,7 +37,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,6 +44,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/examples/internal/progress"
 	"github.com/softgraph/softgraph/examples/internal/softadapter"
@@ -53,13 +53,7 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return // -h: the usage is printed
-		}
-		fmt.Fprintln(os.Stderr, "replay:", err)
-		os.Exit(1)
-	}
+	cli.Exit("replay", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // Result is what -json writes.
@@ -109,7 +103,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
 	check := fs.String("check", "", "compare the outputs of one replay with this expected graph file")
 	quick := fs.Bool("quick", false, "few rounds, a few seconds on lavapipe: -rounds 5 -warmup 1 unless given, and one round of the floor")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, true); err != nil {
 		return err
 	}
 	if *quick {

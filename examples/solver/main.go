@@ -46,6 +46,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/examples/internal/progress"
 	"github.com/softgraph/softgraph/examples/internal/softadapter"
@@ -61,10 +62,7 @@ var (
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "solver:", err)
-		os.Exit(1)
-	}
+	cli.Exit("solver", run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // Result is what -json writes.
@@ -232,7 +230,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	jsonPath := fs.String("json", "", "write the result as JSON to this file")
 	predication := fs.Bool("predication", true, "skip While's body dispatches through guarded kernel variants (recorder.WithPredication); false: indirect dispatches")
 	quick := fs.Bool("quick", false, "a small grid and few rounds, a few seconds on lavapipe: -n 32 -rounds 3 unless given")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return err
 	}
 	if *quick {

@@ -87,16 +87,14 @@ import (
 	"time"
 
 	"github.com/softgraph/softgraph/examples/internal/barchart"
+	"github.com/softgraph/softgraph/examples/internal/cli"
 	"github.com/softgraph/softgraph/examples/internal/clock"
 	"github.com/softgraph/softgraph/recorder"
 	"github.com/softgraph/softgraph/wgpu"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "transformer:", err)
-		os.Exit(1)
-	}
+	cli.Exit("transformer", run(os.Args[1:], os.Stdout))
 }
 
 // options are the command line.
@@ -144,11 +142,8 @@ func parse(args []string) (options, error) {
 	gpt2 := fs.Bool("gpt2", false, "GPT-2 small's shape: 12 layers, width 768, 12 heads, vocab 50257, context 1024")
 	devices := fs.String("devices", "1", "decode on this many devices at once, one goroutine each, or `all` (the adapters wgpu.OpenAll opens): per-device and aggregate tokens/s of the replay path")
 	quick := fs.Bool("quick", false, "a tiny model, 8 tokens, 2 rounds: seconds on a software adapter")
-	if err := fs.Parse(args); err != nil {
+	if err := cli.Parse(fs, args, false); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *gpt2 && *quick {
 		return o, errors.New("-gpt2 and -quick are exclusive")
