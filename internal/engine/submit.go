@@ -293,12 +293,14 @@ var expired = func() context.Context {
 // then its read's copy). Measured on an H100 with every batch submitted on
 // the caller's goroutine (background submission off) against the
 // submitter: a replay of one tiny dispatch and its read 83-96 against
-// 101-114 µs, a token of examples/transformer's small model and its read
-// 0.304-0.309 against 0.327-0.342 ms. It stops at a batch the submitter is already processing and
-// at one the GPUDepth throttle would make wait for the GPU (that wait is
-// the submitter's, with no lock held), so the caller holds the lock only
-// while it finishes and submits; and it does nothing where a submit runs
-// the GPU's work itself (Config.FlushSubmits). The caller holds the lock.
+// 102-114 µs, a token of examples/transformer's small model and its read
+// 0.304-0.309 against 0.327-0.342 ms.
+//
+// It stops at a batch the submitter is already processing and at one the
+// GPUDepth throttle would make wait for the GPU (that wait is the
+// submitter's, with no lock held), so the caller holds the lock only while
+// it finishes and submits; and it does nothing where a submit runs the
+// GPU's work itself (Config.FlushSubmits). The caller holds the lock.
 func (e *Engine) submitQueued() bool {
 	if e.sub == nil || !e.cfg.FlushSubmits {
 		return false
