@@ -4,9 +4,9 @@
 # backend named, then examples/transformer (small default and -gpt2) on
 # Vulkan. Build as join.sh says; run from the repository root:
 #   bash docs/benchmarks/experiments/read-path/ab.sh SWITCH "BACKENDS" [BENCHTIME]
-# preencode*-*.txt are SOFTGRAPH_PREENCODE "vulkan" 0.4s (run), background
-# would be SOFTGRAPH_EXP_BACKGROUND "vulkan gl" 0.3s (not run yet: no device
-# time was left; README.md). Writes $OUT/ab/ and $OUT/ab.tar.xz.
+# preencode*-*.txt are SOFTGRAPH_PREENCODE "vulkan" 0.4s, background-*.txt
+# SOFTGRAPH_EXP_BACKGROUND "vulkan gl" 0.3s (README.md). Writes $OUT/ab/ and
+# $OUT/ab.tar.xz.
 set -u
 switch=$1
 backends=$2
