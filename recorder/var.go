@@ -11,13 +11,12 @@ import (
 
 // Var is a params slot the stream owns: a small uniform whose value a graph
 // reads when it replays, not when it was captured. Pass it to Launch
-// wherever Params go (a var<uniform>, or a var<storage, read>), bound as
-// Params of its value would be (a uniform sees the value padded to 16
-// bytes, a storage binding exactly its bytes) and refused on the spot when
-// the binding's type needs more; it is bound
-// by reference, so SetVar between replays changes what the next replay
-// sees, with no recapture and no Rebind. It can also hold indirect
-// dispatch counts (IndirectVar).
+// wherever Params go (a var<uniform>, or a var<storage, read>): it binds as
+// Params of its value would (a uniform sees the value padded to 16 bytes, a
+// storage binding exactly its bytes), and Launch refuses it when the
+// binding's type needs more. It is bound by reference, so SetVar between
+// replays changes what the next replay sees, with no recapture and no
+// Rebind. It can also hold indirect dispatch counts (IndirectVar).
 //
 // A Var is memory from its stream's pool (Size rounded up to 16 bytes, the
 // uniform binding granule, with zeros after the value); graphs that bind it
