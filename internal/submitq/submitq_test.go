@@ -10,6 +10,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// oneAtATime is a process function that appends each job to processed
+// (under mu), takes d, and fails the test if two jobs overlap.
+func oneAtATime(t *testing.T, mu *sync.Mutex, processed *[]int, d time.Duration) func(int) {
+	busy := 0
+	return func(j int) {
+		mu.Lock()
+		busy++
+		if busy != 1 {
+			t.Errorf("job %d processed while another was", j)
+		}
+		*processed = append(*processed, j)
+		mu.Unlock()
+		time.Sleep(d)
+		mu.Lock()
+		busy--
+		mu.Unlock()
+	}
+}
+
 // TestJobsAreProcessedAndTakenInPushOrder: jobs pushed from one goroutine
 // are processed one at a time in push order, and Take returns them in
 // that order, inline-processed jobs (AddDone) where they were added.
@@ -17,20 +36,7 @@ import (
 func TestJobsAreProcessedAndTakenInPushOrder(t *testing.T) {
 	var mu sync.Mutex
 	var processed []int
-	busy := 0
-	q := Start(func(j int) {
-		mu.Lock()
-		busy++
-		if busy != 1 {
-			t.Errorf("job %d processed while another was", j)
-		}
-		processed = append(processed, j)
-		mu.Unlock()
-		time.Sleep(100 * time.Microsecond)
-		mu.Lock()
-		busy--
-		mu.Unlock()
-	})
+	q := Start(oneAtATime(t, &mu, &processed, 100*time.Microsecond))
 	defer q.Stop()
 	var want []int
 	for i := range 50 {
@@ -196,20 +202,7 @@ func TestConcurrentPushesAreEachProcessedOnce(t *testing.T) {
 func TestClaimedJobsKeepPushOrderAndOneAtATime(t *testing.T) {
 	var mu sync.Mutex
 	var processed []int
-	busy := 0
-	work := func(j int) {
-		mu.Lock()
-		busy++
-		if busy != 1 {
-			t.Errorf("job %d processed while another was", j)
-		}
-		processed = append(processed, j)
-		mu.Unlock()
-		time.Sleep(20 * time.Microsecond)
-		mu.Lock()
-		busy--
-		mu.Unlock()
-	}
+	work := oneAtATime(t, &mu, &processed, 20*time.Microsecond)
 	q := Start(work)
 	defer q.Stop()
 	var pushMu sync.Mutex // pushes come from one owner at a time, as under a stream's lock
