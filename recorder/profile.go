@@ -367,6 +367,14 @@ type ReplayProfile struct {
 	// holding the whole graph to the GPU finishing it, at an idle point:
 	// what no replay loop on this adapter can beat per replay.
 	SubmitWait time.Duration
+	// Span, measured with WithFloor where the adapter has timestamps (0
+	// elsewhere), is the best GPU time, over the same rounds, from the
+	// start of that command buffer's first command to the end of its
+	// last: the graph's own GPU time, with the gaps between its dispatches
+	// and without the submit and wake-up that SubmitWait adds or the pass
+	// boundaries that Total's per-dispatch timing adds. A pipelined loop
+	// of replays, GPU-bound, approaches it per replay.
+	Span time.Duration
 	// Branches says, per If or While body, which iterations ran in the
 	// profiled replay (graphs with control flow only).
 	Branches []BranchRun
@@ -386,9 +394,9 @@ type ProfileOption func(*profileOptions)
 
 type profileOptions struct{ floorRounds int }
 
-// WithFloor makes ProfileReplay also measure ReplayProfile.SubmitWait over
-// rounds extra executions of the graph (its work runs rounds more times:
-// profile a graph whose effects you can repeat).
+// WithFloor makes ProfileReplay also measure ReplayProfile.SubmitWait and
+// ReplayProfile.Span over rounds extra executions of the graph (its work
+// runs rounds more times: profile a graph whose effects you can repeat).
 func WithFloor(rounds int) ProfileOption {
 	return func(o *profileOptions) { o.floorRounds = max(rounds, 0) }
 }
@@ -473,7 +481,7 @@ func (s *Stream) ProfileReplay(g *Graph, opts ...ProfileOption) (ReplayProfile, 
 			out.Branches, err = s.branchRuns(tx, g)
 		}
 		if err == nil && o.floorRounds > 0 {
-			out.SubmitWait, err = s.measureFloor(tx, g, o.floorRounds)
+			out.SubmitWait, out.Span, err = s.measureFloor(tx, g, o.floorRounds)
 		}
 		return err
 	})
@@ -625,25 +633,50 @@ func (s *Stream) profileReplayWall(tx *engine.Tx, g *Graph) (ReplayProfile, erro
 	return ReplayProfile{Method: ProfileWallClock, Total: total}, nil
 }
 
+// spanRoundsPerSet is how many floor rounds one query set times: four
+// timestamps a round, an empty timestamped pass before the graph and one
+// after it, so a set holds as many as dispatchesPerSet's.
+const spanRoundsPerSet = dispatchesPerSet / 2
+
 // measureFloor submits rounds pre-encoded command buffers of g's whole
 // program, one at a time at an idle point, and returns the fastest
-// submit-to-finished time. It runs in ProfileReplay's transaction.
-func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (time.Duration, error) {
+// submit-to-finished time and, where the adapter has timestamps, the
+// shortest GPU span of a round (ReplayProfile.Span). It runs in
+// ProfileReplay's transaction.
+func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (best, span time.Duration, err error) {
 	const op = lifecycle.ProfileReplay
 	enc, err := s.drv.NewEncoder()
 	if err != nil {
-		return 0, &Error{Op: op.String(), Err: err}
+		return 0, 0, &Error{Op: op.String(), Err: err}
 	}
 	defer enc.Release()
-	var best time.Duration
-	for range rounds {
-		if err := enc.Encode(g.prog, 0, g.prog.Len()); err != nil {
+	var sets []driver.QuerySet
+	defer func() {
+		for _, q := range sets {
+			q.Release()
+		}
+	}()
+	if s.info.Timestamps {
+		for r := 0; r < rounds; r += spanRoundsPerSet {
+			q, err := s.drv.NewQueries(uint32(4 * min(spanRoundsPerSet, rounds-r)))
+			if err != nil {
+				return 0, 0, &Error{Op: op.String(), Err: err}
+			}
+			sets = append(sets, q)
+		}
+	}
+	for r := range rounds {
+		var ts *driver.Timestamps
+		if sets != nil {
+			ts = &driver.Timestamps{Set: sets[r/spanRoundsPerSet], Begin: uint32(4 * (r % spanRoundsPerSet))}
+		}
+		if err := encodeSpanned(enc, g.prog, ts); err != nil {
 			enc.Discard()
-			return 0, &Error{Op: op.String(), Err: err}
+			return 0, 0, &Error{Op: op.String(), Err: err}
 		}
 		cb, err := enc.Finish()
 		if err != nil {
-			return 0, &Error{Op: op.String(), Err: err}
+			return 0, 0, &Error{Op: op.String(), Err: err}
 		}
 		// Asked again before each round (the transaction waited before
 		// it), and again after the wait for the stream's earlier work,
@@ -658,11 +691,11 @@ func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (time.Duratio
 		// work had run.
 		if err := s.readmitTx(tx); err != nil {
 			cb.Release()
-			return 0, err
+			return 0, 0, err
 		}
 		if err := tx.Flush(context.Background()); err != nil {
 			cb.Release()
-			return 0, s.readmitError(op, s.txError(err))
+			return 0, 0, s.readmitError(op, s.txError(err))
 		}
 		if prev, any := s.eng.Last(); any {
 			err = tx.Wait(context.Background(), engine.Call("floor", func(ctx context.Context) error {
@@ -670,18 +703,107 @@ func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (time.Duratio
 			}))
 			if err != nil {
 				cb.Release()
-				return 0, &Error{Op: op.String(), Err: err}
+				return 0, 0, &Error{Op: op.String(), Err: err}
 			}
 		}
 		if err := s.readmitTx(tx); err != nil {
 			cb.Release()
-			return 0, err
+			return 0, 0, err
 		}
 		d, err := tx.SubmitWait(context.Background(), cb)
 		if err != nil {
-			return 0, &Error{Op: op.String(), Err: s.txError(err)}
+			return 0, 0, &Error{Op: op.String(), Err: s.txError(err)}
 		}
 		if best == 0 || d < best {
+			best = d
+		}
+	}
+	if sets == nil {
+		return best, 0, nil
+	}
+	span, err = s.readSpans(tx, sets, rounds)
+	return best, span, err
+}
+
+// encodeSpanned encodes p's whole program; with ts, between two empty
+// passes timestamped at ts.Begin, +1 (before it) and +2, +3 (after it),
+// so that the first and the last of the four bound its GPU time: an empty
+// pass writes both of its timestamps, and the last one's end is written
+// once every command before it has finished.
+func encodeSpanned(enc driver.Encoder, p driver.Program, ts *driver.Timestamps) error {
+	pass := func(first uint32) error {
+		if err := enc.BeginPass(&driver.Timestamps{Set: ts.Set, Begin: first, End: first + 1}); err != nil {
+			return err
+		}
+		return enc.EndPass()
+	}
+	if ts != nil {
+		if err := pass(ts.Begin); err != nil {
+			return err
+		}
+	}
+	if err := enc.Encode(p, 0, p.Len()); err != nil {
+		return err
+	}
+	if ts != nil {
+		return pass(ts.Begin + 2)
+	}
+	return nil
+}
+
+// readSpans resolves the floor rounds' timestamps (measureFloor) on the
+// stream's encoder, admitted again first (the rounds waited: a capture
+// begun meanwhile refuses the resolve, after the rounds ran), reads them
+// and returns the shortest round's span.
+func (s *Stream) readSpans(tx *engine.Tx, sets []driver.QuerySet, rounds int) (time.Duration, error) {
+	const op = lifecycle.ProfileReplay
+	fail := func(err error) (time.Duration, error) {
+		return 0, &Error{Op: op.String(), Err: err}
+	}
+	period, err := s.drv.TimestampPeriod()
+	if err != nil {
+		return fail(err)
+	}
+	if err := s.readmitTx(tx); err != nil {
+		return 0, err
+	}
+	rs := make([]resolved, 0, len(sets))
+	for _, set := range sets {
+		r, err := s.encodeResolve(set, set.Count())
+		if err != nil {
+			s.dropResolved(rs)
+			return fail(err)
+		}
+		rs = append(rs, r)
+	}
+	if err := tx.Drain(context.Background()); err != nil {
+		for _, r := range rs { // handed off: the copies may still run
+			r.res.Release()
+			r.st.Release()
+		}
+		return fail(s.txError(err))
+	}
+	raw := make([]byte, 32*rounds)
+	dst := make([][]byte, len(rs))
+	for k, r := range rs {
+		off := 32 * spanRoundsPerSet * k
+		dst[k] = raw[off : off+int(r.n)]
+	}
+	rerr := s.readResolved(tx, rs, dst)
+	if err := s.takeErrors(); err != nil {
+		return 0, err
+	}
+	if rerr != nil {
+		return fail(rerr)
+	}
+	var best time.Duration
+	for r := range rounds {
+		b := binary.LittleEndian.Uint64(raw[32*r:])
+		e := binary.LittleEndian.Uint64(raw[32*r+24:])
+		if e <= b {
+			continue
+		}
+		if d := time.Duration(float64(e-b) * period); best == 0 || d < best {
 			best = d
 		}
 	}

@@ -49,7 +49,7 @@
 //   - norace_test.go: raceEnabled is false in a binary built without the race detector (no tests).
 //   - odd_arguments_test.go: hostile kernel sources and constants, odd Open options, numeric extremes and another device's resources are refused with named errors.
 //   - params_test.go: ParamsFrom lays out values as WGSL does and refuses what has no WGSL form; a tiny params cache never gives one slot to two params, and a refused launch never frees params an earlier batch uses.
-//   - profiles_test.go: EndProfile refuses every token but the running one, ProfileReplay racing EndProfile errs but never panics, ProfileReplay racing captures on its stream runs whole or not at all and leaves every graph exact, and profiles interleaved with replays on two streams match the model.
+//   - profiles_test.go: EndProfile refuses every token but the running one, ProfileReplay racing EndProfile errs but never panics, ProfileReplay racing captures on its stream runs whole or not at all and leaves every graph exact, and profiles interleaved with replays on two streams match the model, and WithFloor's Span is the graph's GPU time in one command buffer.
 //   - race_test.go: raceEnabled is true in a binary built with the race detector (no tests).
 //   - ramp_races_test.go: replays deferred against ramp steps keep each goroutine's order, are seen by other streams' reads, are submitted by the flush timer and run exactly once whatever Release, Close or a deadline races them.
 //   - ramps_test.go: the ramp schedule follows its model; short graphs of every kind replay from ramps with the model's results, allocate nothing, count RampPending right and keep stream order behind long GPU work.

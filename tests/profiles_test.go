@@ -418,3 +418,55 @@ func refusedProfilesOnly(err error) bool {
 	}
 	return true
 }
+
+// TestReplaySpanIsTheGraphsGPUTimeInOneCommandBuffer: WithFloor's Span is
+// the GPU time of the whole graph in one command buffer. Neither a graph
+// of one long dispatch nor one of six dependent ones spans longer than its
+// own submit and wait (the GPU's work lies within it) or less than a third
+// of it (the span covers the graph, not one pass of it), six span more
+// than one, each floor round runs the graph's work exactly once, and an
+// adapter without timestamps (OpenGL) measures no span. The bounds are
+// loose: the tests share two cores with lavapipe's "GPU".
+func TestReplaySpanIsTheGraphsGPUTimeInOneCommandBuffer(t *testing.T) {
+	gputest.OnEveryBackend(t, func(t *testing.T, b wgpu.Backend) {
+		d := gputest.Open(t, wgpu.Options{Backend: b, IgnoreEnv: true})
+		s := gputest.Stream(t, d)
+		k := gputest.Kernel(t, d, spinWGSL)
+		const rounds = 3
+		profile := func(launches int) recorder.ReplayProfile {
+			x := gputest.Upload(t, s, gputest.Fill(spinElems, 0))
+			defer x.Release()
+			g := gputest.Capture(t, s, func() {
+				for range launches {
+					if err := s.Launch(k, recorder.Groups(16, 1, 1), x, gputest.U32(20000)); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+			p, err := s.ProfileReplay(g, recorder.WithFloor(rounds))
+			if err != nil {
+				t.Fatalf("ProfileReplay(%d launches, WithFloor(%d)): %v", launches, rounds, err)
+			}
+			// The warmup, the profiled replay and each round ran the work once.
+			gputest.WantFloats(t, fmt.Sprintf("x after the warmup, the profile and %d floor rounds of %d launches", rounds, launches),
+				gputest.Fill(spinElems, float32((2+rounds)*launches)), gputest.Read(t, s, x))
+			return p
+		}
+		one, six := profile(1), profile(6)
+		t.Logf("%v: span %v (submit and wait %v) for one launch, %v (%v) for six", d.Info(), one.Span, one.SubmitWait, six.Span, six.SubmitWait)
+		if !d.Info().Timestamps {
+			gputest.WantEqual(t, "Span without timestamps", [2]time.Duration{}, [2]time.Duration{one.Span, six.Span})
+			return
+		}
+		if six.Span < one.Span+one.Span/2 {
+			t.Errorf("six dependent launches span %v, one spans %v: want six well over one", six.Span, one.Span)
+		}
+		// Under wine Go's clock steps by the timer tick: a SubmitWait of 0
+		// is a measurement there, and bounds nothing.
+		for _, p := range []recorder.ReplayProfile{one, six} {
+			if p.SubmitWait > 0 && (p.Span > p.SubmitWait+p.SubmitWait/20 || p.Span < p.SubmitWait/3) {
+				t.Errorf("span %v against the submit and wait around it, %v: want between a third and all of it", p.Span, p.SubmitWait)
+			}
+		}
+	})
+}

@@ -541,12 +541,20 @@ func profile(stdout io.Writer, o options, s *recorder.Stream, p *replayPath, pip
 	if err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
-	fmt.Fprintf(stdout, "\nprofile: one replayed token at position %d (%v): GPU %v, submit-and-wait floor %v (best of %d), floor %v\n",
-		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), pr.SubmitWait.Round(time.Microsecond), floorRounds, pr.Floor().Round(time.Microsecond))
+	span := "-"
+	if pr.Span > 0 {
+		span = pr.Span.Round(time.Microsecond).String()
+	}
+	fmt.Fprintf(stdout, "\nprofile: one replayed token at position %d (%v): GPU %v, span %v, submit-and-wait floor %v (best of %d), floor %v\n",
+		o.tokens-1, pr.Method, pr.Total.Round(time.Microsecond), span, pr.SubmitWait.Round(time.Microsecond), floorRounds, pr.Floor().Round(time.Microsecond))
 	weights := time.Duration(float64(o.cfg.weightBytesPerToken()) / (o.bandwidthGBs * 1e9) * float64(time.Second))
-	fmt.Fprintf(stdout, "weights: %.1f MB read per token, %v at %.0f GB/s (-bw): the GPU time is %.1f× that, the floor %.1f×, a pipelined replayed token %.1f×\n",
-		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, ratio(pr.Total, weights), ratio(pr.Floor(), weights), ratio(piped, weights))
-	fmt.Fprintln(stdout, "(GPU time: each dispatch timed in a pass of its own, the times summed; a pipelined token: the pipelined replay's median time per token, tokens back to back, GPU-bound, the gaps between dispatches included)")
+	spanRatio := "-"
+	if pr.Span > 0 {
+		spanRatio = fmt.Sprintf("%.1f×", ratio(pr.Span, weights))
+	}
+	fmt.Fprintf(stdout, "weights: %.1f MB read per token, %v at %.0f GB/s (-bw): the span is %s that, the GPU time %.1f×, the floor %.1f×, a pipelined replayed token %.1f×\n",
+		float64(o.cfg.weightBytesPerToken())/1e6, weights.Round(100*time.Nanosecond), o.bandwidthGBs, spanRatio, ratio(pr.Total, weights), ratio(pr.Floor(), weights), ratio(piped, weights))
+	fmt.Fprintln(stdout, "(GPU time: each dispatch timed in a pass of its own, the times summed; span: the token in one command buffer, first command's start to last one's end on the GPU's clock, best of the floor's rounds; a pipelined token: the pipelined replay's median time per token, tokens back to back, GPU-bound, the gaps between dispatches included)")
 	if len(pr.Dispatches) == 0 {
 		if o.profileSVG != "" {
 			fmt.Fprintf(stdout, "profile-svg: not written: a %v profile has no time per dispatch to draw\n", pr.Method)

@@ -62,7 +62,12 @@ func TestQuickDecodeIsIdenticalOnEveryPathAndMatchesTheReference(t *testing.T) {
 		t.Errorf("the weights' line lacks the pipelined replay's multiple of the read time:\n%s", got)
 	}
 	if !strings.Contains(got, "(gpu-timestamps)") {
-		return // a wall-clock profile has no rows per kernel
+		return // a wall-clock profile has no rows per kernel, and no span
+	}
+	// With timestamps the token's span is measured, a multiple of the
+	// read time.
+	if !regexp.MustCompile(`the span is [0-9]+\.[0-9]× that`).MatchString(got) {
+		t.Errorf("the weights' line lacks the span's multiple of the read time:\n%s", got)
 	}
 	svg, err := os.ReadFile(svgPath)
 	if err != nil || !bytes.HasPrefix(svg, []byte("<svg")) || !strings.Contains(got, "profile-svg: "+svgPath) {
