@@ -195,7 +195,9 @@ func newOnDriver(dev *wgpu.Device, drv driver.Device, opts ...Option) (*Stream, 
 	eng, err := engine.New(engine.Config{
 		Driver: drv, Lock: &s.mu, Closing: &s.closing, ID: s.id, Gate: (*streamGate)(s),
 		Async: cfg.async, FinishAhead: cfg.finishAhead, FirstChunk: cfg.firstChunk, MaxChunk: cfg.maxChunk,
-		FlushSubmits: !drv.Info().GL, // an OpenGL submit runs the work: never under the lock
+		// A submit that runs the work never under the lock: OpenGL's, and a
+		// software adapter's (lavapipe runs it inside vkQueueSubmit).
+		FlushSubmits: !drv.Info().GL && !drv.Info().Software,
 		Failed: func(lost int, err error) {
 			s.errs = append(s.errs, &DeferredError{Op: "Flush", Lost: lost, Err: err})
 		},

@@ -249,19 +249,32 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 		sp := newSpin(t, d, s, 500*time.Millisecond)
 		n := sp.units(3 * time.Second)
 		const deadline = 300 * time.Millisecond
-		syncWithin := func(t *testing.T, ls *recorder.Stream) {
+		// waitWithin calls SyncContext (or, read, ReadContext of another
+		// buffer) with the deadline behind the work enqueued on ls.
+		waitWithin := func(t *testing.T, ls *recorder.Stream, read bool) {
 			t.Helper()
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
+			call, op := "SyncContext", "Sync"
+			f := func() error { return ls.SyncContext(ctx) }
+			if read {
+				other := gputest.Upload(t, ls, gputest.Fill(4, 1))
+				defer other.Release()
+				call, op = "ReadContext", "Read"
+				f = func() error {
+					_, err := ls.ReadContext(ctx, other)
+					return err
+				}
+			}
 			start := time.Now()
-			err := within(t, time.Minute, "SyncContext(300 ms)", func() error { return ls.SyncContext(ctx) })
+			err := within(t, time.Minute, call+"(300 ms)", f)
 			took := time.Since(start)
-			t.Logf("SyncContext(%v) behind ≈ %v of work returned after %v: %v", deadline, time.Duration(n)*sp.unit, took, err)
+			t.Logf("%s(%v) behind ≈ %v of work returned after %v: %v", call, deadline, time.Duration(n)*sp.unit, took, err)
 			if took > deadline+time.Second {
-				t.Errorf("SyncContext must return by its deadline (%v) plus slack, took %v", deadline, took)
+				t.Errorf("%s must return by its deadline (%v) plus slack, took %v", call, deadline, took)
 			}
 			if err != nil {
-				gputest.WantErr(t, "a SyncContext that ran out of time", err, []error{context.DeadlineExceeded}, "Sync")
+				gputest.WantErr(t, "a "+call+" that ran out of time", err, []error{context.DeadlineExceeded}, op)
 			}
 			if err := ls.Sync(); err != nil {
 				t.Fatalf("the work stays enqueued after the deadline; Sync completes it: %v", err)
@@ -277,22 +290,25 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 				}
 			}
 			time.Sleep(10 * time.Millisecond) // past the flush delay: the timer submits the batch
-			syncWithin(t, ls)
+			waitWithin(t, ls, false)
 		})
 
-		// The batch still unsubmitted when the SyncContext comes: its
-		// flush submits it itself where a submit only queues the work, but
-		// not on OpenGL, where the submit runs it (llvmpipe inside the
-		// call): there the SyncContext returned after all of it, 3 s.
-		t.Run("unsubmitted", func(t *testing.T) {
-			ls := gputest.Stream(t, d, recorder.WithFlushDelay(time.Hour))
-			for range n {
-				if err := sp.launch(ls); err != nil {
-					t.Fatal(err)
+		// The batch still unsubmitted when the SyncContext or ReadContext
+		// comes: its flush submits it itself where a submit only queues
+		// the work, but not where the submit runs it (OpenGL, lavapipe
+		// inside the call): there the SyncContext returned after all of
+		// it, 3 s, on llvmpipe's GL, and the ReadContext on lavapipe.
+		for _, read := range []bool{false, true} {
+			t.Run(fmt.Sprintf("unsubmitted, read %v", read), func(t *testing.T) {
+				ls := gputest.Stream(t, d, recorder.WithFlushDelay(time.Hour))
+				for range n {
+					if err := sp.launch(ls); err != nil {
+						t.Fatal(err)
+					}
 				}
-			}
-			syncWithin(t, ls)
-		})
+				waitWithin(t, ls, read)
+			})
+		}
 
 		t.Run("chunk of 1", func(t *testing.T) {
 			ls := gputest.Stream(t, d, recorder.WithSubmitChunks(1, 1))
@@ -318,7 +334,7 @@ func TestDeadlinesHoldBehindLongDispatchesOnEveryBackend(t *testing.T) {
 			if slowest > max(2*sp.unit, 500*time.Millisecond) {
 				t.Errorf("Launch must not block behind the GPU: one took %v with units of ≈ %v", slowest, sp.unit)
 			}
-			syncWithin(t, ls)
+			waitWithin(t, ls, false)
 
 			for range n {
 				if err := sp.launch(ls); err != nil {

@@ -43,9 +43,10 @@ type Config struct {
 	Async bool
 	// FlushSubmits lets a flush about to wait for the submitter process
 	// the batches it has not started itself, under the lock (submitQueued).
-	// Off where a submit runs the GPU's work on the calling thread (OpenGL:
-	// the driver executes the commands then), which would hold the lock for
-	// as long and outlast the caller's deadline.
+	// Off where a submit runs the GPU's work on the calling thread (OpenGL,
+	// whose driver executes the commands then, and software Vulkan:
+	// lavapipe's vkQueueSubmit runs them), which would hold the lock for as
+	// long and outlast the caller's deadline.
 	FlushSubmits bool
 	// FinishAhead finishes handed-off batches on two finisher goroutines
 	// while the submitter submits the ones before (the driver's Finishes
