@@ -171,6 +171,62 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 	}
 }
 
+// TestFusedNamesNeverCaptureALocalNamedLikeAPrefixedOne: the fusion pass
+// prefixes module-scope names (scale becomes f0_scale); a local or a
+// parameter already named f0_scale or f0_K, or like a shared binding's
+// prefixed name (f0_x), must not capture the renamed uses. The chains
+// still fuse and compute the plain values; before, the first two computed
+// with the local (13 became 15, 31 became 11) and the third did not
+// compile fused.
+func TestFusedNamesNeverCaptureALocalNamedLikeAPrefixedOne(t *testing.T) {
+	const n = 64
+	d := gputest.Open(t, wgpu.Options{})
+	gputest.RequireChainedFloatFusion(t, d)
+	head := "@group(0) @binding(0) var<storage, read_write> x: array<u32>;\n"
+	for name, src := range map[string]string{
+		"a local f0_scale": `const scale = 2u;
+` + head + `@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&x)) { return; }
+	let f0_scale = 3u;
+	x[i] = x[i] * scale + f0_scale;
+}`,
+		"a parameter f0_K": `const K = 5u;
+fn helper(f0_K: u32) -> u32 { return f0_K * K; }
+` + head + `@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&x)) { return; }
+	x[i] = helper(x[i]) + 1u;
+}`,
+		"a local f0_x": head + `@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+	let i = gid.x;
+	if (i >= arrayLength(&x)) { return; }
+	let f0_x = 1000u;
+	x[i] = x[i] * 3u + f0_x;
+}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			k := gputest.Kernel(t, d, src)
+			g, _ := formsRun(t, d, func(s *recorder.Stream) []*recorder.Buffer {
+				return []*recorder.Buffer{gputest.UploadU32(t, s, ramp(n, func(i int) uint32 { return uint32(i) })...)}
+			}, func(s *recorder.Stream, bs []*recorder.Buffer) error {
+				for range 2 {
+					if err := s.Launch(k, recorder.Groups(1, 1, 1), bs[0]); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if got := g.Stats().Dispatches; got != 1 {
+				t.Errorf("fused to %d dispatches, want 1: %v", got, g)
+			}
+		})
+	}
+}
+
 // TestFusionFusesKernelsCompiledWithConstants: kernels whose overrides
 // are set with WithConstants (and one left at its defaults) fuse as the
 // text they were compiled from, each part with its own values.

@@ -122,11 +122,28 @@ func Fuse(parts []FusePart) (string, error) {
 		owner     int // the part declaring it
 		res       int // and which of its resources
 	}
+	// Every part's module is read first: the prefixes' stem depends on
+	// the names all of them use.
+	parsed := map[string]*parsedPart{}
+	for _, p := range parts {
+		if parsed[p.Source] != nil {
+			continue
+		}
+		m, err := parse(p.Source)
+		if err != nil {
+			return "", err
+		}
+		lex, err := scan(p.Source)
+		if err != nil {
+			return "", err
+		}
+		parsed[p.Source] = &parsedPart{m: m, lex: lex, members: structMembers(m)}
+	}
+	stem := prefixStem(parsed)
 	slots := map[uint32]*slotDecl{}
 	infos := make([]*Pointwise, len(parts))
 	// A chain repeats its kernels: each is analysed and parsed once.
 	analysed := map[[2]string]*Pointwise{}
-	parsed := map[string]*parsedPart{}
 	// typeOwner[src] is the first part of that source: every part of it
 	// names the module's types (structs, aliases) by that part's prefix,
 	// so a value read through a slot another part of the source declares
@@ -170,7 +187,7 @@ func Fuse(parts []FusePart) (string, error) {
 			s := slots[p.Slots[r]]
 			rw := res.Kind == ResourceStorage || p.ReadWrite[r]
 			if s == nil {
-				slots[p.Slots[r]] = &slotDecl{name: fmt.Sprintf("f%d_%s", k, res.Name), typ: res.Type, kind: res.Kind, rw: rw, owner: k, res: r}
+				slots[p.Slots[r]] = &slotDecl{name: partPrefix(stem, k) + res.Name, typ: res.Type, kind: res.Kind, rw: rw, owner: k, res: r}
 				continue
 			}
 			same := parts[s.owner].Source == p.Source && parts[s.owner].Entry == p.Entry
@@ -184,20 +201,7 @@ func Fuse(parts []FusePart) (string, error) {
 	b.WriteString(FusedHeader)
 	builtins := map[string]bool{}
 	for k, p := range parts {
-		pp := parsed[p.Source]
-		if pp == nil {
-			m, err := parse(p.Source)
-			if err != nil {
-				return "", err
-			}
-			lex, err := scan(p.Source)
-			if err != nil {
-				return "", err
-			}
-			pp = &parsedPart{m: m, lex: lex, members: structMembers(m)}
-			parsed[p.Source] = pp
-		}
-		text, err := fusePart(k, typeOwner[p.Source], p, pp, infos[k], func(r int) (string, bool, bool) {
+		text, err := fusePart(stem, k, typeOwner[p.Source], p, parsed[p.Source], infos[k], func(r int) (string, bool, bool) {
 			s := slots[p.Slots[r]]
 			return s.name, s.owner == k && s.res == r, s.rw
 		})
@@ -244,7 +248,7 @@ func Fuse(parts []FusePart) (string, error) {
 	}
 	for k, p := range parts {
 		zero := fmt.Sprintf("%s[%d][%d]", fuseZero, k/4, k%4)
-		fmt.Fprintf(&b, "\tf%d_%s(", k, p.Entry)
+		fmt.Fprintf(&b, "\t%s%s(", partPrefix(stem, k), p.Entry)
 		for i, bn := range infos[k].Builtins {
 			if i > 0 {
 				b.WriteString(", ")
@@ -268,6 +272,47 @@ func Fuse(parts []FusePart) (string, error) {
 	return b.String(), nil
 }
 
+// partPrefix is the prefix of part k's module-scope names: stem, k and an
+// underscore (f0_, f1_, ...).
+func partPrefix(stem string, k int) string { return stem + strconv.Itoa(k) + "_" }
+
+// prefixStem is the parts' prefixes' stem: "f", or "f" and as many
+// underscores as it takes that no identifier of any part begin like a
+// prefix (prefixedBy). Only module-scope names are renamed, so a local or
+// parameter already named like a prefixed name would capture the renamed
+// uses in its scope: a local f0_scale beside the constant scale, renamed
+// f0_scale, made the fused kernel compute with the local (silently: it
+// compiled); and one named like a shared slot would capture another part's
+// uses of it.
+func prefixStem(parsed map[string]*parsedPart) string {
+	stem := "f"
+	for clash := true; clash; {
+		clash = false
+		for src, pp := range parsed {
+			for _, l := range pp.lex {
+				if l.kind == tokIdent && prefixedBy(src[l.pos:l.end], stem) {
+					stem, clash = stem+"_", true
+				}
+			}
+		}
+	}
+	return stem
+}
+
+// prefixedBy reports whether name begins as a prefix of stem does: the
+// stem, digits, an underscore.
+func prefixedBy(name, stem string) bool {
+	rest, ok := strings.CutPrefix(name, stem)
+	if !ok {
+		return false
+	}
+	i := 0
+	for i < len(rest) && '0' <= rest[i] && rest[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(rest) && rest[i] == '_'
+}
+
 // parsedPart is a part's module as fusePart reads it.
 type parsedPart struct {
 	m       *module
@@ -281,11 +326,11 @@ type parsedPart struct {
 // module's types take the prefix of part typeOwner, the first part of the
 // same source, whose declarations they then name; part k's own type
 // declarations keep its prefix, unused when typeOwner is another part.
-func fusePart(k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
+func fusePart(stem string, k, typeOwner int, p FusePart, pp *parsedPart, pw *Pointwise, slot func(r int) (name string, own, rw bool)) (string, error) {
 	m, lex := pp.m, pp.lex
 	src := p.Source
-	prefix := "f" + strconv.Itoa(k) + "_"
-	tprefix := "f" + strconv.Itoa(typeOwner) + "_"
+	prefix := partPrefix(stem, k)
+	tprefix := partPrefix(stem, typeOwner)
 	rename := map[string]string{}
 	typeDecl := map[int]bool{} // the positions of the type declarations' names
 	for name, d := range m.names {
