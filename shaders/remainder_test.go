@@ -324,7 +324,10 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 // results on the adapter under test for every divisor, zero included —
 // runtime divisors, scalars and vectors, `/=` and `%=` — and the divisions
 // by a non-zero constant (a literal, a const, an override) that the
-// front-end leaves as written are exact too.
+// front-end leaves as written are exact too; and so are divisions whose
+// other operand is an unsuffixed literal (4096 / y, 4096 % y, x / 0,
+// x % 0), valid WGSL the helpers' calls once made naga refuse (it reads a
+// literal argument as i32).
 func TestUnsignedDivisionFollowsWGSLOnEveryBackend(t *testing.T) {
 	d, s := openStream(t)
 	src := `override N: u32;
@@ -338,7 +341,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   if i >= arrayLength(&xs) { return; }
   let x = xs[i];
   let y = ys[i];
-  let o = 10u * i;
+  let o = 14u * i;
   out[o] = x / y;
   out[o + 1u] = x % y;
   let v = vec3<u32>(x, y, x) / vec3<u32>(y, x, 1u);
@@ -352,6 +355,10 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
   out[o + 7u] = x / N;
   out[o + 8u] = x % N;
   out[o + 9u] = (vec2<u32>(x) % y).y;
+  out[o + 10u] = 4096 / y;
+  out[o + 11u] = 4096 % y;
+  out[o + 12u] = x / 0;
+  out[o + 13u] = x % 0;
 }`
 	k := mustKernel(t, d, src, "main", map[string]float64{"N": 3})
 	xs := []uint32{0, 1, 7, 64, 100, math.MaxUint32, math.MaxUint32, 5, 0, 12345}
@@ -359,16 +366,18 @@ fn main(@builtin(global_invocation_id) g: vec3u) {
 	for i := range 14 {
 		xs, ys = append(xs, lcg(3*i)), append(ys, lcg(3*i+1)>>uint(2*i))
 	}
-	const stride = 10
+	const stride = 14
 	out := empty(t, s, stride*len(xs))
 	launch(t, s, k, recorder.Groups(uint32(len(xs)+7)/8, 1, 1), upU32(t, s, xs), upU32(t, s, ys), out)
 	got := readU32(t, s, out)
 	what := []string{"x / y", "x % y", "(vec3(x, y, x) / vec3(y, x, 1)).x", "(vec3(x, y, x) / vec3(y, x, 1)).y", "x %= y",
-		"x / 64u", "x % C (7u)", "x / N (override 3)", "x % N (override 3)", "(vec2(x) % y).y"}
+		"x / 64u", "x % C (7u)", "x / N (override 3)", "x % N (override 3)", "(vec2(x) % y).y",
+		"4096 / y", "4096 % y", "x / 0", "x % 0"}
 	for i := range xs {
 		x, y := xs[i], ys[i]
 		want := []uint32{wgslDivU32(x, y), wgslRemU32(x, y), wgslDivU32(x, y), wgslDivU32(y, x), wgslRemU32(x, y),
-			x / 64, x % 7, x / 3, x % 3, wgslRemU32(x, y)}
+			x / 64, x % 7, x / 3, x % 3, wgslRemU32(x, y),
+			wgslDivU32(4096, y), wgslRemU32(4096, y), wgslDivU32(x, 0), wgslRemU32(x, 0)}
 		for j, w := range want {
 			if g := got[stride*i+j]; g != w {
 				t.Errorf("x = %d, y = %d: %s = %d on %v; WGSL gives %d", x, y, what[j], g, d.Info().Backend, w)

@@ -226,17 +226,27 @@ func (l *lowerer) shift(e *binaryExpr, tx, ty_ *ty) *ty {
 // other's concrete type, and returns the operands' types after WGSL's
 // conversions: both abstract float where an abstract integer meets an
 // abstract float. naga v22 converts an operand made of literals alone
-// itself; only other abstract operands (constants, calls) need converting.
+// itself; only other abstract operands (constants, calls) need converting,
+// and literals of a u32 division the rewrite makes a call of its helper
+// (needsHelper: the divisor not a nonzero constant), whose arguments naga
+// v22 reads as i32 (4096 / n, and n / 0, became calls it refused).
 func (l *lowerer) balance(e *binaryExpr, tx, ty_ *ty) (*ty, *ty) {
 	ax, ay := abstractTy(tx), abstractTy(ty_)
+	divU32 := func(other *ty) bool {
+		if _, div := opOf(e.op); !div || leaf(other) != scalarU32 {
+			return false
+		}
+		v, err := l.c.eval(e.y, true)
+		return err != nil || v.i == 0
+	}
 	switch {
 	case ax && !ay:
-		if !literalsOnly(e.x) {
+		if !literalsOnly(e.x) || divU32(ty_) {
 			l.coerce(e.x, ty_)
 		}
 		tx = withLeaf(tx, leaf(ty_))
 	case ay && !ax:
-		if !literalsOnly(e.y) {
+		if !literalsOnly(e.y) || divU32(tx) {
 			l.coerce(e.y, tx)
 		}
 		ty_ = withLeaf(ty_, leaf(tx))
