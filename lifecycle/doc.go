@@ -36,7 +36,8 @@
 // the state's); "fails capture" says whether a call refused inside the
 // window (by the table or by its own argument checks) makes EndCapture
 // fail (State.FailsCapture), which the stream decides in the lock hold that
-// refuses the call. An operation that gives the stream's lock up to wait
+// refuses the call. Of the transitions, a GraphPrepare or BeginCapture
+// refused inside the window (a nested capture) fails it too. An operation that gives the stream's lock up to wait
 // and then asks again (Session.Readmit) gets the state's cell without the
 // profiling column: a capture begun during the wait refuses it, a profile
 // started during the wait does not, since the column decides what may

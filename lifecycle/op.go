@@ -74,7 +74,7 @@ var opNames = [...]string{
 	Launch: "Launch", Write: "Write", Read: "Read", Sync: "Sync", Profile: "Profile",
 	Replay: "Replay", Rebind: "Rebind", Copy: "Copy", Clear: "Clear", Alloc: "Alloc",
 	Trim: "Trim", Flush: "Flush", Branch: "Branch", Load: "Load", Save: "Save", SetVar: "SetVar",
-	GraphPrepare: "GraphPrepare", BeginCapture: "BeginCapture", EndCapture: "EndCapture",
+	GraphPrepare: "PrepareCapture", BeginCapture: "BeginCapture", EndCapture: "EndCapture",
 	AbortCapture: "AbortCapture", EndProfile: "EndProfile", ProfileReplay: "ProfileReplay",
 }
 
@@ -217,16 +217,22 @@ func (s State) Refusal(op Op) error {
 
 // FailsCapture reports whether a call of op refused in state s must make
 // the capture's EndCapture fail: true only in Capture (the window), for
-// every op whose table row says so. A stream asks it in the same lock hold
-// in which it refuses the call (by Admit, or by the call's own checks), so
-// the refusal and its effect on the capture are one decision. It is false
-// for transitions and for Alloc and Flush, which execute inside the window
-// (KeepsCaptureReason says why).
+// every op whose table row says so, and for a GraphPrepare or
+// BeginCapture refused there (a capture begun inside the window, as a
+// nested Capture does: its step's calls would be missing from the graph).
+// A stream asks it in the same lock hold in which it refuses the call (by
+// Admit, or by the call's own checks), so the refusal and its effect on
+// the capture are one decision. It is false for EndCapture and
+// AbortCapture, the window's own ends, and for Alloc and Flush, which
+// execute inside the window (KeepsCaptureReason says why).
 func (s State) FailsCapture(op Op) bool {
-	if s != Capture || !isStreamOp(op) {
+	if s != Capture {
 		return false
 	}
-	return table[op].fails
+	if op == GraphPrepare || op == BeginCapture {
+		return true
+	}
+	return isStreamOp(op) && table[op].fails
 }
 
 // KeepsCaptureReason is why a refusal of op inside the window leaves the

@@ -17,7 +17,7 @@ type transition struct {
 }
 
 var transitions = []transition{
-	{"Prepare", "GraphPrepare", (*lifecycle.State).Prepare},
+	{"Prepare", "PrepareCapture", (*lifecycle.State).Prepare},
 	{"Begin", "BeginCapture", (*lifecycle.State).Begin},
 	{"End", "EndCapture", (*lifecycle.State).End},
 }
@@ -269,6 +269,30 @@ func TestTransitionsAreNotAdmitted(t *testing.T) {
 				t.Errorf("Refusal(%s) in %s = %v, want ErrGraphState", op, st, err)
 			}
 		}
+	}
+}
+
+// TestACaptureBegunInsideTheWindowFailsIt: a GraphPrepare or BeginCapture
+// refused inside the window (a nested Capture) fails the capture, whose
+// graph would lack the nested step's calls; EndCapture and AbortCapture,
+// the window's own ends, and any transition outside the window fail none.
+func TestACaptureBegunInsideTheWindowFailsIt(t *testing.T) {
+	type fails map[string]bool
+	got := map[string]fails{}
+	for st := lifecycle.NoCapture; st <= lifecycle.Capture; st++ {
+		got[st.String()] = fails{}
+		for _, op := range []lifecycle.Op{lifecycle.GraphPrepare, lifecycle.BeginCapture, lifecycle.EndCapture, lifecycle.AbortCapture} {
+			got[st.String()][op.String()] = st.FailsCapture(op)
+		}
+	}
+	none := fails{"PrepareCapture": false, "BeginCapture": false, "EndCapture": false, "AbortCapture": false}
+	want := map[string]fails{
+		lifecycle.NoCapture.String(): none,
+		lifecycle.Prepare.String():   none,
+		lifecycle.Capture.String():   {"PrepareCapture": true, "BeginCapture": true, "EndCapture": false, "AbortCapture": false},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("FailsCapture of the transitions (-want +got):\n%s", d)
 	}
 }
 

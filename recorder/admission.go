@@ -99,6 +99,14 @@ func (s *Stream) capturing() *recording {
 	return r
 }
 
+// recordingNow is capturing read under the stream's lock (Capture's own
+// window, right after its BeginCapture).
+func (s *Stream) recordingNow() *recording {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.capturing()
+}
+
 // profiling is the running profile, nil when none runs.
 func (s *Stream) profiling() *profile {
 	p, _ := s.life.Profile()

@@ -276,8 +276,10 @@ func (s *Stream) PrepareCapture() error {
 	}
 	defer s.mu.Unlock()
 	// The state moves first, so a refused call runs none of the work.
+	// Refused inside the window (a nested Capture), it fails the capture:
+	// the nested step's calls would be missing from its graph.
 	if err := s.life.Prepare(); err != nil {
-		return err
+		return s.failLocked(op, err)
 	}
 	// The warmup starts on a batch of its own. Handed off, not waited
 	// for: nothing here needs the earlier work submitted, and waiting for
@@ -316,7 +318,7 @@ func (s *Stream) BeginCapture() error {
 	// The state moves before the work (the seed's order): a rejected call on
 	// a recording stream must not flush into the live capture.
 	if err := s.life.Begin(newRecording(s)); err != nil {
-		return err
+		return s.failLocked(op, err) // inside the window, as PrepareCapture's
 	}
 	s.mem.EndPriming()
 	// The warmup is submitted before its errors are taken, with the lock
@@ -364,8 +366,14 @@ func (s *Stream) BeginCapture() error {
 // window (the warmup) and fails the same way, the *CheckError among the
 // causes, when that work indexed a binding out of range: the recording
 // repeats the warmup's launches, so its graph would too (docs/checks.md).
-func (s *Stream) EndCapture() (*Graph, error) {
-	g, err := s.endCapture()
+func (s *Stream) EndCapture() (*Graph, error) { return s.endCaptureOf(nil) }
+
+// endCaptureOf is EndCapture of the recording want (any, if nil): a
+// recording other than want is left as it is, refused with a
+// *CaptureError, so Capture never seals a window its step opened in place
+// of the one Capture began.
+func (s *Stream) endCaptureOf(want *recording) (*Graph, error) {
+	g, err := s.endCapture(want)
 	if err != nil || !s.cfg.checks {
 		return g, err
 	}
@@ -376,8 +384,8 @@ func (s *Stream) EndCapture() (*Graph, error) {
 	return g, nil
 }
 
-// endCapture is EndCapture without the checks' read-back.
-func (s *Stream) endCapture() (*Graph, error) {
+// endCapture is endCaptureOf without the checks' read-back.
+func (s *Stream) endCapture(want *recording) (*Graph, error) {
 	const op = lifecycle.EndCapture
 	if err := s.check(op); err != nil {
 		return nil, err
@@ -386,6 +394,9 @@ func (s *Stream) endCapture() (*Graph, error) {
 		return nil, err
 	}
 	defer s.mu.Unlock()
+	if cur := s.capturing(); want != nil && cur != nil && cur != want {
+		return nil, &CaptureError{Op: "Capture", Causes: []error{errors.New("the capture Capture began was ended or abandoned inside its step, and another begun; neither is kept")}}
+	}
 	rec, err := s.life.End()
 	if err != nil {
 		return nil, err
@@ -512,15 +523,19 @@ func (s *Stream) Capture(step func() error, opts ...CaptureOption) (*Graph, erro
 	if err := s.BeginCapture(); err != nil {
 		return fail(err)
 	}
+	// The window this call opened: the step may end or abandon it and
+	// open another, which must not be sealed as this one.
+	mine := s.recordingNow()
 	if err := step(); err != nil {
 		return fail(&StepError{Run: "recorded", Err: err})
 	}
 	stepping = false
-	g, err := s.EndCapture()
+	g, err := s.endCaptureOf(mine)
 	if err != nil {
 		var se *lifecycle.StateError
-		if errors.As(err, &se) {
-			// The step left the stream elsewhere than Capture.
+		var ce *CaptureError
+		if errors.As(err, &se) || errors.As(err, &ce) && ce.Op == "Capture" {
+			// The step left the stream elsewhere than in its window.
 			return fail(err)
 		}
 		return nil, err

@@ -60,7 +60,9 @@ func captureReplaysExactly(t *testing.T, pre bool) {
 
 // TestCaptureOrderIsEnforcedAndRefusalsChangeNothing: only
 // NoCapture→Prepare→Capture→NoCapture; every out-of-order call is refused,
-// changes nothing, and the stream stays usable and re-capturable.
+// changes no state, and the stream stays usable and re-capturable; a
+// capture begun inside the window (refused) fails that capture, whose
+// graph would lack what the nested capture meant to record.
 func TestCaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
@@ -85,14 +87,17 @@ func TestCaptureOrderIsEnforcedAndRefusalsChangeNothing(t *testing.T) {
 	gputest.WantEqual(t, "state after refusals in Capture", lifecycle.Capture, s.State())
 	gputest.MustChain(t, s, k, a, b, 2, 8)
 	g, err := s.EndCapture()
-	if err != nil {
-		t.Fatalf("the capture survives refused transitions: %v", err)
+	var ce *recorder.CaptureError
+	if g != nil || !errors.As(err, &ce) || !errors.Is(err, lifecycle.ErrGraphState) || !strings.Contains(err.Error(), "PrepareCapture") {
+		t.Fatalf("a capture begun inside the window fails the capture with a *CaptureError naming it; got %v, %v", g, err)
 	}
-	defer g.Release()
-	if err := g.Replay(); err != nil {
+	gputest.WantEqual(t, "state after the failed capture", lifecycle.NoCapture, s.State())
+	g1 := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 2, 8) })
+	before := gputest.Read(t, s, a)
+	if err := g1.Replay(); err != nil {
 		t.Fatal(err)
 	}
-	gputest.WantEqual(t, "the graph of 2 add-ones", gputest.Fill(8, 2), gputest.Read(t, s, a))
+	gputest.WantEqual(t, "the graph of 2 add-ones", gputest.Plus(before, 2), gputest.Read(t, s, a))
 	g2 := gputest.Capture(t, s, func() { gputest.MustChain(t, s, k, a, b, 1, 8) })
 	if g2.Len() != 1 {
 		t.Fatalf("re-capture recorded %d launches, want 1", g2.Len())

@@ -127,7 +127,7 @@ func (e *DeferredError) Unwrap() error { return e.Err }
 // failed device validation). The stream is back in NoCapture and usable.
 // It matches lifecycle.ErrGraphState and each of its causes with errors.Is.
 type CaptureError struct {
-	Op     string  // "BeginCapture" or "EndCapture"
+	Op     string  // "BeginCapture", "EndCapture", or "Capture" (its step ended its window and began another)
 	Causes []error // what was queued, oldest first
 }
 

@@ -232,10 +232,14 @@ func TestClosingFromInsideACaptureStepFailsTheCaptureCleanly(t *testing.T) {
 }
 
 // TestHostileCaptureStepsFailTheCaptureCleanly: a Capture step that calls
-// Capture (on its own stream, or on another), Sync, Read, ProfileReplay
-// of an older graph, StartProfile without ending it, AbortCapture, or
+// Capture (on its own stream, its error returned or ignored, or on
+// another), Sync, Read, ProfileReplay of an older graph, StartProfile
+// without ending it, AbortCapture (then opening a window of its own), or
 // Trim: every outcome is a typed error or a working graph, the stream
-// ends in NoCapture, nothing hangs, and the stream computes afterwards.
+// ends in NoCapture, nothing hangs, and the stream computes afterwards. A
+// step that abandoned Capture's window and opened another made Capture
+// seal the other, without the launches before it; a nested Capture whose
+// error the step ignored left its step's launches out of the graph.
 func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	other := gputest.Stream(t, d)
@@ -248,6 +252,7 @@ func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 	oa := gputest.Upload(t, other, gputest.Fill(64, 0))
 	ob := gputest.Empty(t, other, oa.Size())
 	chain := func() error { return gputest.Chain(s, k, a, b, 2, 64) }
+	abortRuns := 0 // the case below abandons the window in the recorded run only
 	cases := map[string]struct {
 		hostile func() error
 		ok      bool // Capture may succeed
@@ -266,6 +271,28 @@ func TestHostileCaptureStepsFailTheCaptureCleanly(t *testing.T) {
 			}
 			return err
 		}, true},
+		"nested Capture, its error ignored": {func() error {
+			g, _ := s.Capture(chain)
+			if g != nil {
+				g.Release()
+			}
+			return nil
+		}, false},
+		"AbortCapture, then a window of its own": {func() error {
+			if abortRuns++; abortRuns == 1 {
+				return nil // the warmup
+			}
+			if err := s.AbortCapture(); err != nil {
+				return err
+			}
+			if err := s.PrepareCapture(); err != nil {
+				return err
+			}
+			if err := s.BeginCapture(); err != nil {
+				return err
+			}
+			return chain()
+		}, false},
 		"Sync":                     {s.Sync, false},
 		"Read":                     {func() error { _, err := s.Read(a); return err }, false},
 		"ProfileReplay":            {func() error { _, err := s.ProfileReplay(old); return err }, false},
