@@ -59,7 +59,8 @@ type SaveOptions struct {
 // and sampler it uses with sizes, formats and labels, params contents, and
 // its commands in order (child graphs and If/While already flattened into
 // dispatches), with a magic, a version and a checksum. It writes no buffer
-// contents (Save does). It implements io.WriterTo.
+// contents (Save does), so it reads nothing from the GPU and works while
+// the stream records another graph. It implements io.WriterTo.
 func (g *Graph) WriteTo(w io.Writer) (int64, error) {
 	return g.save(w, SaveOptions{})
 }
@@ -133,12 +134,10 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		return 0, argError(op, ErrInvalidArgument, "writer is nil")
 	}
 	s := g.s
-	// Saving reads the GPU (contents) and the graph's tables: refused on
-	// the spot while the stream records, like a Read.
 	if err := s.check(op); err != nil {
 		return 0, err
 	}
-	err := s.eng.Do(op, func(*engine.Tx) error {
+	hold := func() error {
 		if err := g.checkedSave(op); err != nil { // WithChecks (checks.go)
 			return err
 		}
@@ -151,7 +150,19 @@ func (g *Graph) save(out io.Writer, o SaveOptions) (int64, error) {
 		// is read (the file would carry that one's data).
 		g.pins.ref()
 		return nil
-	})
+	}
+	var err error
+	if o.Contents {
+		// Contents are read from the GPU: refused on the spot while the
+		// stream records, like a Read.
+		err = s.eng.Do(op, func(*engine.Tx) error { return hold() })
+	} else {
+		// The graph alone is host data, written in any state.
+		if err = s.lock(op); err == nil {
+			err = hold()
+			s.mu.Unlock()
+		}
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -489,7 +489,13 @@ func TestTrimEvictsTheParamsOfReleasedGraphs(t *testing.T) {
 	}
 }
 
-func TestSaveIsRefusedWhileRecordingAndAllocIsAdmitted(t *testing.T) {
+// TestAGraphIsWrittenWhileRecordingButNotItsContentsAndAllocIsAdmitted:
+// inside another capture's window WriteTo and Save without contents (host
+// data alone) write the same file as after it, and the capture still
+// seals; Save with contents (a GPU read) is refused with ErrGraphState and
+// fails the capture; Alloc is admitted. WriteTo was refused there, with a
+// message about reading contents it does not read.
+func TestAGraphIsWrittenWhileRecordingButNotItsContentsAndAllocIsAdmitted(t *testing.T) {
 	d, s := gputest.OpenStream(t)
 	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
 	src := gputest.Upload(t, s, gputest.Ramp(64, 0))
@@ -506,22 +512,44 @@ func TestSaveIsRefusedWhileRecordingAndAllocIsAdmitted(t *testing.T) {
 	if err := s.BeginCapture(); err != nil {
 		t.Fatalf("BeginCapture: %v", err)
 	}
-	var file bytes.Buffer
-	_, saveErr := g.WriteTo(&file)
+	var during, saved, after bytes.Buffer
+	_, writeErr := g.WriteTo(&during)
+	_, saveErr := g.Save(&saved, recorder.SaveOptions{})
 	b, allocErr := s.Alloc(64)
-	if err := s.AbortCapture(); err != nil {
-		t.Fatalf("AbortCapture: %v", err)
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), src, dst, gputest.U32(64)); err != nil {
+		t.Fatalf("Launch: %v", err)
 	}
-	if !errors.Is(saveErr, lifecycle.ErrGraphState) {
-		t.Errorf("WriteTo while recording: err = %v, want lifecycle.ErrGraphState (saving reads the GPU)", saveErr)
+	g2, err := s.EndCapture()
+	if err != nil {
+		t.Fatalf("a capture whose window wrote another graph's file seals: %v", err)
+	}
+	g2.Release()
+	if writeErr != nil || saveErr != nil {
+		t.Errorf("WriteTo and Save without contents while recording: %v, %v; want both written", writeErr, saveErr)
 	}
 	if allocErr != nil {
 		t.Errorf("Empty while recording: %v (allocation is admitted in every state)", allocErr)
 	} else {
 		b.Release()
 	}
-	if _, err := g.WriteTo(&file); err != nil {
+	if _, err := g.WriteTo(&after); err != nil {
 		t.Errorf("WriteTo after the capture ended: %v", err)
+	}
+	if !bytes.Equal(during.Bytes(), after.Bytes()) || !bytes.Equal(saved.Bytes(), after.Bytes()) {
+		t.Errorf("the file written while recording differs from the one written after (%d, %d and %d bytes)", during.Len(), saved.Len(), after.Len())
+	}
+	// With contents, refused: it reads the GPU, which records in the window.
+	if err := s.PrepareCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginCapture(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Save(&saved, recorder.SaveOptions{Contents: true}); !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Errorf("Save with contents while recording: err = %v, want lifecycle.ErrGraphState", err)
+	}
+	if _, err := s.EndCapture(); !errors.Is(err, lifecycle.ErrGraphState) {
+		t.Errorf("EndCapture after a refused Save with contents: err = %v, want the capture failed", err)
 	}
 }
 
