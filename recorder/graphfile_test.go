@@ -315,6 +315,63 @@ func TestAGateTableOverTheLimitsIsRefused(t *testing.T) {
 	lg.Release()
 }
 
+// TestIndirectCountsAFileHoldsOverTheLimitsAreRefused: an IndirectVar's
+// value saved in a file is the dispatch's counts at the first replay; a
+// file whose counts exceed maxComputeWorkgroupsPerDimension (one bit
+// flipped: 2^28 + 4) is refused with a *GraphFileError naming the node
+// and the limit, and the file as saved loads and replays. The flipped
+// file's replay ran for minutes and Close waited for it.
+func TestIndirectCountsAFileHoldsOverTheLimitsAreRefused(t *testing.T) {
+	d, s := gputest.OpenStream(t)
+	k := gputest.Kernel(t, d, gputest.AddOneWGSL)
+	v, err := s.NewVar(recorder.ParamsOf[uint32](13, 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	x, y := gputest.Upload(t, s, gputest.Fill(1024, 0)), gputest.Empty(t, s, 4096)
+	g, err := s.Capture(func() error {
+		return s.Launch(k, recorder.IndirectVar(v, 0), x, y, gputest.U32(1024))
+	}, recorder.WithoutWarmup())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Release()
+	var buf bytes.Buffer
+	if _, err := g.Save(&buf, recorder.SaveOptions{Contents: true}); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	counts := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 13), 1), 1)
+	at := bytes.Index(good, counts)
+	if bytes.Count(good, counts) != 1 {
+		t.Fatalf("the file holds the counts 13, 1, 1 %d times; want the Var's value once", bytes.Count(good, counts))
+	}
+	bad := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(bad[at:], 13|1<<28)
+	bad = bad[:len(bad)-4]
+	bad = binary.LittleEndian.AppendUint32(bad, crc32.Checksum(bad, crc32.MakeTable(crc32.Castagnoli)))
+	lg, err := s.LoadGraph(bytes.NewReader(bad))
+	var fe *recorder.GraphFileError
+	if !errors.Is(err, recorder.ErrGraphFile) || !errors.As(err, &fe) || !strings.Contains(fe.Where, "node 0") || !strings.Contains(err.Error(), "maxComputeWorkgroupsPerDimension") {
+		t.Errorf("counts of 2^28 + 13 workgroups: want a *GraphFileError naming node 0 and the limit, got %v", err)
+	}
+	if lg != nil {
+		lg.Release()
+	}
+	lg, err = s.LoadGraph(bytes.NewReader(good))
+	if err != nil {
+		t.Fatalf("the file as saved must load: %v", err)
+	}
+	defer lg.Release()
+	if err := lg.Replay(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Sync(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // FuzzLoadGraph: no file, however malformed, crashes or hangs LoadGraph;
 // every refusal wraps ErrGraphFile. The seeds are real files.
 func FuzzLoadGraph(f *testing.F) {

@@ -280,6 +280,9 @@ func (l *loader) build() (*Graph, error) {
 		rec.enablePage = rec.gatePage // the version-1 layout: enable words among the counts
 	}
 	for i := range f.Nodes {
+		if err := checkIndirectCounts(f, f.Nodes[i], s.limits.MaxComputeWorkgroupsPerDimension); err != nil {
+			return nil, l.fail(fmt.Sprintf("node %d", i), err)
+		}
 		if err := l.node(i); err != nil {
 			return nil, l.fail(fmt.Sprintf("node %d", i), err)
 		}
@@ -325,6 +328,28 @@ func checkGateTable(table []byte, gateWords uint64, maxGroups uint32) error {
 		if uint64(word)+3 > gateWords {
 			return fmt.Errorf("entry %d puts its counts at word %d of a %d-word gate buffer", k, word, gateWords)
 		}
+	}
+	return nil
+}
+
+// checkIndirectCounts refuses an indirect dispatch whose counts the file
+// itself holds (a Var's value, or a buffer saved with its contents) over
+// the device's limit: as with the gates' table, a forged or corrupted file
+// would replay billions of workgroups (one bit flipped in an IndirectVar's
+// value kept a replay running for minutes). Counts written after the load
+// are the caller's, as for any indirect dispatch.
+func checkIndirectCounts(f *graphfile.File, n graphfile.Node, maxGroups uint32) error {
+	if n.Kind != graphfile.NodeDispatch || !n.Indirect || int(n.Buffer) >= len(f.Buffers) {
+		return nil
+	}
+	data := f.Buffers[n.Buffer].Data
+	if n.Offset > uint64(len(data)) || uint64(len(data))-n.Offset < 12 {
+		return nil
+	}
+	e := data[n.Offset:]
+	x, y, z := binary.LittleEndian.Uint32(e), binary.LittleEndian.Uint32(e[4:]), binary.LittleEndian.Uint32(e[8:])
+	if x > maxGroups || y > maxGroups || z > maxGroups {
+		return fmt.Errorf("its indirect counts (buffer %d, offset %d) run %d×%d×%d workgroups; this device allows at most %d a dimension (maxComputeWorkgroupsPerDimension)", n.Buffer, n.Offset, x, y, z, maxGroups)
 	}
 	return nil
 }
