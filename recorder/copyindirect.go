@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/softgraph/softgraph/internal/kernels"
@@ -16,14 +17,14 @@ const copyIndirectMaxGroups = 1024
 // (multiples of 4) — ParamsOf[uint32](srcOffset, dstOffset, size) with
 // the arguments checked to fit a u32 (ErrInvalidArgument otherwise).
 func CopyOffsets(srcOffset, dstOffset, size uint64) (Params, error) {
-	const op = lifecycle.SetVar
+	const op = "CopyOffsets" // no stream's operation: named as called
 	if srcOffset > math.MaxUint32 || dstOffset > math.MaxUint32 || size > math.MaxUint32 || (srcOffset|dstOffset|size)%4 != 0 {
-		return nil, argError(op, ErrInvalidArgument, "CopyOffsets(%d, %d, %d): multiples of 4 below 4 GiB", srcOffset, dstOffset, size)
+		return nil, &Error{Op: op, Arg: fmt.Sprintf("(%d, %d, %d): multiples of 4 below 4 GiB", srcOffset, dstOffset, size), Err: ErrInvalidArgument}
 	}
 	// The kernel's uniform struct places each: the order above is its.
 	k, err := kernels.CopyIndirect()
 	if err != nil {
-		return nil, &Error{Op: op.String(), Arg: "CopyIndirect kernel", Err: err}
+		return nil, &Error{Op: op, Arg: "CopyIndirect kernel", Err: err}
 	}
 	return ParamsOf(k.Words(kernels.CopyRange{Src: uint32(srcOffset), Dst: uint32(dstOffset), Size: uint32(size)})...), nil
 }

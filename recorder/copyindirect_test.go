@@ -55,7 +55,7 @@ func TestCopyIndirectTakesItsOffsetsFromAVar(t *testing.T) {
 	defer small.Release()
 	gputest.WantErr(t, "offsets of 4 bytes", s.CopyIndirect(cache, row, small), []error{recorder.ErrInvalidArgument}, "12 or 16")
 	_, err = recorder.CopyOffsets(2, 0, 4)
-	gputest.WantErr(t, "a misaligned offset", err, []error{recorder.ErrInvalidArgument}, "multiples of 4")
+	gputest.WantErr(t, "a misaligned offset", err, []error{recorder.ErrInvalidArgument}, "recorder: CopyOffsets: (2, 0, 4): multiples of 4")
 	gputest.WantErr(t, "a copy onto itself", s.CopyIndirect(cache, cache, off), []error{recorder.ErrInvalidArgument}, "same resource")
 }
 
