@@ -17,6 +17,10 @@ import (
 //     the first component's sign bits spilling over the other bytes (WGSL:
 //     0x817F40E0). The helper computes WGSL's ⌊0.5 + 127 × clamp(e, -1, 1)⌋
 //     per component and masks each to its byte.
+//   - pack4x8unorm and pack2x16unorm, everywhere: the drivers round a
+//     half to even (lavapipe and llvmpipe's GL: pack4x8unorm of 0.3, whose
+//     product 255 × 0.3 is 76.5 in f32, gives 76); WGSL's
+//     ⌊0.5 + 255 × clamp(e, 0, 1)⌋ is 77. The helper computes that.
 //   - countOneBits, countLeadingZeros, countTrailingZeros, firstLeadingBit
 //     and firstTrailingBit, on OpenGL: GLSL ES declares bitCount, findLSB
 //     and findMSB lowp, so arithmetic on their results is done at low
@@ -68,11 +72,13 @@ import (
 // packHelpers are the pack builtins always replaced, with their argument
 // width, the scale and the mask of one component.
 var packHelpers = map[string]struct {
-	n           int
-	scale, mask string
+	n               int
+	lo, scale, mask string
 }{
-	"pack4x8snorm":  {4, "127.0", "255u"},
-	"pack2x16snorm": {2, "32767.0", "65535u"},
+	"pack4x8snorm":  {4, "-1.0", "127.0", "255u"},
+	"pack2x16snorm": {2, "-1.0", "32767.0", "65535u"},
+	"pack4x8unorm":  {4, "0.0", "255.0", "255u"},
+	"pack2x16unorm": {2, "0.0", "65535.0", "65535u"},
 }
 
 // packedHelpers are the builtins of WGSL's packed_4x8_integer_dot_product
@@ -115,7 +121,7 @@ func builtinHelperDecl(prefix, builtin, arg string) string {
 	if p, ok := packHelpers[builtin]; ok {
 		v := func(k string) string { return "vec" + strconv.Itoa(p.n) + "<" + k + ">" }
 		b := "fn " + name + "(e: " + v("f32") + ") -> u32 { let c = " + v("u32") + "(" + v("i32") +
-			"(floor(clamp(e, " + v("f32") + "(-1.0), " + v("f32") + "(1.0)) * " + p.scale + " + 0.5))) & " + v("u32") + "(" + p.mask + "); return c.x"
+			"(floor(clamp(e, " + v("f32") + "(" + p.lo + "), " + v("f32") + "(1.0)) * " + p.scale + " + 0.5))) & " + v("u32") + "(" + p.mask + "); return c.x"
 		shift := 32 / p.n
 		for i, c := range "yzw"[:p.n-1] {
 			b += " | (c." + string(c) + " << " + strconv.Itoa(shift*(i+1)) + "u)"
