@@ -134,6 +134,10 @@ func (s *Stream) SetVar(v *Var, p Params) error {
 	if uint64(len(p)) != v.n {
 		return s.refused(op, argError(op, ErrInvalidArgument, "params of %d bytes for a Var of %d (a Var keeps its size)", len(p), v.n))
 	}
+	if v.b.s.dev != s.dev {
+		// Named as the caller knows it (the write below would say "buffer").
+		return s.refused(op, argError(op, ErrForeignDevice, "var (%d bytes) belongs to another device", v.n))
+	}
 	if v.b.s != s || v.b.foreign.Load() {
 		// Another stream's Var, or one another stream binds: a queue
 		// write now, which that stream's next submission sees.

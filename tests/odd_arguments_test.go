@@ -124,8 +124,9 @@ func TestOpenWithOddOptionsFailsOrOpensAWorkingDevice(t *testing.T) {
 }
 
 // TestForeignDeviceResourcesAreRefused: every call given a buffer, texture,
-// sampler, kernel or graph of another device fails with ErrForeignDevice
-// (or ErrInvalidArgument), and nothing aborts.
+// sampler, kernel, Var or graph of another device fails with
+// ErrForeignDevice (or ErrInvalidArgument), and nothing aborts; SetVar's
+// refusal names the var (it said "buffer").
 func TestForeignDeviceResourcesAreRefused(t *testing.T) {
 	skipIfShort(t)
 	gputest.InFreshProcess(t, func(t *testing.T) {
@@ -145,6 +146,13 @@ func TestForeignDeviceResourcesAreRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer gB.Release()
+		vA, err := sA.NewVar(recorder.ParamsOf[uint32](1, 2, 3, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer vA.Release()
+		gputest.WantErr(t, "SetVar of another device's Var", sB.SetVar(vA, recorder.ParamsOf[uint32](5, 6, 7, 8)),
+			[]error{wgpu.ErrForeignDevice}, "SetVar", "var (16 bytes) belongs to another device")
 		cases := map[string]func() error{
 			"Launch foreign kernel":   func() error { return sB.Launch(kA, recorder.Groups(1, 1, 1), xB, gputest.F32(1)) },
 			"Launch foreign buffer":   func() error { return sB.Launch(kB, recorder.Groups(1, 1, 1), xA, gputest.F32(1)) },
