@@ -68,7 +68,7 @@ func TestCaptureRecordsLaunchesWithoutExecutingThem(t *testing.T) {
 
 // TestCaptureDefersWritesAndRefusesReadsAndLoads: while recording, a Write
 // returns nil but writes nothing and makes EndCapture fail; a Read, a Sync,
-// a LoadGraph and a Save are refused with lifecycle.ErrGraphState and
+// a LoadGraph and a Save with contents are refused with lifecycle.ErrGraphState and
 // change nothing; after the failed EndCapture the stream works. This is
 // the lifecycle table as the recorder applies it, without a GPU.
 func TestCaptureDefersWritesAndRefusesReadsAndLoads(t *testing.T) {
@@ -108,7 +108,7 @@ func TestCaptureDefersWritesAndRefusesReadsAndLoads(t *testing.T) {
 	_, refused["Read"] = s.Read(x)
 	refused["Sync"] = s.Sync()
 	_, refused["LoadGraph"] = s.LoadGraph(bytes.NewReader(file.Bytes()))
-	_, refused["Save"] = saved.Save(&bytes.Buffer{}, SaveOptions{})
+	_, refused["Save with contents"] = saved.Save(&bytes.Buffer{}, SaveOptions{Contents: true})
 	for op, err := range refused {
 		if !errors.Is(err, lifecycle.ErrGraphState) {
 			t.Errorf("%s while recording returned %v; want it refused with lifecycle.ErrGraphState", op, err)
