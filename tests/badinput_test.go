@@ -205,6 +205,7 @@ var refusedFailsCapture = map[string]string{
 	"Graph.Replay": "Replay", "Stream.If": "Branch", "Stream.While": "Branch",
 	"Stream.Read": "Read", "Stream.Sync": "Sync", "Stream.Write": "Write",
 	"Stream.StartProfile": "Profile", "Stream.EndProfile": "EndProfile", "Graph.Rebind": "Rebind",
+	"Stream.GraphPrepare": "PrepareCapture", "Stream.BeginCapture": "BeginCapture", // a capture begun inside the window
 }
 
 // notOnTheRigStream names the cases whose call is not made on the rig's
@@ -833,11 +834,11 @@ func badLifecycleCases() []badCase {
 			do: func(_ *testing.T, r *matrixRig) error { _, err := r.closedS.EndProfile(r.staleTok); return err }},
 
 		// Stream.GraphPrepare / BeginCapture / EndCapture
-		{entry: "Stream.GraphPrepare", name: "out of order", states: notNoCapture, want: *graphState("GraphPrepare", "already prepared"), inCapture: graphState("GraphPrepare", "already recording"),
+		{entry: "Stream.GraphPrepare", name: "out of order", states: notNoCapture, want: *graphState("PrepareCapture", "already prepared"), inCapture: graphState("PrepareCapture", "already recording"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.PrepareCapture() }},
-		{entry: "Stream.GraphPrepare", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "GraphPrepare", "stream is nil"),
+		{entry: "Stream.GraphPrepare", name: "nil stream", want: wantIs(wgpu.ErrInvalidArgument, "PrepareCapture", "stream is nil"),
 			do: func(_ *testing.T, _ *matrixRig) error { return nilStream.PrepareCapture() }},
-		{entry: "Stream.GraphPrepare", name: "closed stream", want: wantIs(wgpu.ErrClosed, "GraphPrepare"),
+		{entry: "Stream.GraphPrepare", name: "closed stream", want: wantIs(wgpu.ErrClosed, "PrepareCapture"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.closedS.PrepareCapture() }},
 		{entry: "Stream.BeginCapture", name: "without GraphPrepare", states: once, want: *graphState("BeginCapture", "call PrepareCapture"),
 			do: func(_ *testing.T, r *matrixRig) error { return r.s.BeginCapture() }},

@@ -183,7 +183,8 @@ type fuzzStream struct {
 // refuse notes a call on fs that the model predicts is refused. Inside the
 // window the refusal is queued in the hold that refuses it and fails
 // EndCapture (lifecycle's table: every stream operation refused there but
-// Alloc and Flush, by the table or by its own argument checks), and Close
+// Alloc and Flush, by the table or by its own argument checks, and a
+// PrepareCapture or BeginCapture, a capture begun inside it), and Close
 // returns it if the window is still open. The model must know it for every
 // kind of call, reads and syncs included: a Read refused while recording
 // fails the capture it met, so the model predicting that capture seals
@@ -486,6 +487,7 @@ func (m *streamModel) stepCapture(op int) bool {
 		var want error
 		if fs.state != lifecycle.NoCapture {
 			want = lifecycle.ErrGraphState
+			fs.refuse() // inside the window, a nested capture: it fails the capture
 		} else {
 			fs.state = lifecycle.Prepare
 		}
@@ -494,6 +496,7 @@ func (m *streamModel) stepCapture(op int) bool {
 		var want error
 		if fs.state != lifecycle.Prepare {
 			want = lifecycle.ErrGraphState
+			fs.refuse()
 		} else {
 			fs.state, fs.rec, fs.poisoned, fs.refused = lifecycle.Capture, nil, false, false
 		}
