@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,6 +87,11 @@ type Engine struct {
 	// Tx.HandOffFull knows whether its transaction waited.
 	unlocks uint64
 
+	// releasing counts the surplus encoders being released on goroutines
+	// of their own (reap); Close waits for them, so a closed stream holds
+	// no native object.
+	releasing sync.WaitGroup
+
 	// epoch counts lifecycle transitions (Transition): a Tx that waited
 	// goes on only if it is unchanged or the gate admits it again.
 	epoch uint64
@@ -156,6 +162,7 @@ func (e *Engine) Close() {
 		s.Release()
 	}
 	e.spare = nil
+	e.releasing.Wait()
 }
 
 // Transition marks a lifecycle transition of the owner (a capture window

@@ -579,7 +579,11 @@ func (e *Engine) reap(wait bool) {
 				// driver runs its work (llvmpipe runs it inside the
 				// submit), and a Read behind it outlasted its deadline
 				// by that work's length.
-				go j.enc.Release()
+				e.releasing.Add(1)
+				go func(enc driver.Encoder) {
+					defer e.releasing.Done()
+					enc.Release()
+				}(j.enc)
 			}
 		}
 		j.enc = nil
