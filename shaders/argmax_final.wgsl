@@ -1,6 +1,7 @@
 // argmax_final: the second pass of the parallel argmax. One workgroup
 // reduces the groups partials argmax_partial wrote and writes the winning
-// index to out[out_offset]: the largest value, the lowest index on a tie.
+// index to out[out_offset]: the largest value, the lowest index on a tie
+// (an empty partial, -Inf and index 0xffffffff, loses every tie).
 
 struct Params {
 	groups: u32,
@@ -18,7 +19,7 @@ var<workgroup> bi: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn argmax_final(@builtin(local_invocation_index) lid: u32) {
-	var m = -3.4e38f;
+	var m = bitcast<f32>(0xff800000u);
 	var idx = 4294967295u;
 	for (var g = lid; g < p.groups; g = g + 256u) {
 		let v = bitcast<f32>(part[2u * g]);

@@ -2,8 +2,10 @@
 // elements [1024g, 1024g + 1024) of x's first n and writes to part[2g] the
 // bits of the largest and to part[2g + 1] its index: the lowest index on a
 // tie, and NaN never wins (a comparison with NaN is false). A workgroup
-// with no element (or only NaN) writes -3.4e38 and index 0xffffffff.
-// argmax_final reduces the partials.
+// with no element (or only NaN) writes -Inf and index 0xffffffff, which
+// any element beats: the first non-NaN element is taken whatever its
+// value (a row of -Inf, a masked one, still has an argmax). argmax_final
+// reduces the partials.
 
 struct Params {
 	n: u32,
@@ -26,18 +28,19 @@ fn argmax_partial(
 	@builtin(local_invocation_index) lid: u32,
 ) {
 	let g = wid.y * nwg.x + wid.x;
-	var m = -3.4e38f;
+	let neg_inf = bitcast<f32>(0xff800000u);
+	var m = neg_inf;
 	var idx = 4294967295u;
 	// Four loads in flight, compared in increasing index order.
 	let i0 = g * 1024u + lid;
 	var v: array<f32, 4>;
 	for (var t = 0u; t < 4u; t = t + 1u) {
 		let i = i0 + 256u * t;
-		v[t] = select(-3.4e38f, x[min(i, max(p.n, 1u) - 1u)], i < p.n);
+		v[t] = select(neg_inf, x[min(i, max(p.n, 1u) - 1u)], i < p.n);
 	}
 	for (var t = 0u; t < 4u; t = t + 1u) {
 		let i = i0 + 256u * t;
-		if (i < p.n && v[t] > m) {
+		if (i < p.n && (v[t] > m || (idx == 4294967295u && v[t] == v[t]))) {
 			m = v[t];
 			idx = i;
 		}

@@ -547,7 +547,8 @@ const ArgmaxSpan = 1024
 
 // ArgmaxPartial is the first pass of a parallel argmax over n f32: one
 // 256-invocation workgroup per ArgmaxSpan elements writes its largest
-// value's bits and index (the lowest on a tie; NaN never wins) as two u32.
+// value's bits and index (the lowest on a tie; NaN never wins; -Inf and
+// -3.4e38 win where nothing is larger) as two u32.
 //
 // Bindings:
 //
@@ -561,7 +562,7 @@ var ArgmaxPartial = ArgmaxPartialShader{Shader{Name: "argmax_partial", Source: a
 // ArgmaxFinal is the second pass: one workgroup reduces the partials and
 // writes the index of the largest (the lowest on a tie) to
 // out[outOffset], as a u32: the greedy token, where the next step's
-// embedding reads it.
+// embedding reads it. Only an input of NaNs alone has none: 0xffffffff.
 //
 // Bindings:
 //

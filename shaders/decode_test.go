@@ -427,6 +427,36 @@ func TestArgmaxTwoPassesFindTheFirstLargest(t *testing.T) {
 			}
 		})
 	}
+	// Rows whose every value is the same very small one (a masked row of
+	// -Inf, -MaxFloat32, -3.4e38: the kernels' empty value once) have an
+	// argmax, the first; so does a row of NaN but one -Inf; NaN alone has
+	// none. The first three gave 0xffffffff, which the next step's
+	// embedding would read as a token.
+	inf := float32(math.Inf(-1))
+	nan := float32(math.NaN())
+	for _, c := range []struct {
+		name string
+		x    []float32
+		want uint32
+	}{
+		{"-Inf", gputest.Fill(2000, inf), 0},
+		{"-MaxFloat32", gputest.Fill(2000, -math.MaxFloat32), 0},
+		{"-3.4e38", gputest.Fill(2000, -3.4e38), 0},
+		{"NaN but one -Inf", append(gputest.Fill(1500, nan), append([]float32{inf}, gputest.Fill(499, nan)...)...), 1500},
+		{"-Inf but one -3.4e38 in the second workgroup", append(gputest.Fill(1030, inf), -3.4e38), 1030},
+		{"NaN alone", gputest.Fill(2000, nan), 0xffffffff},
+	} {
+		n := uint32(len(c.x))
+		part := gputest.Empty(t, s, 8*uint64(shaders.ArgmaxGroups(n)))
+		out := gputest.UploadU32(t, s, 7)
+		if err := shaders.ArgmaxPartial.Launch(s, gputest.Upload(t, s, c.x), part, n); err != nil {
+			t.Fatal(err)
+		}
+		if err := shaders.ArgmaxFinal.Launch(s, part, out, n, 0); err != nil {
+			t.Fatal(err)
+		}
+		gputest.WantEqual(t, c.name, []uint32{c.want}, gputest.ReadU32(t, s, out))
+	}
 }
 
 // TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers: each decode
