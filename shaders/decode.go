@@ -2,6 +2,7 @@ package shaders
 
 import (
 	_ "embed"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -341,10 +342,11 @@ func (sh AttnProjShader) Launch(s *recorder.Stream, partials, w, bias, y *record
 	switch {
 	case op.Cols != at.Heads*at.HeadDim:
 		return fmt.Errorf("shaders: %s: cols = %d, but %d heads of %d: %w", sh.Name, op.Cols, at.Heads, at.HeadDim, ErrShape)
-	case step == nil:
-		return fmt.Errorf("shaders: %s: step is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
 	}
 	if err := at.check(sh.Name); err != nil {
+		return err
+	}
+	if err := checkStep(sh.Name, at, step); err != nil {
 		return err
 	}
 	wWords := uint64(op.Rows) * uint64(op.Cols)
@@ -514,8 +516,9 @@ func groups(g [3]uint32) recorder.Dispatch { return recorder.Groups(g[0], g[1], 
 // 0, 0. A graph that replays per token binds a Var holding it instead.
 func StepParams(pos uint32) recorder.Params { return params([4]uint32{pos, pos + 1, 0, 0}) }
 
-// Launch runs AttnSplit on s; step is the Step uniform (Params, or a *Var
-// a graph reads when it replays).
+// Launch runs AttnSplit on s; step is the Step uniform (Params, whose pos
+// must lie below op.Ctx, or a *Var a graph reads when it replays, kept in
+// range by the caller).
 func (sh AttnSplitShader) Launch(s *recorder.Stream, qkv, kc, vc, partials *recorder.Buffer, op AttnOp, step recorder.Arg) error {
 	if err := op.check(sh.Name); err != nil {
 		return err
@@ -534,10 +537,34 @@ func (sh AttnCombineShader) Launch(s *recorder.Stream, partials, out *recorder.B
 		operand{"partials", partials, op.AttnPartialWords()}, operand{"out", out, uint64(op.Heads) * uint64(op.HeadDim)})
 }
 
+// checkStep refuses a Step given as Params whose position lies outside
+// the cache (pos >= ctx) or whose len is not pos+1: the kernels clamp len
+// to ctx, so the token's key and value would be appended nowhere and its
+// attention computed over a stale cache. A *Var's value is read at
+// replay, where no host check can see it: keeping it in range is the
+// caller's.
+func checkStep(name string, op AttnOp, step recorder.Arg) error {
+	if step == nil {
+		return fmt.Errorf("shaders: %s: step is nil: %w", name, wgpu.ErrInvalidArgument)
+	}
+	p, ok := step.(recorder.Params)
+	if !ok {
+		return nil
+	}
+	if len(p) < 8 {
+		return fmt.Errorf("shaders: %s: step is %d bytes; Step is pos, len (StepParams): %w", name, len(p), ErrShape)
+	}
+	pos, n := binary.LittleEndian.Uint32(p), binary.LittleEndian.Uint32(p[4:])
+	if pos >= op.Ctx || n != pos+1 {
+		return fmt.Errorf("shaders: %s: step pos = %d, len = %d with ctx = %d: want pos below ctx and len = pos+1 (StepParams): %w", name, pos, n, op.Ctx, ErrShape)
+	}
+	return nil
+}
+
 // launchStep is launch for the attention passes: dims, then the step.
 func (sh Shader) launchStep(s *recorder.Stream, op AttnOp, step recorder.Arg, d recorder.Dispatch, ops ...operand) error {
-	if step == nil {
-		return fmt.Errorf("shaders: %s: step is nil: %w", sh.Name, wgpu.ErrInvalidArgument)
+	if err := checkStep(sh.Name, op, step); err != nil {
+		return err
 	}
 	return sh.launchArgs(s, fmt.Sprintf("heads = %d, head dim = %d, ctx = %d", op.Heads, op.HeadDim, op.Ctx), d, []recorder.Arg{op.Params(), step}, ops...)
 }

@@ -460,7 +460,9 @@ func TestArgmaxTwoPassesFindTheFirstLargest(t *testing.T) {
 }
 
 // TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers: each decode
-// kernel's Launch refuses a shape it does not take with ErrShape and an
+// kernel's Launch refuses a shape it does not take with ErrShape (a
+// step's position past the cache too: its key and value were appended
+// nowhere) and an
 // undersized buffer with wgpu.ErrInvalidArgument, naming the kernel and
 // the argument, before anything runs; the stream works afterwards.
 func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
@@ -484,6 +486,8 @@ func TestDecodeLaunchesRefuseBadShapesAndUndersizedBuffers(t *testing.T) {
 		{"attn_split", "head dim = 6", shaders.ErrShape, shaders.AttnSplit.Launch(s, big(), big(), big(), big(), shaders.AttnOp{Heads: 2, HeadDim: 6, Ctx: 8}, step)},
 		{"attn_split", "kc is 16 bytes", wgpu.ErrInvalidArgument, shaders.AttnSplit.Launch(s, big(), small, big(), big(), att, step)},
 		{"attn_combine", "step is nil", wgpu.ErrInvalidArgument, shaders.AttnCombine.Launch(s, big(), big(), att, nil)},
+		{"attn_split", "step pos = 40, len = 41 with ctx = 40", shaders.ErrShape, shaders.AttnSplit.Launch(s, big(), big(), big(), big(), att, shaders.StepParams(40))},
+		{"attn_combine", "step pos = 3, len = 9", shaders.ErrShape, shaders.AttnCombine.Launch(s, big(), big(), att, recorder.ParamsOf[uint32](3, 9, 0, 0))},
 		{"argmax_partial", "partials is 16 bytes", wgpu.ErrInvalidArgument, shaders.ArgmaxPartial.Launch(s, big(), small, 5000)},
 		{"layer_norm", "y is 16 bytes", wgpu.ErrInvalidArgument, shaders.LayerNorm.Launch(s, big(), nil, big(), big(), small, 2, 8, 1e-5)},
 		{"matvec", "cols = 12", shaders.ErrShape, forErr(shaders.MatVec.For(shaders.MatVecOp{Rows: 4, Cols: 12}))},
