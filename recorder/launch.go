@@ -565,7 +565,8 @@ func (s *Stream) resolveArg(op lifecycle.Op, i int, r driver.Resource, used bool
 // conflict reports a resource bound writable and also read-only (or as
 // the indirect buffer, ind) in one dispatch: wgpu tracks usage per buffer
 // and texture, and refuses that conflict for the whole command buffer.
-// Refused here, the launch fails alone.
+// Refused here, the launch fails alone. Bound writable twice is one usage
+// to wgpu, buffers and storage textures alike, and is accepted.
 func conflict(acc []access, ind *pool.Page) error {
 	for i := range acc {
 		a := &acc[i]
@@ -579,7 +580,7 @@ func conflict(acc []access, ind *pool.Page) error {
 			b := &acc[j]
 			same := (a.kind == accessBuffer && b.kind == accessBuffer && a.pg == b.pg) ||
 				(a.kind == accessTexture && b.kind == accessTexture && a.tex.h == b.tex.h)
-			if same && (a.write || b.write) && !(a.write && b.write && a.kind == accessBuffer) {
+			if same && (a.write || b.write) && !(a.write && b.write) {
 				return fmt.Errorf("@group(%d) @binding(%d) and @group(%d) @binding(%d) are the same resource, bound read-write and read-only in one dispatch; wgpu refuses that usage conflict", a.group, a.binding, b.group, b.binding)
 			}
 		}
