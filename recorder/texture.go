@@ -12,10 +12,15 @@ import (
 
 // TextureDesc describes a texture: Width×Height texels, Depth layers of
 // them for a 3D texture (0 or 1 makes a 2D texture), in Format, the WGSL
-// texel format name: "rgba8unorm", "rgba16float", "rgba32float",
-// "r32float", "r32uint" and the other formats WebGPU samples or stores
-// ("bgra8unorm" is refused on the OpenGL backend, whose upload and
-// read-back of it disagree on some drivers).
+// texel format name. 24 formats are taken: the 8-bit r, rg and rgba
+// forms (unorm, snorm, uint, sint as WebGPU defines them), r16float,
+// rg16float, rgba16float, rgba16uint, rgba16sint, the 32-bit r, rg and
+// rgba forms (float, uint, sint) and bgra8unorm (refused on the OpenGL
+// backend, whose upload and read-back of it disagree on some drivers);
+// NewTexture's refusal of any other name lists them, and
+// wgpu.TexelSize says whether one is taken. Packed and sRGB formats
+// (rgb10a2unorm, rg11b10ufloat, rgba8unorm-srgb, ...) and 16-bit integer
+// r and rg are not.
 type TextureDesc struct {
 	Width, Height, Depth uint32
 	Format               string
