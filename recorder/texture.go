@@ -12,10 +12,10 @@ import (
 
 // TextureDesc describes a texture: Width×Height texels, Depth layers of
 // them for a 3D texture (0 or 1 makes a 2D texture), in Format, the WGSL
-// texel format name. 24 formats are taken: the 8-bit r, rg and rgba
-// forms (unorm, snorm, uint, sint as WebGPU defines them), r16float,
-// rg16float, rgba16float, rgba16uint, rgba16sint, the 32-bit r, rg and
-// rgba forms (float, uint, sint) and bgra8unorm (refused on the OpenGL
+// texel format name. 24 formats are taken: r8 and rgba8 (unorm, snorm,
+// uint, sint), rg8unorm, r16float, rg16float, rgba16float, rgba16uint,
+// rgba16sint, r32, rg32 and rgba32 (float, uint, sint) and bgra8unorm
+// (refused on the OpenGL
 // backend, whose upload and read-back of it disagree on some drivers);
 // NewTexture's refusal of any other name lists them, and
 // wgpu.TexelSize says whether one is taken. Packed and sRGB formats
