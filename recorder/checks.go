@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -71,6 +72,10 @@ type CheckError struct {
 	// it calls.
 	Function  string
 	Line, Col int
+	// Indexed is the expression indexed, as written ("m[i]" for m[i][c],
+	// Binding itself for the binding's own array), and Of what Length
+	// counts: "elements", "components" (a vector) or "columns" (a matrix).
+	Indexed, Of string
 	// Count is how many out-of-range accesses were made since the previous
 	// sync point, this one included.
 	Count uint32
@@ -84,8 +89,14 @@ func (e *CheckError) Error() string {
 		b.WriteString(": kernel ")
 		b.WriteString(e.Kernel)
 	}
-	fmt.Fprintf(&b, ": %s[%d] of @group(%d) @binding(%d), which has %d elements (%s, line %d, column %d), by invocation (%d, %d, %d)",
-		e.Binding, e.Index, e.Group, e.Slot, e.Length, e.Function, e.Line, e.Col, e.Invocation[0], e.Invocation[1], e.Invocation[2])
+	if e.Indexed == "" || e.Indexed == e.Binding {
+		fmt.Fprintf(&b, ": %s[%d] of @group(%d) @binding(%d), which has %d %s", e.Binding, e.Index, e.Group, e.Slot, e.Length, cmp.Or(e.Of, "elements"))
+	} else {
+		// Inside an element (a matrix's column, a member's array): the
+		// length is the indexed part's, not the binding's.
+		fmt.Fprintf(&b, ": %s[%d] in %s of @group(%d) @binding(%d), where %s has %d %s", e.Indexed, e.Index, e.Binding, e.Group, e.Slot, e.Indexed, e.Length, cmp.Or(e.Of, "elements"))
+	}
+	fmt.Fprintf(&b, " (%s, line %d, column %d), by invocation (%d, %d, %d)", e.Function, e.Line, e.Col, e.Invocation[0], e.Invocation[1], e.Invocation[2])
 	if e.Count > 1 {
 		fmt.Fprintf(&b, ", the first of %d", e.Count)
 	}
@@ -363,6 +374,7 @@ func (s *Stream) violation(op lifecycle.Op, raw []byte) error {
 		if site := int(word(driver.CheckSiteWord)); site < len(ck.sites) {
 			cs := ck.sites[site]
 			e.Binding, e.Group, e.Slot, e.Function, e.Line, e.Col = cs.Name, cs.Group, cs.Binding, cs.Function, cs.Line, cs.Col
+			e.Indexed, e.Of = cs.Indexed, cs.Of
 		}
 	}
 	return e

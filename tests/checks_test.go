@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -88,9 +89,9 @@ func wantViolation(t *testing.T, rule string, err error, want recorder.CheckErro
 // The violations the two kernels make when invocation 2 uses index 9.
 var (
 	scatterViolation = recorder.CheckError{Kernel: `"scatter" (entry point main)`, Binding: "dst", Group: 0, Slot: 2,
-		Index: 9, Length: 4, Invocation: [3]uint32{2, 0, 0}, Function: "main", Line: 7, Col: 7, Count: 1}
+		Index: 9, Length: 4, Invocation: [3]uint32{2, 0, 0}, Function: "main", Line: 7, Col: 7, Count: 1, Indexed: "dst", Of: "elements"}
 	gatherViolation = recorder.CheckError{Kernel: `"gather" (entry point main)`, Binding: "src", Group: 0, Slot: 1,
-		Index: 9, Length: 4, Invocation: [3]uint32{2, 0, 0}, Function: "load", Line: 4, Col: 37, Count: 1}
+		Index: 9, Length: 4, Invocation: [3]uint32{2, 0, 0}, Function: "load", Line: 4, Col: 37, Count: 1, Indexed: "src", Of: "elements"}
 )
 
 func with(e recorder.CheckError, op string) recorder.CheckError {
@@ -142,6 +143,34 @@ func TestChecksNameAnEagerOutOfRangeWriteAndRead(t *testing.T) {
 	}
 	if err := plain.Sync(); err != nil {
 		t.Fatalf("without WithChecks nothing is checked: Sync = %v", err)
+	}
+}
+
+// TestChecksNameTheIndexedPartInsideAnElement: a matrix's column index
+// out of range (m[i][c], c = 3 of a mat3x3) is reported with the part
+// indexed, m[i], and its 3 columns, not as m[3] of a binding of 3
+// elements (the binding holds 8 matrices).
+func TestChecksNameTheIndexedPartInsideAnElement(t *testing.T) {
+	d, s := gputest.OpenStream(t, recorder.WithChecks(true))
+	k := gputest.Kernel(t, d, `@group(0) @binding(0) var<storage, read> m: array<mat3x3<f32>>;
+@group(0) @binding(1) var<storage, read> col: array<u32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+	let i = id.x;
+	out[i] = m[i][col[i]].x;
+}`, wgpu.WithLabel("columns"))
+	cols := make([]uint32, 8)
+	cols[5] = 3
+	m := gputest.Empty(t, s, 8*48)
+	if err := s.Launch(k, recorder.Groups(1, 1, 1), m, gputest.UploadU32(t, s, cols...), gputest.Empty(t, s, 32)); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Sync()
+	wantViolation(t, "a column index out of range", err, recorder.CheckError{Op: "Sync", Kernel: `"columns" (entry point main)`, Binding: "m", Group: 0, Slot: 0,
+		Index: 3, Length: 3, Invocation: [3]uint32{5, 0, 0}, Function: "main", Line: 7, Col: 16, Count: 1, Indexed: "m[i]", Of: "columns"})
+	if !strings.Contains(err.Error(), "m[i][3] in m of @group(0) @binding(0), where m[i] has 3 columns") {
+		t.Errorf("the message must name the part indexed and its columns: %v", err)
 	}
 }
 

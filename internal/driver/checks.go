@@ -50,4 +50,5 @@ type CheckSite struct {
 	Group, Binding uint32
 	Function       string
 	Line, Col      int
+	Indexed, Of    string
 }

@@ -43,6 +43,11 @@ type CheckSite struct {
 	// source (the index expression's first character).
 	Function  string
 	Line, Col int
+	// Indexed is the indexed expression as written, its spaces collapsed
+	// ("m[i]", "p.data"; Name itself for the binding's own array), and Of
+	// what its length counts: "elements", "components" (a vector) or
+	// "columns" (a matrix).
+	Indexed, Of string
 }
 
 // CheckLayout is where a checked variant's resources bind: in one bind
@@ -356,6 +361,7 @@ func (w *checkWalker) access(e *indexExpr) {
 		return
 	}
 	var length string
+	of := "elements"
 	switch t.kind {
 	case typeArray:
 		if t.count != 0 {
@@ -376,9 +382,9 @@ func (w *checkWalker) access(e *indexExpr) {
 			length = "arrayLength(&" + base + ")"
 		}
 	case typeVec:
-		length = fmt.Sprintf("%du", t.count)
+		length, of = fmt.Sprintf("%du", t.count), "components"
 	case typeMat:
-		length = fmt.Sprintf("%du", t.cols)
+		length, of = fmt.Sprintf("%du", t.cols), "columns"
 	default:
 		return
 	}
@@ -390,7 +396,8 @@ func (w *checkWalker) access(e *indexExpr) {
 	line := 1 + strings.Count(w.m.src[:pos], "\n")
 	col := utf8.RuneCountInString(w.m.src[strings.LastIndexByte(w.m.src[:pos], '\n')+1:pos]) + 1
 	site := len(w.sites)
-	w.sites = append(w.sites, CheckSite{Name: root.name, Group: r.Group, Binding: r.Binding, Function: w.fn, Line: line, Col: col})
+	indexed := strings.Join(strings.Fields(w.m.src[e.x.exprPos():exprEnd(e.x)]), " ")
+	w.sites = append(w.sites, CheckSite{Name: root.name, Group: r.Group, Binding: r.Binding, Function: w.fn, Line: line, Col: col, Indexed: indexed, Of: of})
 	w.edits = append(w.edits,
 		edit{pos, pos, w.prefix + "(u32("},
 		edit{exprEnd(e.index), exprEnd(e.index), fmt.Sprintf("), %s, %du)", length, site)})

@@ -70,13 +70,13 @@ func TestCheckWrapsEveryBindingIndexAndKeepsLines(t *testing.T) {
 		}
 	}
 	wantSites := []CheckSite{
-		{Name: "src", Group: 0, Binding: 1, Function: "get", Line: 7, Col: 36},
-		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 14, Col: 21},
-		{Name: "lut", Group: 0, Binding: 2, Function: "main", Line: 15, Col: 11},
-		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 15, Col: 7},
-		{Name: "src", Group: 0, Binding: 1, Function: "main", Line: 15, Col: 48},
-		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 17, Col: 4},
-		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 17, Col: 7},
+		{Name: "src", Group: 0, Binding: 1, Function: "get", Line: 7, Col: 36, Indexed: "src", Of: "elements"},
+		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 14, Col: 21, Indexed: "rows.data", Of: "elements"},
+		{Name: "lut", Group: 0, Binding: 2, Function: "main", Line: 15, Col: 11, Indexed: "lut", Of: "elements"},
+		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 15, Col: 7, Indexed: "(*p)", Of: "components"},
+		{Name: "src", Group: 0, Binding: 1, Function: "main", Line: 15, Col: 48, Indexed: "src", Of: "elements"},
+		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 17, Col: 4, Indexed: "q", Of: "elements"},
+		{Name: "rows", Group: 0, Binding: 0, Function: "main", Line: 17, Col: 7, Indexed: "q[0]", Of: "components"},
 	}
 	if d := cmp.Diff(wantSites, c.Sites); d != "" {
 		t.Errorf("sites (-want +got):\n%s", d)
