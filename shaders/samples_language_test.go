@@ -889,6 +889,42 @@ func TestIntegerArrayConstPassedAsU32ArrayConverts(t *testing.T) {
 	}
 }
 
+// TestScalarAliasesInsideTemplatesCompute: an alias of a scalar written
+// as a vector's, matrix's or atomic's component type (alias Real = f32;
+// vec4<Real>, mat2x2<Real>, atomic<Idx>) is valid WGSL; naga v22 refused
+// each ("unknown scalar type"), and the rewrite spells the scalar. The
+// kernel computes with them and the results are read back.
+func TestScalarAliasesInsideTemplatesCompute(t *testing.T) {
+	d, s := openStream(t)
+	src := `alias Real = f32;
+alias Idx = u32;
+alias V = vec4<Real>;
+@group(0) @binding(0) var<storage, read_write> v: array<vec4<Real>>;
+@group(0) @binding(1) var<storage, read_write> n: array<atomic<Idx>>;
+@compute @workgroup_size(4)
+fn main(@builtin(global_invocation_id) g: vec3<Idx>) {
+	let m = mat2x2<Real>(1.0, 2.0, 3.0, 4.0);
+	let w = m * vec2<Real>(Real(g.x), 1.0);
+	v[g.x] = V(w, v[g.x].z * 2.0, Real(g.x));
+	atomicAdd(&n[0], g.x + 1u);
+}`
+	k := mustKernel(t, d, src, "main", nil)
+	v := upload(t, s, []float32{0, 0, 1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0})
+	n := empty(t, s, 1)
+	launch(t, s, k, recorder.Groups(1, 1, 1), v, n)
+	want := []float32{}
+	for x := range 4 {
+		// m * (x, 1): columns (1, 2) and (3, 4) → (x + 3, 2x + 4).
+		want = append(want, float32(x+3), float32(2*x+4), float32(2*(x+1)), float32(x))
+	}
+	if diff := cmp.Diff(want, read(t, s, v)); diff != "" {
+		t.Errorf("v (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]uint32{10}, readU32(t, s, n)); diff != "" {
+		t.Errorf("n (-want +got):\n%s", diff)
+	}
+}
+
 func TestSuffixHintOnlyForAbstractIntegers(t *testing.T) {
 	d, _ := openStream(t)
 	const out = "@group(0) @binding(0) var<storage, read_write> o: array<u32>;\n"

@@ -165,12 +165,14 @@ func (l *lowerer) resolvePredeclared(name string, args []expr) *ty {
 	if n, k, ok := vecName(name); ok {
 		if k == 0 && len(args) == 1 {
 			k = leaf(l.resolve(args[0]))
+			l.spellScalarAlias(args[0], k)
 		}
 		return vecTy(int(n), k)
 	}
 	if cols, rows, k, ok := matName(name); ok {
 		if k == 0 && len(args) == 1 {
 			k = leaf(l.resolve(args[0]))
+			l.spellScalarAlias(args[0], k)
 		}
 		return &ty{kind: typeMat, n: int(rows), cols: int(cols), scalar: k}
 	}
@@ -179,7 +181,9 @@ func (l *lowerer) resolvePredeclared(name string, args []expr) *ty {
 		return l.resolveArray(args)
 	case "atomic":
 		if len(args) == 1 {
-			return &ty{kind: typeAtomic, scalar: leaf(l.resolve(args[0]))}
+			k := leaf(l.resolve(args[0]))
+			l.spellScalarAlias(args[0], k)
+			return &ty{kind: typeAtomic, scalar: k}
 		}
 	case "ptr":
 		if len(args) >= 2 {
@@ -189,6 +193,27 @@ func (l *lowerer) resolvePredeclared(name string, args []expr) *ty {
 		return &ty{kind: typeSampler}
 	}
 	return l.resolveTexture(name, args)
+}
+
+// spellScalarAlias records that arg, a vector's, matrix's or atomic's
+// component type written as an alias of scalar k (alias Real = f32;
+// vec4<Real>), be spelled k: naga v22 reads that template argument as a
+// predeclared scalar name only ("unknown scalar type: 'Real'"). Left as
+// written where the module redeclares k's own name.
+func (l *lowerer) spellScalarAlias(arg expr, k scalar) {
+	id, ok := arg.(*identExpr)
+	if !ok || l.lookup(id.name) != nil {
+		return
+	}
+	if _, alias := l.c.m.names[id.name].(*aliasDecl); !alias {
+		return
+	}
+	switch k {
+	case scalarBool, scalarI32, scalarU32, scalarF32, scalarF16:
+		if l.c.m.names[k.String()] == nil {
+			l.c.subst[id.pos] = edit{id.pos, id.end, k.String()}
+		}
+	}
 }
 
 // resolveArray is the type array<args...> names, recording the rewrite of
