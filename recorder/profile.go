@@ -367,8 +367,10 @@ type ReplayProfile struct {
 	// holding the whole graph to the GPU finishing it, at an idle point:
 	// what no replay loop on this adapter can beat per replay.
 	SubmitWait time.Duration
-	// Span, measured with WithFloor where the adapter has timestamps (0
-	// elsewhere), is the best GPU time, over the same rounds, from the
+	// Span, measured with WithFloor where the adapter has timestamps and
+	// is not OpenGL (0 elsewhere: llvmpipe's GL, under wine, wrote a
+	// one-dispatch graph's two timestamps 90 ns apart, before the
+	// dispatch ran), is the best GPU time, over the same rounds, from the
 	// start of that command buffer's first command to the end of its
 	// last: the graph's own GPU time, with the gaps between its dispatches
 	// and without the submit and wake-up that SubmitWait adds or the pass
@@ -656,7 +658,7 @@ func (s *Stream) measureFloor(tx *engine.Tx, g *Graph, rounds int) (best, span t
 			q.Release()
 		}
 	}()
-	if s.info.Timestamps {
+	if s.info.Timestamps && !s.info.GL {
 		for r := 0; r < rounds; r += spanRoundsPerSet {
 			q, err := s.drv.NewQueries(uint32(4 * min(spanRoundsPerSet, rounds-r)))
 			if err != nil {

@@ -424,8 +424,9 @@ func refusedProfilesOnly(err error) bool {
 // of one long dispatch nor one of six dependent ones spans longer than its
 // own submit and wait (the GPU's work lies within it) or less than a third
 // of it (the span covers the graph, not one pass of it), six span more
-// than one, each floor round runs the graph's work exactly once, and an
-// adapter without timestamps (OpenGL) measures no span. The bounds are
+// than one, each floor round runs the graph's work exactly once, and
+// OpenGL measures no span, with or without timestamps (llvmpipe's GL under
+// wine has them, and wrote a one-dispatch span of 90 ns). The bounds are
 // loose: the tests share two cores with lavapipe's "GPU".
 func TestReplaySpanIsTheGraphsGPUTimeInOneCommandBuffer(t *testing.T) {
 	gputest.OnEveryBackend(t, func(t *testing.T, b wgpu.Backend) {
@@ -454,8 +455,8 @@ func TestReplaySpanIsTheGraphsGPUTimeInOneCommandBuffer(t *testing.T) {
 		}
 		one, six := profile(1), profile(6)
 		t.Logf("%v: span %v (submit and wait %v) for one launch, %v (%v) for six", d.Info(), one.Span, one.SubmitWait, six.Span, six.SubmitWait)
-		if !d.Info().Timestamps {
-			gputest.WantEqual(t, "Span without timestamps", [2]time.Duration{}, [2]time.Duration{one.Span, six.Span})
+		if !d.Info().Timestamps || b == wgpu.BackendGL {
+			gputest.WantEqual(t, "Span without timestamps or on OpenGL", [2]time.Duration{}, [2]time.Duration{one.Span, six.Span})
 			return
 		}
 		if six.Span < one.Span+one.Span/2 {
