@@ -552,34 +552,12 @@ func (s *Stream) profileReplayTimestamps(tx *engine.Tx, g *Graph) (ReplayProfile
 	// Every set's resolve is encoded under this call's verdict, before the
 	// lock is released: nothing reaches the stream's encoder after a wait
 	// (a capture begun meanwhile would have it run in its window).
-	rs := make([]resolved, 0, len(sets))
-	for _, set := range sets {
-		r, err := s.encodeResolve(set, set.Count())
-		if err != nil {
-			s.dropResolved(rs)
-			return fail(err)
-		}
-		rs = append(rs, r)
+	raw, queued, err := s.readSets(tx, sets, 16*dispatchesPerSet, 16*n)
+	if queued != nil {
+		return ReplayProfile{}, queued
 	}
-	if err := tx.Drain(context.Background()); err != nil {
-		for _, r := range rs { // handed off: the copies may still run
-			r.res.Release()
-			r.st.Release()
-		}
-		return fail(s.txError(err))
-	}
-	raw := make([]byte, 16*n)
-	dst := make([][]byte, len(rs))
-	for k, r := range rs {
-		off := 16 * dispatchesPerSet * k
-		dst[k] = raw[off : off+int(r.n)]
-	}
-	rerr := s.readResolved(tx, rs, dst)
-	if err := s.takeErrors(); err != nil {
-		return ReplayProfile{}, err
-	}
-	if rerr != nil {
-		return fail(rerr)
+	if err != nil {
+		return fail(err)
 	}
 	out := ReplayProfile{Method: ProfileTimestamps}
 	for i := range g.nodes {
@@ -753,6 +731,42 @@ func encodeSpanned(enc driver.Encoder, p driver.Program, ts *driver.Timestamps) 
 	return nil
 }
 
+// readSets encodes the resolve of every set's timestamps on the stream's
+// encoder (under the caller's verdict: nothing reaches the encoder after a
+// wait), hands the batch off and waits for it (Tx.Drain), and reads them
+// back: raw holds set k's at k·setBytes, total bytes in all. queued is an
+// error queued on the stream meanwhile, which the caller returns first;
+// err is the resolve's or the read's own.
+func (s *Stream) readSets(tx *engine.Tx, sets []driver.QuerySet, setBytes, total int) (raw []byte, queued, err error) {
+	rs := make([]resolved, 0, len(sets))
+	for _, set := range sets {
+		r, err := s.encodeResolve(set, set.Count())
+		if err != nil {
+			s.dropResolved(rs)
+			return nil, nil, err
+		}
+		rs = append(rs, r)
+	}
+	if err := tx.Drain(context.Background()); err != nil {
+		for _, r := range rs { // handed off: the copies may still run
+			r.res.Release()
+			r.st.Release()
+		}
+		return nil, nil, s.txError(err)
+	}
+	raw = make([]byte, total)
+	dst := make([][]byte, len(rs))
+	for k, r := range rs {
+		off := setBytes * k
+		dst[k] = raw[off : off+int(r.n)]
+	}
+	rerr := s.readResolved(tx, rs, dst)
+	if err := s.takeErrors(); err != nil {
+		return nil, err, nil
+	}
+	return raw, nil, rerr
+}
+
 // readSpans resolves the floor rounds' timestamps (measureFloor) on the
 // stream's encoder, admitted again first (the rounds waited: a capture
 // begun meanwhile refuses the resolve, after the rounds ran), reads them
@@ -769,34 +783,12 @@ func (s *Stream) readSpans(tx *engine.Tx, sets []driver.QuerySet, rounds int) (t
 	if err := s.readmitTx(tx); err != nil {
 		return 0, err
 	}
-	rs := make([]resolved, 0, len(sets))
-	for _, set := range sets {
-		r, err := s.encodeResolve(set, set.Count())
-		if err != nil {
-			s.dropResolved(rs)
-			return fail(err)
-		}
-		rs = append(rs, r)
+	raw, queued, err := s.readSets(tx, sets, 32*spanRoundsPerSet, 32*rounds)
+	if queued != nil {
+		return 0, queued
 	}
-	if err := tx.Drain(context.Background()); err != nil {
-		for _, r := range rs { // handed off: the copies may still run
-			r.res.Release()
-			r.st.Release()
-		}
-		return fail(s.txError(err))
-	}
-	raw := make([]byte, 32*rounds)
-	dst := make([][]byte, len(rs))
-	for k, r := range rs {
-		off := 32 * spanRoundsPerSet * k
-		dst[k] = raw[off : off+int(r.n)]
-	}
-	rerr := s.readResolved(tx, rs, dst)
-	if err := s.takeErrors(); err != nil {
-		return 0, err
-	}
-	if rerr != nil {
-		return fail(rerr)
+	if err != nil {
+		return fail(err)
 	}
 	var best time.Duration
 	for r := range rounds {
