@@ -106,8 +106,8 @@ const calibrationAttempts = 3
 // bracket it is taken as exactly 1: Vulkan on NVIDIA and Mesa, and most
 // desktop drivers, count nanoseconds. Elsewhere it is the middle of the
 // narrowest of up to three brackets. (The middle alone, the first
-// measurement's only estimate, was 15% off on lavapipe while the CPU was
-// busy: a submit that waited for a core moved it.)
+// measurement's only estimate, was up to 45% off on lavapipe while the CPU
+// was busy: a submit that waited for a core moved it.)
 func (d *Device) calibrate() (float64, error) {
 	if !d.info.Timestamps {
 		return 0, opError("TimestampPeriod", ErrInvalidArgument, "the adapter has no timestamp-query feature")
